@@ -1,0 +1,144 @@
+// Typed, documented model parameters with hierarchical names ("sw0.port3.pfc.xoff").
+//
+// A model declares each parameter as a member; the declaration carries the unit, default, valid
+// range and a one-line description, so `sluice params` and docs come from the same place.
+// Overrides (scenario `params:` and `--set`, wildcards allowed) are applied after elaboration
+// and before the simulation starts; models read values in start_of_simulation or later.
+#pragma once
+#include <functional>
+#include <limits>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "models/core/units.h"
+
+namespace sluice {
+
+class param_base {
+ public:
+  param_base(std::string name, std::string description);
+  virtual ~param_base();
+  param_base(const param_base&) = delete;
+  param_base& operator=(const param_base&) = delete;
+
+  const std::string& name() const { return name_; }
+  const std::string& description() const { return description_; }
+  virtual std::string unit() const = 0;
+  virtual std::string value_string() const = 0;
+  virtual std::string default_string() const = 0;
+  virtual std::string range_string() const = 0;
+  // Parses and range-checks; throws config_error naming the parameter and the text.
+  virtual void set_from_string(const std::string& text) = 0;
+
+ private:
+  std::string name_;
+  std::string description_;
+};
+
+// How a value type is parsed, printed and named.
+template <typename T> struct param_traits;
+template <> struct param_traits<data_rate> {
+  static std::string unit() { return "bit/s"; }
+  static data_rate parse(const std::string& s, const std::string& k) { return parse_rate(s, k); }
+  static std::string format(data_rate v) { return format_rate(v); }
+};
+template <> struct param_traits<byte_count> {
+  static std::string unit() { return "bytes"; }
+  static byte_count parse(const std::string& s, const std::string& k) { return parse_bytes(s, k); }
+  static std::string format(byte_count v) { return format_bytes(v); }
+};
+template <> struct param_traits<sc_core::sc_time> {
+  static std::string unit() { return "time"; }
+  static sc_core::sc_time parse(const std::string& s, const std::string& k) { return parse_time(s, k); }
+  static std::string format(const sc_core::sc_time& v) { return format_time(v); }
+};
+template <> struct param_traits<double> {
+  static std::string unit() { return "-"; }
+  static double parse(const std::string& s, const std::string& k) { return parse_number(s, k); }
+  static std::string format(double v) { return format_number(v); }
+};
+template <> struct param_traits<uint64_t> {
+  static std::string unit() { return "count"; }
+  static uint64_t parse(const std::string& s, const std::string& k) { return parse_count(s, k); }
+  static std::string format(uint64_t v) { return std::to_string(v); }
+};
+template <> struct param_traits<bool> {
+  static std::string unit() { return "bool"; }
+  static bool parse(const std::string& s, const std::string& k) { return parse_bool(s, k); }
+  static std::string format(bool v) { return v ? "true" : "false"; }
+};
+
+template <typename T>
+class param : public param_base {
+ public:
+  using traits = param_traits<T>;
+  param(const std::string& name, T default_value, std::string description, T min, T max)
+      : param_base(name, std::move(description)), value_(default_value), default_(default_value), min_(min), max_(max) {
+    check(default_value, traits::format(default_value));
+  }
+  const T& operator()() const { return value_; }
+  const T& value() const { return value_; }
+  void set(const T& v) { check(v, traits::format(v)); value_ = v; }
+
+  std::string unit() const override { return traits::unit(); }
+  std::string value_string() const override { return traits::format(value_); }
+  std::string default_string() const override { return traits::format(default_); }
+  std::string range_string() const override {
+    return "[" + traits::format(min_) + ", " + traits::format(max_) + "]";
+  }
+  void set_from_string(const std::string& text) override {
+    T v = traits::parse(text, name());
+    check(v, text);
+    value_ = v;
+  }
+
+ private:
+  void check(const T& v, const std::string& text) const {
+    if (v < min_ || max_ < v)
+      throw config_error(name() + ": '" + text + "' is outside the valid range " + range_string());
+  }
+  T value_, default_, min_, max_;
+};
+
+template <>
+inline std::string param<bool>::range_string() const { return "{false, true}"; }
+
+// A parameter whose value is one of a fixed set of names ("static", "dynamic").
+class choice_param : public param_base {
+ public:
+  choice_param(const std::string& name, std::string default_value, std::string description,
+               std::vector<std::string> choices);
+  const std::string& operator()() const { return value_; }
+  std::string unit() const override { return "choice"; }
+  std::string value_string() const override { return value_; }
+  std::string default_string() const override { return default_; }
+  std::string range_string() const override;
+  void set_from_string(const std::string& text) override;
+
+ private:
+  std::string value_, default_;
+  std::vector<std::string> choices_;
+};
+
+// All parameters of the simulation being built. One simulation per process (SystemC elaborates
+// once), so the registry is process-wide.
+class param_registry {
+ public:
+  static param_registry& instance();
+  void add(param_base* p);
+  void remove(param_base* p);
+  param_base* find(const std::string& name) const;
+  std::vector<param_base*> all() const;  // sorted by name
+  // Applies `value` to every parameter whose name matches the glob `pattern` (* and ?).
+  // Returns how many matched; throws config_error when none do or a value is invalid.
+  std::size_t set(const std::string& pattern, const std::string& value);
+
+ private:
+  std::map<std::string, param_base*> params_;
+};
+
+bool glob_match(const char* pattern, const char* text);
+
+}  // namespace sluice

@@ -1,0 +1,47 @@
+// A growable FIFO ring buffer: amortised O(1), no allocation once it has reached its high-water
+// mark (std::deque allocates and frees blocks as it moves, which the hot path must not).
+#pragma once
+#include <cstddef>
+#include <utility>
+#include <vector>
+
+namespace sluice {
+
+template <typename T>
+class ring {
+ public:
+  explicit ring(std::size_t capacity = 16) : slots_(round_up(capacity)) {}
+  bool empty() const { return count_ == 0; }
+  std::size_t size() const { return count_; }
+  T& front() { return slots_[head_]; }
+  const T& front() const { return slots_[head_]; }
+  const T& operator[](std::size_t i) const { return slots_[(head_ + i) & (slots_.size() - 1)]; }
+  void push_back(T v) {
+    if (count_ == slots_.size()) grow();
+    slots_[(head_ + count_) & (slots_.size() - 1)] = std::move(v);
+    ++count_;
+  }
+  T pop_front() {
+    T v = std::move(slots_[head_]);
+    head_ = (head_ + 1) & (slots_.size() - 1);
+    --count_;
+    return v;
+  }
+
+ private:
+  static std::size_t round_up(std::size_t n) {
+    std::size_t p = 1;
+    while (p < n) p <<= 1;
+    return p;
+  }
+  void grow() {
+    std::vector<T> bigger(slots_.size() * 2);
+    for (std::size_t i = 0; i < count_; ++i) bigger[i] = std::move(slots_[(head_ + i) & (slots_.size() - 1)]);
+    slots_.swap(bigger);
+    head_ = 0;
+  }
+  std::vector<T> slots_;
+  std::size_t head_ = 0, count_ = 0;
+};
+
+}  // namespace sluice

@@ -1,0 +1,128 @@
+#include "models/core/units.h"
+
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <utility>
+
+namespace sluice {
+namespace {
+
+// Splits "40Gbps" into 40 and "Gbps". Rejects empty, non-finite and trailing garbage.
+std::pair<double, std::string> split_number(const std::string& text, const std::string& what) {
+  std::size_t start = 0;
+  while (start < text.size() && std::isspace(static_cast<unsigned char>(text[start]))) ++start;
+  const char* begin = text.c_str() + start;
+  char* end = nullptr;
+  double value = std::strtod(begin, &end);
+  if (end == begin || !std::isfinite(value))
+    throw config_error(what + ": '" + text + "' is not a number with a unit");
+  std::string unit(end);
+  while (!unit.empty() && std::isspace(static_cast<unsigned char>(unit.front()))) unit.erase(0, 1);
+  while (!unit.empty() && std::isspace(static_cast<unsigned char>(unit.back()))) unit.pop_back();
+  return {value, unit};
+}
+
+}  // namespace
+
+sc_core::sc_time data_rate::serialization(uint64_t bytes) const {
+  // bits / bps seconds = bits * 1e12 / bps picoseconds; long double keeps 1500 B at 40 Gb/s exact.
+  long double ps = static_cast<long double>(bytes) * 8.0L * 1e12L / static_cast<long double>(bps);
+  return from_ps(static_cast<uint64_t>(std::llround(ps)));
+}
+
+data_rate parse_rate(const std::string& text, const std::string& what) {
+  auto [v, unit] = split_number(text, what);
+  double scale = 0;
+  if (unit == "bps" || unit == "b/s") scale = 1;
+  else if (unit == "Kbps" || unit == "kbps" || unit == "Kb/s" || unit == "kb/s") scale = 1e3;
+  else if (unit == "Mbps" || unit == "Mb/s") scale = 1e6;
+  else if (unit == "Gbps" || unit == "Gb/s") scale = 1e9;
+  else if (unit == "Tbps" || unit == "Tb/s") scale = 1e12;
+  else
+    throw config_error(what + ": '" + text + "' needs a rate unit (bps, Kbps, Mbps, Gbps, Tbps)");
+  if (v <= 0) throw config_error(what + ": '" + text + "' must be a positive rate");
+  return data_rate{v * scale};
+}
+
+byte_count parse_bytes(const std::string& text, const std::string& what) {
+  auto [v, unit] = split_number(text, what);
+  double scale = 0;
+  if (unit == "B" || unit.empty()) scale = 1;
+  else if (unit == "KB" || unit == "kB") scale = 1e3;
+  else if (unit == "MB") scale = 1e6;
+  else if (unit == "GB") scale = 1e9;
+  else if (unit == "KiB") scale = 1024.0;
+  else if (unit == "MiB") scale = 1024.0 * 1024;
+  else if (unit == "GiB") scale = 1024.0 * 1024 * 1024;
+  else throw config_error(what + ": '" + text + "' needs a size unit (B, KB, KiB, MB, MiB, GB, GiB)");
+  if (v < 0) throw config_error(what + ": '" + text + "' must not be negative");
+  double bytes = v * scale;
+  if (bytes != std::floor(bytes)) throw config_error(what + ": '" + text + "' is not a whole number of bytes");
+  return byte_count{static_cast<uint64_t>(bytes)};
+}
+
+sc_core::sc_time parse_time(const std::string& text, const std::string& what) {
+  auto [v, unit] = split_number(text, what);
+  double ps_per_unit = 0;
+  if (unit == "ps") ps_per_unit = 1;
+  else if (unit == "ns") ps_per_unit = 1e3;
+  else if (unit == "us") ps_per_unit = 1e6;
+  else if (unit == "ms") ps_per_unit = 1e9;
+  else if (unit == "s") ps_per_unit = 1e12;
+  else if (unit.empty() && v == 0) ps_per_unit = 1;
+  else throw config_error(what + ": '" + text + "' needs a time unit (ps, ns, us, ms, s)");
+  if (v < 0) throw config_error(what + ": '" + text + "' must not be negative");
+  return from_ps(static_cast<uint64_t>(std::llround(v * ps_per_unit)));
+}
+
+double parse_number(const std::string& text, const std::string& what) {
+  auto [v, unit] = split_number(text, what);
+  if (!unit.empty()) throw config_error(what + ": '" + text + "' must be a plain number");
+  return v;
+}
+
+uint64_t parse_count(const std::string& text, const std::string& what) {
+  double v = parse_number(text, what);
+  if (v < 0 || v != std::floor(v)) throw config_error(what + ": '" + text + "' must be a whole number >= 0");
+  return static_cast<uint64_t>(v);
+}
+
+bool parse_bool(const std::string& text, const std::string& what) {
+  if (text == "true" || text == "on" || text == "yes" || text == "1") return true;
+  if (text == "false" || text == "off" || text == "no" || text == "0") return false;
+  throw config_error(what + ": '" + text + "' must be true or false");
+}
+
+std::string format_number(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.10g", v);
+  return buf;
+}
+
+std::string format_rate(data_rate r) {
+  const std::pair<double, const char*> units[] = {{1e12, "Tbps"}, {1e9, "Gbps"}, {1e6, "Mbps"}, {1e3, "Kbps"}};
+  for (auto [scale, name] : units)
+    if (r.bps >= scale) return format_number(r.bps / scale) + name;
+  return format_number(r.bps) + "bps";
+}
+
+std::string format_bytes(byte_count b) {
+  const std::pair<uint64_t, const char*> units[] = {
+      {1ull << 30, "GiB"}, {1ull << 20, "MiB"}, {1ull << 10, "KiB"}, {1000000000ull, "GB"}, {1000000ull, "MB"}, {1000ull, "KB"}};
+  for (auto [scale, name] : units)
+    if (b.bytes >= scale && b.bytes % scale == 0) return std::to_string(b.bytes / scale) + name;
+  return std::to_string(b.bytes) + "B";
+}
+
+std::string format_time(const sc_core::sc_time& t) {
+  uint64_t ps = to_ps(t);
+  const std::pair<uint64_t, const char*> units[] = {{1000000000000ull, "s"}, {1000000000ull, "ms"}, {1000000ull, "us"}, {1000ull, "ns"}};
+  for (auto [scale, name] : units)
+    if (ps >= scale && ps % scale == 0) return std::to_string(ps / scale) + name;
+  for (auto [scale, name] : units)
+    if (ps >= scale) return format_number(static_cast<double>(ps) / scale) + name;
+  return std::to_string(ps) + "ps";
+}
+
+}  // namespace sluice

@@ -1,0 +1,51 @@
+// Physical quantities used across Sluice and their text forms ("40Gbps", "96KiB", "5us").
+#pragma once
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+#include <systemc>
+
+namespace sluice {
+
+// Every user-facing error (scenario, parameter, CLI) is a config_error with a one-line message
+// that names the offending key and value.
+class config_error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Link and flow rates, in bit/s.
+struct data_rate {
+  double bps = 0.0;
+  // Serialization time of `bytes` at this rate, rounded to the kernel's 1 ps resolution.
+  sc_core::sc_time serialization(uint64_t bytes) const;
+  friend bool operator==(data_rate a, data_rate b) { return a.bps == b.bps; }
+  friend bool operator<(data_rate a, data_rate b) { return a.bps < b.bps; }
+};
+
+// Buffer sizes and thresholds, in bytes.
+struct byte_count {
+  uint64_t bytes = 0;
+  friend bool operator==(byte_count a, byte_count b) { return a.bytes == b.bytes; }
+  friend bool operator<(byte_count a, byte_count b) { return a.bytes < b.bytes; }
+};
+
+// Parsers throw config_error naming `what` (the key being parsed) and the text.
+data_rate parse_rate(const std::string& text, const std::string& what = "rate");
+byte_count parse_bytes(const std::string& text, const std::string& what = "size");
+sc_core::sc_time parse_time(const std::string& text, const std::string& what = "time");
+double parse_number(const std::string& text, const std::string& what = "value");
+uint64_t parse_count(const std::string& text, const std::string& what = "count");
+bool parse_bool(const std::string& text, const std::string& what = "flag");
+
+std::string format_rate(data_rate r);
+std::string format_bytes(byte_count b);
+std::string format_time(const sc_core::sc_time& t);
+std::string format_number(double v);
+
+// Picoseconds of an sc_time (the kernel runs at 1 ps resolution).
+inline uint64_t to_ps(const sc_core::sc_time& t) { return t.value(); }
+inline sc_core::sc_time from_ps(uint64_t ps) { return sc_core::sc_time::from_value(ps); }
+
+}  // namespace sluice

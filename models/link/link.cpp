@@ -1,0 +1,59 @@
+#include "models/link/link.h"
+
+#include <algorithm>
+
+namespace sluice {
+namespace {
+uint64_t g_packet_hops = 0;
+}
+
+link_channel::link_channel(sc_core::sc_module_name name, link& owner)
+    : sc_module(name), in("in"), out("out"), owner_(owner),
+      wire_("wire", [this](tlm::tlm_generic_payload* p) { deliver(p); }) {
+  in.register_nb_transport_fw(this, &link_channel::transmit);
+}
+
+tlm::tlm_sync_enum link_channel::transmit(tlm::tlm_generic_payload& p, tlm::tlm_phase& phase,
+                                          sc_core::sc_time& delay) {
+  uint64_t now = to_ps(sc_core::sc_time_stamp());
+  if (phase != tlm::BEGIN_REQ || now < tx_end_ps_)
+    SC_REPORT_ERROR(name(), "frame started while the wire is busy (transmitter ignored END_REQ)");
+  sc_core::sc_time ser = owner_.current_rate_.serialization(header(p).size);
+  ++frames_;
+  bytes_ += header(p).size;
+  busy_ps_ += to_ps(ser);
+  tx_end_ps_ = now + to_ps(ser);
+  wire_.push(&p, ser + owner_.delay());
+  phase = tlm::END_REQ;
+  delay = ser;
+  return tlm::TLM_UPDATED;
+}
+
+void link_channel::deliver(tlm::tlm_generic_payload* p) {
+  ++g_packet_hops;
+  tlm::tlm_phase phase = tlm::BEGIN_REQ;
+  sc_core::sc_time zero = sc_core::SC_ZERO_TIME;
+  out->nb_transport_fw(*p, phase, zero);
+}
+
+sc_core::sc_time link_channel::busy_time(const sc_core::sc_time& now) const {
+  uint64_t ahead = tx_end_ps_ > to_ps(now) ? tx_end_ps_ - to_ps(now) : 0;
+  return from_ps(busy_ps_ - ahead);
+}
+
+link::link(sc_core::sc_module_name name, data_rate default_rate, sc_core::sc_time default_delay)
+    : sc_module(name),
+      rate(std::string(this->name()) + ".rate", default_rate, "link capacity, each direction",
+           data_rate{1e3}, data_rate{1e13}),
+      delay(std::string(this->name()) + ".delay", default_delay, "propagation delay, each direction",
+            sc_core::SC_ZERO_TIME, sc_core::sc_time(1, sc_core::SC_SEC)),
+      ab("ab", *this), ba("ba", *this), current_rate_(default_rate) {}
+
+void link::set_rate(data_rate r) {
+  if (!(r.bps > 0)) SC_REPORT_ERROR(name(), "link rate must be positive");
+  current_rate_ = r;
+}
+
+uint64_t link::packet_hops() { return g_packet_hops; }
+
+}  // namespace sluice

@@ -1,0 +1,64 @@
+// A full-duplex point-to-point link: two independent channels (a->b and b->a), each with
+// serialization at the link rate and a fixed propagation delay, with any number of frames in
+// flight. The rate can change at run time (output-generated hotspots); a change applies to
+// frames that start after it.
+#pragma once
+#include <memory>
+#include <string>
+
+#include <systemc>
+
+#include "models/core/delay_line.h"
+#include "models/core/params.h"
+#include "models/protocol/packet_protocol.h"
+
+namespace sluice {
+
+class link;
+
+class link_channel : public sc_core::sc_module {
+ public:
+  frame_in_socket<link_channel> in;    // from the transmitting MAC
+  frame_out_socket<link_channel> out;  // to the receiving MAC
+
+  link_channel(sc_core::sc_module_name name, link& owner);
+
+  // Statistics (read by reports and samplers).
+  uint64_t frames() const { return frames_; }
+  uint64_t bytes() const { return bytes_; }
+  // Wire-busy time up to `now`, counting only the elapsed part of a frame being serialized.
+  sc_core::sc_time busy_time(const sc_core::sc_time& now) const;
+  const std::string& label() const { return label_; }
+  void set_label(std::string l) { label_ = std::move(l); }
+
+ private:
+  tlm::tlm_sync_enum transmit(tlm::tlm_generic_payload& p, tlm::tlm_phase& phase, sc_core::sc_time& delay);
+  void deliver(tlm::tlm_generic_payload* p);
+
+  link& owner_;
+  delay_line<tlm::tlm_generic_payload*> wire_;
+  uint64_t frames_ = 0, bytes_ = 0;
+  uint64_t busy_ps_ = 0, tx_end_ps_ = 0;
+  std::string label_;
+};
+
+class link : public sc_core::sc_module {
+ public:
+  param<data_rate> rate;
+  param<sc_core::sc_time> delay;
+  link_channel ab, ba;
+
+  link(sc_core::sc_module_name name, data_rate default_rate, sc_core::sc_time default_delay);
+  data_rate current_rate() const { return current_rate_; }
+  // Changes the capacity of both directions from now on.
+  void set_rate(data_rate r);
+
+  static uint64_t packet_hops();  // frames delivered by all links of this simulation
+
+ private:
+  void start_of_simulation() override { current_rate_ = rate(); }
+  data_rate current_rate_;
+  friend class link_channel;
+};
+
+}  // namespace sluice

@@ -1,0 +1,109 @@
+#include "models/nic/nic.h"
+
+#include <algorithm>
+
+#include "models/link/link.h"
+
+namespace sluice {
+
+nic::nic(sc_core::sc_module_name name, uint32_t node_id, flow_table& flows)
+    : sc_module(name),
+      mtu(std::string(this->name()) + ".mtu", byte_count{1000}, "payload bytes per data frame", byte_count{1},
+          byte_count{65536}),
+      header_bytes(std::string(this->name()) + ".header", byte_count{0},
+                   "per-frame header and trailer bytes on the wire (RoCEv2 over Ethernet: 62)", byte_count{0},
+                   byte_count{1024}),
+      port("port0", 0, (static_cast<uint64_t>(0x02) << 40) | (static_cast<uint64_t>(node_id) << 8) | 0xFF,
+           std::string(this->name()) + ".port0"),
+      node_id_(node_id), flows_(flows) {
+  port.attach(this, this);
+}
+
+void nic::add_flow(uint32_t flow_id) {
+  senders_.push_back(sender{flow_id, pacing_limiter(data_rate{0})});
+}
+
+rate_limiter_if& nic::limiter(uint32_t flow_id) {
+  for (sender& s : senders_)
+    if (s.flow_id == flow_id) return s.limiter;
+  throw config_error(std::string(name()) + ": flow " + std::to_string(flow_id) + " is not sent by this NIC");
+}
+
+data_rate nic::line_rate() const {
+  const link* l = port.attached_link();
+  return l ? l->current_rate() : data_rate{1e12};
+}
+
+uint64_t nic::ready_ps(const sender& s, uint64_t now_ps) const {
+  const flow_spec& f = flows_[s.flow_id].spec;
+  uint64_t t = std::max(s.limiter.next_ps(), to_ps(f.start));
+  if (f.kind == flow_kind::onoff && t >= to_ps(f.start)) {
+    uint64_t on = to_ps(f.on), period = on + to_ps(f.off);
+    uint64_t phase = (t - to_ps(f.start)) % period;
+    if (phase >= on) t += period - phase;  // wait for the next on-period
+  }
+  return t;
+}
+
+tlm::tlm_generic_payload* nic::next_frame(const mac_port& mac, uint64_t now_ps, uint64_t& retry_ps) {
+  const std::size_t n = senders_.size();
+  for (std::size_t k = 0; k < n; ++k) {
+    std::size_t i = (next_ + k) % n;
+    sender& s = senders_[i];
+    if (s.done) continue;
+    const flow& f = flows_[s.flow_id];
+    if (mac.paused(f.spec.priority, now_ps)) {
+      retry_ps = std::min(retry_ps, mac.pause_end_ps(f.spec.priority));
+      continue;
+    }
+    uint64_t ready = ready_ps(s, now_ps);
+    if (ready > now_ps) {
+      retry_ps = std::min(retry_ps, ready);
+      continue;
+    }
+    uint64_t payload = mtu().bytes;
+    if (f.spec.kind == flow_kind::finite) payload = std::min(payload, f.spec.size - s.sent);
+    tlm::tlm_generic_payload* p = packet_pool::instance().acquire();
+    packet_header& h = header(*p);
+    h.kind = frame_kind::data;
+    h.priority = f.spec.priority;
+    h.flow_id = f.id;
+    h.src = node_id_;
+    h.dst = f.spec.dst;
+    h.payload = static_cast<uint32_t>(payload);
+    h.size = static_cast<uint32_t>(payload + header_bytes().bytes);
+    h.seq = s.sent;
+    h.created_ps = now_ps;
+    s.sent += payload;
+    flows_[s.flow_id].stats.tx_bytes += payload;
+    // Pace at the lower of the source rate and the limiter (0 means "no limit").
+    data_rate source = f.spec.rate.bps > 0 ? f.spec.rate : line_rate();
+    data_rate effective = s.limiter.rate().bps > 0 && s.limiter.rate() < source ? s.limiter.rate() : source;
+    s.limiter.charge(std::max(now_ps, ready_ps(s, now_ps)), h.size, effective);
+    if (f.spec.kind == flow_kind::finite && s.sent >= f.spec.size) s.done = true;
+    next_ = (i + 1) % n;
+    return p;
+  }
+  return nullptr;
+}
+
+void nic::receive_frame(tlm::tlm_generic_payload* p, int) {
+  packet_header& h = header(*p);
+  ++rx_frames_;
+  if (h.dst != node_id_ || h.flow_id >= flows_.size()) {
+    ++misdelivered_;
+    p->release();
+    return;
+  }
+  flow& f = flows_[h.flow_id];
+  uint64_t now = to_ps(sc_core::sc_time_stamp());
+  if (f.stats.rx_frames == 0) f.stats.first_rx_ps = now;
+  ++f.stats.rx_frames;
+  f.stats.rx_bytes += h.payload;
+  f.stats.last_rx_ps = now;
+  if (f.spec.kind == flow_kind::finite && f.stats.rx_bytes >= f.spec.size && !f.stats.completed())
+    f.stats.completed_ps = std::max<uint64_t>(now, 1);
+  p->release();
+}
+
+}  // namespace sluice

@@ -1,0 +1,49 @@
+// A NIC: flow sources behind per-flow rate limiters, a round-robin scheduler over the flows
+// that may send, one MAC port that honours PFC from its switch, and a receiver that records
+// bytes, throughput and flow completion times.
+#pragma once
+#include <vector>
+
+#include "models/core/params.h"
+#include "models/nic/flow.h"
+#include "models/nic/rate_limiter.h"
+#include "models/protocol/mac_port.h"
+
+namespace sluice {
+
+class nic : public sc_core::sc_module, public frame_source_if, public frame_sink_if {
+ public:
+  param<byte_count> mtu;
+  param<byte_count> header_bytes;
+  mac_port port;
+
+  nic(sc_core::sc_module_name name, uint32_t node_id, flow_table& flows);
+
+  void add_flow(uint32_t flow_id);  // a flow this NIC sends
+  rate_limiter_if& limiter(uint32_t flow_id);
+  uint32_t node_id() const { return node_id_; }
+  uint64_t frames_received() const { return rx_frames_; }
+  uint64_t misdelivered() const { return misdelivered_; }
+
+  tlm::tlm_generic_payload* next_frame(const mac_port& port, uint64_t now_ps, uint64_t& retry_ps) override;
+  void receive_frame(tlm::tlm_generic_payload* frame, int port_index) override;
+
+ private:
+  struct sender {
+    uint32_t flow_id;
+    pacing_limiter limiter;
+    uint64_t sent = 0;  // payload bytes handed to the MAC
+    bool done = false;
+  };
+  // Earliest time the flow may send its next frame (never_ps when finished).
+  uint64_t ready_ps(const sender& s, uint64_t now_ps) const;
+  data_rate line_rate() const;
+
+  uint32_t node_id_;
+  flow_table& flows_;
+  std::vector<sender> senders_;
+  std::size_t next_ = 0;  // round-robin position
+  uint64_t rx_frames_ = 0, misdelivered_ = 0;
+};
+
+}  // namespace sluice

@@ -1,0 +1,111 @@
+#include "models/protocol/mac_port.h"
+
+#include <algorithm>
+
+#include "models/link/link.h"
+
+namespace sluice {
+
+mac_port::mac_port(sc_core::sc_module_name name, int index, uint64_t mac_address, const std::string& param_prefix)
+    : sc_module(name), tx("tx"), rx("rx"),
+      pfc_response(param_prefix + ".pfc.response", sc_core::SC_ZERO_TIME,
+                   "delay from a PFC frame's arrival to the pause taking effect (MAC/PHY reaction)",
+                   sc_core::SC_ZERO_TIME, sc_core::sc_time(1, sc_core::SC_MS)),
+      index_(index), mac_(mac_address) {
+  rx.register_nb_transport_fw(this, &mac_port::receive);
+  SC_METHOD(try_send);  // runs once at start so sources with timed flows schedule their wake-up
+  sensitive << wake_;
+  SC_METHOD(on_tx_done);
+  sensitive << tx_done_;
+  dont_initialize();
+}
+
+void mac_port::kick() {
+  if (!busy_) try_send();
+}
+
+void mac_port::on_tx_done() {
+  busy_ = false;
+  try_send();
+}
+
+void mac_port::try_send() {
+  if (busy_) return;
+  uint64_t now = to_ps(sc_core::sc_time_stamp());
+  tlm::tlm_generic_payload* p = nullptr;
+  if (!control_.empty()) {
+    p = control_.pop_front();
+  } else if (source_) {
+    uint64_t retry = never_ps;
+    p = source_->next_frame(*this, now, retry);
+    if (!p) {
+      if (retry != never_ps) wake_.notify(from_ps(retry > now ? retry - now : 0));
+      return;
+    }
+  } else {
+    return;
+  }
+  busy_ = true;
+  ++frames_sent_;
+  tlm::tlm_phase phase = tlm::BEGIN_REQ;
+  sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+  tx->nb_transport_fw(*p, phase, delay);
+  tx_done_.notify(delay);  // END_REQ: the last bit has left
+}
+
+void mac_port::send_pfc(const pfc_request& request) {
+  tlm::tlm_generic_payload* p = packet_pool::instance().acquire();
+  packet_header& h = header(*p);
+  h.kind = frame_kind::pfc;
+  h.size = pfc_frame_bytes;
+  h.created_ps = to_ps(sc_core::sc_time_stamp());
+  encode_pfc(request, mac_, h.bytes);
+  control_.push_back(p);
+  ++pfc_sent_;
+  kick();
+}
+
+tlm::tlm_sync_enum mac_port::receive(tlm::tlm_generic_payload& p, tlm::tlm_phase& phase, sc_core::sc_time& delay) {
+  packet_header& h = header(p);
+  if (h.kind != frame_kind::pfc) {
+    sink_->receive_frame(&p, index_);
+    return tlm::TLM_COMPLETED;
+  }
+  pfc_request request;
+  if (decode_pfc(h.bytes, request)) {
+    ++pfc_received_;
+    uint64_t now = to_ps(sc_core::sc_time_stamp());
+    uint64_t effective = now + to_ps(pfc_response());
+    data_rate rate = link_ ? link_->current_rate() : data_rate{1e9};
+    for (int i = 0; i < num_priorities; ++i) {
+      if (!(request.class_enable >> i & 1)) continue;
+      uint64_t until = effective + to_ps(pause_duration(request.quanta[i], rate));
+      apply_pause(i, effective, until);
+      ++(request.quanta[i] ? pause_[i].xoff_frames : pause_[i].xon_frames);
+    }
+    // A resume (or a shorter pause) may let frames go at `effective`; the source re-checks then.
+    wake_.notify(from_ps(effective - now));
+  }
+  p.release();
+  return tlm::TLM_COMPLETED;
+}
+
+void mac_port::apply_pause(int priority, uint64_t effective_ps, uint64_t until_ps) {
+  pause_state& s = pause_[priority];
+  if (s.from_ps <= effective_ps && effective_ps < s.until_ps) {
+    s.until_ps = std::max(until_ps, effective_ps);  // refresh or resume an ongoing pause
+  } else {
+    s.closed_ps += s.until_ps - s.from_ps;
+    s.from_ps = effective_ps;
+    s.until_ps = until_ps;
+  }
+}
+
+sc_core::sc_time mac_port::paused_time(int priority, const sc_core::sc_time& now) const {
+  const pause_state& s = pause_[priority];
+  uint64_t t = to_ps(now);
+  uint64_t open = t > s.from_ps ? std::min(t, s.until_ps) - s.from_ps : 0;
+  return from_ps(s.closed_ps + open);
+}
+
+}  // namespace sluice

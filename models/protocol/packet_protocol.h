@@ -1,0 +1,31 @@
+// The link protocol: Sluice's own TLM protocol type for frames on a wire.
+//
+// Why not the base protocol: it allows one outstanding request per socket, but a link has many
+// frames in flight. Our protocol uses the base protocol's phases with these rules:
+//   transmitter -> link : nb_transport_fw(BEGIN_REQ) when the first bit goes on the wire; the
+//                         link answers TLM_UPDATED / END_REQ with delay = serialization time,
+//                         i.e. when the transmitter may start its next frame.
+//   link -> receiver    : nb_transport_fw(BEGIN_REQ) when the last bit arrives (store and
+//                         forward); the receiver takes ownership and answers TLM_COMPLETED.
+// There is no response phase: frames are posted. Backpressure is explicit (PFC frames, credits).
+// A distinct protocol-types class keeps these sockets from binding to base-protocol sockets.
+#pragma once
+#include <tlm>
+#include <tlm_utils/simple_initiator_socket.h>
+#include <tlm_utils/simple_target_socket.h>
+
+#include "models/core/packet.h"
+
+namespace sluice {
+
+struct packet_protocol_types {
+  using tlm_payload_type = tlm::tlm_generic_payload;
+  using tlm_phase_type = tlm::tlm_phase;
+};
+
+template <typename MODULE>
+using frame_out_socket = tlm_utils::simple_initiator_socket<MODULE, 32, packet_protocol_types>;
+template <typename MODULE>
+using frame_in_socket = tlm_utils::simple_target_socket<MODULE, 32, packet_protocol_types>;
+
+}  // namespace sluice

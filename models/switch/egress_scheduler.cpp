@@ -1,0 +1,34 @@
+#include "models/switch/egress_scheduler.h"
+
+namespace sluice {
+
+int egress_scheduler::select(const std::array<uint32_t, num_priorities>& head_bytes, uint32_t eligible) {
+  for (int q = num_priorities - 1; q >= 0; --q)
+    if (config_.strict[q] && (eligible >> q & 1)) return q;
+
+  uint32_t dwrr = 0;
+  for (int q = 0; q < num_priorities; ++q) {
+    if (config_.strict[q]) continue;
+    if (eligible >> q & 1) dwrr |= 1u << q;
+    else if (head_bytes[q] == 0) deficit_[q] = 0;  // an emptied queue forfeits its deficit
+  }
+  if (!dwrr) return -1;
+  // Each pass over the group adds at least one quantum to every eligible queue, so this ends.
+  for (;;) {
+    int q = current_;
+    if (dwrr >> q & 1) {
+      if (fresh_) {
+        deficit_[q] += static_cast<uint64_t>(config_.weight[q]) * config_.quantum;
+        fresh_ = false;
+      }
+      if (head_bytes[q] <= deficit_[q]) {
+        deficit_[q] -= head_bytes[q];
+        return q;
+      }
+    }
+    current_ = (current_ + 1) % num_priorities;
+    fresh_ = true;
+  }
+}
+
+}  // namespace sluice

@@ -1,0 +1,56 @@
+#include "models/switch/mmu.h"
+
+namespace sluice {
+
+mmu_port_params::mmu_port_params(const std::string& port, byte_count default_headroom)
+    : reserve(port + ".pfc.reserve", byte_count{0}, "guaranteed buffer per priority group", byte_count{0},
+              byte_count{1ull << 30}),
+      xoff(port + ".pfc.xoff", byte_count{48 * 1024},
+           "static threshold: shared bytes a priority group may hold before XOFF (threshold=static)",
+           byte_count{0}, byte_count{1ull << 34}),
+      xon_offset(port + ".pfc.xon_offset", byte_count{3000},
+                 "XON when the group's shared use falls this far below its threshold (2 MTU)",
+                 byte_count{0}, byte_count{1ull << 30}),
+      headroom(port + ".pfc.headroom", default_headroom,
+               "bytes a lossless priority group absorbs after XOFF (default: 2 x prop x rate + 3 MTU + PFC frame)",
+               byte_count{0}, byte_count{1ull << 30}) {}
+
+mmu::mmu(sc_core::sc_module_name name, const std::vector<std::string>& port_names,
+         const std::vector<byte_count>& headrooms)
+    : sc_module(name),
+      buffer(std::string(this->name()) + ".buffer", byte_count{12ull << 20}, "shared buffer pool size",
+             byte_count{0}, byte_count{1ull << 36}),
+      threshold_mode(std::string(this->name()) + ".threshold", "dynamic",
+                     "per-group shared limit: a static byte count (port.pfc.xoff) or alpha x free pool",
+                     {"static", "dynamic"}),
+      alpha(std::string(this->name()) + ".alpha", 0.125, "dynamic-threshold factor (Broadcom lossless PG: 1/8)",
+            1.0 / 1024, 1024.0) {
+  std::string owner = std::string(this->name());
+  owner = owner.substr(0, owner.rfind('.'));  // parameters of priorities live on the switch
+  for (int i = 0; i < num_priorities; ++i)
+    lossless.push_back(std::make_unique<param<bool>>(owner + ".prio" + std::to_string(i) + ".lossless", true,
+                                                     "PFC-protected (lossless) priority", false, true));
+  for (std::size_t p = 0; p < port_names.size(); ++p)
+    ports.push_back(std::make_unique<mmu_port_params>(port_names[p], headrooms[p]));
+}
+
+// Built at simulation start so parameter overrides applied after elaboration take effect.
+void mmu::start_of_simulation() {
+  buffer_config bc{buffer().bytes, threshold_mode() == "dynamic", alpha()};
+  std::vector<pg_config> pgs;
+  for (auto& pp : ports)
+    for (int i = 0; i < num_priorities; ++i)
+      pgs.push_back(pg_config{is_lossless(i), pp->reserve().bytes, pp->xoff().bytes, pp->xon_offset().bytes,
+                              pp->headroom().bytes});
+  state_ = std::make_unique<shared_buffer>(static_cast<int>(ports.size()), num_priorities, bc, std::move(pgs));
+}
+
+bool mmu::admit(int port, int priority, uint32_t bytes, bool& xoff_due) {
+  return state_->admit(port, priority, bytes, xoff_due) == admit_verdict::admitted;
+}
+
+void mmu::release(int port, int priority, uint32_t bytes, bool& xon_due) {
+  state_->release(port, priority, bytes, xon_due);
+}
+
+}  // namespace sluice

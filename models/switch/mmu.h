@@ -1,0 +1,41 @@
+// The default MMU block: shared_buffer accounting with its parameters.
+#pragma once
+#include <memory>
+#include <vector>
+
+#include "models/core/params.h"
+#include "models/switch/shared_buffer.h"
+#include "models/switch/switch_blocks.h"
+
+namespace sluice {
+
+struct mmu_port_params {
+  param<byte_count> reserve, xoff, xon_offset, headroom;
+  mmu_port_params(const std::string& port, byte_count default_headroom);
+};
+
+class mmu : public sc_core::sc_module, public mmu_if {
+ public:
+  param<byte_count> buffer;
+  choice_param threshold_mode;
+  param<double> alpha;
+  std::vector<std::unique_ptr<param<bool>>> lossless;  // per priority
+  std::vector<std::unique_ptr<mmu_port_params>> ports;
+
+  // port_names: the parameter prefix of each port; headrooms: their default headroom.
+  mmu(sc_core::sc_module_name name, const std::vector<std::string>& port_names,
+      const std::vector<byte_count>& headrooms);
+
+  bool admit(int port, int priority, uint32_t bytes, bool& xoff_due) override;
+  void release(int port, int priority, uint32_t bytes, bool& xon_due) override;
+  bool pg_paused(int port, int priority) const override { return state_->paused(port, priority); }
+  uint64_t pg_bytes(int port, int priority) const override { return state_->usage(port, priority).total(); }
+  bool is_lossless(int priority) const { return (*lossless[priority])(); }
+  const shared_buffer& state() const { return *state_; }
+
+ private:
+  void start_of_simulation() override;
+  std::unique_ptr<shared_buffer> state_;
+};
+
+}  // namespace sluice

@@ -1,0 +1,62 @@
+// Ingress buffer accounting of a shared-buffer switch (no SystemC inside: unit-testable).
+//
+// Each (ingress port, priority) -- a priority group, PG -- draws first from its reserved
+// space, then from the shared pool up to its threshold, then (lossless only) from its headroom.
+// Threshold: static (a byte limit on the PG's shared use) or dynamic (alpha x free shared
+// buffer, Choudhury-Hahne). XOFF is due when a PG reaches its threshold or touches headroom;
+// XON when it has left headroom and fallen xon_offset below the threshold.
+// Bytes are returned headroom first, then shared, then reserved.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+namespace sluice {
+
+struct pg_config {
+  bool lossless = true;
+  uint64_t reserve = 0;      // guaranteed bytes
+  uint64_t xoff = 0;         // static threshold on shared use (bytes)
+  uint64_t xon_offset = 0;   // resume hysteresis below the threshold
+  uint64_t headroom = 0;     // bytes absorbed after XOFF
+};
+
+struct buffer_config {
+  uint64_t shared_size = 0;
+  bool dynamic = true;
+  double alpha = 0.125;
+};
+
+enum class admit_verdict { admitted, dropped };
+
+struct pg_usage {
+  uint64_t reserved = 0, shared = 0, headroom = 0;
+  uint64_t total() const { return reserved + shared + headroom; }
+};
+
+class shared_buffer {
+ public:
+  shared_buffer(int ports, int priorities, buffer_config config, std::vector<pg_config> pgs);
+
+  // `xoff_due` is set when this arrival makes the PG cross into pause.
+  admit_verdict admit(int port, int priority, uint64_t bytes, bool& xoff_due);
+  // `xon_due` is set when this departure lets a paused PG resume.
+  void release(int port, int priority, uint64_t bytes, bool& xon_due);
+
+  uint64_t threshold(int port, int priority) const;
+  const pg_usage& usage(int port, int priority) const { return usage_[at(port, priority)]; }
+  bool paused(int port, int priority) const { return paused_[at(port, priority)]; }
+  uint64_t shared_used() const { return shared_used_; }
+  const pg_config& config(int port, int priority) const { return pgs_[at(port, priority)]; }
+
+ private:
+  std::size_t at(int port, int priority) const { return static_cast<std::size_t>(port) * priorities_ + priority; }
+  bool xoff_condition(std::size_t i, const pg_usage& u, uint64_t threshold) const;
+  int priorities_;
+  buffer_config config_;
+  std::vector<pg_config> pgs_;
+  std::vector<pg_usage> usage_;
+  std::vector<char> paused_;
+  uint64_t shared_used_ = 0;
+};
+
+}  // namespace sluice

@@ -1,0 +1,28 @@
+// The interfaces between a switch's blocks. Each is an sc_interface reached through an
+// sc_port, so a later model (RTL through Verilator, firmware, another policy) can be bound in
+// place of the default without touching the datapath.
+#pragma once
+#include <systemc>
+
+#include "models/core/packet.h"
+
+namespace sluice {
+
+// The MMU: ingress admission against the shared buffer and PFC decisions.
+class mmu_if : public virtual sc_core::sc_interface {
+ public:
+  // Returns false if the frame must be dropped; sets xoff_due when the PG must be paused.
+  virtual bool admit(int port, int priority, uint32_t bytes, bool& xoff_due) = 0;
+  // Sets xon_due when the PG may resume.
+  virtual void release(int port, int priority, uint32_t bytes, bool& xon_due) = 0;
+  virtual bool pg_paused(int port, int priority) const = 0;
+  virtual uint64_t pg_bytes(int port, int priority) const = 0;
+};
+
+// Forwarding: the output port of a frame, or -1 if it has no route.
+class forwarding_if : public virtual sc_core::sc_interface {
+ public:
+  virtual int route(const packet_header& h, int in_port) const = 0;
+};
+
+}  // namespace sluice

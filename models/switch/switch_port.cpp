@@ -1,0 +1,121 @@
+#include "models/switch/switch_port.h"
+
+#include <algorithm>
+
+#include "models/link/link.h"
+
+namespace sluice {
+
+switch_port::switch_port(sc_core::sc_module_name name, int index, uint64_t mac_address,
+                         sc_core::sc_port<mmu_if>& mmu, const std::vector<std::unique_ptr<switch_port>>* siblings)
+    : sc_module(name), mac("mac", index, mac_address, std::string(this->name())),
+      quantum(std::string(this->name()) + ".dwrr.quantum", byte_count{1500}, "DWRR bytes per unit of weight per round",
+              byte_count{64}, byte_count{1 << 24}),
+      pfc_quanta(std::string(this->name()) + ".pfc.quanta", 0xFFFF,
+                 "pause time in XOFF frames, in quanta of 512 bit times", 1, 0xFFFF),
+      pfc_refresh(std::string(this->name()) + ".pfc.refresh", 0.5,
+                  "re-send XOFF after this fraction of the pause time while still congested", 0.01, 1.0),
+      mmu_(mmu), siblings_(siblings) {
+  const std::string base = this->name();
+  for (int i = 0; i < num_priorities; ++i) {
+    std::string prio = base + ".prio" + std::to_string(i);
+    sched[i] = std::make_unique<choice_param>(prio + ".sched", "dwrr", "egress discipline of this priority queue",
+                                              std::vector<std::string>{"strict", "dwrr"});
+    weight[i] = std::make_unique<param<uint64_t>>(prio + ".weight", 1, "DWRR weight", 1, 1000000);
+  }
+  mac.attach(this, nullptr);
+  SC_METHOD(refresh);
+  sensitive << refresh_event_;
+  dont_initialize();
+}
+
+void switch_port::start_of_simulation() {
+  scheduler_config c;
+  for (int i = 0; i < num_priorities; ++i) {
+    c.strict[i] = (*sched[i])() == "strict";
+    c.weight[i] = static_cast<uint32_t>((*weight[i])());
+  }
+  c.quantum = static_cast<uint32_t>(quantum().bytes);
+  scheduler_ = std::make_unique<egress_scheduler>(c);
+}
+
+void switch_port::enqueue(tlm::tlm_generic_payload* p) {
+  packet_header& h = header(*p);
+  uint64_t now = to_ps(sc_core::sc_time_stamp());
+  queue_stats& s = stats_[h.priority];
+  s.update(now);
+  s.bytes += h.size;
+  ++s.frames;
+  s.max_bytes = std::max(s.max_bytes, s.bytes);
+  queues_[h.priority].push_back(p);
+  mac.kick();
+}
+
+tlm::tlm_generic_payload* switch_port::next_frame(const mac_port& port, uint64_t now_ps, uint64_t& retry_ps) {
+  std::array<uint32_t, num_priorities> head{};
+  uint32_t eligible = 0;
+  for (int q = 0; q < num_priorities; ++q) {
+    if (queues_[q].empty()) continue;
+    head[q] = header(*queues_[q].front()).size;
+    if (port.paused(q, now_ps)) retry_ps = std::min(retry_ps, port.pause_end_ps(q));
+    else eligible |= 1u << q;
+  }
+  if (!eligible) return nullptr;
+  int q = scheduler_->select(head, eligible);
+  tlm::tlm_generic_payload* p = queues_[q].pop_front();
+  packet_header& h = header(*p);
+  queue_stats& s = stats_[q];
+  s.update(now_ps);
+  s.bytes -= h.size;
+  --s.frames;
+  ++s.frames_out;
+  s.bytes_out += h.size;
+  // The frame leaves the buffer as it starts on the wire.
+  bool xon_due = false;
+  mmu_->release(h.ingress_port, q, h.size, xon_due);
+  if (xon_due) (*siblings_)[h.ingress_port]->resume_upstream(q);
+  return p;
+}
+
+sc_core::sc_time switch_port::pause_time() const {
+  const link* l = mac.attached_link();
+  return pause_duration(static_cast<uint16_t>(pfc_quanta()), l ? l->current_rate() : data_rate{1e9});
+}
+
+void switch_port::pause_upstream(int priority) {
+  pfc_request r;
+  r.class_enable = static_cast<uint8_t>(1u << priority);
+  r.quanta[priority] = static_cast<uint16_t>(pfc_quanta());
+  mac.send_pfc(r);
+  ++xoff_sent_[priority];
+  if (!refresh_pending_) {
+    refresh_pending_ = true;
+    refresh_event_.notify(pause_time() * pfc_refresh());
+  }
+}
+
+void switch_port::resume_upstream(int priority) {
+  pfc_request r;
+  r.class_enable = static_cast<uint8_t>(1u << priority);
+  r.quanta[priority] = 0;
+  mac.send_pfc(r);
+  ++xon_sent_[priority];
+}
+
+// Re-sends XOFF for every priority still paused, in one frame, before the pause expires.
+void switch_port::refresh() {
+  refresh_pending_ = false;
+  pfc_request r;
+  for (int i = 0; i < num_priorities; ++i) {
+    if (!mmu_->pg_paused(mac.index(), i)) continue;
+    r.class_enable |= static_cast<uint8_t>(1u << i);
+    r.quanta[i] = static_cast<uint16_t>(pfc_quanta());
+    ++xoff_sent_[i];
+  }
+  if (!r.class_enable) return;
+  mac.send_pfc(r);
+  refresh_pending_ = true;
+  refresh_event_.notify(pause_time() * pfc_refresh());
+}
+
+}  // namespace sluice

@@ -1,0 +1,173 @@
+#include "platforms/fabric.h"
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <limits>
+#include <set>
+
+namespace sluice {
+namespace {
+
+// Textbook PFC headroom (see docs/models/mmu.md): the frame being received when XOFF is
+// decided, the MTU frame ahead of the PFC frame on the reverse wire, the PFC frame, the round
+// trip on the cable, and the frame the sender had started: 2 x prop x rate + 3 x MTU + 64 B.
+byte_count default_headroom(const link_spec& l) {
+  double cable = 2.0 * l.delay.to_seconds() * l.rate.bps / 8.0;
+  double bytes = cable + 3 * 1500 + 64;
+  return byte_count{static_cast<uint64_t>(std::ceil(bytes / 1024.0)) * 1024};
+}
+
+}  // namespace
+
+fabric::fabric(const scenario& s) : scenario_(s) {
+  check_topology();
+  const topology_spec& t = scenario_.topology;
+  for (uint32_t i = 0; i < t.nodes.size(); ++i) node_ids_[t.nodes[i].name] = i;
+
+  // Ports are numbered in link order on each node; a switch's headroom defaults from its links.
+  std::map<std::string, std::vector<byte_count>> headrooms;
+  for (const link_spec& l : t.links) {
+    headrooms[l.a].push_back(default_headroom(l));
+    headrooms[l.b].push_back(default_headroom(l));
+  }
+  for (const node_spec& n : t.nodes) {
+    if (n.is_switch) {
+      switches.push_back(std::make_unique<switch_model>(n.name.c_str(), node_ids_[n.name], headrooms[n.name]));
+      switch_by_name_[n.name] = switches.back().get();
+    } else {
+      nics.push_back(std::make_unique<nic>(n.name.c_str(), node_ids_[n.name], flows));
+      nic_by_name_[n.name] = nics.back().get();
+    }
+  }
+
+  std::map<std::string, int> next_port;
+  auto attach = [&](const std::string& node) {
+    port_ref r{node, next_port[node]++, nullptr};
+    if (auto it = switch_by_name_.find(node); it != switch_by_name_.end()) r.mac = &it->second->ports[r.port]->mac;
+    else r.mac = &nic_by_name_.at(node)->port;
+    return r;
+  };
+  for (const link_spec& l : t.links) {
+    link_entry e;
+    e.model = std::make_unique<link>((l.a + "-" + l.b).c_str(), l.rate, l.delay);
+    e.a = attach(l.a);
+    e.b = attach(l.b);
+    e.a.mac->tx.bind(e.model->ab.in);
+    e.model->ab.out.bind(e.b.mac->rx);
+    e.b.mac->tx.bind(e.model->ba.in);
+    e.model->ba.out.bind(e.a.mac->rx);
+    e.a.mac->attach_link(e.model.get());
+    e.b.mac->attach_link(e.model.get());
+    e.model->ab.set_label(l.a + "->" + l.b);
+    e.model->ba.set_label(l.b + "->" + l.a);
+    peers_[{e.a.node, e.a.port}] = e.b.node;
+    peers_[{e.b.node, e.b.port}] = e.a.node;
+    links.push_back(std::move(e));
+  }
+
+  compute_routes();
+
+  for (std::size_t i = 0; i < scenario_.flows.size(); ++i) {
+    flow f;
+    f.id = static_cast<uint32_t>(i);
+    f.spec = scenario_.flows[i];
+    f.spec.src = node_ids_.at(scenario_.flow_ends[i].first);
+    f.spec.dst = node_ids_.at(scenario_.flow_ends[i].second);
+    flows.push_back(f);
+  }
+  for (const flow& f : flows) nic_by_name_.at(scenario_.flow_ends[f.id].first)->add_flow(f.id);
+}
+
+void fabric::check_topology() const {
+  const topology_spec& t = scenario_.topology;
+  std::set<std::string> names;
+  for (const node_spec& n : t.nodes) {
+    if (n.name.empty() || n.name.find_first_of(". -") != std::string::npos)
+      throw config_error("platform: node name '" + n.name + "' must be non-empty without '.', '-' or spaces");
+    if (!names.insert(n.name).second) throw config_error("platform: node '" + n.name + "' is declared twice");
+  }
+  std::map<std::string, int> degree;
+  std::set<std::string> link_names;
+  for (const link_spec& l : t.links) {
+    for (const std::string& end : {l.a, l.b})
+      if (!names.count(end)) throw config_error("platform.links: '" + end + "' is not a declared node");
+    if (l.a == l.b) throw config_error("platform.links: '" + l.a + "' is linked to itself");
+    if (!link_names.insert(l.a + "-" + l.b).second)
+      throw config_error("platform.links: '" + l.a + "-" + l.b + "' is declared twice");
+    ++degree[l.a];
+    ++degree[l.b];
+  }
+  for (const node_spec& n : t.nodes) {
+    if (!n.is_switch && degree[n.name] != 1)
+      throw config_error("platform: NIC '" + n.name + "' has " + std::to_string(degree[n.name]) +
+                         " links; a NIC has exactly one port");
+    if (n.is_switch && degree[n.name] == 0) throw config_error("platform: switch '" + n.name + "' has no links");
+    if (n.is_switch && degree[n.name] > 4096)
+      throw config_error("platform: switch '" + n.name + "' has more than 4096 ports");
+  }
+}
+
+// Shortest paths by hop count, from every NIC; all equal-cost next hops form the ECMP set.
+// NICs are endpoints, never transit.
+void fabric::compute_routes() {
+  const topology_spec& t = scenario_.topology;
+  const std::size_t n = t.nodes.size();
+  std::vector<std::vector<std::pair<uint32_t, int>>> adj(n);  // (neighbour, local port)
+  std::map<std::string, int> port_no;
+  for (const link_spec& l : t.links) {
+    uint32_t a = node_ids_[l.a], b = node_ids_[l.b];
+    adj[a].push_back({b, port_no[l.a]++});
+    adj[b].push_back({a, port_no[l.b]++});
+  }
+  const uint32_t inf = std::numeric_limits<uint32_t>::max();
+  for (uint32_t dst = 0; dst < n; ++dst) {
+    if (t.nodes[dst].is_switch) continue;
+    std::vector<uint32_t> dist(n, inf);
+    std::deque<uint32_t> frontier{dst};
+    dist[dst] = 0;
+    while (!frontier.empty()) {
+      uint32_t u = frontier.front();
+      frontier.pop_front();
+      if (u != dst && !t.nodes[u].is_switch) continue;
+      for (auto [v, port] : adj[u])
+        if (dist[v] == inf) { dist[v] = dist[u] + 1; frontier.push_back(v); }
+    }
+    for (auto& sw : switches) {
+      uint32_t s = sw->node_id();
+      if (dist[s] == inf) continue;
+      std::vector<uint16_t> ports;
+      for (auto [v, port] : adj[s])
+        if (dist[v] + 1 == dist[s] && (v == dst || t.nodes[v].is_switch)) ports.push_back(static_cast<uint16_t>(port));
+      sw->forwarding.table.set_route(dst, ports);
+    }
+    for (std::size_t i = 0; i < scenario_.flows.size(); ++i) {
+      if (scenario_.flow_ends[i].second != t.nodes[dst].name) continue;
+      const std::string& src = scenario_.flow_ends[i].first;
+      if (dist[node_ids_[src]] == inf)
+        throw config_error("traffic: flow '" + scenario_.flows[i].name + "': '" + t.nodes[dst].name +
+                           "' is unreachable from '" + src + "'");
+    }
+  }
+  for (auto& sw : switches) sw->forwarding.table.set_salt(mix64(random_streams::instance().seed() ^ fnv1a(sw->name())));
+}
+
+link& fabric::link_named(const std::string& name) {
+  for (link_entry& e : links)
+    if (name == e.model->name()) return *e.model;
+  throw config_error("link '" + name + "' does not exist");
+}
+
+const std::string& fabric::peer_of(const std::string& node, int port) const { return peers_.at({node, port}); }
+
+void apply_overrides(const std::vector<std::pair<std::string, std::string>>& overrides, const std::string& origin) {
+  for (const auto& [pattern, value] : overrides) {
+    try {
+      param_registry::instance().set(pattern, value);
+    } catch (const config_error& e) {
+      throw config_error(origin + ": " + e.what());
+    }
+  }
+}
+
+}  // namespace sluice

@@ -1,0 +1,56 @@
+// A fabric: the SystemC modules of a scenario's topology, wired and routed.
+// Constructing it elaborates; one fabric per process (SystemC elaborates once).
+#pragma once
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "models/link/link.h"
+#include "models/nic/nic.h"
+#include "models/switch/switch_model.h"
+#include "platforms/scenario.h"
+
+namespace sluice {
+
+// One side of a link: which node and which of its ports.
+struct port_ref {
+  std::string node;
+  int port = 0;
+  mac_port* mac = nullptr;
+};
+
+struct link_entry {
+  std::unique_ptr<link> model;
+  port_ref a, b;
+};
+
+class fabric {
+ public:
+  explicit fabric(const scenario& s);
+
+  const scenario& spec() const { return scenario_; }
+  flow_table flows;
+  std::vector<std::unique_ptr<switch_model>> switches;
+  std::vector<std::unique_ptr<nic>> nics;
+  std::vector<link_entry> links;
+
+  link& link_named(const std::string& name);
+  // Name of the node on the far side of a switch's port.
+  const std::string& peer_of(const std::string& node, int port) const;
+
+ private:
+  void check_topology() const;
+  void compute_routes();
+
+  scenario scenario_;
+  std::map<std::string, uint32_t> node_ids_;          // topology order
+  std::map<std::string, switch_model*> switch_by_name_;
+  std::map<std::string, nic*> nic_by_name_;
+  std::map<std::pair<std::string, int>, std::string> peers_;
+};
+
+// Applies the scenario's `params:` then the command line's `--set` overrides, in order.
+void apply_overrides(const std::vector<std::pair<std::string, std::string>>& overrides, const std::string& origin);
+
+}  // namespace sluice

@@ -1,0 +1,243 @@
+// The run's outputs: summary.json (schema in docs/outputs.md), the text table, the CSVs.
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "platforms/simulation.h"
+
+namespace sluice {
+namespace {
+
+const char* kind_name(flow_kind k) {
+  switch (k) {
+    case flow_kind::constant: return "constant";
+    case flow_kind::finite: return "finite";
+    case flow_kind::onoff: return "onoff";
+  }
+  return "?";
+}
+
+double ns(uint64_t ps) { return static_cast<double>(ps) / 1e3; }
+
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+double percentile(std::vector<double> v, double p) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  std::size_t idx = static_cast<std::size_t>(std::ceil(p * static_cast<double>(v.size()))) ;
+  return v[std::min(v.size() - 1, idx == 0 ? 0 : idx - 1)];
+}
+
+}  // namespace
+
+nlohmann::json simulation::summary() const {
+  using nlohmann::json;
+  const fabric& f = *fabric_;
+  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  const uint64_t now_ps = to_ps(now);
+  json out;
+  out["scenario"] = f.spec().name;
+  out["seed"] = seed_;
+  json warnings = json::array();
+
+  json links = json::array();
+  for (const link_entry& e : f.links)
+    for (const link_channel* c : {&e.model->ab, &e.model->ba})
+      links.push_back({{"name", c->label()},
+                       {"link", e.model->name()},
+                       {"rate_bps", e.model->current_rate().bps},
+                       {"frames", c->frames()},
+                       {"bytes", c->bytes()},
+                       {"utilization", now_ps ? c->busy_time(now).to_seconds() / now.to_seconds() : 0.0}});
+  out["links"] = links;
+
+  std::set<int> used;
+  for (const flow& fl : f.flows) used.insert(fl.spec.priority);
+  json ports = json::array();
+  uint64_t drops = 0, lossless_drops = 0, pause_frames = 0;
+  for (const auto& sw : f.switches) {
+    for (const auto& port : sw->ports) {
+      pause_frames += port->mac.pfc_frames_sent();
+      for (int prio = 0; prio < num_priorities; ++prio) {
+        const queue_stats& q = port->queue(prio);
+        uint64_t d = port->drops(prio);
+        drops += d;
+        bool lossless = sw->mmu_block.is_lossless(prio);
+        if (lossless) lossless_drops += d;
+        if (d && lossless)
+          warnings.push_back(std::string(port->name()) + " priority " + std::to_string(prio) + ": " +
+                             std::to_string(d) + " frames dropped on a lossless priority (headroom " +
+                             sw->mmu_block.ports[port->mac.index()]->headroom.value_string() + " too small?)");
+        bool active = used.count(prio) || d || port->xoff_sent(prio) || port->mac.pause_frames_received(prio);
+        if (!active) continue;
+        ports.push_back({{"node", sw->name()},
+                         {"port", port->mac.index()},
+                         {"peer", f.peer_of(sw->name(), port->mac.index())},
+                         {"priority", prio},
+                         {"lossless", lossless},
+                         {"pause_sent", port->xoff_sent(prio)},
+                         {"resume_sent", port->xon_sent(prio)},
+                         {"pause_received", port->mac.pause_frames_received(prio)},
+                         {"resume_received", port->mac.resume_frames_received(prio)},
+                         {"paused_time_ns", ns(to_ps(port->mac.paused_time(prio, now)))},
+                         {"max_queue_bytes", q.max_bytes},
+                         {"mean_queue_bytes", q.mean_bytes(now_ps)},
+                         {"max_ingress_bytes", port->max_ingress_bytes(prio)},
+                         {"frames_out", q.frames_out},
+                         {"drops", d}});
+      }
+    }
+  }
+  for (const auto& n : f.nics) {
+    for (int prio : used) {
+      ports.push_back({{"node", n->name()},
+                       {"port", 0},
+                       {"peer", f.peer_of(n->name(), 0)},
+                       {"priority", prio},
+                       {"lossless", true},
+                       {"pause_sent", 0},
+                       {"resume_sent", 0},
+                       {"pause_received", n->port.pause_frames_received(prio)},
+                       {"resume_received", n->port.resume_frames_received(prio)},
+                       {"paused_time_ns", ns(to_ps(n->port.paused_time(prio, now)))},
+                       {"max_queue_bytes", 0},
+                       {"mean_queue_bytes", 0.0},
+                       {"max_ingress_bytes", 0},
+                       {"frames_out", n->port.frames_sent()},
+                       {"drops", 0}});
+    }
+  }
+  out["ports"] = ports;
+
+  json flows = json::array();
+  std::vector<double> fcts;
+  uint64_t completed = 0;
+  for (const flow& fl : f.flows) {
+    const flow_spec& s = fl.spec;
+    uint64_t start = to_ps(s.start);
+    json j = {{"id", fl.id},
+              {"name", s.name},
+              {"src", f.spec().flow_ends[fl.id].first},
+              {"dst", f.spec().flow_ends[fl.id].second},
+              {"priority", s.priority},
+              {"kind", kind_name(s.kind)},
+              {"start_ns", ns(start)},
+              {"tx_bytes", fl.stats.tx_bytes},
+              {"rx_bytes", fl.stats.rx_bytes},
+              {"completed", fl.stats.completed()}};
+    j["size_bytes"] = s.kind == flow_kind::finite ? json(s.size) : json(nullptr);
+    uint64_t end = fl.stats.completed() ? fl.stats.completed_ps : now_ps;
+    if (fl.stats.completed()) {
+      ++completed;
+      j["fct_ns"] = ns(fl.stats.completed_ps - start);
+      fcts.push_back(ns(fl.stats.completed_ps - start));
+    } else {
+      j["fct_ns"] = nullptr;
+    }
+    j["throughput_bps"] = end > start ? static_cast<double>(fl.stats.rx_bytes) * 8e12 / static_cast<double>(end - start) : 0.0;
+    flows.push_back(j);
+  }
+  out["flows"] = flows;
+
+  uint64_t unroutable = 0, misdelivered = 0;
+  for (const auto& sw : f.switches) unroutable += sw->unroutable();
+  for (const auto& n : f.nics) misdelivered += n->misdelivered();
+  if (unroutable) warnings.push_back(std::to_string(unroutable) + " frames had no route");
+  if (misdelivered) warnings.push_back(std::to_string(misdelivered) + " frames reached the wrong NIC");
+
+  double mean_fct = 0;
+  for (double v : fcts) mean_fct += v;
+  if (!fcts.empty()) mean_fct /= static_cast<double>(fcts.size());
+  out["totals"] = {{"drops", drops},
+                   {"lossless_drops", lossless_drops},
+                   {"pause_frames", pause_frames},
+                   {"packet_hops", link::packet_hops()},
+                   {"sim_time_ns", ns(now_ps)},
+                   {"wall_time_s", wall_s_},
+                   {"flows", f.flows.size()},
+                   {"flows_completed", completed},
+                   {"mean_fct_ns", fcts.empty() ? json(nullptr) : json(mean_fct)},
+                   {"p99_fct_ns", fcts.empty() ? json(nullptr) : json(percentile(fcts, 0.99))}};
+  out["warnings"] = warnings;
+  return out;
+}
+
+std::string simulation::table() const {
+  nlohmann::json s = summary();
+  std::ostringstream o;
+  const auto& t = s["totals"];
+  double hops = t["packet_hops"].get<double>();
+  o << "== Sluice: " << s["scenario"].get<std::string>() << " (seed " << s["seed"] << ") ==\n";
+  o << "simulated " << fmt("%.3f", t["sim_time_ns"].get<double>() / 1e3) << " us in "
+    << fmt("%.2f", wall_s_) << " s wall; " << static_cast<uint64_t>(hops) << " packet-hops ("
+    << fmt("%.2f", wall_s_ > 0 ? hops / wall_s_ / 1e6 : 0) << " M/s)\n";
+  o << "drops " << t["drops"] << " (lossless " << t["lossless_drops"] << "), PFC frames " << t["pause_frames"]
+    << ", flows completed " << t["flows_completed"] << "/" << t["flows"];
+  if (!t["mean_fct_ns"].is_null())
+    o << ", FCT mean " << fmt("%.1f", t["mean_fct_ns"].get<double>() / 1e3) << " us, p99 "
+      << fmt("%.1f", t["p99_fct_ns"].get<double>() / 1e3) << " us";
+  o << "\n\nLinks (busy > 0)\n";
+  o << "  link                   rate        util    Gbytes\n";
+  for (const auto& l : s["links"]) {
+    if (l["frames"].get<uint64_t>() == 0) continue;
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "  %-22s %-10s %6.1f%% %9.4f\n", l["name"].get<std::string>().c_str(),
+                  format_rate(data_rate{l["rate_bps"].get<double>()}).c_str(), 100 * l["utilization"].get<double>(),
+                  l["bytes"].get<double>() / 1e9);
+    o << buf;
+  }
+  o << "\nPorts with pause activity, queueing or drops\n";
+  o << "  port               prio  peer   PAUSE tx/rx    paused us  maxQ KB meanQ KB  drops\n";
+  for (const auto& p : s["ports"]) {
+    bool interesting = p["pause_sent"].get<uint64_t>() || p["pause_received"].get<uint64_t>() ||
+                       p["drops"].get<uint64_t>() || p["max_queue_bytes"].get<uint64_t>() > 0;
+    if (!interesting) continue;
+    char buf[200];
+    std::string name = p["node"].get<std::string>() + ".port" + std::to_string(p["port"].get<int>());
+    std::snprintf(buf, sizeof buf, "  %-18s %4d  %-6s %6llu/%-6llu %10.1f %8.1f %8.1f %6llu\n", name.c_str(),
+                  p["priority"].get<int>(), p["peer"].get<std::string>().c_str(),
+                  static_cast<unsigned long long>(p["pause_sent"].get<uint64_t>()),
+                  static_cast<unsigned long long>(p["pause_received"].get<uint64_t>()),
+                  p["paused_time_ns"].get<double>() / 1e3, p["max_queue_bytes"].get<double>() / 1e3,
+                  p["mean_queue_bytes"].get<double>() / 1e3,
+                  static_cast<unsigned long long>(p["drops"].get<uint64_t>()));
+    o << buf;
+  }
+  o << "\nFlows";
+  const auto& flows = s["flows"];
+  const std::size_t shown = std::min<std::size_t>(flows.size(), 20);
+  if (shown < flows.size()) o << " (first " << shown << " of " << flows.size() << "; all in summary.json)";
+  o << "\n  flow                      kind      prio   rx MB     Gbps     FCT us\n";
+  for (std::size_t i = 0; i < shown; ++i) {
+    const auto& fl = flows[i];
+    char buf[200];
+    std::string fct = fl["fct_ns"].is_null() ? "-" : fmt("%.1f", fl["fct_ns"].get<double>() / 1e3);
+    std::snprintf(buf, sizeof buf, "  %-25s %-9s %4d %8.3f %8.3f %10s\n", fl["name"].get<std::string>().c_str(),
+                  fl["kind"].get<std::string>().c_str(), fl["priority"].get<int>(), fl["rx_bytes"].get<double>() / 1e6,
+                  fl["throughput_bps"].get<double>() / 1e9, fct.c_str());
+    o << buf;
+  }
+  for (const auto& w : s["warnings"]) o << "WARNING: " << w.get<std::string>() << "\n";
+  return o.str();
+}
+
+void simulation::write_outputs(const std::string& dir) const {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw config_error("--out: cannot create '" + dir + "': " + ec.message());
+  std::ofstream json_out(dir + "/summary.json");
+  if (!json_out) throw config_error("--out: cannot write '" + dir + "/summary.json'");
+  json_out << summary().dump(2) << '\n';
+  sampler_->queue_depth.write_csv(dir + "/queue_depth.csv", "time_us");
+  sampler_->link_throughput.write_csv(dir + "/link_throughput.csv", "time_us");
+  sampler_->flow_throughput.write_csv(dir + "/flow_throughput.csv", "time_us");
+}
+
+}  // namespace sluice

@@ -1,0 +1,86 @@
+#include "platforms/sampler.h"
+
+#include <cstdio>
+#include <fstream>
+#include <set>
+
+namespace sluice {
+
+void series::write_csv(const std::string& path, const std::string& time_column) const {
+  std::ofstream out(path);
+  if (!out) throw config_error("--out: cannot write '" + path + "'");
+  out << time_column;
+  for (const std::string& c : columns) out << ',' << c;
+  out << '\n';
+  char buf[32];
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    std::snprintf(buf, sizeof buf, "%.3f", times_us[r]);
+    out << buf;
+    for (double v : rows[r]) {
+      std::snprintf(buf, sizeof buf, "%.6g", v);
+      out << ',' << buf;
+    }
+    out << '\n';
+  }
+}
+
+sampler::sampler(sc_core::sc_module_name name, fabric& f, sc_core::sc_time period)
+    : sc_module(name), fabric_(f), period_(period) {
+  std::set<int> used;
+  for (const flow& fl : f.flows) used.insert(fl.spec.priority);
+  for (auto& sw : f.switches)
+    for (auto& port : sw->ports)
+      for (int prio : used) {
+        queues_.push_back({port.get(), prio});
+        queue_depth.columns.push_back(std::string(port->name()) + ".p" + std::to_string(prio));
+      }
+  for (link_entry& e : f.links)
+    for (const link_channel* c : {&e.model->ab, &e.model->ba}) {
+      channels_.push_back(c);
+      link_throughput.columns.push_back(c->label());
+    }
+  for (const flow& fl : f.flows) flow_throughput.columns.push_back(fl.spec.name);
+  last_link_bytes_.assign(channels_.size(), 0);
+  last_flow_bytes_.assign(f.flows.size(), 0);
+  SC_METHOD(sample);
+  dont_initialize();
+  sensitive << tick_;
+}
+
+void sampler::start_of_simulation() { tick_.notify(period_); }
+
+void sampler::sample() {
+  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  const double t_us = now.to_seconds() * 1e6;
+  const double gbps_per_byte = 8.0 / period_.to_seconds() / 1e9;
+
+  std::vector<double> depth;
+  depth.reserve(queues_.size());
+  for (const queue_ref& q : queues_) depth.push_back(static_cast<double>(q.port->queue(q.priority).bytes));
+  queue_depth.times_us.push_back(t_us);
+  queue_depth.rows.push_back(std::move(depth));
+
+  std::vector<double> links;
+  links.reserve(channels_.size());
+  for (std::size_t i = 0; i < channels_.size(); ++i) {
+    uint64_t b = channels_[i]->bytes();
+    links.push_back(static_cast<double>(b - last_link_bytes_[i]) * gbps_per_byte);
+    last_link_bytes_[i] = b;
+  }
+  link_throughput.times_us.push_back(t_us);
+  link_throughput.rows.push_back(std::move(links));
+
+  std::vector<double> flows;
+  flows.reserve(fabric_.flows.size());
+  for (std::size_t i = 0; i < fabric_.flows.size(); ++i) {
+    uint64_t b = fabric_.flows[i].stats.rx_bytes;
+    flows.push_back(static_cast<double>(b - last_flow_bytes_[i]) * gbps_per_byte);
+    last_flow_bytes_[i] = b;
+  }
+  flow_throughput.times_us.push_back(t_us);
+  flow_throughput.rows.push_back(std::move(flows));
+
+  tick_.notify(period_);
+}
+
+}  // namespace sluice

@@ -1,0 +1,179 @@
+#include "platforms/scenario.h"
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+#include <yaml-cpp/yaml.h>
+
+#include "models/core/packet.h"
+#include "models/core/params.h"
+#include "platforms/builders.h"
+#include "platforms/yaml_section.h"
+
+namespace sluice {
+namespace {
+
+std::vector<std::string> name_list(const YAML::Node& n, const std::string& path) {
+  std::vector<std::string> out;
+  if (n.IsScalar()) out.push_back(n.Scalar());
+  else if (n.IsSequence())
+    for (const auto& e : n) {
+      if (!e.IsScalar()) throw config_error(path + ": expected node names");
+      out.push_back(e.Scalar());
+    }
+  else throw config_error(path + ": expected a node name, a glob or a list of them");
+  return out;
+}
+
+// Expands globs against the NIC names of the topology, in topology order.
+std::vector<std::string> match_nics(const topology_spec& t, const std::vector<std::string>& patterns,
+                                    const std::string& path) {
+  std::vector<std::string> out;
+  for (const std::string& pat : patterns) {
+    bool any = false;
+    for (const node_spec& n : t.nodes) {
+      if (!glob_match(pat.c_str(), n.name.c_str())) continue;
+      if (n.is_switch) {
+        if (pat == n.name) throw config_error(path + ": '" + pat + "' is a switch, not a NIC");
+        continue;
+      }
+      out.push_back(n.name);
+      any = true;
+    }
+    if (!any) throw config_error(path + ": '" + pat + "' matches no NIC");
+  }
+  return out;
+}
+
+void read_traffic(section& top, scenario& s) {
+  YAML::Node list = top.get("traffic");
+  if (!list) return;
+  if (!list.IsSequence()) throw config_error("traffic: expected a list of flow groups");
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    std::string path = "traffic[" + std::to_string(i) + "]";
+    section t(list[i], path);
+    flow_spec f;
+    std::string kind = t.text("kind");
+    if (kind == "constant") f.kind = flow_kind::constant;
+    else if (kind == "finite") f.kind = flow_kind::finite;
+    else if (kind == "onoff") f.kind = flow_kind::onoff;
+    else throw config_error(t.key_path("kind") + ": '" + kind + "' is not one of {constant, finite, onoff}");
+    auto srcs = match_nics(s.topology, name_list(t.get("src"), t.key_path("src")), t.key_path("src"));
+    if (!t.has("dst")) throw config_error(t.key_path("dst") + ": missing");
+    auto dsts = match_nics(s.topology, name_list(t.get("dst"), t.key_path("dst")), t.key_path("dst"));
+    if (dsts.size() != 1) throw config_error(t.key_path("dst") + ": must name exactly one NIC");
+    uint64_t prio = parse_count(t.text_or("priority", "0"), t.key_path("priority"));
+    if (prio >= num_priorities)
+      throw config_error(t.key_path("priority") + ": '" + std::to_string(prio) + "' must be 0..7");
+    f.priority = static_cast<uint8_t>(prio);
+    f.start = parse_time(t.text_or("start", "0us"), t.key_path("start"));
+    if (f.kind != flow_kind::finite || t.has("rate"))
+      f.rate = parse_rate(t.text("rate"), t.key_path("rate"));
+    if (f.kind == flow_kind::finite) {
+      f.size = parse_bytes(t.text("size"), t.key_path("size")).bytes;
+      if (f.size == 0) throw config_error(t.key_path("size") + ": '" + t.text("size") + "' must be positive");
+    }
+    if (f.kind == flow_kind::onoff) {
+      f.on = parse_time(t.text("on"), t.key_path("on"));
+      f.off = parse_time(t.text("off"), t.key_path("off"));
+      if (f.on == sc_core::SC_ZERO_TIME) throw config_error(t.key_path("on") + ": must be positive");
+    }
+    uint64_t count = parse_count(t.text_or("count", "1"), t.key_path("count"));
+    if (count == 0) throw config_error(t.key_path("count") + ": '0' must be at least 1");
+    t.finish();
+    for (const std::string& src : srcs) {
+      if (src == dsts[0]) throw config_error(path + ": flow from '" + src + "' to itself");
+      for (uint64_t c = 0; c < count; ++c) {
+        flow_spec copy = f;
+        copy.name = src + "->" + dsts[0] + (count > 1 ? "#" + std::to_string(c) : "");
+        s.flows.push_back(copy);
+        s.flow_ends.emplace_back(src, dsts[0]);
+      }
+    }
+  }
+}
+
+void read_run(section& top, scenario& s) {
+  if (!top.has("run")) return;
+  section r(top.get("run"), "run");
+  if (r.has("until")) s.until = parse_time(r.text("until"), "run.until");
+  if (s.until == sc_core::SC_ZERO_TIME) throw config_error("run.until: must be positive");
+  if (r.has("sample_period")) s.sample_period = parse_time(r.text("sample_period"), "run.sample_period");
+  if (s.sample_period == sc_core::SC_ZERO_TIME) throw config_error("run.sample_period: must be positive");
+  if (r.has("seed")) s.seed = parse_count(r.text("seed"), "run.seed");
+  r.finish();
+}
+
+void read_params(section& top, scenario& s) {
+  YAML::Node p = top.get("params");
+  if (!p) return;
+  if (!p.IsMap()) throw config_error("params: expected a mapping of parameter pattern to value");
+  for (auto it = p.begin(); it != p.end(); ++it) {
+    if (!it->second.IsScalar()) throw config_error("params." + it->first.as<std::string>() + ": expected a value");
+    s.params.emplace_back(it->first.as<std::string>(), it->second.Scalar());
+  }
+}
+
+void read_events(section& top, scenario& s) {
+  YAML::Node list = top.get("events");
+  if (!list) return;
+  if (!list.IsSequence()) throw config_error("events: expected a list");
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    section e(list[i], "events[" + std::to_string(i) + "]");
+    link_event ev;
+    ev.at = parse_time(e.text("at"), e.key_path("at"));
+    ev.link = e.text("link");
+    ev.rate = parse_rate(e.text("rate"), e.key_path("rate"));
+    e.finish();
+    bool known = std::any_of(s.topology.links.begin(), s.topology.links.end(),
+                             [&](const link_spec& l) { return l.a + "-" + l.b == ev.link; });
+    if (!known) throw config_error(e.key_path("link") + ": '" + ev.link + "' is not a link (names are 'a-b')");
+    s.events.push_back(ev);
+  }
+}
+
+scenario parse(const YAML::Node& root) {
+  section top(root, "scenario");
+  scenario s;
+  s.name = top.text_or("name", "unnamed");
+  s.description = top.text_or("description", "");
+  if (!top.has("platform")) throw config_error("platform: missing");
+  section platform(top.get("platform"), "platform");
+  s.topology = build_platform(platform);
+  platform.finish();
+  read_traffic(top, s);
+  read_run(top, s);
+  read_params(top, s);
+  read_events(top, s);
+  top.finish();
+  return s;
+}
+
+}  // namespace
+
+scenario load_scenario_text(const std::string& yaml_text, const std::string& origin) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(yaml_text);
+  } catch (const YAML::Exception& e) {
+    throw config_error(origin + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) +
+                       ": malformed YAML: " + e.msg);
+  }
+  if (!root || root.IsNull()) throw config_error(origin + ": empty scenario");
+  try {
+    return parse(root);
+  } catch (const YAML::Exception& e) {
+    throw config_error(origin + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
+  }
+}
+
+scenario load_scenario_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw config_error(path + ": cannot open scenario file");
+  std::stringstream buf;
+  buf << in.rdbuf();
+  return load_scenario_text(buf.str(), path);
+}
+
+}  // namespace sluice

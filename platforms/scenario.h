@@ -1,0 +1,35 @@
+// A scenario = platform + traffic + parameter overrides + run settings + timed events, read
+// from YAML. Every key is checked: an unknown key, a bad unit or an impossible value is a
+// config_error naming the key path and the value.
+#pragma once
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "models/nic/flow.h"
+#include "platforms/topology.h"
+
+namespace sluice {
+
+struct link_event {
+  sc_core::sc_time at;
+  std::string link;  // link name "a-b"
+  data_rate rate;
+};
+
+struct scenario {
+  std::string name, description;
+  topology_spec topology;
+  std::vector<flow_spec> flows;   // expanded: one entry per flow, src/dst as node names below
+  std::vector<std::pair<std::string, std::string>> flow_ends;  // (src, dst) names per flow
+  std::vector<std::pair<std::string, std::string>> params;     // (pattern, value), in order
+  std::vector<link_event> events;
+  sc_core::sc_time until = sc_core::sc_time(1, sc_core::SC_MS);
+  sc_core::sc_time sample_period = sc_core::sc_time(10, sc_core::SC_US);
+  uint64_t seed = 1;
+};
+
+scenario load_scenario_file(const std::string& path);
+scenario load_scenario_text(const std::string& yaml_text, const std::string& origin = "scenario");
+
+}  // namespace sluice

@@ -1,0 +1,43 @@
+#include "platforms/simulation.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "models/core/random.h"
+
+namespace sluice {
+
+event_player::event_player(sc_core::sc_module_name name, fabric& f, std::vector<link_event> events)
+    : sc_module(name), fabric_(f), events_(std::move(events)) {
+  std::stable_sort(events_.begin(), events_.end(), [](const link_event& a, const link_event& b) { return a.at < b.at; });
+  for (const link_event& e : events_) fabric_.link_named(e.link);  // fail early on unknown links
+  SC_THREAD(play);  // a handful of events per run: a thread keeps this readable
+}
+
+void event_player::play() {
+  for (const link_event& e : events_) {
+    if (e.at > sc_core::sc_time_stamp()) wait(e.at - sc_core::sc_time_stamp());
+    fabric_.link_named(e.link).set_rate(e.rate);
+  }
+}
+
+simulation::simulation(const scenario& s, const run_options& options) {
+  seed_ = options.seed.value_or(s.seed);
+  random_streams::instance().seed(seed_);
+  until_ = options.until.value_or(s.until);
+  fabric_ = std::make_unique<fabric>(s);
+  sampler_ = std::make_unique<sampler>("sampler", *fabric_, s.sample_period);
+  events_ = std::make_unique<event_player>("events", *fabric_, s.events);
+  apply_overrides(s.params, "params");
+  apply_overrides(options.sets, "--set");
+}
+
+simulation::~simulation() = default;
+
+void simulation::run() {
+  auto start = std::chrono::steady_clock::now();
+  sc_core::sc_start(until_);
+  wall_s_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace sluice

@@ -1,0 +1,59 @@
+// One simulation run of a scenario: seed, elaborate the fabric, apply overrides, run, report.
+// SystemC elaborates once per process, so construct at most one simulation per process.
+#pragma once
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "platforms/fabric.h"
+#include "platforms/sampler.h"
+
+namespace sluice {
+
+struct run_options {
+  std::vector<std::pair<std::string, std::string>> sets;  // --set PATTERN=VALUE, in order
+  std::optional<sc_core::sc_time> until;
+  std::optional<uint64_t> seed;
+};
+
+// Plays the scenario's timed events (link capacity changes).
+class event_player : public sc_core::sc_module {
+ public:
+  event_player(sc_core::sc_module_name name, fabric& f, std::vector<link_event> events);
+  SC_HAS_PROCESS(event_player);
+
+ private:
+  void play();
+  fabric& fabric_;
+  std::vector<link_event> events_;
+};
+
+class simulation {
+ public:
+  simulation(const scenario& s, const run_options& options);
+  ~simulation();
+  void run();
+  fabric& fabric_model() { return *fabric_; }
+  const sampler& samples() const { return *sampler_; }
+  sc_core::sc_time until() const { return until_; }
+  double wall_seconds() const { return wall_s_; }
+
+  nlohmann::json summary() const;
+  std::string table() const;  // the summary as a readable text report
+  // Writes summary.json and the time-series CSVs into `dir` (created if missing).
+  void write_outputs(const std::string& dir) const;
+
+ private:
+  std::unique_ptr<fabric> fabric_;
+  std::unique_ptr<sampler> sampler_;
+  std::unique_ptr<event_player> events_;
+  sc_core::sc_time until_;
+  double wall_s_ = 0;
+  uint64_t seed_ = 1;
+};
+
+}  // namespace sluice

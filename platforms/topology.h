@@ -1,0 +1,33 @@
+// A platform as data: nodes and links. Builders (incast, dumbbell, ...) and custom scenario
+// topologies both produce this; the fabric instantiates it.
+#pragma once
+#include <map>
+#include <string>
+#include <vector>
+
+#include "models/core/units.h"
+
+namespace sluice {
+
+struct node_spec {
+  std::string name;
+  bool is_switch = false;
+};
+
+struct link_spec {
+  std::string a, b;
+  data_rate rate{40e9};
+  sc_core::sc_time delay = sc_core::sc_time(1, sc_core::SC_US);
+};
+
+struct topology_spec {
+  std::vector<node_spec> nodes;
+  std::vector<link_spec> links;
+  void add_switch(const std::string& n) { nodes.push_back({n, true}); }
+  void add_nic(const std::string& n) { nodes.push_back({n, false}); }
+  void connect(const std::string& a, const std::string& b, data_rate r, sc_core::sc_time d) {
+    links.push_back({a, b, r, d});
+  }
+};
+
+}  // namespace sluice
