@@ -76,7 +76,9 @@ topology_spec parking_lot(section& p) {
   return t;
 }
 
-// The PCN paper's basic unit (NSDI'20 section 3): senders h0..h15 on sw0, sw0-sw1, r0 and r1 on sw1.
+// The PCN paper's basic unit (NSDI'20 section 3, Fig. 1): h0 and h1 on sw0, the burst senders
+// h2..hN-1 and both receivers on sw1, joined by the sw0-sw1 link. F1 (h1->r1) shares the
+// r1 port with the bursts; F0 (h0->r0) does not, yet is paused through sw0.
 topology_spec pcn_basic(section& p) {
   uint64_t n = read_count(p, "senders", "16", 2, 1000);
   link_defaults l = read_link_defaults(p, "40Gbps", "5us");
@@ -86,7 +88,7 @@ topology_spec pcn_basic(section& p) {
   for (uint64_t i = 0; i < n; ++i) t.add_nic(nth("h", i));
   t.add_nic("r0");
   t.add_nic("r1");
-  for (uint64_t i = 0; i < n; ++i) t.connect(nth("h", i), "sw0", l.rate, l.delay);
+  for (uint64_t i = 0; i < n; ++i) t.connect(nth("h", i), i < 2 ? "sw0" : "sw1", l.rate, l.delay);
   t.connect("sw0", "sw1", l.rate, l.delay);
   t.connect("sw1", "r0", l.rate, l.delay);
   t.connect("sw1", "r1", l.rate, l.delay);

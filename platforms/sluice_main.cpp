@@ -96,7 +96,7 @@ int sc_main(int argc, char* argv[]) {
   } catch (const config_error& e) {
     std::cerr << "sluice: error: " << e.what() << '\n';
   } catch (const po::error& e) {
-    std::cerr << "sluice: error: " << e.what() << '\n' << usage;
+    std::cerr << "sluice: error: " << e.what() << " (see sluice --help)\n";
   } catch (const sc_core::sc_report& e) {
     std::cerr << "sluice: error: " << e.get_msg_type() << ": " << e.get_msg() << '\n';
   } catch (const std::exception& e) {
@@ -105,8 +105,3 @@ int sc_main(int argc, char* argv[]) {
   return 2;
 }
 
-// Our own main: the SystemC banner would otherwise precede the report on stdout.
-int main(int argc, char* argv[]) {
-  setenv("SYSC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
-  return sc_core::sc_elab_and_sim(argc, argv);
-}

@@ -1,0 +1,43 @@
+// Store and forward across a switch: two serializations, two propagations, one pipeline.
+#include <gtest/gtest.h>
+
+#include "tests/support/harness.h"
+
+using namespace sluice;
+using sc_core::sc_time;
+using sc_core::SC_NS;
+
+namespace {
+const char* one_switch = R"(
+platform:
+  kind: custom
+  switches: [sw0]
+  nics: [a, b]
+  links: [{a: a, b: sw0, rate: 40Gbps, delay: 1us}, {a: sw0, b: b, rate: 40Gbps, delay: 1us}]
+traffic: [{kind: finite, src: a, dst: b, size: 1500B, priority: 3}]
+params: {"a.mtu": 1500B}
+run: {until: 20us}
+)";
+}
+
+TEST(SwitchTiming, StoreAndForwardAddsThePipelineLatency) {
+  auto sim = test::make_sim(one_switch);  // default pipeline 500 ns
+  sim->run();
+  // (300 ns + 1 us) on each link + 500 ns pipeline.
+  EXPECT_EQ(from_ps(sim->fabric_model().flows[0].stats.completed_ps), sc_time(3100, SC_NS));
+}
+
+TEST(SwitchTiming, PipelineLatencyIsAParameter) {
+  auto sim = test::make_sim(one_switch, {{"sw0.pipeline", "250ns"}});
+  sim->run();
+  EXPECT_EQ(from_ps(sim->fabric_model().flows[0].stats.completed_ps), sc_time(2850, SC_NS));
+}
+
+TEST(SwitchTiming, QueueStatisticsSeeTheFrame) {
+  auto sim = test::make_sim(one_switch);
+  sim->run();
+  const switch_port& out = *sim->fabric_model().switches[0]->ports[1];
+  EXPECT_EQ(out.queue(3).frames_out, 1u);
+  EXPECT_EQ(out.queue(3).bytes_out, 1500u);
+  EXPECT_EQ(out.queue(3).bytes, 0u);
+}

@@ -1,0 +1,103 @@
+// The command line: bad input gives one clear line and a non-zero exit; params and outputs work.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "tests/support/harness.h"
+
+using namespace sluice;
+
+namespace {
+std::string write_temp(const std::string& name, const std::string& text) {
+  std::string path = ::testing::TempDir() + "/" + std::to_string(getpid()) + "-" + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+// Runs the CLI expecting failure; returns its stderr, checked to be one line naming `fragment`.
+void expect_cli_error(const std::string& args, const std::string& fragment) {
+  auto r = test::run_cli(args + " -q", "&1 >/dev/null");
+  EXPECT_NE(r.status, 0) << args;
+  EXPECT_NE(r.status, 124) << "timed out: " << args;
+  std::string err = r.output;
+  // SystemC prints its banner on stderr before sc_main; the error is the last line.
+  while (!err.empty() && err.back() == '\n') err.pop_back();
+  std::string last = err.substr(err.rfind('\n') == std::string::npos ? 0 : err.rfind('\n') + 1);
+  EXPECT_EQ(last.rfind("sluice: error: ", 0), 0u) << err;
+  EXPECT_NE(last.find(fragment), std::string::npos) << "'" << fragment << "' not in: " << last;
+}
+
+const char* good = R"(
+platform: {kind: incast, senders: 2}
+traffic: [{kind: constant, src: "h*", dst: r0, rate: 10Gbps, priority: 3}]
+run: {until: 50us}
+)";
+}  // namespace
+
+TEST(Cli, MalformedYaml) { expect_cli_error("run " + write_temp("bad.yaml", "platform: [kind: incast\n"), "malformed YAML"); }
+
+TEST(Cli, MissingFile) { expect_cli_error("run /nonexistent/scenario.yaml", "/nonexistent/scenario.yaml"); }
+
+TEST(Cli, UnknownScenarioKey) {
+  expect_cli_error("run " + write_temp("k.yaml", std::string(good) + "topolgy: {}\n"), "scenario.topolgy");
+}
+
+TEST(Cli, UnreachableDestination) {
+  const char* islands = R"(
+platform:
+  kind: custom
+  switches: [s0, s1]
+  nics: [a, b]
+  links: [{a: a, b: s0}, {a: b, b: s1}]
+traffic: [{kind: constant, src: a, dst: b, rate: 1Gbps}]
+)";
+  expect_cli_error("run " + write_temp("island.yaml", islands), "'b' is unreachable from 'a'");
+}
+
+TEST(Cli, BadSetValueUnitAndPattern) {
+  std::string s = write_temp("good.yaml", good);
+  expect_cli_error("run " + s + " --set 'sw*.port*.pfc.xoff=96 parsecs'", "sw0.port0.pfc.xoff");
+  expect_cli_error("run " + s + " --set 'sw0.mmu.alpha=-1'", "sw0.mmu.alpha");
+  expect_cli_error("run " + s + " --set 'sw0-r0.rate=0Gbps'", "sw0-r0.rate");
+  expect_cli_error("run " + s + " --set 'nosuch.*=1'", "nosuch.*");
+  expect_cli_error("run " + s + " --set novalue", "PATH=VALUE");
+  expect_cli_error("run " + s + " --until 5", "--until");
+  expect_cli_error("run " + s + " --until 0ms", "--until");
+  expect_cli_error("jump " + s, "jump");
+  expect_cli_error("run " + s + " --frobnicate", "frobnicate");
+}
+
+TEST(Cli, ParamsListsEveryParameterWithUnitDefaultValueRangeAndDescription) {
+  std::string s = write_temp("p.yaml", good);
+  auto r = test::run_cli("params " + s + " --set 'sw*.port*.pfc.xoff=96KiB'", "/dev/null");
+  ASSERT_EQ(r.status, 0) << r.output;
+  // The xoff of every port shows the override next to its default.
+  std::size_t rows = 0, pos = 0;
+  while ((pos = r.output.find("pfc.xoff ", pos)) != std::string::npos) { ++rows; ++pos; }
+  EXPECT_EQ(rows, 3u);  // sw0 has 3 ports
+  for (const char* name : {"sw0.pipeline", "sw0.mmu.alpha", "h0-sw0.rate", "h0-sw0.delay", "h0.mtu",
+                           "sw0.port2.prio3.weight", "sw0.port2.pfc.headroom", "h1.port0.pfc.response"})
+    EXPECT_NE(r.output.find(name), std::string::npos) << name;
+  std::string line = r.output.substr(r.output.find("sw0.port1.pfc.xoff"));
+  line = line.substr(0, line.find('\n'));
+  EXPECT_NE(line.find("bytes"), std::string::npos) << line;
+  EXPECT_NE(line.find("48KiB"), std::string::npos) << line;  // default
+  EXPECT_NE(line.find("96KiB"), std::string::npos) << line;  // current value
+  EXPECT_NE(line.find("["), std::string::npos) << line;      // range
+}
+
+TEST(Cli, RunWritesSummaryAndSeries) {
+  std::string dir = ::testing::TempDir() + "/cli-out-" + std::to_string(getpid());
+  auto r = test::run_cli("run " + write_temp("o.yaml", good) + " --out " + dir, "/dev/null");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("Links"), std::string::npos);
+  std::ifstream in(dir + "/summary.json");
+  nlohmann::json j = nlohmann::json::parse(in);
+  for (const char* k : {"drops", "pause_frames", "packet_hops", "sim_time_ns", "wall_time_s"})
+    EXPECT_TRUE(j["totals"].contains(k)) << k;
+  EXPECT_EQ(j["totals"]["sim_time_ns"], 50000.0);
+  std::ifstream q(dir + "/queue_depth.csv");
+  std::string header;
+  std::getline(q, header);
+  EXPECT_EQ(header.rfind("time_us,sw0.port0.p3", 0), 0u) << header;
+}

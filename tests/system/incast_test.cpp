@@ -1,0 +1,63 @@
+// Incast: 16 x 10 Gb/s into one 40 Gb/s port (congestion factor 4).
+#include <gtest/gtest.h>
+
+#include "tests/support/harness.h"
+
+using namespace sluice;
+
+namespace {
+nlohmann::json run_incast(std::vector<std::pair<std::string, std::string>> sets) {
+  run_options o;
+  o.sets = std::move(sets);
+  simulation sim(load_scenario_file(test::scenario_path("incast.yaml")), o);
+  sim.run();
+  return sim.summary();
+}
+
+double utilization(const nlohmann::json& s, const std::string& name) {
+  for (const auto& l : s["links"])
+    if (l["name"] == name) return l["utilization"].get<double>();
+  ADD_FAILURE() << "no link " << name;
+  return 0;
+}
+}  // namespace
+
+TEST(Incast, PfcIsLosslessPausesSendersAndKeepsTheBottleneckBusy) {
+  nlohmann::json s = run_incast({});
+  EXPECT_EQ(s["totals"]["drops"], 0);
+  EXPECT_GT(s["totals"]["pause_frames"].get<uint64_t>(), 0u);
+  EXPECT_GE(utilization(s, "sw0->r0"), 0.99);
+  // Every sender was paused by its switch port, and each gets its fair 40/16 = 2.5 Gb/s.
+  for (int i = 0; i < 16; ++i) {
+    std::string h = "h" + std::to_string(i);
+    EXPECT_GT(test::find_port(s, h, "sw0", 3)["pause_received"].get<uint64_t>(), 0u) << h;
+    EXPECT_NEAR(test::find_flow(s, h + "->r0")["throughput_bps"].get<double>(), 2.5e9, 0.1e9) << h;
+  }
+  EXPECT_TRUE(s["warnings"].empty());
+}
+
+TEST(Incast, WithoutPfcTheSwitchDropsAndReportsIt) {
+  nlohmann::json s = run_incast({{"sw0.prio*.lossless", "false"}});
+  EXPECT_GT(s["totals"]["drops"].get<uint64_t>(), 0u);
+  EXPECT_EQ(s["totals"]["lossless_drops"], 0);
+  EXPECT_EQ(s["totals"]["pause_frames"], 0);
+  uint64_t per_port = 0;
+  for (const auto& p : s["ports"]) per_port += p["drops"].get<uint64_t>();
+  EXPECT_EQ(per_port, s["totals"]["drops"].get<uint64_t>());
+}
+
+TEST(Incast, TooLittleHeadroomDropsOnALosslessPriorityAndWarns) {
+  // A static 2 KB XOFF with 1 KB of headroom cannot absorb the 2 us round trip at 10 Gb/s.
+  nlohmann::json s = run_incast({{"sw0.mmu.threshold", "static"},
+                                 {"sw0.port*.pfc.xoff", "2KB"},
+                                 {"sw0.port*.pfc.headroom", "1KB"}});
+  EXPECT_GT(s["totals"]["lossless_drops"].get<uint64_t>(), 0u);
+  ASSERT_FALSE(s["warnings"].empty());
+  EXPECT_NE(s["warnings"][0].get<std::string>().find("lossless"), std::string::npos);
+}
+
+TEST(Incast, DefaultHeadroomIsEnoughWithStaticThresholds) {
+  nlohmann::json s = run_incast({{"sw0.mmu.threshold", "static"}, {"sw0.port*.pfc.xoff", "4KB"}});
+  EXPECT_EQ(s["totals"]["drops"], 0);
+  EXPECT_GE(utilization(s, "sw0->r0"), 0.99);
+}

@@ -1,0 +1,46 @@
+#include <gtest/gtest.h>
+
+#include "models/protocol/pfc_frame.h"
+
+using namespace sluice;
+
+TEST(PfcFrame, EncodesThe8021QbbLayout) {
+  pfc_request r;
+  r.class_enable = 0b00001000;
+  r.quanta[3] = 0xFFFF;
+  std::array<uint8_t, 64> b;
+  encode_pfc(r, 0x0200000000ABull, b);
+  const uint8_t da[] = {0x01, 0x80, 0xC2, 0x00, 0x00, 0x01};
+  for (int i = 0; i < 6; ++i) EXPECT_EQ(b[i], da[i]);
+  EXPECT_EQ(b[11], 0xAB);                 // source MAC, last byte
+  EXPECT_EQ(b[12], 0x88);                 // EtherType 0x8808
+  EXPECT_EQ(b[13], 0x08);
+  EXPECT_EQ(b[14], 0x01);                 // opcode 0x0101
+  EXPECT_EQ(b[15], 0x01);
+  EXPECT_EQ(b[16], 0x00);                 // class-enable vector
+  EXPECT_EQ(b[17], 0x08);
+  EXPECT_EQ(b[18 + 2 * 3], 0xFF);         // timer of priority 3
+  EXPECT_EQ(b[19 + 2 * 3], 0xFF);
+  EXPECT_EQ(b[18], 0x00);
+}
+
+TEST(PfcFrame, DecodesWhatItEncodesAndRejectsOtherFrames) {
+  pfc_request r, back;
+  r.class_enable = 0b10100001;
+  r.quanta[0] = 1;
+  r.quanta[5] = 0;
+  r.quanta[7] = 1234;
+  std::array<uint8_t, 64> b;
+  encode_pfc(r, 1, b);
+  ASSERT_TRUE(decode_pfc(b, back));
+  EXPECT_EQ(back.class_enable, r.class_enable);
+  EXPECT_EQ(back.quanta, r.quanta);
+  b[15] = 0x02;  // not opcode 0x0101
+  EXPECT_FALSE(decode_pfc(b, back));
+}
+
+TEST(PfcFrame, QuantumIs512BitTimes) {
+  // 0xFFFF quanta at 40 Gb/s: 65535 x 512 / 40e9 s = 838.848 us.
+  EXPECT_EQ(pause_duration(0xFFFF, data_rate{40e9}), sc_core::sc_time(838848, sc_core::SC_NS));
+  EXPECT_EQ(pause_duration(1, data_rate{10e9}), sc_core::sc_time(51.2, sc_core::SC_NS));
+}

@@ -1,0 +1,88 @@
+#include <gtest/gtest.h>
+
+#include "platforms/scenario.h"
+
+using namespace sluice;
+
+namespace {
+const char* base = R"(
+name: t
+platform: {kind: incast, senders: 4, link_rate: 40Gbps, link_delay: 1us}
+traffic:
+  - {kind: constant, src: "h*", dst: r0, rate: 10Gbps, priority: 3}
+run: {until: 1ms, seed: 7, sample_period: 5us}
+)";
+
+// Expects a config_error whose one-line message contains every fragment.
+void expect_error(const std::string& yaml, std::initializer_list<const char*> fragments) {
+  try {
+    load_scenario_text(yaml, "t.yaml");
+    ADD_FAILURE() << "no error for:\n" << yaml;
+  } catch (const config_error& e) {
+    std::string msg = e.what();
+    EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
+    for (const char* f : fragments) EXPECT_NE(msg.find(f), std::string::npos) << "'" << f << "' not in: " << msg;
+  }
+}
+
+std::string replace(std::string s, const std::string& from, const std::string& to) {
+  auto at = s.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  return s.replace(at, from.size(), to);
+}
+}  // namespace
+
+TEST(Scenario, LoadsAndExpandsGlobs) {
+  scenario s = load_scenario_text(base);
+  EXPECT_EQ(s.topology.nodes.size(), 6u);  // sw0, h0..h3, r0
+  EXPECT_EQ(s.topology.links.size(), 5u);
+  ASSERT_EQ(s.flows.size(), 4u);
+  EXPECT_EQ(s.flows[2].name, "h2->r0");
+  EXPECT_DOUBLE_EQ(s.flows[0].rate.bps, 10e9);
+  EXPECT_EQ(s.flows[0].priority, 3);
+  EXPECT_EQ(s.seed, 7u);
+  EXPECT_EQ(s.until, sc_core::sc_time(1, sc_core::SC_MS));
+}
+
+TEST(Scenario, CountMakesNumberedFlows) {
+  scenario s = load_scenario_text(replace(base, "{kind: constant, src: \"h*\", dst: r0, rate: 10Gbps, priority: 3}",
+                                          "{kind: finite, src: [h1, h2], dst: r0, size: 64KB, count: 3}"));
+  ASSERT_EQ(s.flows.size(), 6u);
+  EXPECT_EQ(s.flows[4].name, "h2->r0#1");
+  EXPECT_EQ(s.flows[4].size, 64000u);
+}
+
+TEST(Scenario, MalformedYamlGivesLineNumber) { expect_error("platform: {kind: incast\ntraffic: [", {"t.yaml:", "malformed"}); }
+
+TEST(Scenario, UnknownKeysAreNamed) {
+  expect_error(replace(base, "senders: 4", "senders: 4, sendrs: 5"), {"platform.sendrs", "unknown key"});
+  expect_error(replace(base, "priority: 3}", "priority: 3, colour: red}"), {"traffic[0].colour", "unknown key"});
+  expect_error(replace(base, "seed: 7", "seed: 7, util: 2ms"), {"run.util", "unknown key"});
+  expect_error(std::string(base) + "extra: 1\n", {"scenario.extra", "unknown key"});
+}
+
+TEST(Scenario, WrongUnitsAreNamed) {
+  expect_error(replace(base, "rate: 10Gbps", "rate: 10GB"), {"traffic[0].rate", "10GB"});
+  expect_error(replace(base, "link_delay: 1us", "link_delay: 1 fortnight"), {"platform.link_delay", "fortnight"});
+  expect_error(replace(base, "until: 1ms", "until: 1"), {"run.until", "'1'"});
+}
+
+TEST(Scenario, NegativeOrZeroRatesAreRejected) {
+  expect_error(replace(base, "rate: 10Gbps", "rate: -10Gbps"), {"traffic[0].rate", "-10Gbps"});
+  expect_error(replace(base, "rate: 10Gbps", "rate: 0Gbps"), {"traffic[0].rate", "0Gbps"});
+  expect_error(replace(base, "link_rate: 40Gbps", "link_rate: 0bps"), {"platform.link_rate"});
+  expect_error(replace(base, "until: 1ms", "until: 0ms"), {"run.until"});
+}
+
+TEST(Scenario, BadTrafficEndsAreNamed) {
+  expect_error(replace(base, "dst: r0", "dst: r9"), {"traffic[0].dst", "r9", "matches no NIC"});
+  expect_error(replace(base, "dst: r0", "dst: sw0"), {"traffic[0].dst", "is a switch"});
+  expect_error(replace(base, "src: \"h*\"", "src: r0"), {"traffic[0]", "to itself"});
+  expect_error(replace(base, "priority: 3", "priority: 8"), {"traffic[0].priority", "0..7"});
+  expect_error(replace(base, "kind: constant", "kind: bursty"), {"traffic[0].kind", "bursty"});
+}
+
+TEST(Scenario, UnknownPlatformKindAndLinkEvents) {
+  expect_error(replace(base, "kind: incast", "kind: torus"), {"platform.kind", "torus"});
+  expect_error(std::string(base) + "events: [{at: 1us, link: sw0-r9, rate: 1Gbps}]\n", {"events[0].link", "sw0-r9"});
+}

@@ -1,0 +1,66 @@
+#include <gtest/gtest.h>
+
+#include "models/core/units.h"
+
+using namespace sluice;
+using sc_core::sc_time;
+using sc_core::SC_NS;
+using sc_core::SC_US;
+
+TEST(Units, ParsesRates) {
+  EXPECT_DOUBLE_EQ(parse_rate("40Gbps").bps, 40e9);
+  EXPECT_DOUBLE_EQ(parse_rate("2.5 Gb/s").bps, 2.5e9);
+  EXPECT_DOUBLE_EQ(parse_rate("100Mbps").bps, 100e6);
+  EXPECT_DOUBLE_EQ(parse_rate("1Tbps").bps, 1e12);
+}
+
+TEST(Units, ParsesSizes) {
+  EXPECT_EQ(parse_bytes("96KiB").bytes, 96u * 1024);
+  EXPECT_EQ(parse_bytes("64KB").bytes, 64000u);
+  EXPECT_EQ(parse_bytes("1500B").bytes, 1500u);
+  EXPECT_EQ(parse_bytes("12MiB").bytes, 12u << 20);
+  EXPECT_EQ(parse_bytes("1000").bytes, 1000u);
+}
+
+TEST(Units, ParsesTimes) {
+  EXPECT_EQ(parse_time("5us"), sc_time(5, SC_US));
+  EXPECT_EQ(parse_time("300ns"), sc_time(300, SC_NS));
+  EXPECT_EQ(parse_time("1.5ms"), sc_time(1500, SC_US));
+  EXPECT_EQ(parse_time("0"), sc_core::SC_ZERO_TIME);
+}
+
+TEST(Units, SerializationIsExactAtPicosecondResolution) {
+  // 1500 B at 40 Gb/s = 12000 bits / 40e9 = 300 ns; 64 B at 400 Gb/s = 1.28 ns.
+  EXPECT_EQ(parse_rate("40Gbps").serialization(1500), sc_time(300, SC_NS));
+  EXPECT_EQ(to_ps(parse_rate("400Gbps").serialization(64)), 1280u);
+}
+
+TEST(Units, ErrorsNameTheKeyAndValue) {
+  try {
+    parse_rate("40GBq", "sw0-r0.rate");
+    FAIL();
+  } catch (const config_error& e) {
+    EXPECT_NE(std::string(e.what()).find("sw0-r0.rate"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("40GBq"), std::string::npos);
+  }
+  EXPECT_THROW(parse_rate("fast"), config_error);
+  EXPECT_THROW(parse_rate("-1Gbps"), config_error);
+  EXPECT_THROW(parse_rate("0Gbps"), config_error);
+  EXPECT_THROW(parse_rate("40"), config_error);  // a rate needs a unit
+  EXPECT_THROW(parse_bytes("10 parsecs"), config_error);
+  EXPECT_THROW(parse_bytes("-5KB"), config_error);
+  EXPECT_THROW(parse_bytes("1.5B"), config_error);
+  EXPECT_THROW(parse_time("5"), config_error);  // a non-zero time needs a unit
+  EXPECT_THROW(parse_time("-3us"), config_error);
+  EXPECT_THROW(parse_time("nan us"), config_error);
+  EXPECT_THROW(parse_count("2.5"), config_error);
+  EXPECT_THROW(parse_bool("maybe"), config_error);
+}
+
+TEST(Units, FormatsRoundTrip) {
+  EXPECT_EQ(format_rate(parse_rate("40Gbps")), "40Gbps");
+  EXPECT_EQ(format_bytes(parse_bytes("96KiB")), "96KiB");
+  EXPECT_EQ(format_time(parse_time("5us")), "5us");
+  EXPECT_EQ(format_time(parse_time("1300ns")), "1300ns");
+  EXPECT_EQ(format_time(parse_time("1.5ms")), "1500us");
+}
