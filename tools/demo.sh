@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Installs, builds, runs the default scenario (pcn-basic: the PFC congestion tree of the PCN
+# paper), prints the summary and writes plots to out/pcn-basic/.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+"$root/tools/setup.sh"
+scenario="${1:-$root/scenarios/pcn-basic.yaml}"
+out="$root/out/$(basename "$scenario" .yaml)"
+"$root/build/platforms/sluice" run "$scenario" --out "$out" 2>/dev/null
+"$root/.venv/bin/python" "$root/tools/plot_run.py" "$out"

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs Sluice's dependencies from Debian 12 packages, makes the Python venv and builds.
+# Idempotent: installed packages, an existing venv and an up-to-date build are reused.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+
+packages=(
+  build-essential cmake pkg-config
+  libsystemc-dev libboost-program-options-dev libyaml-cpp-dev nlohmann-json3-dev
+  libgtest-dev pybind11-dev
+  python3 python3-dev python3-venv python3-numpy python3-pandas python3-matplotlib python3-pytest
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  echo "setup: installing ${missing[*]}"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# Debian's python3 with its numpy/pandas/matplotlib (the default python3 may be another build).
+if [ ! -x .venv/bin/python ]; then
+  /usr/bin/python3 -m venv --system-site-packages .venv
+fi
+
+cmake -S . -B build -DPython3_EXECUTABLE="$root/.venv/bin/python" >/dev/null
+cmake --build build -j2 -- --no-print-directory | grep -v -E '^\[ *[0-9]+%\]' || true
+test -x build/platforms/sluice
