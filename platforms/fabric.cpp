@@ -10,12 +10,17 @@ namespace sluice {
 namespace {
 
 // Textbook PFC headroom (see docs/models/mmu.md): the frame being received when XOFF is
-// decided, the MTU frame ahead of the PFC frame on the reverse wire, the PFC frame, the round
-// trip on the cable, and the frame the sender had started: 2 x prop x rate + 3 x MTU + 64 B.
-byte_count default_headroom(const link_spec& l) {
-  double cable = 2.0 * l.delay.to_seconds() * l.rate.bps / 8.0;
-  double bytes = cable + 3 * 1500 + 64;
+// decided, the largest frame ahead of the PFC frame on the reverse wire, the PFC frame, the
+// round trip on the cable, the sender's pause response time, and the frame the sender had
+// started: 2 x prop x rate + response x rate + 3 x max frame + 64 B, rounded up to 1 KiB.
+byte_count headroom_for(data_rate rate, sc_core::sc_time delay, sc_core::sc_time response, uint64_t max_frame) {
+  double in_flight = (2.0 * delay.to_seconds() + response.to_seconds()) * rate.bps / 8.0;
+  double bytes = in_flight + 3.0 * static_cast<double>(max_frame) + 64;
   return byte_count{static_cast<uint64_t>(std::ceil(bytes / 1024.0)) * 1024};
+}
+
+byte_count default_headroom(const link_spec& l) {
+  return headroom_for(l.rate, l.delay, sc_core::SC_ZERO_TIME, 1500);
 }
 
 }  // namespace
@@ -93,7 +98,7 @@ void fabric::check_topology() const {
     for (const std::string& end : {l.a, l.b})
       if (!names.count(end)) throw config_error("platform.links: '" + end + "' is not a declared node");
     if (l.a == l.b) throw config_error("platform.links: '" + l.a + "' is linked to itself");
-    if (!link_names.insert(l.a + "-" + l.b).second)
+    if (!link_names.insert(l.a + "-" + l.b).second || link_names.count(l.b + "-" + l.a))
       throw config_error("platform.links: '" + l.a + "-" + l.b + "' is declared twice");
     ++degree[l.a];
     ++degree[l.b];
@@ -150,6 +155,20 @@ void fabric::compute_routes() {
     }
   }
   for (auto& sw : switches) sw->forwarding.table.set_salt(mix64(random_streams::instance().seed() ^ fnv1a(sw->name())));
+}
+
+void fabric::derive_defaults() {
+  uint64_t max_frame = 64;
+  for (const auto& n : nics) max_frame = std::max(max_frame, n->mtu().bytes + n->header_bytes().bytes);
+  for (const link_entry& e : links) {
+    for (const port_ref* end : {&e.a, &e.b}) {
+      auto sw = switch_by_name_.find(end->node);
+      if (sw == switch_by_name_.end()) continue;
+      const port_ref& peer = end == &e.a ? e.b : e.a;
+      byte_count h = headroom_for(e.model->rate(), e.model->delay(), peer.mac->pfc_response(), max_frame);
+      sw->second->mmu_block.ports[end->port]->headroom.set_default(h);
+    }
+  }
 }
 
 link& fabric::link_named(const std::string& name) {

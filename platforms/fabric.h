@@ -36,6 +36,9 @@ class fabric {
   std::vector<link_entry> links;
 
   link& link_named(const std::string& name);
+  // Recomputes defaults that depend on other parameters (PFC headroom from the link rate and
+  // delay, the peer's pause response and the largest NIC frame); call after overrides.
+  void derive_defaults();
   // Name of the node on the far side of a switch's port.
   const std::string& peer_of(const std::string& node, int port) const;
 

@@ -1,5 +1,6 @@
 // The run's outputs: summary.json (schema in docs/outputs.md), the text table, the CSVs.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>

@@ -30,6 +30,7 @@ simulation::simulation(const scenario& s, const run_options& options) {
   events_ = std::make_unique<event_player>("events", *fabric_, s.events);
   apply_overrides(s.params, "params");
   apply_overrides(options.sets, "--set");
+  fabric_->derive_defaults();
 }
 
 simulation::~simulation() = default;

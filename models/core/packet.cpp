@@ -9,8 +9,9 @@ packet_pool& packet_pool::instance() {
 
 tlm::tlm_generic_payload* packet_pool::acquire() {
   if (free_.empty()) {
-    auto p = std::make_unique<tlm::tlm_generic_payload>(this);
-    p->set_extension(new packet_header);
+    auto p = std::make_unique<pooled_payload>(this);
+    p->hdr = new packet_header;
+    p->set_extension(p->hdr);  // owned by the payload from here on
     free_.push_back(p.get());
     all_.push_back(std::move(p));
   }

@@ -27,6 +27,7 @@ struct packet_header : tlm::tlm_extension<packet_header> {
   uint64_t seq = 0;           // byte offset of the first payload byte within its flow
   uint64_t created_ps = 0;    // when the NIC built the frame
   uint16_t ingress_port = 0;  // switch-local: the port the frame came in on
+  uint64_t ready_ps = 0;      // switch-local: when the frame clears the forwarding pipeline
   uint16_t hops = 0;
   std::array<uint8_t, 64> bytes{};  // wire image of control frames (PFC); unused for data
 
@@ -37,9 +38,14 @@ struct packet_header : tlm::tlm_extension<packet_header> {
   }
 };
 
-inline packet_header& header(tlm::tlm_generic_payload& p) {
-  return *p.get_extension<packet_header>();
-}
+// Every payload in flight comes from packet_pool, which allocates this subclass: the header is
+// reached without the extension lookup (it is also attached as an extension for generic tools).
+struct pooled_payload : tlm::tlm_generic_payload {
+  explicit pooled_payload(tlm::tlm_mm_interface* mm) : tlm::tlm_generic_payload(mm) {}
+  packet_header* hdr = nullptr;
+};
+
+inline packet_header& header(tlm::tlm_generic_payload& p) { return *static_cast<pooled_payload&>(p).hdr; }
 
 class packet_pool : public tlm::tlm_mm_interface {
  public:

@@ -28,6 +28,7 @@ void choice_param::set_from_string(const std::string& text) {
   if (std::find(choices_.begin(), choices_.end(), text) == choices_.end())
     throw config_error(name() + ": '" + text + "' is not one of " + range_string());
   value_ = text;
+  overridden_ = value_ != default_;
 }
 
 param_registry& param_registry::instance() {

@@ -31,6 +31,11 @@ class param_base {
   virtual std::string range_string() const = 0;
   // Parses and range-checks; throws config_error naming the parameter and the text.
   virtual void set_from_string(const std::string& text) = 0;
+  // True once a scenario or the command line has set this parameter.
+  bool overridden() const { return overridden_; }
+
+ protected:
+  bool overridden_ = false;
 
  private:
   std::string name_;
@@ -80,7 +85,14 @@ class param : public param_base {
   }
   const T& operator()() const { return value_; }
   const T& value() const { return value_; }
-  void set(const T& v) { check(v, traits::format(v)); value_ = v; }
+  void set(const T& v) { check(v, traits::format(v)); value_ = v; overridden_ = true; }
+  // For defaults derived from other parameters (PFC headroom from the link): replaces the
+  // default, and the value unless the user has set it.
+  void set_default(const T& v) {
+    check(v, traits::format(v));
+    default_ = v;
+    if (!overridden_) value_ = v;
+  }
 
   std::string unit() const override { return traits::unit(); }
   std::string value_string() const override { return traits::format(value_); }
@@ -92,6 +104,7 @@ class param : public param_base {
     T v = traits::parse(text, name());
     check(v, text);
     value_ = v;
+    overridden_ = true;
   }
 
  private:

@@ -26,9 +26,10 @@ std::pair<double, std::string> split_number(const std::string& text, const std::
 }  // namespace
 
 sc_core::sc_time data_rate::serialization(uint64_t bytes) const {
-  // bits / bps seconds = bits * 1e12 / bps picoseconds; long double keeps 1500 B at 40 Gb/s exact.
-  long double ps = static_cast<long double>(bytes) * 8.0L * 1e12L / static_cast<long double>(bps);
-  return from_ps(static_cast<uint64_t>(std::llround(ps)));
+  // bits / bps seconds = bits * 1e12 / bps picoseconds, rounded to the nearest picosecond.
+  // (Exact for the usual rates: 1500 B at 40 Gb/s is 300000 ps.) On the per-frame path.
+  double ps = static_cast<double>(bytes) * 8e12 / bps;
+  return from_ps(static_cast<uint64_t>(ps + 0.5));
 }
 
 data_rate parse_rate(const std::string& text, const std::string& what) {
@@ -83,9 +84,12 @@ double parse_number(const std::string& text, const std::string& what) {
 }
 
 uint64_t parse_count(const std::string& text, const std::string& what) {
-  double v = parse_number(text, what);
-  if (v < 0 || v != std::floor(v)) throw config_error(what + ": '" + text + "' must be a whole number >= 0");
-  return static_cast<uint64_t>(v);
+  std::size_t start = text.find_first_not_of(" \t");
+  std::size_t end = text.find_last_not_of(" \t");
+  std::string digits = start == std::string::npos ? "" : text.substr(start, end - start + 1);
+  if (digits.empty() || digits.size() > 19 || digits.find_first_not_of("0123456789") != std::string::npos)
+    throw config_error(what + ": '" + text + "' must be a whole number >= 0");
+  return std::stoull(digits);
 }
 
 bool parse_bool(const std::string& text, const std::string& what) {

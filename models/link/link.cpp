@@ -31,6 +31,7 @@ tlm::tlm_sync_enum link_channel::transmit(tlm::tlm_generic_payload& p, tlm::tlm_
 
 void link_channel::deliver(tlm::tlm_generic_payload* p) {
   ++g_packet_hops;
+  ++header(*p).hops;
   tlm::tlm_phase phase = tlm::BEGIN_REQ;
   sc_core::sc_time zero = sc_core::SC_ZERO_TIME;
   out->nb_transport_fw(*p, phase, zero);

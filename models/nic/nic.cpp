@@ -87,6 +87,18 @@ tlm::tlm_generic_payload* nic::next_frame(const mac_port& mac, uint64_t now_ps, 
   return nullptr;
 }
 
+uint64_t nic::next_ready_ps(const mac_port& mac, uint64_t now_ps) const {
+  uint64_t next = never_ps;
+  for (const sender& s : senders_) {
+    if (s.done) continue;
+    uint8_t prio = flows_[s.flow_id].spec.priority;
+    uint64_t t = mac.paused(prio, now_ps) ? mac.pause_end_ps(prio) : ready_ps(s, now_ps);
+    if (t <= now_ps) return now_ps;
+    next = std::min(next, t);
+  }
+  return next;
+}
+
 void nic::receive_frame(tlm::tlm_generic_payload* p, int) {
   packet_header& h = header(*p);
   ++rx_frames_;

@@ -26,6 +26,7 @@ class nic : public sc_core::sc_module, public frame_source_if, public frame_sink
   uint64_t misdelivered() const { return misdelivered_; }
 
   tlm::tlm_generic_payload* next_frame(const mac_port& port, uint64_t now_ps, uint64_t& retry_ps) override;
+  uint64_t next_ready_ps(const mac_port& port, uint64_t now_ps) const override;
   void receive_frame(tlm::tlm_generic_payload* frame, int port_index) override;
 
  private:

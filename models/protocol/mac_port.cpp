@@ -13,25 +13,24 @@ mac_port::mac_port(sc_core::sc_module_name name, int index, uint64_t mac_address
                    sc_core::SC_ZERO_TIME, sc_core::sc_time(1, sc_core::SC_MS)),
       index_(index), mac_(mac_address) {
   rx.register_nb_transport_fw(this, &mac_port::receive);
-  SC_METHOD(try_send);  // runs once at start so sources with timed flows schedule their wake-up
+  // One method and one event: woken at the end of a frame, at a pause or pacing deadline, or on
+  // new input. Runs once at start so sources with timed flows schedule their first wake-up.
+  SC_METHOD(try_send);
   sensitive << wake_;
-  SC_METHOD(on_tx_done);
-  sensitive << tx_done_;
-  dont_initialize();
 }
 
 void mac_port::kick() {
-  if (!busy_) try_send();
-}
-
-void mac_port::on_tx_done() {
-  busy_ = false;
-  try_send();
+  uint64_t now = to_ps(sc_core::sc_time_stamp());
+  if (now < busy_until_ps_) wake_.notify(from_ps(busy_until_ps_ - now));  // look again when the wire frees
+  else try_send();
 }
 
 void mac_port::try_send() {
-  if (busy_) return;
   uint64_t now = to_ps(sc_core::sc_time_stamp());
+  if (now < busy_until_ps_) {
+    wake_.notify(from_ps(busy_until_ps_ - now));
+    return;
+  }
   tlm::tlm_generic_payload* p = nullptr;
   if (!control_.empty()) {
     p = control_.pop_front();
@@ -45,12 +44,13 @@ void mac_port::try_send() {
   } else {
     return;
   }
-  busy_ = true;
   ++frames_sent_;
   tlm::tlm_phase phase = tlm::BEGIN_REQ;
   sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
   tx->nb_transport_fw(*p, phase, delay);
-  tx_done_.notify(delay);  // END_REQ: the last bit has left
+  busy_until_ps_ = now + to_ps(delay);  // END_REQ: the last bit will have left
+  uint64_t next = control_.empty() && source_ ? source_->next_ready_ps(*this, busy_until_ps_) : busy_until_ps_;
+  if (next != never_ps) wake_.notify(from_ps(std::max(next, busy_until_ps_) - now));
 }
 
 void mac_port::send_pfc(const pfc_request& request) {

@@ -28,6 +28,9 @@ class frame_source_if {
   // `retry_ps` to the earliest time a frame may become sendable (never_ps if only new input can
   // change that; the source then calls mac_port::kick()).
   virtual tlm::tlm_generic_payload* next_frame(const mac_port& port, uint64_t now_ps, uint64_t& retry_ps) = 0;
+  // After a frame starts: the earliest time the source could have another (never_ps if none
+  // without new input). Lets the port sleep through a paced gap in one wake-up instead of two.
+  virtual uint64_t next_ready_ps(const mac_port& port, uint64_t now_ps) const = 0;
 };
 
 // The block behind a receiver (switch ingress, NIC receive path). Takes ownership of the frame.
@@ -63,7 +66,7 @@ class mac_port : public sc_core::sc_module {
     return s.from_ps <= now_ps && now_ps < s.until_ps;
   }
   uint64_t pause_end_ps(int priority) const { return pause_[priority].until_ps; }
-  bool busy() const { return busy_; }
+  bool busy() const { return to_ps(sc_core::sc_time_stamp()) < busy_until_ps_; }
 
   // Statistics.
   uint64_t pfc_frames_sent() const { return pfc_sent_; }
@@ -79,7 +82,6 @@ class mac_port : public sc_core::sc_module {
     uint64_t xoff_frames = 0, xon_frames = 0;
   };
   void try_send();
-  void on_tx_done();
   tlm::tlm_sync_enum receive(tlm::tlm_generic_payload& p, tlm::tlm_phase& phase, sc_core::sc_time& delay);
   void apply_pause(int priority, uint64_t effective_ps, uint64_t until_ps);
 
@@ -90,8 +92,8 @@ class mac_port : public sc_core::sc_module {
   frame_sink_if* sink_ = nullptr;
   ring<tlm::tlm_generic_payload*> control_;
   std::array<pause_state, num_priorities> pause_{};
-  bool busy_ = false;
-  sc_core::sc_event wake_, tx_done_;
+  uint64_t busy_until_ps_ = 0;  // end of the frame on the wire (END_REQ)
+  sc_core::sc_event wake_;
   uint64_t pfc_sent_ = 0, pfc_received_ = 0, frames_sent_ = 0;
 };
 

@@ -18,7 +18,7 @@ uint64_t shared_buffer::threshold(int port, int priority) const {
 }
 
 bool shared_buffer::xoff_condition(std::size_t i, const pg_usage& u, uint64_t threshold) const {
-  return u.headroom > 0 || u.shared >= threshold;
+  return u.headroom > 0 || (u.shared > 0 && u.shared >= threshold);
 }
 
 admit_verdict shared_buffer::admit(int port, int priority, uint64_t bytes, bool& xoff_due) {
@@ -35,6 +35,11 @@ admit_verdict shared_buffer::admit(int port, int priority, uint64_t bytes, bool&
   } else if (c.lossless && u.headroom + bytes <= c.headroom) {
     u.headroom += bytes;
   } else {
+    // Even a group whose headroom cannot take one frame must still pause its sender.
+    if (c.lossless && !paused_[i]) {
+      paused_[i] = 1;
+      xoff_due = true;
+    }
     return admit_verdict::dropped;
   }
   if (c.lossless && !paused_[i] && xoff_condition(i, u, threshold(port, priority))) {

@@ -16,7 +16,7 @@ switch_model::switch_model(sc_core::sc_module_name name, uint32_t node_id, const
                sc_core::sc_time(1, sc_core::SC_MS)),
       mmu_port("mmu_port"), forwarding_port("forwarding_port"),
       mmu_block("mmu", port_names(this->name(), headrooms.size()), headrooms), forwarding("forwarding"),
-      node_id_(node_id), pipe_("pipe", [this](tlm::tlm_generic_payload* p) { forward(p); }) {
+      node_id_(node_id) {
   mmu_port.bind(mmu_block);
   forwarding_port.bind(forwarding);
   for (std::size_t i = 0; i < headrooms.size(); ++i) {
@@ -39,23 +39,21 @@ void switch_model::receive_frame(tlm::tlm_generic_payload* p, int port_index) {
   }
   in.note_ingress(h.priority, mmu_port->pg_bytes(port_index, h.priority));
   if (xoff_due) in.pause_upstream(h.priority);
-  pipe_.push(p, pipeline());
+  int out = forwarding_port->route(h, port_index);
+  if (out < 0) return drop_unroutable(p);
+  h.ready_ps = to_ps(sc_core::sc_time_stamp() + pipeline());
+  ports[out]->enqueue(p);
 }
 
-void switch_model::forward(tlm::tlm_generic_payload* p) {
+// The fabric builder checks reachability up front; count rather than crash if one slips by.
+void switch_model::drop_unroutable(tlm::tlm_generic_payload* p) {
   packet_header& h = header(*p);
-  int out = forwarding_port->route(h, h.ingress_port);
-  if (out < 0) {
-    // The fabric builder checks reachability up front; count rather than crash if it slips.
-    ++unroutable_;
-    bool xon_due = false;
-    mmu_port->release(h.ingress_port, h.priority, h.size, xon_due);
-    if (xon_due) ports[h.ingress_port]->resume_upstream(h.priority);
-    ports[h.ingress_port]->count_drop(h.priority);
-    p->release();
-    return;
-  }
-  ports[out]->enqueue(p);
+  ++unroutable_;
+  bool xon_due = false;
+  mmu_port->release(h.ingress_port, h.priority, h.size, xon_due);
+  if (xon_due) ports[h.ingress_port]->resume_upstream(h.priority);
+  ports[h.ingress_port]->count_drop(h.priority);
+  p->release();
 }
 
 }  // namespace sluice

@@ -1,13 +1,14 @@
 // A shared-buffer Ethernet switch: N ports, 8 priorities, ingress accounting with PFC, a
 // fixed-latency forwarding pipeline, per-port egress queues and schedulers.
-// A frame's walk: MAC rx -> ingress (MMU admit; PFC XOFF upstream) -> pipeline latency ->
-// forwarding (table + ECMP) -> egress queue -> scheduler -> MAC tx (MMU release; XON).
+// A frame's walk: MAC rx -> ingress (MMU admit; PFC XOFF upstream) -> forwarding (table +
+// ECMP) -> egress queue, eligible once the pipeline latency has passed -> scheduler -> MAC tx
+// (MMU release; XON). Holding the frame in its egress queue until it is ready, rather than in a
+// separate delay stage, costs no kernel event when the port is busy (the common case under load).
 #pragma once
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "models/core/delay_line.h"
 #include "models/switch/forwarding_table.h"
 #include "models/switch/mmu.h"
 #include "models/switch/switch_port.h"
@@ -39,9 +40,8 @@ class switch_model : public sc_core::sc_module, public frame_sink_if {
   uint64_t unroutable() const { return unroutable_; }
 
  private:
-  void forward(tlm::tlm_generic_payload* frame);
+  void drop_unroutable(tlm::tlm_generic_payload* frame);
   uint32_t node_id_;
-  delay_line<tlm::tlm_generic_payload*> pipe_;
   uint64_t unroutable_ = 0;
 };
 

@@ -56,8 +56,10 @@ tlm::tlm_generic_payload* switch_port::next_frame(const mac_port& port, uint64_t
   uint32_t eligible = 0;
   for (int q = 0; q < num_priorities; ++q) {
     if (queues_[q].empty()) continue;
-    head[q] = header(*queues_[q].front()).size;
+    const packet_header& h = header(*queues_[q].front());
+    head[q] = h.size;
     if (port.paused(q, now_ps)) retry_ps = std::min(retry_ps, port.pause_end_ps(q));
+    else if (h.ready_ps > now_ps) retry_ps = std::min(retry_ps, h.ready_ps);  // still in the pipeline
     else eligible |= 1u << q;
   }
   if (!eligible) return nullptr;
@@ -75,6 +77,17 @@ tlm::tlm_generic_payload* switch_port::next_frame(const mac_port& port, uint64_t
   mmu_->release(h.ingress_port, q, h.size, xon_due);
   if (xon_due) (*siblings_)[h.ingress_port]->resume_upstream(q);
   return p;
+}
+
+uint64_t switch_port::next_ready_ps(const mac_port& port, uint64_t now_ps) const {
+  uint64_t next = never_ps;
+  for (int q = 0; q < num_priorities; ++q) {
+    if (queues_[q].empty()) continue;
+    uint64_t t = port.paused(q, now_ps) ? port.pause_end_ps(q) : header(*queues_[q].front()).ready_ps;
+    if (t <= now_ps) return now_ps;
+    next = std::min(next, t);
+  }
+  return next;
 }
 
 sc_core::sc_time switch_port::pause_time() const {

@@ -46,6 +46,7 @@ class switch_port : public sc_core::sc_module, public frame_source_if {
 
   void enqueue(tlm::tlm_generic_payload* p);
   tlm::tlm_generic_payload* next_frame(const mac_port& port, uint64_t now_ps, uint64_t& retry_ps) override;
+  uint64_t next_ready_ps(const mac_port& port, uint64_t now_ps) const override;
 
   // Called by the switch when the MMU decides this port's upstream must pause / may resume.
   void pause_upstream(int priority);
