@@ -9,7 +9,7 @@ uint64_t g_packet_hops = 0;
 
 link_channel::link_channel(sc_core::sc_module_name name, link& owner)
     : sc_module(name), in("in"), out("out"), owner_(owner),
-      wire_("wire", [this](tlm::tlm_generic_payload* p) { deliver(p); }) {
+      wire_([this](tlm::tlm_generic_payload* p) { deliver(p); }) {
   in.register_nb_transport_fw(this, &link_channel::transmit);
 }
 

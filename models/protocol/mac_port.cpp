@@ -11,24 +11,27 @@ mac_port::mac_port(sc_core::sc_module_name name, int index, uint64_t mac_address
       pfc_response(param_prefix + ".pfc.response", sc_core::SC_ZERO_TIME,
                    "delay from a PFC frame's arrival to the pause taking effect (MAC/PHY reaction)",
                    sc_core::SC_ZERO_TIME, sc_core::sc_time(1, sc_core::SC_MS)),
-      index_(index), mac_(mac_address) {
+      index_(index), mac_(mac_address), timers_(event_queue::instance()) {
   rx.register_nb_transport_fw(this, &mac_port::receive);
-  // One method and one event: woken at the end of a frame, at a pause or pacing deadline, or on
-  // new input. Runs once at start so sources with timed flows schedule their first wake-up.
-  SC_METHOD(try_send);
-  sensitive << wake_;
+  // One wake-up at a time: at the end of a frame, at a pause or pacing deadline, or on new
+  // input. The first, at time 0, lets sources with timed flows schedule their start.
+  wake_at(0);
 }
+
+void mac_port::wake_at(uint64_t at_ps) { timers_.schedule(this, at_ps); }
+
+void mac_port::on_timer() { try_send(); }
 
 void mac_port::kick() {
   uint64_t now = to_ps(sc_core::sc_time_stamp());
-  if (now < busy_until_ps_) wake_.notify(from_ps(busy_until_ps_ - now));  // look again when the wire frees
+  if (now < busy_until_ps_) wake_at(busy_until_ps_);  // look again when the wire frees
   else try_send();
 }
 
 void mac_port::try_send() {
   uint64_t now = to_ps(sc_core::sc_time_stamp());
   if (now < busy_until_ps_) {
-    wake_.notify(from_ps(busy_until_ps_ - now));
+    wake_at(busy_until_ps_);
     return;
   }
   tlm::tlm_generic_payload* p = nullptr;
@@ -38,7 +41,7 @@ void mac_port::try_send() {
     uint64_t retry = never_ps;
     p = source_->next_frame(*this, now, retry);
     if (!p) {
-      if (retry != never_ps) wake_.notify(from_ps(retry > now ? retry - now : 0));
+      if (retry != never_ps) wake_at(std::max(retry, now));
       return;
     }
   } else {
@@ -50,7 +53,7 @@ void mac_port::try_send() {
   tx->nb_transport_fw(*p, phase, delay);
   busy_until_ps_ = now + to_ps(delay);  // END_REQ: the last bit will have left
   uint64_t next = control_.empty() && source_ ? source_->next_ready_ps(*this, busy_until_ps_) : busy_until_ps_;
-  if (next != never_ps) wake_.notify(from_ps(std::max(next, busy_until_ps_) - now));
+  if (next != never_ps) wake_at(std::max(next, busy_until_ps_));
 }
 
 void mac_port::send_pfc(const pfc_request& request) {
@@ -77,14 +80,17 @@ tlm::tlm_sync_enum mac_port::receive(tlm::tlm_generic_payload& p, tlm::tlm_phase
     uint64_t now = to_ps(sc_core::sc_time_stamp());
     uint64_t effective = now + to_ps(pfc_response());
     data_rate rate = link_ ? link_->current_rate() : data_rate{1e9};
+    bool shortened = false;
     for (int i = 0; i < num_priorities; ++i) {
       if (!(request.class_enable >> i & 1)) continue;
       uint64_t until = effective + to_ps(pause_duration(request.quanta[i], rate));
+      shortened |= until < pause_[i].until_ps;
       apply_pause(i, effective, until);
       ++(request.quanta[i] ? pause_[i].xoff_frames : pause_[i].xon_frames);
     }
-    // A resume (or a shorter pause) may let frames go at `effective`; the source re-checks then.
-    wake_.notify(from_ps(effective - now));
+    // A resume (or a shorter pause) may let frames go at `effective`: look again then. A longer
+    // pause needs no wake-up: the pending one finds the priority still paused and re-arms.
+    if (shortened) wake_at(std::max(effective, busy_until_ps_));
   }
   p.release();
   return tlm::TLM_COMPLETED;

@@ -8,6 +8,7 @@
 
 #include <systemc>
 
+#include "models/core/event_queue.h"
 #include "models/core/params.h"
 #include "models/core/ring.h"
 #include "models/protocol/packet_protocol.h"
@@ -40,7 +41,7 @@ class frame_sink_if {
   virtual void receive_frame(tlm::tlm_generic_payload* frame, int port_index) = 0;
 };
 
-class mac_port : public sc_core::sc_module {
+class mac_port : public sc_core::sc_module, public timed_client {
  public:
   frame_out_socket<mac_port> tx;
   frame_in_socket<mac_port> rx;
@@ -48,7 +49,6 @@ class mac_port : public sc_core::sc_module {
 
   // param_prefix: where this port's parameters live ("sw0.port3"), usually its owner's name.
   mac_port(sc_core::sc_module_name name, int index, uint64_t mac_address, const std::string& param_prefix);
-  SC_HAS_PROCESS(mac_port);
 
   void attach(frame_source_if* source, frame_sink_if* sink) { source_ = source; sink_ = sink; }
   void attach_link(const link* l) { link_ = l; }
@@ -82,6 +82,8 @@ class mac_port : public sc_core::sc_module {
     uint64_t xoff_frames = 0, xon_frames = 0;
   };
   void try_send();
+  void wake_at(uint64_t at_ps);  // try_send at at_ps, unless an earlier wake-up is pending
+  void on_timer() override;
   tlm::tlm_sync_enum receive(tlm::tlm_generic_payload& p, tlm::tlm_phase& phase, sc_core::sc_time& delay);
   void apply_pause(int priority, uint64_t effective_ps, uint64_t until_ps);
 
@@ -93,7 +95,7 @@ class mac_port : public sc_core::sc_module {
   ring<tlm::tlm_generic_payload*> control_;
   std::array<pause_state, num_priorities> pause_{};
   uint64_t busy_until_ps_ = 0;  // end of the frame on the wire (END_REQ)
-  sc_core::sc_event wake_;
+  event_queue& timers_;
   uint64_t pfc_sent_ = 0, pfc_received_ = 0, frames_sent_ = 0;
 };
 

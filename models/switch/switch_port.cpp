@@ -24,9 +24,6 @@ switch_port::switch_port(sc_core::sc_module_name name, int index, uint64_t mac_a
     weight[i] = std::make_unique<param<uint64_t>>(prio + ".weight", 1, "DWRR weight", 1, 1000000);
   }
   mac.attach(this, nullptr);
-  SC_METHOD(refresh);
-  sensitive << refresh_event_;
-  dont_initialize();
 }
 
 void switch_port::start_of_simulation() {
@@ -47,7 +44,7 @@ void switch_port::enqueue(tlm::tlm_generic_payload* p) {
   s.bytes += h.size;
   ++s.frames;
   s.max_bytes = std::max(s.max_bytes, s.bytes);
-  queues_[h.priority].push_back(p);
+  queues_[h.priority].push_back({p, h.size, h.ready_ps});
   mac.kick();
 }
 
@@ -56,7 +53,7 @@ tlm::tlm_generic_payload* switch_port::next_frame(const mac_port& port, uint64_t
   uint32_t eligible = 0;
   for (int q = 0; q < num_priorities; ++q) {
     if (queues_[q].empty()) continue;
-    const packet_header& h = header(*queues_[q].front());
+    const queued& h = queues_[q].front();
     head[q] = h.size;
     if (port.paused(q, now_ps)) retry_ps = std::min(retry_ps, port.pause_end_ps(q));
     else if (h.ready_ps > now_ps) retry_ps = std::min(retry_ps, h.ready_ps);  // still in the pipeline
@@ -64,7 +61,7 @@ tlm::tlm_generic_payload* switch_port::next_frame(const mac_port& port, uint64_t
   }
   if (!eligible) return nullptr;
   int q = scheduler_->select(head, eligible);
-  tlm::tlm_generic_payload* p = queues_[q].pop_front();
+  tlm::tlm_generic_payload* p = queues_[q].pop_front().frame;
   packet_header& h = header(*p);
   queue_stats& s = stats_[q];
   s.update(now_ps);
@@ -83,7 +80,7 @@ uint64_t switch_port::next_ready_ps(const mac_port& port, uint64_t now_ps) const
   uint64_t next = never_ps;
   for (int q = 0; q < num_priorities; ++q) {
     if (queues_[q].empty()) continue;
-    uint64_t t = port.paused(q, now_ps) ? port.pause_end_ps(q) : header(*queues_[q].front()).ready_ps;
+    uint64_t t = port.paused(q, now_ps) ? port.pause_end_ps(q) : queues_[q].front().ready_ps;
     if (t <= now_ps) return now_ps;
     next = std::min(next, t);
   }
@@ -103,7 +100,7 @@ void switch_port::pause_upstream(int priority) {
   ++xoff_sent_[priority];
   if (!refresh_pending_) {
     refresh_pending_ = true;
-    refresh_event_.notify(pause_time() * pfc_refresh());
+    schedule_refresh();
   }
 }
 
@@ -128,7 +125,11 @@ void switch_port::refresh() {
   if (!r.class_enable) return;
   mac.send_pfc(r);
   refresh_pending_ = true;
-  refresh_event_.notify(pause_time() * pfc_refresh());
+  schedule_refresh();
+}
+
+void switch_port::schedule_refresh() {
+  event_queue::instance().schedule(this, to_ps(sc_core::sc_time_stamp() + pause_time() * pfc_refresh()));
 }
 
 }  // namespace sluice

@@ -30,7 +30,7 @@ struct queue_stats {
   }
 };
 
-class switch_port : public sc_core::sc_module, public frame_source_if {
+class switch_port : public sc_core::sc_module, public frame_source_if, public timed_client {
  public:
   mac_port mac;
   std::array<std::unique_ptr<choice_param>, num_priorities> sched;
@@ -42,7 +42,6 @@ class switch_port : public sc_core::sc_module, public frame_source_if {
   // siblings: all ports of the switch, to send XON upstream on a frame's ingress port.
   switch_port(sc_core::sc_module_name name, int index, uint64_t mac_address, sc_core::sc_port<mmu_if>& mmu,
               const std::vector<std::unique_ptr<switch_port>>* siblings);
-  SC_HAS_PROCESS(switch_port);
 
   void enqueue(tlm::tlm_generic_payload* p);
   tlm::tlm_generic_payload* next_frame(const mac_port& port, uint64_t now_ps, uint64_t& retry_ps) override;
@@ -64,16 +63,24 @@ class switch_port : public sc_core::sc_module, public frame_source_if {
 
  private:
   void start_of_simulation() override;
+  void on_timer() override { refresh(); }
   void refresh();
+  void schedule_refresh();
   sc_core::sc_time pause_time() const;
 
   sc_core::sc_port<mmu_if>& mmu_;
   const std::vector<std::unique_ptr<switch_port>>* siblings_;
-  std::array<ring<tlm::tlm_generic_payload*>, num_priorities> queues_;
+  // Size and ready time ride beside the pointer so scheduling never touches queued payloads
+  // (thousands of them under congestion: their headers would be cache misses).
+  struct queued {
+    tlm::tlm_generic_payload* frame;
+    uint32_t size;
+    uint64_t ready_ps;
+  };
+  std::array<ring<queued>, num_priorities> queues_;
   std::array<queue_stats, num_priorities> stats_{};
   std::unique_ptr<egress_scheduler> scheduler_;
   std::array<uint64_t, num_priorities> xoff_sent_{}, xon_sent_{}, drops_{}, max_ingress_{};
-  sc_core::sc_event refresh_event_;
   bool refresh_pending_ = false;
 };
 
