@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "models/core/packet.h"
+#include "models/switch/switch_blocks.h"
 
 namespace sluice {
 
@@ -15,7 +16,7 @@ struct scheduler_config {
   uint32_t quantum = 1500;                              // bytes per unit of weight per round
 };
 
-class egress_scheduler {
+class egress_scheduler : public scheduler_if {
  public:
   explicit egress_scheduler(const scheduler_config& config) : config_(config) {}
   void configure(const scheduler_config& config) { config_ = config; }
@@ -23,7 +24,7 @@ class egress_scheduler {
   // head_bytes[q] is the size of queue q's head frame, 0 if q is empty; eligible has bit q set if
   // q may send now (non-empty and not paused). Returns the queue to serve, or -1.
   // Serving is committed: the DWRR deficit is charged for the frame.
-  int select(const std::array<uint32_t, num_priorities>& head_bytes, uint32_t eligible);
+  int select(const std::array<uint32_t, num_priorities>& head_bytes, uint32_t eligible) override;
 
  private:
   scheduler_config config_;

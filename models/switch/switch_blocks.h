@@ -2,6 +2,8 @@
 // sc_port, so a later model (RTL through Verilator, firmware, another policy) can be bound in
 // place of the default without touching the datapath.
 #pragma once
+#include <array>
+
 #include <systemc>
 
 #include "models/core/packet.h"
@@ -17,6 +19,15 @@ class mmu_if : public virtual sc_core::sc_interface {
   virtual void release(int port, int priority, uint32_t bytes, bool& xon_due) = 0;
   virtual bool pg_paused(int port, int priority) const = 0;
   virtual uint64_t pg_bytes(int port, int priority) const = 0;
+};
+
+// An egress scheduler: which priority queue of a port sends next. head_bytes[q] is the size of
+// queue q's head frame (0 if empty); bit q of eligible is set if q may send now. Returns the
+// queue, or -1; the choice is committed (the scheduler charges its state for the frame).
+class scheduler_if {
+ public:
+  virtual ~scheduler_if() = default;
+  virtual int select(const std::array<uint32_t, num_priorities>& head_bytes, uint32_t eligible) = 0;
 };
 
 // Forwarding: the output port of a frame, or -1 if it has no route.

@@ -33,7 +33,8 @@ void switch_port::start_of_simulation() {
     c.weight[i] = static_cast<uint32_t>((*weight[i])());
   }
   c.quantum = static_cast<uint32_t>(quantum().bytes);
-  scheduler_ = std::make_unique<egress_scheduler>(c);
+  default_scheduler_ = std::make_unique<egress_scheduler>(c);
+  scheduler_ = custom_scheduler_ ? custom_scheduler_ : default_scheduler_.get();
 }
 
 void switch_port::enqueue(tlm::tlm_generic_payload* p) {

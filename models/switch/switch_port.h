@@ -51,6 +51,9 @@ class switch_port : public sc_core::sc_module, public frame_source_if, public ti
   void pause_upstream(int priority);
   void resume_upstream(int priority);
 
+  // Replaces the default strict/DWRR scheduler (e.g. with an RTL adapter); call before sc_start.
+  void bind_scheduler(scheduler_if& s) { custom_scheduler_ = &s; }
+
   const queue_stats& queue(int priority) const { return stats_[priority]; }
   uint64_t xoff_sent(int priority) const { return xoff_sent_[priority]; }
   uint64_t xon_sent(int priority) const { return xon_sent_[priority]; }
@@ -79,7 +82,9 @@ class switch_port : public sc_core::sc_module, public frame_source_if, public ti
   };
   std::array<ring<queued>, num_priorities> queues_;
   std::array<queue_stats, num_priorities> stats_{};
-  std::unique_ptr<egress_scheduler> scheduler_;
+  std::unique_ptr<egress_scheduler> default_scheduler_;
+  scheduler_if* custom_scheduler_ = nullptr;
+  scheduler_if* scheduler_ = nullptr;
   std::array<uint64_t, num_priorities> xoff_sent_{}, xon_sent_{}, drops_{}, max_ingress_{};
   bool refresh_pending_ = false;
 };
