@@ -177,6 +177,11 @@ link& fabric::link_named(const std::string& name) {
   throw config_error("link '" + name + "' does not exist");
 }
 
+const switch_model* fabric::switch_named(const std::string& name) const {
+  auto it = switch_by_name_.find(name);
+  return it == switch_by_name_.end() ? nullptr : it->second;
+}
+
 const std::string& fabric::peer_of(const std::string& node, int port) const { return peers_.at({node, port}); }
 
 void apply_overrides(const std::vector<std::pair<std::string, std::string>>& overrides, const std::string& origin) {

@@ -36,6 +36,7 @@ class fabric {
   std::vector<link_entry> links;
 
   link& link_named(const std::string& name);
+  const switch_model* switch_named(const std::string& name) const;  // nullptr if not a switch
   // Recomputes defaults that depend on other parameters (PFC headroom from the link rate and
   // delay, the peer's pause response and the largest NIC frame); call after overrides.
   void derive_defaults();

@@ -97,12 +97,13 @@ nlohmann::json simulation::summary() const {
     }
   }
   for (const auto& n : f.nics) {
+    const switch_model* peer_switch = f.switch_named(f.peer_of(n->name(), 0));
     for (int prio : used) {
       ports.push_back({{"node", n->name()},
                        {"port", 0},
                        {"peer", f.peer_of(n->name(), 0)},
                        {"priority", prio},
-                       {"lossless", true},
+                       {"lossless", peer_switch ? json(peer_switch->mmu_block.is_lossless(prio)) : json(nullptr)},
                        {"pause_sent", 0},
                        {"resume_sent", 0},
                        {"pause_received", n->port.pause_frames_received(prio)},
@@ -111,7 +112,7 @@ nlohmann::json simulation::summary() const {
                        {"max_queue_bytes", 0},
                        {"mean_queue_bytes", 0.0},
                        {"max_ingress_bytes", 0},
-                       {"frames_out", n->port.frames_sent()},
+                       {"frames_out", n->frames_sent(prio)},
                        {"drops", 0}});
     }
   }
@@ -184,16 +185,21 @@ std::string simulation::table() const {
   if (!t["mean_fct_ns"].is_null())
     o << ", FCT mean " << fmt("%.1f", t["mean_fct_ns"].get<double>() / 1e3) << " us, p99 "
       << fmt("%.1f", t["p99_fct_ns"].get<double>() / 1e3) << " us";
-  o << "\n\nLinks (busy > 0)\n";
+  o << "\n\nLinks (at least 1% busy)\n";
   o << "  link                   rate        util    Gbytes\n";
+  std::size_t quiet_links = 0;
   for (const auto& l : s["links"]) {
-    if (l["frames"].get<uint64_t>() == 0) continue;
+    if (l["utilization"].get<double>() < 0.01) {
+      ++quiet_links;
+      continue;
+    }
     char buf[160];
     std::snprintf(buf, sizeof buf, "  %-22s %-10s %6.1f%% %9.4f\n", l["name"].get<std::string>().c_str(),
                   format_rate(data_rate{l["rate_bps"].get<double>()}).c_str(), 100 * l["utilization"].get<double>(),
                   l["bytes"].get<double>() / 1e9);
     o << buf;
   }
+  if (quiet_links) o << "  (" << quiet_links << " more link directions below 1% busy)\n";
   o << "\nPorts with pause activity, queueing or drops\n";
   o << "  port               prio  peer   PAUSE tx/rx    paused us  maxQ KB meanQ KB  drops\n";
   for (const auto& p : s["ports"]) {

@@ -94,6 +94,9 @@ class param : public param_base {
     if (!overridden_) value_ = v;
   }
 
+  // Throws config_error if v is outside this parameter's range (for values set by events).
+  void validate(const T& v) const { check(v, traits::format(v)); }
+
   std::string unit() const override { return traits::unit(); }
   std::string value_string() const override { return traits::format(value_); }
   std::string default_string() const override { return traits::format(default_); }

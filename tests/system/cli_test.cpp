@@ -101,3 +101,22 @@ TEST(Cli, RunWritesSummaryAndSeries) {
   std::getline(q, header);
   EXPECT_EQ(header.rfind("time_us,sw0.port0.p3", 0), 0u) << header;
 }
+
+TEST(Cli, EveryShippedScenarioRunsCleanly) {
+  for (const char* name : {"incast", "dumbbell", "parking-lot", "pcn-basic"}) {
+    std::string dir = ::testing::TempDir() + "/scn-" + std::to_string(getpid()) + "-" + name;
+    auto r = test::run_cli("run " + test::scenario_path(std::string(name) + ".yaml") + " --until 300us -q --out " + dir,
+                           "/dev/null");
+    ASSERT_EQ(r.status, 0) << name << ": " << r.output;
+    std::ifstream in(dir + "/summary.json");
+    nlohmann::json j = nlohmann::json::parse(in);
+    EXPECT_EQ(j["totals"]["drops"], 0) << name;
+    EXPECT_GT(j["totals"]["packet_hops"].get<uint64_t>(), 1000u) << name;
+    EXPECT_TRUE(j["warnings"].empty()) << name;
+  }
+}
+
+TEST(Cli, EventRateOutsideTheLinkRangeIsRejectedBeforeTheRun) {
+  std::string s = write_temp("ev.yaml", std::string(good) + "events: [{at: 10us, link: sw0-r0, rate: 20Tbps}]\n");
+  expect_cli_error("run " + s, "sw0-r0.rate");
+}
