@@ -9,16 +9,8 @@ using sc_core::SC_NS;
 
 namespace {
 std::string two_nics(const std::string& size, const std::string& extra = "") {
-  return R"(
-platform:
-  kind: custom
-  switches: []
-  nics: [a, b]
-  links: [{a: a, b: b, rate: 40Gbps, delay: 1us}]
-traffic: [{kind: finite, src: a, dst: b, size: )" + size + R"(}]
-params: {"a.mtu": 1500B}
-run: {until: 20us}
-)" + extra;
+  return test::two_nics("{kind: finite, src: a, dst: b, size: " + size + "}",
+                        "params: {\"a.mtu\": 1500B}\nrun: {until: 20us}\n" + extra);
 }
 }  // namespace
 

@@ -8,17 +8,7 @@ using sc_core::sc_time;
 using sc_core::SC_US;
 
 namespace {
-std::string two_nics(const std::string& flow) {
-  return R"(
-platform:
-  kind: custom
-  switches: []
-  nics: [a, b]
-  links: [{a: a, b: b, rate: 40Gbps, delay: 1us}]
-traffic: [)" + flow + R"(]
-run: {until: 1ms}
-)";
-}
+std::string two_nics(const std::string& flow) { return test::two_nics(flow, "run: {until: 1ms}\n"); }
 double delivered_gbps(simulation& sim, double seconds) {
   return static_cast<double>(sim.fabric_model().flows[0].stats.rx_bytes) * 8 / seconds / 1e9;
 }

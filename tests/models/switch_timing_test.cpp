@@ -56,15 +56,7 @@ struct lowest_first : scheduler_if {
 }  // namespace
 
 TEST(SwitchBlocks, EgressSchedulerCanBeReplaced) {
-  const char* yaml = R"(
-platform: {kind: incast, senders: 2, link_rate: 40Gbps, link_delay: 1us}
-traffic:
-  - {kind: constant, src: h0, dst: r0, rate: 40Gbps, priority: 1}
-  - {kind: constant, src: h1, dst: r0, rate: 40Gbps, priority: 6}
-params: {"sw0.port2.prio6.sched": strict}
-run: {until: 500us}
-)";
-  auto sim = test::make_sim(yaml);
+  auto sim = test::make_sim(test::two_senders(1, 6, "params: {\"sw0.port2.prio6.sched\": strict}\nrun: {until: 500us}\n"));
   lowest_first sched;
   sim->fabric_model().switches[0]->ports[2]->bind_scheduler(sched);
   sim->run();

@@ -6,17 +6,12 @@
 using namespace sluice;
 
 TEST(Dwrr, WeightsOneToThreeSplitASaturatedPort) {
-  const char* yaml = R"(
-platform: {kind: incast, senders: 2, link_rate: 40Gbps, link_delay: 1us}
-traffic:
-  - {kind: constant, src: h0, dst: r0, rate: 40Gbps, priority: 1}
-  - {kind: constant, src: h1, dst: r0, rate: 40Gbps, priority: 2}
+  auto sim = test::make_sim(test::two_senders(1, 2, R"(
 params:
   "sw0.port2.prio1.weight": 1
   "sw0.port2.prio2.weight": 3
 run: {until: 2ms}
-)";
-  auto sim = test::make_sim(yaml);
+)"));
   sim->run();
   nlohmann::json s = sim->summary();
   double a = test::find_flow(s, "h0->r0")["rx_bytes"].get<double>();
@@ -27,16 +22,7 @@ run: {until: 2ms}
 }
 
 TEST(Dwrr, StrictPriorityStarvesTheLowerQueue) {
-  const char* yaml = R"(
-platform: {kind: incast, senders: 2, link_rate: 40Gbps, link_delay: 1us}
-traffic:
-  - {kind: constant, src: h0, dst: r0, rate: 40Gbps, priority: 1}
-  - {kind: constant, src: h1, dst: r0, rate: 40Gbps, priority: 6}
-params:
-  "sw0.port2.prio6.sched": strict
-run: {until: 1ms}
-)";
-  auto sim = test::make_sim(yaml);
+  auto sim = test::make_sim(test::two_senders(1, 6, "params: {\"sw0.port2.prio6.sched\": strict}\nrun: {until: 1ms}\n"));
   sim->run();
   nlohmann::json s = sim->summary();
   double low = test::find_flow(s, "h0->r0")["rx_bytes"].get<double>();
