@@ -68,7 +68,7 @@ sc_core::sc_time parse_time(const std::string& text, const std::string& what) {
   double ps_per_unit = 0;
   if (unit == "ps") ps_per_unit = 1;
   else if (unit == "ns") ps_per_unit = 1e3;
-  else if (unit == "us") ps_per_unit = 1e6;
+  else if (unit == "us" || unit == "\u00b5s") ps_per_unit = 1e6;
   else if (unit == "ms") ps_per_unit = 1e9;
   else if (unit == "s") ps_per_unit = 1e12;
   else if (unit.empty() && v == 0) ps_per_unit = 1;

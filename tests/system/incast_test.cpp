@@ -61,3 +61,25 @@ TEST(Incast, DefaultHeadroomIsEnoughWithStaticThresholds) {
   EXPECT_EQ(s["totals"]["drops"], 0);
   EXPECT_GE(utilization(s, "sw0->r0"), 0.99);
 }
+
+TEST(Incast, PauseIsRefreshedBeforeItExpiresWhileCongested) {
+  // 1000 quanta at 40 Gb/s = 12.8 us of pause, refreshed every 6.4 us. A 200 KB resume
+  // hysteresis keeps each paused episode at least 200 KB / 40 Gb/s = 40 us long, so every
+  // episode carries several refreshes; without them the senders would run into the headroom.
+  auto sim = test::make_sim(test::two_senders(3, 3, "run: {until: 2ms}\n"),
+                            {{"sw0.mmu.threshold", "static"},
+                             {"sw0.port*.pfc.xoff", "100KB"},
+                             {"sw0.port*.pfc.xon_offset", "200KB"},
+                             {"sw0.port*.pfc.quanta", "1000"}});
+  sim->run();
+  nlohmann::json s = sim->summary();
+  EXPECT_EQ(s["totals"]["drops"], 0);
+  for (const char* h : {"h0", "h1"}) {
+    nlohmann::json p = test::find_port(s, h, "sw0", 3);
+    uint64_t xoff = p["pause_received"].get<uint64_t>(), xon = p["resume_received"].get<uint64_t>();
+    EXPECT_GT(xon, 0u) << h;
+    EXPECT_GE(xoff, 4 * xon) << h << ": refreshes missing";
+    // Two line-rate senders on one port: each is paused about half the time.
+    EXPECT_NEAR(p["paused_time_ns"].get<double>() / 2e6, 0.5, 0.1) << h;
+  }
+}

@@ -27,6 +27,7 @@ TEST(Units, ParsesTimes) {
   EXPECT_EQ(parse_time("300ns"), sc_time(300, SC_NS));
   EXPECT_EQ(parse_time("1.5ms"), sc_time(1500, SC_US));
   EXPECT_EQ(parse_time("0"), sc_core::SC_ZERO_TIME);
+  EXPECT_EQ(parse_time("2\u00b5s"), sc_time(2, SC_US));
 }
 
 TEST(Units, SerializationIsExactAtPicosecondResolution) {
