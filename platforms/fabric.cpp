@@ -19,9 +19,7 @@ byte_count headroom_for(data_rate rate, sc_core::sc_time delay, sc_core::sc_time
   return byte_count{static_cast<uint64_t>(std::ceil(bytes / 1024.0)) * 1024};
 }
 
-byte_count default_headroom(const link_spec& l) {
-  return headroom_for(l.rate, l.delay, sc_core::SC_ZERO_TIME, 1500);
-}
+byte_count default_headroom(const link_spec& l) { return headroom_for(l.rate, l.delay, sc_core::SC_ZERO_TIME, 1500); }
 
 }  // namespace
 
@@ -49,8 +47,10 @@ fabric::fabric(const scenario& s) : scenario_(s) {
   std::map<std::string, int> next_port;
   auto attach = [&](const std::string& node) {
     port_ref r{node, next_port[node]++, nullptr};
-    if (auto it = switch_by_name_.find(node); it != switch_by_name_.end()) r.mac = &it->second->ports[r.port]->mac;
-    else r.mac = &nic_by_name_.at(node)->port;
+    if (auto it = switch_by_name_.find(node); it != switch_by_name_.end())
+      r.mac = &it->second->ports[r.port]->mac;
+    else
+      r.mac = &nic_by_name_.at(node)->port;
     return r;
   };
   for (const link_spec& l : t.links) {
@@ -136,7 +136,10 @@ void fabric::compute_routes() {
       frontier.pop_front();
       if (u != dst && !t.nodes[u].is_switch) continue;
       for (auto [v, port] : adj[u])
-        if (dist[v] == inf) { dist[v] = dist[u] + 1; frontier.push_back(v); }
+        if (dist[v] == inf) {
+          dist[v] = dist[u] + 1;
+          frontier.push_back(v);
+        }
     }
     for (auto& sw : switches) {
       uint32_t s = sw->node_id();

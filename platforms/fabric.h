@@ -48,7 +48,7 @@ class fabric {
   void compute_routes();
 
   scenario scenario_;
-  std::map<std::string, uint32_t> node_ids_;          // topology order
+  std::map<std::string, uint32_t> node_ids_;  // topology order
   std::map<std::string, switch_model*> switch_by_name_;
   std::map<std::string, nic*> nic_by_name_;
   std::map<std::pair<std::string, int>, std::string> peers_;

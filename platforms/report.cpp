@@ -14,9 +14,12 @@ namespace {
 
 const char* kind_name(flow_kind k) {
   switch (k) {
-    case flow_kind::constant: return "constant";
-    case flow_kind::finite: return "finite";
-    case flow_kind::onoff: return "onoff";
+    case flow_kind::constant:
+      return "constant";
+    case flow_kind::finite:
+      return "finite";
+    case flow_kind::onoff:
+      return "onoff";
   }
   return "?";
 }
@@ -32,7 +35,7 @@ std::string fmt(const char* f, double v) {
 double percentile(std::vector<double> v, double p) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
-  std::size_t idx = static_cast<std::size_t>(std::ceil(p * static_cast<double>(v.size()))) ;
+  std::size_t idx = static_cast<std::size_t>(std::ceil(p * static_cast<double>(v.size())));
   return v[std::min(v.size() - 1, idx == 0 ? 0 : idx - 1)];
 }
 
@@ -143,7 +146,8 @@ nlohmann::json simulation::summary() const {
     } else {
       j["fct_ns"] = nullptr;
     }
-    j["throughput_bps"] = end > start ? static_cast<double>(fl.stats.rx_bytes) * 8e12 / static_cast<double>(end - start) : 0.0;
+    j["throughput_bps"] =
+        end > start ? static_cast<double>(fl.stats.rx_bytes) * 8e12 / static_cast<double>(end - start) : 0.0;
     flows.push_back(j);
   }
   out["flows"] = flows;
@@ -177,8 +181,8 @@ std::string simulation::table() const {
   const auto& t = s["totals"];
   double hops = t["packet_hops"].get<double>();
   o << "== Sluice: " << s["scenario"].get<std::string>() << " (seed " << s["seed"] << ") ==\n";
-  o << "simulated " << fmt("%.3f", t["sim_time_ns"].get<double>() / 1e3) << " us in "
-    << fmt("%.2f", wall_s_) << " s wall; " << static_cast<uint64_t>(hops) << " packet-hops ("
+  o << "simulated " << fmt("%.3f", t["sim_time_ns"].get<double>() / 1e3) << " us in " << fmt("%.2f", wall_s_)
+    << " s wall; " << static_cast<uint64_t>(hops) << " packet-hops ("
     << fmt("%.2f", wall_s_ > 0 ? hops / wall_s_ / 1e6 : 0) << " M/s)\n";
   o << "drops " << t["drops"] << " (lossless " << t["lossless_drops"] << "), PFC frames " << t["pause_frames"]
     << ", flows completed " << t["flows_completed"] << "/" << t["flows"];

@@ -3,9 +3,8 @@
 // in memory (one row per period, not per packet) and written as CSV at the end.
 #pragma once
 #include <string>
-#include <vector>
-
 #include <systemc>
+#include <vector>
 
 #include "platforms/fabric.h"
 
@@ -30,7 +29,10 @@ class sampler : public sc_core::sc_module {
  private:
   void start_of_simulation() override;
   void sample();
-  struct queue_ref { const switch_port* port; int priority; };
+  struct queue_ref {
+    const switch_port* port;
+    int priority;
+  };
   fabric& fabric_;
   sc_core::sc_time period_;
   sc_core::sc_event tick_;

@@ -1,10 +1,10 @@
 #include "platforms/scenario.h"
 
+#include <yaml-cpp/yaml.h>
+
 #include <algorithm>
 #include <fstream>
 #include <sstream>
-
-#include <yaml-cpp/yaml.h>
 
 #include "models/core/packet.h"
 #include "models/core/params.h"
@@ -16,13 +16,15 @@ namespace {
 
 std::vector<std::string> name_list(const YAML::Node& n, const std::string& path) {
   std::vector<std::string> out;
-  if (n.IsScalar()) out.push_back(n.Scalar());
+  if (n.IsScalar())
+    out.push_back(n.Scalar());
   else if (n.IsSequence())
     for (const auto& e : n) {
       if (!e.IsScalar()) throw config_error(path + ": expected node names");
       out.push_back(e.Scalar());
     }
-  else throw config_error(path + ": expected a node name, a glob or a list of them");
+  else
+    throw config_error(path + ": expected a node name, a glob or a list of them");
   return out;
 }
 
@@ -55,10 +57,14 @@ void read_traffic(section& top, scenario& s) {
     section t(list[i], path);
     flow_spec f;
     std::string kind = t.text("kind");
-    if (kind == "constant") f.kind = flow_kind::constant;
-    else if (kind == "finite") f.kind = flow_kind::finite;
-    else if (kind == "onoff") f.kind = flow_kind::onoff;
-    else throw config_error(t.key_path("kind") + ": '" + kind + "' is not one of {constant, finite, onoff}");
+    if (kind == "constant")
+      f.kind = flow_kind::constant;
+    else if (kind == "finite")
+      f.kind = flow_kind::finite;
+    else if (kind == "onoff")
+      f.kind = flow_kind::onoff;
+    else
+      throw config_error(t.key_path("kind") + ": '" + kind + "' is not one of {constant, finite, onoff}");
     auto srcs = match_nics(s.topology, name_list(t.get("src"), t.key_path("src")), t.key_path("src"));
     if (!t.has("dst")) throw config_error(t.key_path("dst") + ": missing");
     auto dsts = match_nics(s.topology, name_list(t.get("dst"), t.key_path("dst")), t.key_path("dst"));
@@ -68,8 +74,7 @@ void read_traffic(section& top, scenario& s) {
       throw config_error(t.key_path("priority") + ": '" + std::to_string(prio) + "' must be 0..7");
     f.priority = static_cast<uint8_t>(prio);
     f.start = parse_time(t.text_or("start", "0us"), t.key_path("start"));
-    if (f.kind != flow_kind::finite || t.has("rate"))
-      f.rate = parse_rate(t.text("rate"), t.key_path("rate"));
+    if (f.kind != flow_kind::finite || t.has("rate")) f.rate = parse_rate(t.text("rate"), t.key_path("rate"));
     if (f.kind == flow_kind::finite) {
       f.size = parse_bytes(t.text("size"), t.key_path("size")).bytes;
       if (f.size == 0) throw config_error(t.key_path("size") + ": '" + t.text("size") + "' must be positive");

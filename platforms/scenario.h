@@ -20,7 +20,7 @@ struct link_event {
 struct scenario {
   std::string name, description;
   topology_spec topology;
-  std::vector<flow_spec> flows;   // expanded: one entry per flow, src/dst as node names below
+  std::vector<flow_spec> flows;  // expanded: one entry per flow, src/dst as node names below
   std::vector<std::pair<std::string, std::string>> flow_ends;  // (src, dst) names per flow
   std::vector<std::pair<std::string, std::string>> params;     // (pattern, value), in order
   std::vector<link_event> events;

@@ -9,7 +9,8 @@ namespace sluice {
 
 event_player::event_player(sc_core::sc_module_name name, fabric& f, std::vector<link_event> events)
     : sc_module(name), fabric_(f), events_(std::move(events)) {
-  std::stable_sort(events_.begin(), events_.end(), [](const link_event& a, const link_event& b) { return a.at < b.at; });
+  std::stable_sort(events_.begin(), events_.end(),
+                   [](const link_event& a, const link_event& b) { return a.at < b.at; });
   for (std::size_t i = 0; i < events_.size(); ++i) {  // fail before the run, not during it
     try {
       fabric_.link_named(events_[i].link).rate.validate(events_[i].rate);

@@ -2,12 +2,11 @@
 // SystemC elaborates once per process, so construct at most one simulation per process.
 #pragma once
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "platforms/fabric.h"
 #include "platforms/sampler.h"

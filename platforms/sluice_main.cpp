@@ -1,9 +1,8 @@
 // The `sluice` command line: run a scenario, or list the parameters of its fabric.
+#include <boost/program_options.hpp>
 #include <cstdlib>
 #include <iomanip>
 #include <iostream>
-
-#include <boost/program_options.hpp>
 
 #include "platforms/simulation.h"
 
@@ -26,7 +25,8 @@ std::pair<std::string, std::string> split_set(const std::string& s) {
 void print_params(const std::string& match) {
   std::size_t shown = 0;
   std::cout << std::left << std::setw(36) << "parameter" << std::setw(8) << "unit" << std::setw(12) << "default"
-            << std::setw(12) << "value" << std::setw(28) << "range" << "description\n";
+            << std::setw(12) << "value" << std::setw(28) << "range"
+            << "description\n";
   for (param_base* p : param_registry::instance().all()) {
     if (!glob_match(match.c_str(), p->name().c_str())) continue;
     ++shown;
@@ -43,13 +43,13 @@ int run(int argc, char* argv[]) {
   uint64_t seed = 0;
   bool quiet = false;
   po::options_description options("options");
-  options.add_options()("help,h", "show this help")
-      ("set", po::value(&sets)->composing(), "override parameters: PATH=VALUE, PATH may use * and ?")
-      ("until", po::value(&until), "simulated time to run, e.g. 20ms (overrides run.until)")
-      ("seed", po::value(&seed), "random seed (overrides run.seed)")
-      ("out", po::value(&out_dir), "write summary.json and time-series CSVs into DIR")
-      ("quiet,q", po::bool_switch(&quiet), "do not print the summary table")
-      ("match", po::value(&match), "params: list only parameters matching GLOB");
+  options.add_options()("help,h", "show this help")("set", po::value(&sets)->composing(),
+                                                    "override parameters: PATH=VALUE, PATH may use * and ?")(
+      "until", po::value(&until), "simulated time to run, e.g. 20ms (overrides run.until)")(
+      "seed", po::value(&seed), "random seed (overrides run.seed)")("out", po::value(&out_dir),
+                                                                    "write summary.json and time-series CSVs into DIR")(
+      "quiet,q", po::bool_switch(&quiet), "do not print the summary table")(
+      "match", po::value(&match), "params: list only parameters matching GLOB");
   po::options_description hidden;
   hidden.add_options()("command", po::value(&command))("scenario", po::value(&scenario_path));
   po::options_description all;
@@ -104,4 +104,3 @@ int sc_main(int argc, char* argv[]) {
   }
   return 2;
 }
-

@@ -1,9 +1,9 @@
 // Reading one YAML mapping of a scenario with strict key checking.
 #pragma once
+#include <yaml-cpp/yaml.h>
+
 #include <set>
 #include <string>
-
-#include <yaml-cpp/yaml.h>
 
 #include "models/core/units.h"
 
@@ -15,18 +15,22 @@ class section {
   section(const YAML::Node& node, std::string path) : node_(node), path_(std::move(path)) {
     if (!node_.IsMap()) throw config_error(path_ + ": expected a mapping");
   }
-  bool has(const std::string& key) { seen_.insert(key); return static_cast<bool>(node_[key]); }
+  bool has(const std::string& key) {
+    seen_.insert(key);
+    return static_cast<bool>(node_[key]);
+  }
   std::string key_path(const std::string& key) const { return path_ + "." + key; }
-  YAML::Node get(const std::string& key) { seen_.insert(key); return node_[key]; }
+  YAML::Node get(const std::string& key) {
+    seen_.insert(key);
+    return node_[key];
+  }
   std::string text(const std::string& key) {
     YAML::Node n = get(key);
     if (!n) throw config_error(key_path(key) + ": missing");
     if (!n.IsScalar()) throw config_error(key_path(key) + ": expected a single value");
     return n.Scalar();
   }
-  std::string text_or(const std::string& key, const std::string& fallback) {
-    return has(key) ? text(key) : fallback;
-  }
+  std::string text_or(const std::string& key, const std::string& fallback) { return has(key) ? text(key) : fallback; }
   void finish() const {
     for (auto it = node_.begin(); it != node_.end(); ++it) {
       std::string k = it->first.as<std::string>();

@@ -32,7 +32,10 @@ class delay_line : public timed_client {
   }
 
  private:
-  struct entry { uint64_t due_ps; T item; };
+  struct entry {
+    uint64_t due_ps;
+    T item;
+  };
   handler on_exit_;
   event_queue& queue_;
   ring<entry> items_;

@@ -11,9 +11,8 @@
 #pragma once
 #include <cstdint>
 #include <limits>
-#include <vector>
-
 #include <systemc>
+#include <vector>
 
 namespace sluice {
 
@@ -50,7 +49,10 @@ class event_queue : public sc_core::sc_module {
   }
   void sift_up(std::size_t i);
   void sift_down(std::size_t i);
-  void place(std::size_t i, timed_client* c) { heap_[i] = c; c->heap_index_ = static_cast<int>(i); }
+  void place(std::size_t i, timed_client* c) {
+    heap_[i] = c;
+    c->heap_index_ = static_cast<int>(i);
+  }
   void run();
   void arm(uint64_t now_ps);
 

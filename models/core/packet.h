@@ -7,9 +7,8 @@
 #include <array>
 #include <cstdint>
 #include <memory>
-#include <vector>
-
 #include <tlm>
+#include <vector>
 
 namespace sluice {
 
@@ -18,8 +17,8 @@ constexpr int num_priorities = 8;
 
 struct packet_header : tlm::tlm_extension<packet_header> {
   frame_kind kind = frame_kind::data;
-  uint8_t priority = 0;      // 802.1p priority (IB: SL)
-  uint8_t ecn = 0;           // 2-bit ECN code point
+  uint8_t priority = 0;  // 802.1p priority (IB: SL)
+  uint8_t ecn = 0;       // 2-bit ECN code point
   uint32_t flow_id = 0;
   uint32_t src = 0, dst = 0;  // NIC node ids
   uint32_t size = 0;          // bytes on the wire
@@ -33,9 +32,7 @@ struct packet_header : tlm::tlm_extension<packet_header> {
 
   void reset() { *this = packet_header{}; }
   tlm::tlm_extension_base* clone() const override { return new packet_header(*this); }
-  void copy_from(const tlm::tlm_extension_base& other) override {
-    *this = static_cast<const packet_header&>(other);
-  }
+  void copy_from(const tlm::tlm_extension_base& other) override { *this = static_cast<const packet_header&>(other); }
 };
 
 // Every payload in flight comes from packet_pool, which allocates this subclass: the header is

@@ -13,7 +13,9 @@ param_base::~param_base() { param_registry::instance().remove(this); }
 
 choice_param::choice_param(const std::string& name, std::string default_value, std::string description,
                            std::vector<std::string> choices)
-    : param_base(name, std::move(description)), value_(default_value), default_(default_value),
+    : param_base(name, std::move(description)),
+      value_(default_value),
+      default_(default_value),
       choices_(std::move(choices)) {
   set_from_string(default_value);
 }
@@ -37,8 +39,7 @@ param_registry& param_registry::instance() {
 }
 
 void param_registry::add(param_base* p) {
-  if (!params_.emplace(p->name(), p).second)
-    throw config_error(p->name() + ": parameter declared twice");
+  if (!params_.emplace(p->name(), p).second) throw config_error(p->name() + ": parameter declared twice");
 }
 
 void param_registry::remove(param_base* p) {
@@ -74,10 +75,17 @@ bool glob_match(const char* pattern, const char* text) {
   const char* star = nullptr;
   const char* resume = nullptr;
   while (*text) {
-    if (*pattern == '*') { star = pattern++; resume = text; }
-    else if (*pattern == '?' || *pattern == *text) { ++pattern; ++text; }
-    else if (star) { pattern = star + 1; text = ++resume; }
-    else return false;
+    if (*pattern == '*') {
+      star = pattern++;
+      resume = text;
+    } else if (*pattern == '?' || *pattern == *text) {
+      ++pattern;
+      ++text;
+    } else if (star) {
+      pattern = star + 1;
+      text = ++resume;
+    } else
+      return false;
   }
   while (*pattern == '*') ++pattern;
   return *pattern == '\0';

@@ -43,33 +43,40 @@ class param_base {
 };
 
 // How a value type is parsed, printed and named.
-template <typename T> struct param_traits;
-template <> struct param_traits<data_rate> {
+template <typename T>
+struct param_traits;
+template <>
+struct param_traits<data_rate> {
   static std::string unit() { return "bit/s"; }
   static data_rate parse(const std::string& s, const std::string& k) { return parse_rate(s, k); }
   static std::string format(data_rate v) { return format_rate(v); }
 };
-template <> struct param_traits<byte_count> {
+template <>
+struct param_traits<byte_count> {
   static std::string unit() { return "bytes"; }
   static byte_count parse(const std::string& s, const std::string& k) { return parse_bytes(s, k); }
   static std::string format(byte_count v) { return format_bytes(v); }
 };
-template <> struct param_traits<sc_core::sc_time> {
+template <>
+struct param_traits<sc_core::sc_time> {
   static std::string unit() { return "time"; }
   static sc_core::sc_time parse(const std::string& s, const std::string& k) { return parse_time(s, k); }
   static std::string format(const sc_core::sc_time& v) { return format_time(v); }
 };
-template <> struct param_traits<double> {
+template <>
+struct param_traits<double> {
   static std::string unit() { return "-"; }
   static double parse(const std::string& s, const std::string& k) { return parse_number(s, k); }
   static std::string format(double v) { return format_number(v); }
 };
-template <> struct param_traits<uint64_t> {
+template <>
+struct param_traits<uint64_t> {
   static std::string unit() { return "count"; }
   static uint64_t parse(const std::string& s, const std::string& k) { return parse_count(s, k); }
   static std::string format(uint64_t v) { return std::to_string(v); }
 };
-template <> struct param_traits<bool> {
+template <>
+struct param_traits<bool> {
   static std::string unit() { return "bool"; }
   static bool parse(const std::string& s, const std::string& k) { return parse_bool(s, k); }
   static std::string format(bool v) { return v ? "true" : "false"; }
@@ -85,7 +92,11 @@ class param : public param_base {
   }
   const T& operator()() const { return value_; }
   const T& value() const { return value_; }
-  void set(const T& v) { check(v, traits::format(v)); value_ = v; overridden_ = true; }
+  void set(const T& v) {
+    check(v, traits::format(v));
+    value_ = v;
+    overridden_ = true;
+  }
   // For defaults derived from other parameters (PFC headroom from the link): replaces the
   // default, and the value unless the user has set it.
   void set_default(const T& v) {
@@ -100,9 +111,7 @@ class param : public param_base {
   std::string unit() const override { return traits::unit(); }
   std::string value_string() const override { return traits::format(value_); }
   std::string default_string() const override { return traits::format(default_); }
-  std::string range_string() const override {
-    return "[" + traits::format(min_) + ", " + traits::format(max_) + "]";
-  }
+  std::string range_string() const override { return "[" + traits::format(min_) + ", " + traits::format(max_) + "]"; }
   void set_from_string(const std::string& text) override {
     T v = traits::parse(text, name());
     check(v, text);
@@ -119,7 +128,9 @@ class param : public param_base {
 };
 
 template <>
-inline std::string param<bool>::range_string() const { return "{false, true}"; }
+inline std::string param<bool>::range_string() const {
+  return "{false, true}";
+}
 
 // A parameter whose value is one of a fixed set of names ("static", "dynamic").
 class choice_param : public param_base {

@@ -8,7 +8,10 @@
 namespace sluice {
 
 inline uint64_t fnv1a(const std::string& s, uint64_t h = 1469598103934665603ull) {
-  for (unsigned char c : s) { h ^= c; h *= 1099511628211ull; }
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
   return h;
 }
 
@@ -21,7 +24,10 @@ inline uint64_t mix64(uint64_t x) {  // splitmix64 finaliser: a good, cheap hash
 
 class random_streams {
  public:
-  static random_streams& instance() { static random_streams r; return r; }
+  static random_streams& instance() {
+    static random_streams r;
+    return r;
+  }
   void seed(uint64_t s) { seed_ = s; }
   uint64_t seed() const { return seed_; }
   std::mt19937_64 stream(const std::string& user) const { return std::mt19937_64(mix64(seed_ ^ fnv1a(user))); }

@@ -15,8 +15,7 @@ std::pair<double, std::string> split_number(const std::string& text, const std::
   const char* begin = text.c_str() + start;
   char* end = nullptr;
   double value = std::strtod(begin, &end);
-  if (end == begin || !std::isfinite(value))
-    throw config_error(what + ": '" + text + "' is not a number with a unit");
+  if (end == begin || !std::isfinite(value)) throw config_error(what + ": '" + text + "' is not a number with a unit");
   std::string unit(end);
   while (!unit.empty() && std::isspace(static_cast<unsigned char>(unit.front()))) unit.erase(0, 1);
   while (!unit.empty() && std::isspace(static_cast<unsigned char>(unit.back()))) unit.pop_back();
@@ -32,31 +31,42 @@ sc_core::sc_time data_rate::serialization(uint64_t bytes) const {
   return from_ps(static_cast<uint64_t>(ps + 0.5));
 }
 
+namespace {
+
+struct unit_scale {
+  const char* name;
+  double scale;
+};
+
+// The scale of `unit` in `table`, or 0 if it is not there.
+template <std::size_t N>
+double scale_of(const std::string& unit, const unit_scale (&table)[N]) {
+  for (const unit_scale& u : table)
+    if (unit == u.name) return u.scale;
+  return 0;
+}
+
+constexpr unit_scale rate_units[] = {{"bps", 1},    {"b/s", 1},    {"Kbps", 1e3},  {"kbps", 1e3},
+                                     {"Kb/s", 1e3}, {"kb/s", 1e3}, {"Mbps", 1e6},  {"Mb/s", 1e6},
+                                     {"Gbps", 1e9}, {"Gb/s", 1e9}, {"Tbps", 1e12}, {"Tb/s", 1e12}};
+constexpr unit_scale size_units[] = {{"B", 1},    {"", 1},       {"KB", 1e3},      {"kB", 1e3},        {"MB", 1e6},
+                                     {"GB", 1e9}, {"KiB", 1024}, {"MiB", 1048576}, {"GiB", 1073741824}};
+constexpr unit_scale time_units[] = {{"ps", 1}, {"ns", 1e3}, {"us", 1e6}, {"\u00b5s", 1e6}, {"ms", 1e9}, {"s", 1e12}};
+
+}  // namespace
+
 data_rate parse_rate(const std::string& text, const std::string& what) {
   auto [v, unit] = split_number(text, what);
-  double scale = 0;
-  if (unit == "bps" || unit == "b/s") scale = 1;
-  else if (unit == "Kbps" || unit == "kbps" || unit == "Kb/s" || unit == "kb/s") scale = 1e3;
-  else if (unit == "Mbps" || unit == "Mb/s") scale = 1e6;
-  else if (unit == "Gbps" || unit == "Gb/s") scale = 1e9;
-  else if (unit == "Tbps" || unit == "Tb/s") scale = 1e12;
-  else
-    throw config_error(what + ": '" + text + "' needs a rate unit (bps, Kbps, Mbps, Gbps, Tbps)");
+  double scale = scale_of(unit, rate_units);
+  if (scale == 0) throw config_error(what + ": '" + text + "' needs a rate unit (bps, Kbps, Mbps, Gbps, Tbps)");
   if (v <= 0) throw config_error(what + ": '" + text + "' must be a positive rate");
   return data_rate{v * scale};
 }
 
 byte_count parse_bytes(const std::string& text, const std::string& what) {
   auto [v, unit] = split_number(text, what);
-  double scale = 0;
-  if (unit == "B" || unit.empty()) scale = 1;
-  else if (unit == "KB" || unit == "kB") scale = 1e3;
-  else if (unit == "MB") scale = 1e6;
-  else if (unit == "GB") scale = 1e9;
-  else if (unit == "KiB") scale = 1024.0;
-  else if (unit == "MiB") scale = 1024.0 * 1024;
-  else if (unit == "GiB") scale = 1024.0 * 1024 * 1024;
-  else throw config_error(what + ": '" + text + "' needs a size unit (B, KB, KiB, MB, MiB, GB, GiB)");
+  double scale = scale_of(unit, size_units);
+  if (scale == 0) throw config_error(what + ": '" + text + "' needs a size unit (B, KB, KiB, MB, MiB, GB, GiB)");
   if (v < 0) throw config_error(what + ": '" + text + "' must not be negative");
   double bytes = v * scale;
   if (bytes != std::floor(bytes)) throw config_error(what + ": '" + text + "' is not a whole number of bytes");
@@ -65,14 +75,8 @@ byte_count parse_bytes(const std::string& text, const std::string& what) {
 
 sc_core::sc_time parse_time(const std::string& text, const std::string& what) {
   auto [v, unit] = split_number(text, what);
-  double ps_per_unit = 0;
-  if (unit == "ps") ps_per_unit = 1;
-  else if (unit == "ns") ps_per_unit = 1e3;
-  else if (unit == "us" || unit == "\u00b5s") ps_per_unit = 1e6;
-  else if (unit == "ms") ps_per_unit = 1e9;
-  else if (unit == "s") ps_per_unit = 1e12;
-  else if (unit.empty() && v == 0) ps_per_unit = 1;
-  else throw config_error(what + ": '" + text + "' needs a time unit (ps, ns, us, ms, s)");
+  double ps_per_unit = unit.empty() && v == 0 ? 1 : scale_of(unit, time_units);
+  if (ps_per_unit == 0) throw config_error(what + ": '" + text + "' needs a time unit (ps, ns, us, ms, s)");
   if (v < 0) throw config_error(what + ": '" + text + "' must not be negative");
   return from_ps(static_cast<uint64_t>(std::llround(v * ps_per_unit)));
 }
@@ -112,8 +116,8 @@ std::string format_rate(data_rate r) {
 }
 
 std::string format_bytes(byte_count b) {
-  const std::pair<uint64_t, const char*> units[] = {
-      {1ull << 30, "GiB"}, {1ull << 20, "MiB"}, {1ull << 10, "KiB"}, {1000000000ull, "GB"}, {1000000ull, "MB"}, {1000ull, "KB"}};
+  const std::pair<uint64_t, const char*> units[] = {{1ull << 30, "GiB"},   {1ull << 20, "MiB"}, {1ull << 10, "KiB"},
+                                                    {1000000000ull, "GB"}, {1000000ull, "MB"},  {1000ull, "KB"}};
   for (auto [scale, name] : units)
     if (b.bytes >= scale && b.bytes % scale == 0) return std::to_string(b.bytes / scale) + name;
   return std::to_string(b.bytes) + "B";
@@ -121,7 +125,8 @@ std::string format_bytes(byte_count b) {
 
 std::string format_time(const sc_core::sc_time& t) {
   uint64_t ps = to_ps(t);
-  const std::pair<uint64_t, const char*> units[] = {{1000000000000ull, "s"}, {1000000000ull, "ms"}, {1000000ull, "us"}, {1000ull, "ns"}};
+  const std::pair<uint64_t, const char*> units[] = {
+      {1000000000000ull, "s"}, {1000000000ull, "ms"}, {1000000ull, "us"}, {1000ull, "ns"}};
   for (auto [scale, name] : units)
     if (ps >= scale && ps % scale == 0) return std::to_string(ps / scale) + name;
   for (auto [scale, name] : units)

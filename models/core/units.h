@@ -3,7 +3,6 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
-
 #include <systemc>
 
 namespace sluice {

@@ -8,13 +8,11 @@ uint64_t g_packet_hops = 0;
 }
 
 link_channel::link_channel(sc_core::sc_module_name name, link& owner)
-    : sc_module(name), in("in"), out("out"), owner_(owner),
-      wire_([this](tlm::tlm_generic_payload* p) { deliver(p); }) {
+    : sc_module(name), in("in"), out("out"), owner_(owner), wire_([this](tlm::tlm_generic_payload* p) { deliver(p); }) {
   in.register_nb_transport_fw(this, &link_channel::transmit);
 }
 
-tlm::tlm_sync_enum link_channel::transmit(tlm::tlm_generic_payload& p, tlm::tlm_phase& phase,
-                                          sc_core::sc_time& delay) {
+tlm::tlm_sync_enum link_channel::transmit(tlm::tlm_generic_payload& p, tlm::tlm_phase& phase, sc_core::sc_time& delay) {
   uint64_t now = to_ps(sc_core::sc_time_stamp());
   if (phase != tlm::BEGIN_REQ || now < tx_end_ps_)
     SC_REPORT_ERROR(name(), "frame started while the wire is busy (transmitter ignored END_REQ)");
@@ -44,11 +42,13 @@ sc_core::sc_time link_channel::busy_time(const sc_core::sc_time& now) const {
 
 link::link(sc_core::sc_module_name name, data_rate default_rate, sc_core::sc_time default_delay)
     : sc_module(name),
-      rate(std::string(this->name()) + ".rate", default_rate, "link capacity, each direction",
-           data_rate{1e3}, data_rate{1e13}),
+      rate(std::string(this->name()) + ".rate", default_rate, "link capacity, each direction", data_rate{1e3},
+           data_rate{1e13}),
       delay(std::string(this->name()) + ".delay", default_delay, "propagation delay, each direction",
             sc_core::SC_ZERO_TIME, sc_core::sc_time(1, sc_core::SC_SEC)),
-      ab("ab", *this), ba("ba", *this), current_rate_(default_rate) {}
+      ab("ab", *this),
+      ba("ba", *this),
+      current_rate_(default_rate) {}
 
 void link::set_rate(data_rate r) {
   if (!(r.bps > 0)) SC_REPORT_ERROR(name(), "link rate must be positive");

@@ -5,7 +5,6 @@
 #pragma once
 #include <memory>
 #include <string>
-
 #include <systemc>
 
 #include "models/core/delay_line.h"

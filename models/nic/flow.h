@@ -2,9 +2,8 @@
 #pragma once
 #include <cstdint>
 #include <string>
-#include <vector>
-
 #include <systemc>
+#include <vector>
 
 #include "models/core/units.h"
 
@@ -21,8 +20,8 @@ struct flow_spec {
   flow_kind kind = flow_kind::constant;
   uint32_t src = 0, dst = 0;
   uint8_t priority = 0;
-  uint64_t size = 0;             // finite flows
-  data_rate rate{0};             // constant/onoff: source rate; finite: 0 = line rate
+  uint64_t size = 0;  // finite flows
+  data_rate rate{0};  // constant/onoff: source rate; finite: 0 = line rate
   sc_core::sc_time start, on, off;
 };
 

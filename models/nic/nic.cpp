@@ -15,13 +15,12 @@ nic::nic(sc_core::sc_module_name name, uint32_t node_id, flow_table& flows)
                    byte_count{1024}),
       port("port0", 0, (static_cast<uint64_t>(0x02) << 40) | (static_cast<uint64_t>(node_id) << 8) | 0xFF,
            std::string(this->name()) + ".port0"),
-      node_id_(node_id), flows_(flows) {
+      node_id_(node_id),
+      flows_(flows) {
   port.attach(this, this);
 }
 
-void nic::add_flow(uint32_t flow_id) {
-  senders_.push_back(sender{flow_id, pacing_limiter(data_rate{0})});
-}
+void nic::add_flow(uint32_t flow_id) { senders_.push_back(sender{flow_id, pacing_limiter(data_rate{0})}); }
 
 rate_limiter_if& nic::limiter(uint32_t flow_id) {
   for (sender& s : senders_)

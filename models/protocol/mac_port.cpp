@@ -7,11 +7,15 @@
 namespace sluice {
 
 mac_port::mac_port(sc_core::sc_module_name name, int index, uint64_t mac_address, const std::string& param_prefix)
-    : sc_module(name), tx("tx"), rx("rx"),
+    : sc_module(name),
+      tx("tx"),
+      rx("rx"),
       pfc_response(param_prefix + ".pfc.response", sc_core::SC_ZERO_TIME,
                    "delay from a PFC frame's arrival to the pause taking effect (MAC/PHY reaction)",
                    sc_core::SC_ZERO_TIME, sc_core::sc_time(1, sc_core::SC_MS)),
-      index_(index), mac_(mac_address), timers_(event_queue::instance()) {
+      index_(index),
+      mac_(mac_address),
+      timers_(event_queue::instance()) {
   rx.register_nb_transport_fw(this, &mac_port::receive);
   // One wake-up at a time: at the end of a frame, at a pause or pacing deadline, or on new
   // input. The first, at time 0, lets sources with timed flows schedule their start.
@@ -24,8 +28,10 @@ void mac_port::on_timer() { try_send(); }
 
 void mac_port::kick() {
   uint64_t now = to_ps(sc_core::sc_time_stamp());
-  if (now < busy_until_ps_) wake_at(busy_until_ps_);  // look again when the wire frees
-  else try_send();
+  if (now < busy_until_ps_)
+    wake_at(busy_until_ps_);  // look again when the wire frees
+  else
+    try_send();
 }
 
 void mac_port::try_send() {

@@ -5,7 +5,6 @@
 #pragma once
 #include <array>
 #include <limits>
-
 #include <systemc>
 
 #include "models/core/event_queue.h"
@@ -50,7 +49,10 @@ class mac_port : public sc_core::sc_module, public timed_client {
   // param_prefix: where this port's parameters live ("sw0.port3"), usually its owner's name.
   mac_port(sc_core::sc_module_name name, int index, uint64_t mac_address, const std::string& param_prefix);
 
-  void attach(frame_source_if* source, frame_sink_if* sink) { source_ = source; sink_ = sink; }
+  void attach(frame_source_if* source, frame_sink_if* sink) {
+    source_ = source;
+    sink_ = sink;
+  }
   void attach_link(const link* l) { link_ = l; }
   const link* attached_link() const { return link_; }
   int index() const { return index_; }

@@ -10,9 +10,10 @@
 // There is no response phase: frames are posted. Backpressure is explicit (PFC frames, credits).
 // A distinct protocol-types class keeps these sockets from binding to base-protocol sockets.
 #pragma once
-#include <tlm>
 #include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
+
+#include <tlm>
 
 #include "models/core/packet.h"
 

@@ -8,9 +8,7 @@ void put16(std::array<uint8_t, 64>& b, int at, uint16_t v) {
   b[at] = static_cast<uint8_t>(v >> 8);
   b[at + 1] = static_cast<uint8_t>(v);
 }
-uint16_t get16(const std::array<uint8_t, 64>& b, int at) {
-  return static_cast<uint16_t>(b[at] << 8 | b[at + 1]);
-}
+uint16_t get16(const std::array<uint8_t, 64>& b, int at) { return static_cast<uint16_t>(b[at] << 8 | b[at + 1]); }
 }  // namespace
 
 void encode_pfc(const pfc_request& request, uint64_t source_mac, std::array<uint8_t, 64>& out) {

@@ -10,12 +10,12 @@
 
 namespace sluice {
 
-constexpr uint32_t pfc_frame_bytes = 64;   // minimum Ethernet frame, FCS included
+constexpr uint32_t pfc_frame_bytes = 64;  // minimum Ethernet frame, FCS included
 constexpr uint16_t pfc_ethertype = 0x8808;
 constexpr uint16_t pfc_opcode = 0x0101;
 
 struct pfc_request {
-  uint8_t class_enable = 0;              // bit i set: timer i applies to priority i
+  uint8_t class_enable = 0;                       // bit i set: timer i applies to priority i
   std::array<uint16_t, num_priorities> quanta{};  // 0 = resume (XON)
 };
 

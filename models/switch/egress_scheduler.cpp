@@ -9,8 +9,10 @@ int egress_scheduler::select(const std::array<uint32_t, num_priorities>& head_by
   uint32_t dwrr = 0;
   for (int q = 0; q < num_priorities; ++q) {
     if (config_.strict[q]) continue;
-    if (eligible >> q & 1) dwrr |= 1u << q;
-    else if (head_bytes[q] == 0) deficit_[q] = 0;  // an emptied queue forfeits its deficit
+    if (eligible >> q & 1)
+      dwrr |= 1u << q;
+    else if (head_bytes[q] == 0)
+      deficit_[q] = 0;  // an emptied queue forfeits its deficit
   }
   if (!dwrr) return -1;
   // Each pass over the group adds at least one quantum to every eligible queue, so this ends.

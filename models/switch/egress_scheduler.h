@@ -11,9 +11,9 @@
 namespace sluice {
 
 struct scheduler_config {
-  std::array<bool, num_priorities> strict{};          // false: member of the DWRR group
-  std::array<uint32_t, num_priorities> weight{};       // DWRR weights (>= 1)
-  uint32_t quantum = 1500;                              // bytes per unit of weight per round
+  std::array<bool, num_priorities> strict{};      // false: member of the DWRR group
+  std::array<uint32_t, num_priorities> weight{};  // DWRR weights (>= 1)
+  uint32_t quantum = 1500;                        // bytes per unit of weight per round
 };
 
 class egress_scheduler : public scheduler_if {

@@ -6,8 +6,11 @@
 namespace sluice {
 
 shared_buffer::shared_buffer(int ports, int priorities, buffer_config config, std::vector<pg_config> pgs)
-    : priorities_(priorities), config_(config), pgs_(std::move(pgs)),
-      usage_(static_cast<std::size_t>(ports) * priorities), paused_(usage_.size(), 0) {
+    : priorities_(priorities),
+      config_(config),
+      pgs_(std::move(pgs)),
+      usage_(static_cast<std::size_t>(ports) * priorities),
+      paused_(usage_.size(), 0) {
   if (pgs_.size() != usage_.size()) throw std::invalid_argument("shared_buffer: one pg_config per (port, priority)");
 }
 

@@ -14,10 +14,10 @@ namespace sluice {
 
 struct pg_config {
   bool lossless = true;
-  uint64_t reserve = 0;      // guaranteed bytes
-  uint64_t xoff = 0;         // static threshold on shared use (bytes)
-  uint64_t xon_offset = 0;   // resume hysteresis below the threshold
-  uint64_t headroom = 0;     // bytes absorbed after XOFF
+  uint64_t reserve = 0;     // guaranteed bytes
+  uint64_t xoff = 0;        // static threshold on shared use (bytes)
+  uint64_t xon_offset = 0;  // resume hysteresis below the threshold
+  uint64_t headroom = 0;    // bytes absorbed after XOFF
 };
 
 struct buffer_config {

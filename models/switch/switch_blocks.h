@@ -3,7 +3,6 @@
 // place of the default without touching the datapath.
 #pragma once
 #include <array>
-
 #include <systemc>
 
 #include "models/core/packet.h"

@@ -14,8 +14,10 @@ switch_model::switch_model(sc_core::sc_module_name name, uint32_t node_id, const
       pipeline(std::string(this->name()) + ".pipeline", sc_core::sc_time(500, sc_core::SC_NS),
                "store-and-forward latency from last bit in to egress enqueue", sc_core::SC_ZERO_TIME,
                sc_core::sc_time(1, sc_core::SC_MS)),
-      mmu_port("mmu_port"), forwarding_port("forwarding_port"),
-      mmu_block("mmu", port_names(this->name(), headrooms.size()), headrooms), forwarding("forwarding"),
+      mmu_port("mmu_port"),
+      forwarding_port("forwarding_port"),
+      mmu_block("mmu", port_names(this->name(), headrooms.size()), headrooms),
+      forwarding("forwarding"),
       node_id_(node_id) {
   mmu_port.bind(mmu_block);
   forwarding_port.bind(forwarding);

@@ -6,16 +6,18 @@
 
 namespace sluice {
 
-switch_port::switch_port(sc_core::sc_module_name name, int index, uint64_t mac_address,
-                         sc_core::sc_port<mmu_if>& mmu, const std::vector<std::unique_ptr<switch_port>>* siblings)
-    : sc_module(name), mac("mac", index, mac_address, std::string(this->name())),
+switch_port::switch_port(sc_core::sc_module_name name, int index, uint64_t mac_address, sc_core::sc_port<mmu_if>& mmu,
+                         const std::vector<std::unique_ptr<switch_port>>* siblings)
+    : sc_module(name),
+      mac("mac", index, mac_address, std::string(this->name())),
       quantum(std::string(this->name()) + ".dwrr.quantum", byte_count{1500}, "DWRR bytes per unit of weight per round",
               byte_count{64}, byte_count{1 << 24}),
       pfc_quanta(std::string(this->name()) + ".pfc.quanta", 0xFFFF,
                  "pause time in XOFF frames, in quanta of 512 bit times", 1, 0xFFFF),
       pfc_refresh(std::string(this->name()) + ".pfc.refresh", 0.5,
                   "re-send XOFF after this fraction of the pause time while still congested", 0.01, 1.0),
-      mmu_(mmu), siblings_(siblings) {
+      mmu_(mmu),
+      siblings_(siblings) {
   const std::string base = this->name();
   for (int i = 0; i < num_priorities; ++i) {
     std::string prio = base + ".prio" + std::to_string(i);
@@ -56,9 +58,12 @@ tlm::tlm_generic_payload* switch_port::next_frame(const mac_port& port, uint64_t
     if (queues_[q].empty()) continue;
     const queued& h = queues_[q].front();
     head[q] = h.size;
-    if (port.paused(q, now_ps)) retry_ps = std::min(retry_ps, port.pause_end_ps(q));
-    else if (h.ready_ps > now_ps) retry_ps = std::min(retry_ps, h.ready_ps);  // still in the pipeline
-    else eligible |= 1u << q;
+    if (port.paused(q, now_ps))
+      retry_ps = std::min(retry_ps, port.pause_end_ps(q));
+    else if (h.ready_ps > now_ps)
+      retry_ps = std::min(retry_ps, h.ready_ps);  // still in the pipeline
+    else
+      eligible |= 1u << q;
   }
   if (!eligible) return nullptr;
   int q = scheduler_->select(head, eligible);

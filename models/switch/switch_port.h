@@ -14,10 +14,10 @@
 namespace sluice {
 
 struct queue_stats {
-  uint64_t bytes = 0, frames = 0;          // current depth
+  uint64_t bytes = 0, frames = 0;  // current depth
   uint64_t max_bytes = 0;
   uint64_t frames_out = 0, bytes_out = 0;
-  long double byte_ps = 0;                 // integral of depth over time, for the mean
+  long double byte_ps = 0;  // integral of depth over time, for the mean
   uint64_t last_change_ps = 0;
   void update(uint64_t now_ps) {
     byte_ps += static_cast<long double>(bytes) * static_cast<long double>(now_ps - last_change_ps);

@@ -4,8 +4,8 @@
 #include "tests/support/harness.h"
 
 using namespace sluice;
-using sc_core::sc_time;
 using sc_core::SC_NS;
+using sc_core::sc_time;
 using sc_core::SC_US;
 
 namespace {

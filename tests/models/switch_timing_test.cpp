@@ -4,8 +4,8 @@
 #include "tests/support/harness.h"
 
 using namespace sluice;
-using sc_core::sc_time;
 using sc_core::SC_NS;
+using sc_core::sc_time;
 
 namespace {
 const char* one_switch = R"(
@@ -56,7 +56,8 @@ struct lowest_first : scheduler_if {
 }  // namespace
 
 TEST(SwitchBlocks, EgressSchedulerCanBeReplaced) {
-  auto sim = test::make_sim(test::two_senders(1, 6, "params: {\"sw0.port2.prio6.sched\": strict}\nrun: {until: 500us}\n"));
+  auto sim =
+      test::make_sim(test::two_senders(1, 6, "params: {\"sw0.port2.prio6.sched\": strict}\nrun: {until: 500us}\n"));
   lowest_first sched;
   sim->fabric_model().switches[0]->ports[2]->bind_scheduler(sched);
   sim->run();

@@ -2,9 +2,8 @@
 #pragma once
 #include <array>
 #include <cstdio>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "platforms/simulation.h"
 
@@ -23,14 +22,18 @@ inline std::unique_ptr<simulation> make_sim(const std::string& yaml,
 inline std::string two_nics(const std::string& traffic, const std::string& rest) {
   return "platform:\n  kind: custom\n  switches: []\n  nics: [a, b]\n"
          "  links: [{a: a, b: b, rate: 40Gbps, delay: 1us}]\n"
-         "traffic: [" + traffic + "]\n" + rest;
+         "traffic: [" +
+         traffic + "]\n" + rest;
 }
 
 // Scenario YAML: incast with two senders into r0 at 40 Gb/s, h0 on priority prio0, h1 on prio1.
 inline std::string two_senders(int prio0, int prio1, const std::string& rest) {
   return "platform: {kind: incast, senders: 2, link_rate: 40Gbps, link_delay: 1us}\ntraffic:\n"
-         "  - {kind: constant, src: h0, dst: r0, rate: 40Gbps, priority: " + std::to_string(prio0) + "}\n"
-         "  - {kind: constant, src: h1, dst: r0, rate: 40Gbps, priority: " + std::to_string(prio1) + "}\n" + rest;
+         "  - {kind: constant, src: h0, dst: r0, rate: 40Gbps, priority: " +
+         std::to_string(prio0) +
+         "}\n"
+         "  - {kind: constant, src: h1, dst: r0, rate: 40Gbps, priority: " +
+         std::to_string(prio1) + "}\n" + rest;
 }
 
 inline std::string scenario_path(const std::string& name) {

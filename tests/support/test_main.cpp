@@ -1,4 +1,5 @@
 #include <gtest/gtest.h>
+
 #include <systemc>
 
 int sc_main(int argc, char* argv[]) {

@@ -34,7 +34,9 @@ run: {until: 50us}
 )";
 }  // namespace
 
-TEST(Cli, MalformedYaml) { expect_cli_error("run " + write_temp("bad.yaml", "platform: [kind: incast\n"), "malformed YAML"); }
+TEST(Cli, MalformedYaml) {
+  expect_cli_error("run " + write_temp("bad.yaml", "platform: [kind: incast\n"), "malformed YAML");
+}
 
 TEST(Cli, MissingFile) { expect_cli_error("run /nonexistent/scenario.yaml", "/nonexistent/scenario.yaml"); }
 
@@ -73,7 +75,10 @@ TEST(Cli, ParamsListsEveryParameterWithUnitDefaultValueRangeAndDescription) {
   ASSERT_EQ(r.status, 0) << r.output;
   // The xoff of every port shows the override next to its default.
   std::size_t rows = 0, pos = 0;
-  while ((pos = r.output.find("pfc.xoff ", pos)) != std::string::npos) { ++rows; ++pos; }
+  while ((pos = r.output.find("pfc.xoff ", pos)) != std::string::npos) {
+    ++rows;
+    ++pos;
+  }
   EXPECT_EQ(rows, 3u);  // sw0 has 3 ports
   for (const char* name : {"sw0.pipeline", "sw0.mmu.alpha", "h0-sw0.rate", "h0-sw0.delay", "h0.mtu",
                            "sw0.port2.prio3.weight", "sw0.port2.pfc.headroom", "h1.port0.pfc.response"})

@@ -22,7 +22,8 @@ run: {until: 2ms}
 }
 
 TEST(Dwrr, StrictPriorityStarvesTheLowerQueue) {
-  auto sim = test::make_sim(test::two_senders(1, 6, "params: {\"sw0.port2.prio6.sched\": strict}\nrun: {until: 1ms}\n"));
+  auto sim =
+      test::make_sim(test::two_senders(1, 6, "params: {\"sw0.port2.prio6.sched\": strict}\nrun: {until: 1ms}\n"));
   sim->run();
   nlohmann::json s = sim->summary();
   double low = test::find_flow(s, "h0->r0")["rx_bytes"].get<double>();

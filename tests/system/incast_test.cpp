@@ -48,9 +48,8 @@ TEST(Incast, WithoutPfcTheSwitchDropsAndReportsIt) {
 
 TEST(Incast, TooLittleHeadroomDropsOnALosslessPriorityAndWarns) {
   // A static 2 KB XOFF with 1 KB of headroom cannot absorb the 2 us round trip at 10 Gb/s.
-  nlohmann::json s = run_incast({{"sw0.mmu.threshold", "static"},
-                                 {"sw0.port*.pfc.xoff", "2KB"},
-                                 {"sw0.port*.pfc.headroom", "1KB"}});
+  nlohmann::json s =
+      run_incast({{"sw0.mmu.threshold", "static"}, {"sw0.port*.pfc.xoff", "2KB"}, {"sw0.port*.pfc.headroom", "1KB"}});
   EXPECT_GT(s["totals"]["lossless_drops"].get<uint64_t>(), 0u);
   ASSERT_FALSE(s["warnings"].empty());
   EXPECT_NE(s["warnings"][0].get<std::string>().find("lossless"), std::string::npos);
@@ -66,11 +65,10 @@ TEST(Incast, PauseIsRefreshedBeforeItExpiresWhileCongested) {
   // 1000 quanta at 40 Gb/s = 12.8 us of pause, refreshed every 6.4 us. A 200 KB resume
   // hysteresis keeps each paused episode at least 200 KB / 40 Gb/s = 40 us long, so every
   // episode carries several refreshes; without them the senders would run into the headroom.
-  auto sim = test::make_sim(test::two_senders(3, 3, "run: {until: 2ms}\n"),
-                            {{"sw0.mmu.threshold", "static"},
-                             {"sw0.port*.pfc.xoff", "100KB"},
-                             {"sw0.port*.pfc.xon_offset", "200KB"},
-                             {"sw0.port*.pfc.quanta", "1000"}});
+  auto sim = test::make_sim(test::two_senders(3, 3, "run: {until: 2ms}\n"), {{"sw0.mmu.threshold", "static"},
+                                                                             {"sw0.port*.pfc.xoff", "100KB"},
+                                                                             {"sw0.port*.pfc.xon_offset", "200KB"},
+                                                                             {"sw0.port*.pfc.quanta", "1000"}});
   sim->run();
   nlohmann::json s = sim->summary();
   EXPECT_EQ(s["totals"]["drops"], 0);

@@ -13,7 +13,10 @@ double mean_gbps(const simulation& sim, const std::string& flow, double from_us,
   double sum = 0;
   int n = 0;
   for (std::size_t r = 0; r < s.rows.size(); ++r)
-    if (s.times_us[r] > from_us && s.times_us[r] <= to_us) { sum += s.rows[r][col]; ++n; }
+    if (s.times_us[r] > from_us && s.times_us[r] <= to_us) {
+      sum += s.rows[r][col];
+      ++n;
+    }
   return n ? sum / n : 0;
 }
 }  // namespace

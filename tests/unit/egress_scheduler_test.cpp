@@ -1,6 +1,6 @@
-#include <gtest/gtest.h>
-
 #include "models/switch/egress_scheduler.h"
+
+#include <gtest/gtest.h>
 
 using namespace sluice;
 

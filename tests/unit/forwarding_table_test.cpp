@@ -1,8 +1,8 @@
+#include "models/switch/forwarding_table.h"
+
 #include <gtest/gtest.h>
 
 #include <map>
-
-#include "models/switch/forwarding_table.h"
 
 using namespace sluice;
 

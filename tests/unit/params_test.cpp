@@ -1,6 +1,6 @@
-#include <gtest/gtest.h>
-
 #include "models/core/params.h"
+
+#include <gtest/gtest.h>
 
 using namespace sluice;
 

@@ -1,6 +1,6 @@
-#include <gtest/gtest.h>
-
 #include "models/protocol/pfc_frame.h"
+
+#include <gtest/gtest.h>
 
 using namespace sluice;
 
@@ -12,14 +12,14 @@ TEST(PfcFrame, EncodesThe8021QbbLayout) {
   encode_pfc(r, 0x0200000000ABull, b);
   const uint8_t da[] = {0x01, 0x80, 0xC2, 0x00, 0x00, 0x01};
   for (int i = 0; i < 6; ++i) EXPECT_EQ(b[i], da[i]);
-  EXPECT_EQ(b[11], 0xAB);                 // source MAC, last byte
-  EXPECT_EQ(b[12], 0x88);                 // EtherType 0x8808
+  EXPECT_EQ(b[11], 0xAB);  // source MAC, last byte
+  EXPECT_EQ(b[12], 0x88);  // EtherType 0x8808
   EXPECT_EQ(b[13], 0x08);
-  EXPECT_EQ(b[14], 0x01);                 // opcode 0x0101
+  EXPECT_EQ(b[14], 0x01);  // opcode 0x0101
   EXPECT_EQ(b[15], 0x01);
-  EXPECT_EQ(b[16], 0x00);                 // class-enable vector
+  EXPECT_EQ(b[16], 0x00);  // class-enable vector
   EXPECT_EQ(b[17], 0x08);
-  EXPECT_EQ(b[18 + 2 * 3], 0xFF);         // timer of priority 3
+  EXPECT_EQ(b[18 + 2 * 3], 0xFF);  // timer of priority 3
   EXPECT_EQ(b[19 + 2 * 3], 0xFF);
   EXPECT_EQ(b[18], 0x00);
 }

@@ -1,6 +1,6 @@
-#include <gtest/gtest.h>
-
 #include "platforms/scenario.h"
+
+#include <gtest/gtest.h>
 
 using namespace sluice;
 
@@ -52,7 +52,9 @@ TEST(Scenario, CountMakesNumberedFlows) {
   EXPECT_EQ(s.flows[4].size, 64000u);
 }
 
-TEST(Scenario, MalformedYamlGivesLineNumber) { expect_error("platform: {kind: incast\ntraffic: [", {"t.yaml:", "malformed"}); }
+TEST(Scenario, MalformedYamlGivesLineNumber) {
+  expect_error("platform: {kind: incast\ntraffic: [", {"t.yaml:", "malformed"});
+}
 
 TEST(Scenario, UnknownKeysAreNamed) {
   expect_error(replace(base, "senders: 4", "senders: 4, sendrs: 5"), {"platform.sendrs", "unknown key"});

@@ -1,6 +1,6 @@
-#include <gtest/gtest.h>
-
 #include "models/switch/shared_buffer.h"
+
+#include <gtest/gtest.h>
 
 using namespace sluice;
 
@@ -22,7 +22,7 @@ TEST(SharedBuffer, StaticXoffFiresWhenTheGroupReachesItsThresholdAndXonAfterHyst
   EXPECT_TRUE(xoff);
   EXPECT_TRUE(b.paused(0, 3));
   EXPECT_EQ(b.admit(0, 3, 1000, xoff), admit_verdict::admitted);  // into headroom
-  EXPECT_FALSE(xoff);  // already paused: no second XOFF
+  EXPECT_FALSE(xoff);                                             // already paused: no second XOFF
   EXPECT_EQ(b.usage(0, 3).headroom, 1000u);
   // Resume needs an empty headroom and shared <= 10000 - 3000.
   b.release(0, 3, 1000, xon);

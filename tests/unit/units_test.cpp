@@ -1,10 +1,10 @@
-#include <gtest/gtest.h>
-
 #include "models/core/units.h"
 
+#include <gtest/gtest.h>
+
 using namespace sluice;
-using sc_core::sc_time;
 using sc_core::SC_NS;
+using sc_core::sc_time;
 using sc_core::SC_US;
 
 TEST(Units, ParsesRates) {
