@@ -15,7 +15,8 @@ int egress_scheduler::select(const std::array<uint32_t, num_priorities>& head_by
       deficit_[q] = 0;  // an emptied queue forfeits its deficit
   }
   if (!dwrr) return -1;
-  // Each pass over the group adds at least one quantum to every eligible queue, so this ends.
+  // Visit only eligible queues, in cyclic order from the current one. Each visit of a fresh
+  // queue adds a quantum, so the loop ends once some head fits its deficit.
   for (;;) {
     int q = current_;
     if (dwrr >> q & 1) {
@@ -28,9 +29,14 @@ int egress_scheduler::select(const std::array<uint32_t, num_priorities>& head_by
         return q;
       }
     }
-    current_ = (current_ + 1) % num_priorities;
+    current_ = next_in(dwrr, current_);
     fresh_ = true;
   }
+}
+
+int egress_scheduler::next_in(uint32_t mask, int after) {
+  uint32_t higher = mask & ~((2u << after) - 1);  // members above `after`
+  return __builtin_ctz(higher ? higher : mask);
 }
 
 }  // namespace sluice

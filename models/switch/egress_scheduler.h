@@ -22,11 +22,12 @@ class egress_scheduler : public scheduler_if {
   void configure(const scheduler_config& config) { config_ = config; }
 
   // head_bytes[q] is the size of queue q's head frame, 0 if q is empty; eligible has bit q set if
-  // q may send now (non-empty and not paused). Returns the queue to serve, or -1.
+  // q may send now (non-empty, not paused, head past the pipeline). Returns the queue to serve, or -1.
   // Serving is committed: the DWRR deficit is charged for the frame.
   int select(const std::array<uint32_t, num_priorities>& head_bytes, uint32_t eligible) override;
 
  private:
+  static int next_in(uint32_t mask, int after);  // next set bit after `after`, wrapping
   scheduler_config config_;
   std::array<uint64_t, num_priorities> deficit_{};
   int current_ = 0;

@@ -12,7 +12,8 @@ mmu_port_params::mmu_port_params(const std::string& port, byte_count default_hea
                  "XON when the group's shared use falls this far below its threshold (2 MTU)", byte_count{0},
                  byte_count{1ull << 30}),
       headroom(port + ".pfc.headroom", default_headroom,
-               "bytes a lossless priority group absorbs after XOFF (default: 2 x prop x rate + 3 MTU + PFC frame)",
+               "bytes a lossless priority group absorbs after XOFF (default: 2 x delay x rate + response x rate + 3 "
+               "max frames + 64 B",
                byte_count{0}, byte_count{1ull << 30}) {}
 
 mmu::mmu(sc_core::sc_module_name name, const std::vector<std::string>& port_names,

@@ -3,8 +3,9 @@
 // Each (ingress port, priority) -- a priority group, PG -- draws first from its reserved
 // space, then from the shared pool up to its threshold, then (lossless only) from its headroom.
 // Threshold: static (a byte limit on the PG's shared use) or dynamic (alpha x free shared
-// buffer, Choudhury-Hahne). XOFF is due when a PG reaches its threshold or touches headroom;
-// XON when it has left headroom and fallen xon_offset below the threshold.
+// buffer, Choudhury-Hahne). XOFF is due when a PG holds shared bytes up to its threshold, touches
+// headroom, or must drop (headroom full); XON when it has left headroom and its shared use has
+// fallen xon_offset below the threshold (or to zero).
 // Bytes are returned headroom first, then shared, then reserved.
 #pragma once
 #include <cstdint>

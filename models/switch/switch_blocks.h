@@ -1,6 +1,7 @@
-// The interfaces between a switch's blocks. Each is an sc_interface reached through an
-// sc_port, so a later model (RTL through Verilator, firmware, another policy) can be bound in
-// place of the default without touching the datapath.
+// The interfaces between a switch's blocks, so a later model (RTL through Verilator, firmware,
+// another policy) can be bound in place of the default without touching the datapath. The MMU
+// and forwarding are sc_interfaces reached through sc_ports; the egress scheduler, called once
+// per frame inside a port, is a plain interface bound with switch_port::bind_scheduler().
 #pragma once
 #include <array>
 #include <systemc>

@@ -12,8 +12,8 @@ std::vector<std::string> port_names(const std::string& sw, std::size_t n) {
 switch_model::switch_model(sc_core::sc_module_name name, uint32_t node_id, const std::vector<byte_count>& headrooms)
     : sc_module(name),
       pipeline(std::string(this->name()) + ".pipeline", sc_core::sc_time(500, sc_core::SC_NS),
-               "store-and-forward latency from last bit in to egress enqueue", sc_core::SC_ZERO_TIME,
-               sc_core::sc_time(1, sc_core::SC_MS)),
+               "store-and-forward latency: a frame may leave its egress queue this long after its last bit arrived",
+               sc_core::SC_ZERO_TIME, sc_core::sc_time(1, sc_core::SC_MS)),
       mmu_port("mmu_port"),
       forwarding_port("forwarding_port"),
       mmu_block("mmu", port_names(this->name(), headrooms.size()), headrooms),
@@ -34,13 +34,14 @@ void switch_model::receive_frame(tlm::tlm_generic_payload* p, int port_index) {
   h.ingress_port = static_cast<uint16_t>(port_index);
   bool xoff_due = false;
   switch_port& in = *ports[port_index];
-  if (!mmu_port->admit(port_index, h.priority, h.size, xoff_due)) {
+  bool admitted = mmu_port->admit(port_index, h.priority, h.size, xoff_due);
+  if (xoff_due) in.pause_upstream(h.priority);  // also when the frame that tipped it is dropped
+  if (!admitted) {
     in.count_drop(h.priority);
     p->release();
     return;
   }
   in.note_ingress(h.priority, mmu_port->pg_bytes(port_index, h.priority));
-  if (xoff_due) in.pause_upstream(h.priority);
   int out = forwarding_port->route(h, port_index);
   if (out < 0) return drop_unroutable(p);
   h.ready_ps = to_ps(sc_core::sc_time_stamp() + pipeline());

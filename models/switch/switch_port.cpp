@@ -67,6 +67,12 @@ tlm::tlm_generic_payload* switch_port::next_frame(const mac_port& port, uint64_t
   }
   if (!eligible) return nullptr;
   int q = scheduler_->select(head, eligible);
+  if (q < 0 || !(eligible >> q & 1)) {
+    // A replacement scheduler that declines (or names an ineligible queue) is asked again
+    // when anything changes.
+    if (q >= 0) SC_REPORT_WARNING(name(), "scheduler selected an ineligible queue; ignored");
+    return nullptr;
+  }
   tlm::tlm_generic_payload* p = queues_[q].pop_front().frame;
   packet_header& h = header(*p);
   queue_stats& s = stats_[q];

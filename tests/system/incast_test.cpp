@@ -81,3 +81,15 @@ TEST(Incast, PauseIsRefreshedBeforeItExpiresWhileCongested) {
     EXPECT_NEAR(p["paused_time_ns"].get<double>() / 2e6, 0.5, 0.1) << h;
   }
 }
+
+TEST(Incast, ALosslessGroupWithoutHeadroomStillPausesItsSender) {
+  // No headroom at all: frames beyond the static XOFF threshold are dropped (and counted), but
+  // the first drop must still send XOFF, or the sender would never be told to stop.
+  nlohmann::json s =
+      run_incast({{"sw0.mmu.threshold", "static"}, {"sw0.port*.pfc.xoff", "10500B"}, {"sw0.port*.pfc.headroom", "0B"}});
+  EXPECT_GT(s["totals"]["lossless_drops"].get<uint64_t>(), 0u);
+  for (int i = 0; i < 16; ++i) {
+    nlohmann::json p = test::find_port(s, "sw0", "h" + std::to_string(i), 3);
+    if (p["drops"].get<uint64_t>() > 0) EXPECT_GT(p["pause_sent"].get<uint64_t>(), 0u) << "h" << i;
+  }
+}
