@@ -95,6 +95,7 @@ nlohmann::json simulation::summary() const {
                          {"mean_queue_bytes", q.mean_bytes(now_ps)},
                          {"max_ingress_bytes", port->max_ingress_bytes(prio)},
                          {"frames_out", q.frames_out},
+                         {"bytes_out", q.bytes_out},
                          {"drops", d}});
       }
     }
@@ -116,6 +117,7 @@ nlohmann::json simulation::summary() const {
                        {"mean_queue_bytes", 0.0},
                        {"max_ingress_bytes", 0},
                        {"frames_out", n->frames_sent(prio)},
+                       {"bytes_out", n->bytes_sent(prio)},
                        {"drops", 0}});
     }
   }
@@ -135,9 +137,12 @@ nlohmann::json simulation::summary() const {
               {"kind", kind_name(s.kind)},
               {"start_ns", ns(start)},
               {"tx_bytes", fl.stats.tx_bytes},
+              {"rx_frames", fl.stats.rx_frames},
               {"rx_bytes", fl.stats.rx_bytes},
               {"completed", fl.stats.completed()}};
     j["size_bytes"] = s.kind == flow_kind::finite ? json(s.size) : json(nullptr);
+    j["first_rx_ns"] = fl.stats.rx_frames ? json(ns(fl.stats.first_rx_ps)) : json(nullptr);
+    j["last_rx_ns"] = fl.stats.rx_frames ? json(ns(fl.stats.last_rx_ps)) : json(nullptr);
     uint64_t end = fl.stats.completed() ? fl.stats.completed_ps : now_ps;
     if (fl.stats.completed()) {
       ++completed;

@@ -75,6 +75,7 @@ tlm::tlm_generic_payload* nic::next_frame(const mac_port& mac, uint64_t now_ps, 
     h.created_ps = now_ps;
     s.sent += payload;
     ++frames_sent_[h.priority];
+    bytes_sent_[h.priority] += h.size;
     flows_[s.flow_id].stats.tx_bytes += payload;
     // Pace at the lower of the source rate and the limiter (0 means "no limit").
     data_rate source = f.spec.rate.bps > 0 ? f.spec.rate : line_rate();

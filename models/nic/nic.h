@@ -26,6 +26,7 @@ class nic : public sc_core::sc_module, public frame_source_if, public frame_sink
   uint64_t frames_received() const { return rx_frames_; }
   uint64_t misdelivered() const { return misdelivered_; }
   uint64_t frames_sent(int priority) const { return frames_sent_[priority]; }
+  uint64_t bytes_sent(int priority) const { return bytes_sent_[priority]; }  // on the wire
 
   tlm::tlm_generic_payload* next_frame(const mac_port& port, uint64_t now_ps, uint64_t& retry_ps) override;
   uint64_t next_ready_ps(const mac_port& port, uint64_t now_ps) const override;
@@ -47,7 +48,7 @@ class nic : public sc_core::sc_module, public frame_source_if, public frame_sink
   std::vector<sender> senders_;
   std::size_t next_ = 0;  // round-robin position
   uint64_t rx_frames_ = 0, misdelivered_ = 0;
-  std::array<uint64_t, num_priorities> frames_sent_{};
+  std::array<uint64_t, num_priorities> frames_sent_{}, bytes_sent_{};
 };
 
 }  // namespace sluice
