@@ -3,6 +3,7 @@
 # payloads, five runs; prints packet-hops per wall second (of the simulation proper: setup
 # and output excluded) for each run, the median and the best, and the peak memory.
 set -euo pipefail
+export SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1  # keep the SystemC banner out of builds, tests and reports
 sluice="$1"
 scenario="$2"
 runs="${BENCH_RUNS:-5}"

@@ -90,6 +90,8 @@ TEST(Incast, ALosslessGroupWithoutHeadroomStillPausesItsSender) {
   EXPECT_GT(s["totals"]["lossless_drops"].get<uint64_t>(), 0u);
   for (int i = 0; i < 16; ++i) {
     nlohmann::json p = test::find_port(s, "sw0", "h" + std::to_string(i), 3);
-    if (p["drops"].get<uint64_t>() > 0) EXPECT_GT(p["pause_sent"].get<uint64_t>(), 0u) << "h" << i;
+    if (p["drops"].get<uint64_t>() > 0) {
+      EXPECT_GT(p["pause_sent"].get<uint64_t>(), 0u) << "h" << i;
+    }
   }
 }
