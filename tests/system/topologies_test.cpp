@@ -1,0 +1,45 @@
+// What scenarios/README.md says the dumbbell and parking-lot scenarios show.
+#include <gtest/gtest.h>
+
+#include "tests/support/harness.h"
+
+using namespace sluice;
+
+namespace {
+nlohmann::json run(const std::string& name) {
+  simulation sim(load_scenario_file(test::scenario_path(name)), {});
+  sim.run();
+  return sim.summary();
+}
+double utilization(const nlohmann::json& s, const std::string& link) {
+  for (const auto& l : s["links"])
+    if (l["name"] == link) return l["utilization"].get<double>();
+  ADD_FAILURE() << "no link " << link;
+  return 0;
+}
+}  // namespace
+
+TEST(Topologies, DumbbellSharesTheBottleneckFairlyWithoutLoss) {
+  nlohmann::json s = run("dumbbell.yaml");
+  EXPECT_EQ(s["totals"]["drops"], 0);
+  EXPECT_GT(s["totals"]["pause_frames"].get<uint64_t>(), 0u);  // 4 x 20 Gb/s offered to 40 Gb/s
+  EXPECT_GE(utilization(s, "sw0->sw1"), 0.99);
+  for (int i = 0; i < 4; ++i) {
+    std::string name = "h" + std::to_string(i) + "->r" + std::to_string(i);
+    EXPECT_NEAR(test::find_flow(s, name)["throughput_bps"].get<double>(), 10e9, 0.5e9) << name;
+  }
+}
+
+TEST(Topologies, ParkingLotShortchangesTheLongFlow) {
+  nlohmann::json s = run("parking-lot.yaml");
+  EXPECT_EQ(s["totals"]["drops"], 0);
+  // Every inter-switch link is offered 80 Gb/s and stays busy...
+  for (const char* l : {"sw0->sw1", "sw1->sw2", "sw2->sw3"}) EXPECT_GE(utilization(s, l), 0.99) << l;
+  // ...but the long flow, merged anew at every hop, gets well under its 20 Gb/s max-min share,
+  // and the cross flows further down the chain get more than those upstream.
+  double long_flow = test::find_flow(s, "h0->r0")["throughput_bps"].get<double>();
+  EXPECT_LT(long_flow, 0.75 * 20e9);
+  double x0 = test::find_flow(s, "x0->y0")["throughput_bps"].get<double>();
+  double x2 = test::find_flow(s, "x2->y2")["throughput_bps"].get<double>();
+  EXPECT_GT(x2, x0);
+}
