@@ -61,6 +61,7 @@ nlohmann::json simulation::summary() const {
                        {"bytes", c->bytes()},
                        {"utilization", now_ps ? c->busy_time(now).to_seconds() / now.to_seconds() : 0.0}});
   out["links"] = links;
+  uint64_t paused_port_ps = 0;
 
   std::set<int> used;
   for (const flow& fl : f.flows) used.insert(fl.spec.priority);
@@ -69,6 +70,7 @@ nlohmann::json simulation::summary() const {
   for (const auto& sw : f.switches) {
     for (const auto& port : sw->ports) {
       pause_frames += port->mac.pfc_frames_sent();
+      for (int prio = 0; prio < num_priorities; ++prio) paused_port_ps += to_ps(port->mac.paused_time(prio, now));
       for (int prio = 0; prio < num_priorities; ++prio) {
         const queue_stats& q = port->queue(prio);
         uint64_t d = port->drops(prio);
@@ -101,6 +103,7 @@ nlohmann::json simulation::summary() const {
     }
   }
   for (const auto& n : f.nics) {
+    for (int prio = 0; prio < num_priorities; ++prio) paused_port_ps += to_ps(n->port.paused_time(prio, now));
     const switch_model* peer_switch = f.switch_named(f.peer_of(n->name(), 0));
     for (int prio : used) {
       ports.push_back({{"node", n->name()},
@@ -176,6 +179,9 @@ nlohmann::json simulation::summary() const {
                    {"flows_completed", completed},
                    {"mean_fct_ns", fcts.empty() ? json(nullptr) : json(mean_fct)},
                    {"p99_fct_ns", fcts.empty() ? json(nullptr) : json(percentile(fcts, 0.99))}};
+  out["congestion_tree"] = {{"max_ports_paused", sampler_->max_ports_paused()},
+                            {"max_ports_paused_at_us", sampler_->max_ports_paused_at_us()},
+                            {"paused_port_time_ns", ns(paused_port_ps)}};
   out["warnings"] = warnings;
   return out;
 }
@@ -254,6 +260,7 @@ void simulation::write_outputs(const std::string& dir) const {
   sampler_->queue_depth.write_csv(dir + "/queue_depth.csv", "time_us");
   sampler_->link_throughput.write_csv(dir + "/link_throughput.csv", "time_us");
   sampler_->flow_throughput.write_csv(dir + "/flow_throughput.csv", "time_us");
+  sampler_->paused_fraction.write_csv(dir + "/paused_fraction.csv", "time_us");
 }
 
 }  // namespace sluice

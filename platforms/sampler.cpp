@@ -40,6 +40,15 @@ sampler::sampler(sc_core::sc_module_name name, fabric& f, sc_core::sc_time perio
       link_throughput.columns.push_back(c->label());
     }
   for (const flow& fl : f.flows) flow_throughput.columns.push_back(fl.spec.name);
+  auto watch_pauses = [&](const mac_port& mac, const std::string& label) {
+    for (int prio : used) {
+      pauses_.push_back({&mac, prio, 0});
+      paused_fraction.columns.push_back(label + ".p" + std::to_string(prio));
+    }
+  };
+  for (auto& sw : f.switches)
+    for (auto& port : sw->ports) watch_pauses(port->mac, port->name());
+  for (auto& n : f.nics) watch_pauses(n->port, std::string(n->name()) + ".port0");
   last_link_bytes_.assign(channels_.size(), 0);
   last_flow_bytes_.assign(f.flows.size(), 0);
   SC_METHOD(sample);
@@ -49,10 +58,16 @@ sampler::sampler(sc_core::sc_module_name name, fabric& f, sc_core::sc_time perio
 
 void sampler::start_of_simulation() { tick_.notify(period_); }
 
+void sampler::finish() {
+  if (to_ps(sc_core::sc_time_stamp()) > last_sample_ps_) sample();
+}
+
 void sampler::sample() {
   const sc_core::sc_time now = sc_core::sc_time_stamp();
   const double t_us = now.to_seconds() * 1e6;
-  const double gbps_per_byte = 8.0 / period_.to_seconds() / 1e9;
+  const uint64_t elapsed_ps = to_ps(now) - last_sample_ps_;
+  last_sample_ps_ = to_ps(now);
+  const double gbps_per_byte = 8.0 / (static_cast<double>(elapsed_ps) * 1e-12) / 1e9;
 
   std::vector<double> depth;
   depth.reserve(queues_.size());
@@ -79,6 +94,22 @@ void sampler::sample() {
   }
   flow_throughput.times_us.push_back(t_us);
   flow_throughput.rows.push_back(std::move(flows));
+
+  std::vector<double> paused;
+  paused.reserve(pauses_.size());
+  std::size_t ports_paused = 0;
+  for (pause_ref& r : pauses_) {
+    uint64_t total = to_ps(r.mac->paused_time(r.priority, now));
+    paused.push_back(static_cast<double>(total - r.last_paused_ps) / static_cast<double>(elapsed_ps));
+    ports_paused += total > r.last_paused_ps;
+    r.last_paused_ps = total;
+  }
+  if (ports_paused > max_ports_paused_) {
+    max_ports_paused_ = ports_paused;
+    max_ports_paused_at_us_ = t_us;
+  }
+  paused_fraction.times_us.push_back(t_us);
+  paused_fraction.rows.push_back(std::move(paused));
 
   tick_.notify(period_);
 }

@@ -25,6 +25,14 @@ class sampler : public sc_core::sc_module {
   series queue_depth;      // bytes, column "sw0.port3.p3"
   series link_throughput;  // Gb/s, column "sw0->r0"
   series flow_throughput;  // Gb/s of delivered payload, column = flow name
+  series paused_fraction;  // share of the period each MAC port's priority was paused, "sw0.port2.p3"
+
+  // Takes a last, possibly shorter, sample at the current time if the run ended between ticks.
+  void finish();
+  // The most (port, priority) pairs paused at any time within one sample: the extent of the
+  // congestion tree as the samples see it.
+  std::size_t max_ports_paused() const { return max_ports_paused_; }
+  double max_ports_paused_at_us() const { return max_ports_paused_at_us_; }
 
  private:
   void start_of_simulation() override;
@@ -33,12 +41,21 @@ class sampler : public sc_core::sc_module {
     const switch_port* port;
     int priority;
   };
+  struct pause_ref {
+    const mac_port* mac;
+    int priority;
+    uint64_t last_paused_ps;
+  };
   fabric& fabric_;
   sc_core::sc_time period_;
   sc_core::sc_event tick_;
   std::vector<queue_ref> queues_;
   std::vector<const link_channel*> channels_;
+  std::vector<pause_ref> pauses_;
   std::vector<uint64_t> last_link_bytes_, last_flow_bytes_;
+  uint64_t last_sample_ps_ = 0;
+  std::size_t max_ports_paused_ = 0;
+  double max_ports_paused_at_us_ = 0;
 };
 
 }  // namespace sluice

@@ -46,6 +46,7 @@ void simulation::run() {
   auto start = std::chrono::steady_clock::now();
   sc_core::sc_start(until_);
   wall_s_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  sampler_->finish();  // the kernel stops before running the tick due at `until`
 }
 
 }  // namespace sluice

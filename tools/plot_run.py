@@ -4,6 +4,7 @@
 queue_depth.png      the deepest switch egress queues over time
 link_throughput.png  the busiest link directions over time
 flow_throughput.png  the long-lived flows (and the aggregate of finite flows) over time
+congestion_tree.png  which MAC ports were paused by PFC, when: the congestion tree
 """
 import json
 import sys
@@ -38,6 +39,25 @@ def plot(frame, columns, ylabel, title, path, scale=1.0):
     plt.close(fig)
 
 
+def plot_pauses(frame, title, path):
+    ever = [c for c in frame.columns[1:] if frame[c].max() > 0]
+    fig, ax = plt.subplots(figsize=(9, 1.5 + 0.22 * max(len(ever), 1)))
+    if ever:
+        t = frame["time_us"] / 1e3
+        image = ax.imshow(frame[ever].T.values, aspect="auto", interpolation="nearest", cmap="Reds",
+                          vmin=0, vmax=1, extent=[t.iloc[0], t.iloc[-1], len(ever) - 0.5, -0.5])
+        ax.set_yticks(range(len(ever)))
+        ax.set_yticklabels(ever, fontsize=7)
+        fig.colorbar(image, ax=ax, label="paused share")
+    else:
+        ax.text(0.5, 0.5, "no port was paused", ha="center", va="center", transform=ax.transAxes)
+    ax.set_xlabel("time (ms)")
+    ax.set_title(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
 def main(out_dir):
     out = Path(out_dir)
     summary = json.loads((out / "summary.json").read_text())
@@ -58,7 +78,9 @@ def main(out_dir):
         flows["all finite flows"] = flows[finite].sum(axis=1)
         long_lived.append("all finite flows")
     plot(flows, long_lived, "delivered (Gb/s)", f"{name}: flow throughput", out / "flow_throughput.png")
-    print(f"plots written to {out}/queue_depth.png, link_throughput.png, flow_throughput.png")
+    paused = pd.read_csv(out / "paused_fraction.csv")
+    plot_pauses(paused, f"{name}: share of each sample period paused (PFC)", out / "congestion_tree.png")
+    print(f"plots written to {out}/: queue_depth.png, link_throughput.png, flow_throughput.png, congestion_tree.png")
 
 
 if __name__ == "__main__":

@@ -105,6 +105,15 @@ TEST(Cli, RunWritesSummaryAndSeries) {
   std::string header;
   std::getline(q, header);
   EXPECT_EQ(header.rfind("time_us,sw0.port0.p3", 0), 0u) << header;
+  // Every series has one row per 10 us sample period of the 50 us run, the last at 50 us.
+  for (const char* csv : {"/queue_depth.csv", "/link_throughput.csv", "/flow_throughput.csv", "/paused_fraction.csv"}) {
+    std::ifstream in(dir + csv);
+    std::string line, last;
+    int rows = -1;
+    while (std::getline(in, line)) { ++rows; last = line; }
+    EXPECT_EQ(rows, 5) << csv;
+    EXPECT_EQ(last.rfind("50.000,", 0), 0u) << csv << ": " << last;
+  }
 }
 
 TEST(Cli, EveryShippedScenarioRunsCleanly) {

@@ -34,6 +34,7 @@ TEST(Incast, PfcIsLosslessPausesSendersAndKeepsTheBottleneckBusy) {
     EXPECT_NEAR(test::find_flow(s, h + "->r0")["throughput_bps"].get<double>(), 2.5e9, 0.1e9) << h;
   }
   EXPECT_TRUE(s["warnings"].empty());
+  EXPECT_EQ(s["congestion_tree"]["max_ports_paused"], 16);  // every sender, nothing else
 }
 
 TEST(Incast, WithoutPfcTheSwitchDropsAndReportsIt) {

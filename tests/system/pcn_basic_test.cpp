@@ -42,4 +42,17 @@ TEST(PcnBasic, VictimFlowLosesThroughputWhileBurstsLast) {
   EXPECT_GT(test::find_port(s, "h0", "sw0", 3)["pause_received"].get<uint64_t>(), 0u);
   EXPECT_GT(test::find_port(s, "h0", "sw0", 3)["paused_time_ns"].get<double>(), 1e6);
   EXPECT_EQ(s["totals"]["flows_completed"], 224);
+  // The tree's extent: sw0's port toward sw1, h0 and h1, and the 14 burst senders on sw1.
+  EXPECT_GE(s["congestion_tree"]["max_ports_paused"].get<uint64_t>(), 3u);
+  EXPECT_LE(s["congestion_tree"]["max_ports_paused"].get<uint64_t>(), 17u);
+  const series& paused = sim.samples().paused_fraction;
+  auto col = std::find(paused.columns.begin(), paused.columns.end(), "h0.port0.p3") - paused.columns.begin();
+  ASSERT_LT(static_cast<std::size_t>(col), paused.columns.size());
+  double h0_paused = 0;
+  for (std::size_t r = 0; r < paused.rows.size(); ++r)
+    if (paused.times_us[r] > 200 && paused.times_us[r] <= drain_us - 200) h0_paused += paused.rows[r][col];
+  EXPECT_GT(h0_paused / std::count_if(paused.times_us.begin(), paused.times_us.end(),
+                                       [&](double t) { return t > 200 && t <= drain_us - 200; }),
+            0.5)
+      << "the victim's NIC should be paused most of the burst";
 }
