@@ -25,7 +25,10 @@ mmu::mmu(sc_core::sc_module_name name, const std::vector<std::string>& port_name
                      "per-group shared limit: a static byte count (port.pfc.xoff) or alpha x free pool",
                      {"static", "dynamic"}),
       alpha(std::string(this->name()) + ".alpha", 0.125, "dynamic-threshold factor (Broadcom lossless PG: 1/8)",
-            1.0 / 1024, 1024.0) {
+            1.0 / 1024, 1024.0),
+      cell(std::string(this->name()) + ".cell", byte_count{1},
+           "buffer allocation unit; frames occupy whole cells (1 B: exact bytes; SONiC: Spectrum-1 96 B, Spectrum-2/3 144 B)",
+           byte_count{1}, byte_count{16384}) {
   std::string owner = std::string(this->name());
   owner = owner.substr(0, owner.rfind('.'));  // parameters of priorities live on the switch
   for (int i = 0; i < num_priorities; ++i)
@@ -37,7 +40,7 @@ mmu::mmu(sc_core::sc_module_name name, const std::vector<std::string>& port_name
 
 // Built at simulation start so parameter overrides applied after elaboration take effect.
 void mmu::start_of_simulation() {
-  buffer_config bc{buffer().bytes, threshold_mode() == "dynamic", alpha()};
+  buffer_config bc{buffer().bytes, threshold_mode() == "dynamic", alpha(), cell().bytes};
   std::vector<pg_config> pgs;
   for (auto& pp : ports)
     for (int i = 0; i < num_priorities; ++i)

@@ -19,6 +19,7 @@ class mmu : public sc_core::sc_module, public mmu_if {
   param<byte_count> buffer;
   choice_param threshold_mode;
   param<double> alpha;
+  param<byte_count> cell;
   std::vector<std::unique_ptr<param<bool>>> lossless;  // per priority
   std::vector<std::unique_ptr<mmu_port_params>> ports;
 

@@ -12,6 +12,7 @@ shared_buffer::shared_buffer(int ports, int priorities, buffer_config config, st
       usage_(static_cast<std::size_t>(ports) * priorities),
       paused_(usage_.size(), 0) {
   if (pgs_.size() != usage_.size()) throw std::invalid_argument("shared_buffer: one pg_config per (port, priority)");
+  if (config_.cell == 0) throw std::invalid_argument("shared_buffer: cell size must be positive");
 }
 
 uint64_t shared_buffer::threshold(int port, int priority) const {
@@ -24,8 +25,9 @@ bool shared_buffer::xoff_condition(std::size_t i, const pg_usage& u, uint64_t th
   return u.headroom > 0 || (u.shared > 0 && u.shared >= threshold);
 }
 
-admit_verdict shared_buffer::admit(int port, int priority, uint64_t bytes, bool& xoff_due) {
+admit_verdict shared_buffer::admit(int port, int priority, uint64_t frame_bytes, bool& xoff_due) {
   xoff_due = false;
+  const uint64_t bytes = occupancy(frame_bytes);
   std::size_t i = at(port, priority);
   const pg_config& c = pgs_[i];
   pg_usage& u = usage_[i];
@@ -52,8 +54,9 @@ admit_verdict shared_buffer::admit(int port, int priority, uint64_t bytes, bool&
   return admit_verdict::admitted;
 }
 
-void shared_buffer::release(int port, int priority, uint64_t bytes, bool& xon_due) {
+void shared_buffer::release(int port, int priority, uint64_t frame_bytes, bool& xon_due) {
   xon_due = false;
+  uint64_t bytes = occupancy(frame_bytes);
   std::size_t i = at(port, priority);
   pg_usage& u = usage_[i];
   uint64_t from_headroom = std::min(u.headroom, bytes);

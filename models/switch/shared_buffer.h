@@ -25,6 +25,7 @@ struct buffer_config {
   uint64_t shared_size = 0;
   bool dynamic = true;
   double alpha = 0.125;
+  uint64_t cell = 1;  // allocation unit: a frame occupies its size rounded up to whole cells
 };
 
 enum class admit_verdict { admitted, dropped };
@@ -47,6 +48,7 @@ class shared_buffer {
   const pg_usage& usage(int port, int priority) const { return usage_[at(port, priority)]; }
   bool paused(int port, int priority) const { return paused_[at(port, priority)]; }
   uint64_t shared_used() const { return shared_used_; }
+  uint64_t occupancy(uint64_t frame_bytes) const { return (frame_bytes + config_.cell - 1) / config_.cell * config_.cell; }
   const pg_config& config(int port, int priority) const { return pgs_[at(port, priority)]; }
 
  private:

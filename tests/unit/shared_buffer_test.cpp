@@ -86,3 +86,17 @@ TEST(SharedBuffer, DynamicThresholdSteadyStateSplitsThePool) {
   double expected = alpha / (1 + n * alpha) * 1000000;
   for (int p = 0; p < n; ++p) EXPECT_NEAR(static_cast<double>(b.usage(p, 0).shared), expected, 200);
 }
+
+TEST(SharedBuffer, FramesOccupyWholeCells) {
+  pg_config pg{true, 0, 100000, 0, 0};
+  shared_buffer b(1, 8, buffer_config{1 << 20, false, 0, 144}, std::vector<pg_config>(8, pg));
+  bool flag;
+  b.admit(0, 0, 64, flag);    // 1 cell
+  b.admit(0, 0, 1000, flag);  // 7 cells (1008 B)
+  EXPECT_EQ(b.usage(0, 0).shared, 144u + 1008u);
+  EXPECT_EQ(b.shared_used(), 1152u);
+  b.release(0, 0, 1000, flag);
+  b.release(0, 0, 64, flag);
+  EXPECT_EQ(b.usage(0, 0).total(), 0u);
+  EXPECT_EQ(b.shared_used(), 0u);
+}
