@@ -95,7 +95,9 @@ nlohmann::json simulation::summary() const {
                          {"paused_time_ns", ns(to_ps(port->mac.paused_time(prio, now)))},
                          {"max_queue_bytes", q.max_bytes},
                          {"mean_queue_bytes", q.mean_bytes(now_ps)},
-                         {"max_ingress_bytes", port->max_ingress_bytes(prio)},
+                         {"max_ingress_bytes", sw->mmu_port->usage(port->mac.index(), prio).peak_total},
+                         {"max_headroom_bytes", sw->mmu_port->usage(port->mac.index(), prio).peak_headroom},
+                         {"headroom_bytes", lossless ? json(sw->mmu_block.ports[port->mac.index()]->headroom().bytes) : json(0)},
                          {"frames_out", q.frames_out},
                          {"bytes_out", q.bytes_out},
                          {"drops", d}});
@@ -119,6 +121,8 @@ nlohmann::json simulation::summary() const {
                        {"max_queue_bytes", 0},
                        {"mean_queue_bytes", 0.0},
                        {"max_ingress_bytes", 0},
+                       {"max_headroom_bytes", 0},
+                       {"headroom_bytes", 0},
                        {"frames_out", n->frames_sent(prio)},
                        {"bytes_out", n->bytes_sent(prio)},
                        {"drops", 0}});

@@ -47,6 +47,8 @@ admit_verdict shared_buffer::admit(int port, int priority, uint64_t frame_bytes,
     }
     return admit_verdict::dropped;
   }
+  u.peak_total = std::max(u.peak_total, u.total());
+  u.peak_headroom = std::max(u.peak_headroom, u.headroom);
   if (c.lossless && !paused_[i] && xoff_condition(i, u, threshold(port, priority))) {
     paused_[i] = 1;
     xoff_due = true;

@@ -32,6 +32,7 @@ enum class admit_verdict { admitted, dropped };
 
 struct pg_usage {
   uint64_t reserved = 0, shared = 0, headroom = 0;
+  uint64_t peak_total = 0, peak_headroom = 0;  // high-water marks over the run
   uint64_t total() const { return reserved + shared + headroom; }
 };
 

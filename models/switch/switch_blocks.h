@@ -7,6 +7,7 @@
 #include <systemc>
 
 #include "models/core/packet.h"
+#include "models/switch/shared_buffer.h"
 
 namespace sluice {
 
@@ -18,7 +19,8 @@ class mmu_if : public virtual sc_core::sc_interface {
   // Sets xon_due when the PG may resume.
   virtual void release(int port, int priority, uint32_t bytes, bool& xon_due) = 0;
   virtual bool pg_paused(int port, int priority) const = 0;
-  virtual uint64_t pg_bytes(int port, int priority) const = 0;
+  // Current occupancy and high-water marks of the priority group, for statistics.
+  virtual pg_usage usage(int port, int priority) const = 0;
 };
 
 // An egress scheduler: which priority queue of a port sends next. head_bytes[q] is the size of

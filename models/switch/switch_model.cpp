@@ -41,7 +41,6 @@ void switch_model::receive_frame(tlm::tlm_generic_payload* p, int port_index) {
     p->release();
     return;
   }
-  in.note_ingress(h.priority, mmu_port->pg_bytes(port_index, h.priority));
   int out = forwarding_port->route(h, port_index);
   if (out < 0) return drop_unroutable(p);
   h.ready_ps = to_ps(sc_core::sc_time_stamp() + pipeline());

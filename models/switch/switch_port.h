@@ -59,10 +59,6 @@ class switch_port : public sc_core::sc_module, public frame_source_if, public ti
   uint64_t xon_sent(int priority) const { return xon_sent_[priority]; }
   uint64_t drops(int priority) const { return drops_[priority]; }
   void count_drop(int priority) { ++drops_[priority]; }
-  uint64_t max_ingress_bytes(int priority) const { return max_ingress_[priority]; }
-  void note_ingress(int priority, uint64_t bytes) {
-    if (bytes > max_ingress_[priority]) max_ingress_[priority] = bytes;
-  }
 
  private:
   void start_of_simulation() override;
@@ -85,7 +81,7 @@ class switch_port : public sc_core::sc_module, public frame_source_if, public ti
   std::unique_ptr<egress_scheduler> default_scheduler_;
   scheduler_if* custom_scheduler_ = nullptr;
   scheduler_if* scheduler_ = nullptr;
-  std::array<uint64_t, num_priorities> xoff_sent_{}, xon_sent_{}, drops_{}, max_ingress_{};
+  std::array<uint64_t, num_priorities> xoff_sent_{}, xon_sent_{}, drops_{};
   bool refresh_pending_ = false;
 };
 
