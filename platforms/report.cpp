@@ -220,19 +220,21 @@ std::string simulation::table() const {
   }
   if (quiet_links) o << "  (" << quiet_links << " more link directions below 1% busy)\n";
   o << "\nPorts with pause activity, queueing or drops\n";
-  o << "  port               prio  peer   PAUSE tx/rx    paused us  maxQ KB meanQ KB  drops\n";
+  o << "  port               prio  peer   PAUSE tx/rx    paused us  maxQ KB meanQ KB  headroom KB used/cfg  drops\n";
   for (const auto& p : s["ports"]) {
     bool interesting = p["pause_sent"].get<uint64_t>() || p["pause_received"].get<uint64_t>() ||
                        p["drops"].get<uint64_t>() || p["max_queue_bytes"].get<uint64_t>() > 0;
     if (!interesting) continue;
     char buf[200];
     std::string name = p["node"].get<std::string>() + ".port" + std::to_string(p["port"].get<int>());
-    std::snprintf(buf, sizeof buf, "  %-18s %4d  %-6s %6llu/%-6llu %10.1f %8.1f %8.1f %6llu\n", name.c_str(),
+    std::string headroom = fmt("%.1f", p["max_headroom_bytes"].get<double>() / 1e3) + "/" +
+                           fmt("%.1f", p["headroom_bytes"].get<double>() / 1e3);
+    std::snprintf(buf, sizeof buf, "  %-18s %4d  %-6s %6llu/%-6llu %10.1f %8.1f %8.1f  %20s %6llu\n", name.c_str(),
                   p["priority"].get<int>(), p["peer"].get<std::string>().c_str(),
                   static_cast<unsigned long long>(p["pause_sent"].get<uint64_t>()),
                   static_cast<unsigned long long>(p["pause_received"].get<uint64_t>()),
                   p["paused_time_ns"].get<double>() / 1e3, p["max_queue_bytes"].get<double>() / 1e3,
-                  p["mean_queue_bytes"].get<double>() / 1e3,
+                  p["mean_queue_bytes"].get<double>() / 1e3, headroom.c_str(),
                   static_cast<unsigned long long>(p["drops"].get<uint64_t>()));
     o << buf;
   }
