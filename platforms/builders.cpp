@@ -9,7 +9,7 @@ struct link_defaults {
 };
 
 link_defaults read_link_defaults(section& p, const std::string& rate_default, const std::string& delay_default) {
-  return {parse_rate(p.text_or("link_rate", rate_default), p.key_path("link_rate")),
+  return {parse_link_rate(p.text_or("link_rate", rate_default), p.key_path("link_rate")),
           parse_time(p.text_or("link_delay", delay_default), p.key_path("link_delay"))};
 }
 
@@ -41,7 +41,8 @@ topology_spec dumbbell(section& p) {
   uint64_t n = read_count(p, "senders", "4", 1, 1000);
   uint64_t m = read_count(p, "receivers", "4", 1, 1000);
   link_defaults l = read_link_defaults(p, "40Gbps", "1us");
-  data_rate bottleneck = parse_rate(p.text_or("bottleneck_rate", format_rate(l.rate)), p.key_path("bottleneck_rate"));
+  data_rate bottleneck =
+      parse_link_rate(p.text_or("bottleneck_rate", format_rate(l.rate)), p.key_path("bottleneck_rate"));
   topology_spec t;
   t.add_switch("sw0");
   t.add_switch("sw1");
@@ -99,7 +100,10 @@ std::vector<std::string> names(section& p, const std::string& key) {
   YAML::Node n = p.get(key);
   if (!n || !n.IsSequence()) throw config_error(p.key_path(key) + ": expected a list of names");
   std::vector<std::string> out;
-  for (const auto& e : n) out.push_back(e.as<std::string>());
+  for (std::size_t i = 0; i < n.size(); ++i) {
+    if (!n[i].IsScalar()) throw config_error(p.key_path(key) + "[" + std::to_string(i) + "]: expected a name");
+    out.push_back(n[i].Scalar());
+  }
   return out;
 }
 
@@ -114,7 +118,7 @@ topology_spec custom(section& p) {
   for (std::size_t i = 0; i < links.size(); ++i) {
     section e(links[i], p.key_path("links") + "[" + std::to_string(i) + "]");
     std::string a = e.text("a"), b = e.text("b");
-    data_rate r = e.has("rate") ? parse_rate(e.text("rate"), e.key_path("rate")) : l.rate;
+    data_rate r = e.has("rate") ? parse_link_rate(e.text("rate"), e.key_path("rate")) : l.rate;
     sc_core::sc_time d = e.has("delay") ? parse_time(e.text("delay"), e.key_path("delay")) : l.delay;
     e.finish();
     t.connect(a, b, r, d);

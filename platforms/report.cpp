@@ -83,24 +83,25 @@ nlohmann::json simulation::summary() const {
                              sw->mmu_block.ports[port->mac.index()]->headroom.value_string() + " too small?)");
         bool active = used.count(prio) || d || port->xoff_sent(prio) || port->mac.pause_frames_received(prio);
         if (!active) continue;
-        ports.push_back({{"node", sw->name()},
-                         {"port", port->mac.index()},
-                         {"peer", f.peer_of(sw->name(), port->mac.index())},
-                         {"priority", prio},
-                         {"lossless", lossless},
-                         {"pause_sent", port->xoff_sent(prio)},
-                         {"resume_sent", port->xon_sent(prio)},
-                         {"pause_received", port->mac.pause_frames_received(prio)},
-                         {"resume_received", port->mac.resume_frames_received(prio)},
-                         {"paused_time_ns", ns(to_ps(port->mac.paused_time(prio, now)))},
-                         {"max_queue_bytes", q.max_bytes},
-                         {"mean_queue_bytes", q.mean_bytes(now_ps)},
-                         {"max_ingress_bytes", sw->mmu_port->usage(port->mac.index(), prio).peak_total},
-                         {"max_headroom_bytes", sw->mmu_port->usage(port->mac.index(), prio).peak_headroom},
-                         {"headroom_bytes", lossless ? json(sw->mmu_block.ports[port->mac.index()]->headroom().bytes) : json(0)},
-                         {"frames_out", q.frames_out},
-                         {"bytes_out", q.bytes_out},
-                         {"drops", d}});
+        ports.push_back(
+            {{"node", sw->name()},
+             {"port", port->mac.index()},
+             {"peer", f.peer_of(sw->name(), port->mac.index())},
+             {"priority", prio},
+             {"lossless", lossless},
+             {"pause_sent", port->xoff_sent(prio)},
+             {"resume_sent", port->xon_sent(prio)},
+             {"pause_received", port->mac.pause_frames_received(prio)},
+             {"resume_received", port->mac.resume_frames_received(prio)},
+             {"paused_time_ns", ns(to_ps(port->mac.paused_time(prio, now)))},
+             {"max_queue_bytes", q.max_bytes},
+             {"mean_queue_bytes", q.mean_bytes(now_ps)},
+             {"max_ingress_bytes", sw->mmu_port->usage(port->mac.index(), prio).peak_total},
+             {"max_headroom_bytes", sw->mmu_port->usage(port->mac.index(), prio).peak_headroom},
+             {"headroom_bytes", lossless ? json(sw->mmu_block.ports[port->mac.index()]->headroom().bytes) : json(0)},
+             {"frames_out", q.frames_out},
+             {"bytes_out", q.bytes_out},
+             {"drops", d}});
       }
     }
   }

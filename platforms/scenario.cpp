@@ -48,6 +48,9 @@ std::vector<std::string> match_nics(const topology_spec& t, const std::vector<st
   return out;
 }
 
+// A bound that keeps a typo (count: 99999999999) from exhausting memory instead of failing.
+constexpr uint64_t max_flows = 1000000;
+
 void read_traffic(section& top, scenario& s) {
   YAML::Node list = top.get("traffic");
   if (!list) return;
@@ -74,7 +77,7 @@ void read_traffic(section& top, scenario& s) {
       throw config_error(t.key_path("priority") + ": '" + std::to_string(prio) + "' must be 0..7");
     f.priority = static_cast<uint8_t>(prio);
     f.start = parse_time(t.text_or("start", "0us"), t.key_path("start"));
-    if (f.kind != flow_kind::finite || t.has("rate")) f.rate = parse_rate(t.text("rate"), t.key_path("rate"));
+    if (f.kind != flow_kind::finite || t.has("rate")) f.rate = parse_link_rate(t.text("rate"), t.key_path("rate"));
     if (f.kind == flow_kind::finite) {
       f.size = parse_bytes(t.text("size"), t.key_path("size")).bytes;
       if (f.size == 0) throw config_error(t.key_path("size") + ": '" + t.text("size") + "' must be positive");
@@ -85,8 +88,12 @@ void read_traffic(section& top, scenario& s) {
       if (f.on == sc_core::SC_ZERO_TIME) throw config_error(t.key_path("on") + ": must be positive");
     }
     uint64_t count = parse_count(t.text_or("count", "1"), t.key_path("count"));
-    if (count == 0) throw config_error(t.key_path("count") + ": '0' must be at least 1");
+    if (count == 0 || count > max_flows)
+      throw config_error(t.key_path("count") + ": '" + std::to_string(count) + "' must be in [1, " +
+                         std::to_string(max_flows) + "]");
     t.finish();
+    if (s.flows.size() + srcs.size() * count > max_flows)
+      throw config_error(path + ": more than " + std::to_string(max_flows) + " flows in the scenario");
     for (const std::string& src : srcs) {
       if (src == dsts[0]) throw config_error(path + ": flow from '" + src + "' to itself");
       for (uint64_t c = 0; c < count; ++c) {

@@ -63,6 +63,14 @@ data_rate parse_rate(const std::string& text, const std::string& what) {
   return data_rate{v * scale};
 }
 
+data_rate parse_link_rate(const std::string& text, const std::string& what) {
+  data_rate r = parse_rate(text, what);
+  if (r < min_rate || max_rate < r)
+    throw config_error(what + ": '" + text + "' is outside the valid range [" + format_rate(min_rate) + ", " +
+                       format_rate(max_rate) + "]");
+  return r;
+}
+
 byte_count parse_bytes(const std::string& text, const std::string& what) {
   auto [v, unit] = split_number(text, what);
   double scale = scale_of(unit, size_units);

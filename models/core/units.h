@@ -30,8 +30,12 @@ struct byte_count {
   friend bool operator<(byte_count a, byte_count b) { return a.bytes < b.bytes; }
 };
 
+// The rates a link or a flow may have: 1 Kb/s to 10 Tb/s.
+constexpr data_rate min_rate{1e3}, max_rate{1e13};
+
 // Parsers throw config_error naming `what` (the key being parsed) and the text.
-data_rate parse_rate(const std::string& text, const std::string& what = "rate");
+data_rate parse_rate(const std::string& text, const std::string& what = "rate");  // any positive rate
+data_rate parse_link_rate(const std::string& text, const std::string& what);      // within [min_rate, max_rate]
 byte_count parse_bytes(const std::string& text, const std::string& what = "size");
 sc_core::sc_time parse_time(const std::string& text, const std::string& what = "time");
 double parse_number(const std::string& text, const std::string& what = "value");

@@ -42,8 +42,7 @@ sc_core::sc_time link_channel::busy_time(const sc_core::sc_time& now) const {
 
 link::link(sc_core::sc_module_name name, data_rate default_rate, sc_core::sc_time default_delay)
     : sc_module(name),
-      rate(std::string(this->name()) + ".rate", default_rate, "link capacity, each direction", data_rate{1e3},
-           data_rate{1e13}),
+      rate(std::string(this->name()) + ".rate", default_rate, "link capacity, each direction", min_rate, max_rate),
       delay(std::string(this->name()) + ".delay", default_delay, "propagation delay, each direction",
             sc_core::SC_ZERO_TIME, sc_core::sc_time(1, sc_core::SC_SEC)),
       ab("ab", *this),

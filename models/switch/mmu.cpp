@@ -27,7 +27,8 @@ mmu::mmu(sc_core::sc_module_name name, const std::vector<std::string>& port_name
       alpha(std::string(this->name()) + ".alpha", 0.125, "dynamic-threshold factor (Broadcom lossless PG: 1/8)",
             1.0 / 1024, 1024.0),
       cell(std::string(this->name()) + ".cell", byte_count{1},
-           "buffer allocation unit; frames occupy whole cells (1 B: exact bytes; SONiC: Spectrum-1 96 B, Spectrum-2/3 144 B)",
+           "buffer allocation unit; frames occupy whole cells (1 B: exact bytes; SONiC: Spectrum-1 96 B, Spectrum-2/3 "
+           "144 B)",
            byte_count{1}, byte_count{16384}) {
   std::string owner = std::string(this->name());
   owner = owner.substr(0, owner.rfind('.'));  // parameters of priorities live on the switch

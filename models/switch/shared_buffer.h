@@ -49,7 +49,9 @@ class shared_buffer {
   const pg_usage& usage(int port, int priority) const { return usage_[at(port, priority)]; }
   bool paused(int port, int priority) const { return paused_[at(port, priority)]; }
   uint64_t shared_used() const { return shared_used_; }
-  uint64_t occupancy(uint64_t frame_bytes) const { return (frame_bytes + config_.cell - 1) / config_.cell * config_.cell; }
+  uint64_t occupancy(uint64_t frame_bytes) const {
+    return (frame_bytes + config_.cell - 1) / config_.cell * config_.cell;
+  }
   const pg_config& config(int port, int priority) const { return pgs_[at(port, priority)]; }
 
  private:

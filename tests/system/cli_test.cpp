@@ -110,7 +110,10 @@ TEST(Cli, RunWritesSummaryAndSeries) {
     std::ifstream in(dir + csv);
     std::string line, last;
     int rows = -1;
-    while (std::getline(in, line)) { ++rows; last = line; }
+    while (std::getline(in, line)) {
+      ++rows;
+      last = line;
+    }
     EXPECT_EQ(rows, 5) << csv;
     EXPECT_EQ(last.rfind("50.000,", 0), 0u) << csv << ": " << last;
   }

@@ -15,7 +15,8 @@ platform:
   kind: custom
   switches: [sw0]
   nics: [a, b]
-  links: [{a: a, b: sw0, rate: 40Gbps, delay: )" + delay + R"(}, {a: sw0, b: b, rate: 10Gbps, delay: 1us}]
+  links: [{a: a, b: sw0, rate: 40Gbps, delay: )" +
+                     delay + R"(}, {a: sw0, b: b, rate: 10Gbps, delay: 1us}]
 traffic: [{kind: finite, src: a, dst: b, size: 50MB, priority: 3}]
 params: {"sw0.mmu.threshold": static, "sw0.port0.pfc.xoff": 20KB}
 run: {until: 1ms}

@@ -52,7 +52,7 @@ TEST(PcnBasic, VictimFlowLosesThroughputWhileBurstsLast) {
   for (std::size_t r = 0; r < paused.rows.size(); ++r)
     if (paused.times_us[r] > 200 && paused.times_us[r] <= drain_us - 200) h0_paused += paused.rows[r][col];
   EXPECT_GT(h0_paused / std::count_if(paused.times_us.begin(), paused.times_us.end(),
-                                       [&](double t) { return t > 200 && t <= drain_us - 200; }),
+                                      [&](double t) { return t > 200 && t <= drain_us - 200; }),
             0.5)
       << "the victim's NIC should be paused most of the burst";
 }

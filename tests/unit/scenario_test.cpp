@@ -88,3 +88,18 @@ TEST(Scenario, UnknownPlatformKindAndLinkEvents) {
   expect_error(replace(base, "kind: incast", "kind: torus"), {"platform.kind", "torus"});
   expect_error(std::string(base) + "events: [{at: 1us, link: sw0-r9, rate: 1Gbps}]\n", {"events[0].link", "sw0-r9"});
 }
+
+TEST(Scenario, AbsurdSizesAreBoundedNotAttempted) {
+  expect_error(replace(base, "priority: 3}", "priority: 3, count: 99999999999}"), {"traffic[0].count", "99999999999"});
+  expect_error(replace(base, "rate: 10Gbps", "rate: 100Tbps"), {"traffic[0].rate", "100Tbps", "valid range"});
+  expect_error(replace(base, "link_rate: 40Gbps", "link_rate: 1e30Gbps"), {"platform.link_rate", "valid range"});
+  expect_error(replace(base, "senders: 4", "senders: 100000"), {"platform.senders", "100000"});
+}
+
+TEST(Scenario, WrongYamlShapesAreNamed) {
+  expect_error(replace(base, "senders: 4", "senders: [1, 2]"), {"platform.senders", "single value"});
+  expect_error("platform: {kind: custom, switches: [{name: s}], nics: [x], links: []}", {"platform.switches[0]"});
+  expect_error(std::string(base) + "params: [a]\n", {"params", "mapping"});
+  expect_error(replace(base, "traffic:\n  - {kind: constant", "traffic:\n  - 5\n  - {kind: constant"),
+               {"traffic[0]", "mapping"});
+}
