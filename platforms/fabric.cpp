@@ -19,8 +19,6 @@ byte_count headroom_for(data_rate rate, sc_core::sc_time delay, sc_core::sc_time
   return byte_count{static_cast<uint64_t>(std::ceil(bytes / 1024.0)) * 1024};
 }
 
-byte_count default_headroom(const link_spec& l) { return headroom_for(l.rate, l.delay, sc_core::SC_ZERO_TIME, 1500); }
-
 }  // namespace
 
 fabric::fabric(const scenario& s) : scenario_(s) {
@@ -28,15 +26,15 @@ fabric::fabric(const scenario& s) : scenario_(s) {
   const topology_spec& t = scenario_.topology;
   for (uint32_t i = 0; i < t.nodes.size(); ++i) node_ids_[t.nodes[i].name] = i;
 
-  // Ports are numbered in link order on each node; a switch's headroom defaults from its links.
-  std::map<std::string, std::vector<byte_count>> headrooms;
+  // Ports are numbered in link order on each node.
+  std::map<std::string, int> port_count;
   for (const link_spec& l : t.links) {
-    headrooms[l.a].push_back(default_headroom(l));
-    headrooms[l.b].push_back(default_headroom(l));
+    ++port_count[l.a];
+    ++port_count[l.b];
   }
   for (const node_spec& n : t.nodes) {
     if (n.is_switch) {
-      switches.push_back(std::make_unique<switch_model>(n.name.c_str(), node_ids_[n.name], headrooms[n.name]));
+      switches.push_back(std::make_unique<switch_model>(n.name.c_str(), node_ids_[n.name], port_count[n.name]));
       switch_by_name_[n.name] = switches.back().get();
     } else {
       nics.push_back(std::make_unique<nic>(n.name.c_str(), node_ids_[n.name], flows));

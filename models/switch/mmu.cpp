@@ -2,7 +2,7 @@
 
 namespace sluice {
 
-mmu_port_params::mmu_port_params(const std::string& port, byte_count default_headroom)
+mmu_port_params::mmu_port_params(const std::string& port)
     : reserve(port + ".pfc.reserve", byte_count{0}, "guaranteed buffer per priority group", byte_count{0},
               byte_count{1ull << 30}),
       xoff(port + ".pfc.xoff", byte_count{48 * 1024},
@@ -11,13 +11,13 @@ mmu_port_params::mmu_port_params(const std::string& port, byte_count default_hea
       xon_offset(port + ".pfc.xon_offset", byte_count{3000},
                  "XON when the group's shared use falls this far below its threshold (2 MTU)", byte_count{0},
                  byte_count{1ull << 30}),
-      headroom(port + ".pfc.headroom", default_headroom,
+      // 32 KiB stands until the fabric derives the default from the port's link (derive_defaults).
+      headroom(port + ".pfc.headroom", byte_count{32 * 1024},
                "bytes a lossless priority group absorbs after XOFF (default: 2 x delay x rate + response x rate + 3 "
                "max frames + 64 B",
                byte_count{0}, byte_count{1ull << 30}) {}
 
-mmu::mmu(sc_core::sc_module_name name, const std::vector<std::string>& port_names,
-         const std::vector<byte_count>& headrooms)
+mmu::mmu(sc_core::sc_module_name name, const std::vector<std::string>& port_names)
     : sc_module(name),
       buffer(std::string(this->name()) + ".buffer", byte_count{12ull << 20}, "shared buffer pool size", byte_count{0},
              byte_count{1ull << 36}),
@@ -35,8 +35,7 @@ mmu::mmu(sc_core::sc_module_name name, const std::vector<std::string>& port_name
   for (int i = 0; i < num_priorities; ++i)
     lossless.push_back(std::make_unique<param<bool>>(owner + ".prio" + std::to_string(i) + ".lossless", true,
                                                      "PFC-protected (lossless) priority", false, true));
-  for (std::size_t p = 0; p < port_names.size(); ++p)
-    ports.push_back(std::make_unique<mmu_port_params>(port_names[p], headrooms[p]));
+  for (std::size_t p = 0; p < port_names.size(); ++p) ports.push_back(std::make_unique<mmu_port_params>(port_names[p]));
 }
 
 // Built at simulation start so parameter overrides applied after elaboration take effect.

@@ -11,7 +11,7 @@ namespace sluice {
 
 struct mmu_port_params {
   param<byte_count> reserve, xoff, xon_offset, headroom;
-  mmu_port_params(const std::string& port, byte_count default_headroom);
+  explicit mmu_port_params(const std::string& port);
 };
 
 class mmu : public sc_core::sc_module, public mmu_if {
@@ -23,9 +23,8 @@ class mmu : public sc_core::sc_module, public mmu_if {
   std::vector<std::unique_ptr<param<bool>>> lossless;  // per priority
   std::vector<std::unique_ptr<mmu_port_params>> ports;
 
-  // port_names: the parameter prefix of each port; headrooms: their default headroom.
-  mmu(sc_core::sc_module_name name, const std::vector<std::string>& port_names,
-      const std::vector<byte_count>& headrooms);
+  // port_names: the parameter prefix of each port ("sw0.port3").
+  mmu(sc_core::sc_module_name name, const std::vector<std::string>& port_names);
 
   bool admit(int port, int priority, uint32_t bytes, bool& xoff_due) override;
   void release(int port, int priority, uint32_t bytes, bool& xon_due) override;

@@ -9,19 +9,19 @@ std::vector<std::string> port_names(const std::string& sw, std::size_t n) {
 }
 }  // namespace
 
-switch_model::switch_model(sc_core::sc_module_name name, uint32_t node_id, const std::vector<byte_count>& headrooms)
+switch_model::switch_model(sc_core::sc_module_name name, uint32_t node_id, int num_ports)
     : sc_module(name),
       pipeline(std::string(this->name()) + ".pipeline", sc_core::sc_time(500, sc_core::SC_NS),
                "store-and-forward latency: a frame may leave its egress queue this long after its last bit arrived",
                sc_core::SC_ZERO_TIME, sc_core::sc_time(1, sc_core::SC_MS)),
       mmu_port("mmu_port"),
       forwarding_port("forwarding_port"),
-      mmu_block("mmu", port_names(this->name(), headrooms.size()), headrooms),
+      mmu_block("mmu", port_names(this->name(), num_ports)),
       forwarding("forwarding"),
       node_id_(node_id) {
   mmu_port.bind(mmu_block);
   forwarding_port.bind(forwarding);
-  for (std::size_t i = 0; i < headrooms.size(); ++i) {
+  for (int i = 0; i < num_ports; ++i) {
     uint64_t mac = (static_cast<uint64_t>(0x02) << 40) | (static_cast<uint64_t>(node_id) << 8) | i;
     ports.push_back(std::make_unique<switch_port>(("port" + std::to_string(i)).c_str(), static_cast<int>(i), mac,
                                                   mmu_port, &ports));

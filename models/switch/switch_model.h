@@ -32,8 +32,7 @@ class switch_model : public sc_core::sc_module, public frame_sink_if {
   forwarding_block forwarding;
   std::vector<std::unique_ptr<switch_port>> ports;
 
-  // headrooms: default PFC headroom of each port (from its link), one per port.
-  switch_model(sc_core::sc_module_name name, uint32_t node_id, const std::vector<byte_count>& headrooms);
+  switch_model(sc_core::sc_module_name name, uint32_t node_id, int num_ports);
 
   void receive_frame(tlm::tlm_generic_payload* frame, int port_index) override;
   uint32_t node_id() const { return node_id_; }
