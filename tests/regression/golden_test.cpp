@@ -1,0 +1,51 @@
+// Regression: small deterministic runs compared byte for byte with stored summaries, so any
+// change of model behaviour shows up. After an intended change, regenerate with
+//   SLUICE_UPDATE_GOLDEN=1 ctest -R Golden
+// and review the diff of tests/regression/golden/ like code.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "tests/support/harness.h"
+
+using namespace sluice;
+
+namespace {
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream b;
+  b << in.rdbuf();
+  return b.str();
+}
+
+// Runs `scenario` for `until` and compares its summary (wall-clock field removed) with the
+// golden file of the same name.
+void check_golden(const std::string& scenario, const std::string& until) {
+  std::string out = ::testing::TempDir() + "/golden-" + std::to_string(getpid());
+  auto r = test::run_cli("run " + test::scenario_path(scenario + ".yaml") + " --until " + until + " -q --out " + out,
+                         "/dev/null");
+  ASSERT_EQ(r.status, 0) << r.output;
+  nlohmann::json j = nlohmann::json::parse(slurp(out + "/summary.json"));
+  j["totals"].erase("wall_time_s");
+  std::string actual = j.dump(1) + "\n";
+  std::string golden_path = std::string(SLUICE_SOURCE_DIR) + "/tests/regression/golden/" + scenario + ".json";
+  const char* update = std::getenv("SLUICE_UPDATE_GOLDEN");
+  if (update && std::string(update) == "1") {
+    std::ofstream(golden_path) << actual;
+    GTEST_SKIP() << "golden file rewritten: " << golden_path;
+  }
+  std::string expected = slurp(golden_path);
+  ASSERT_FALSE(expected.empty()) << "missing " << golden_path << " (SLUICE_UPDATE_GOLDEN=1 creates it)";
+  if (expected != actual) {
+    std::ofstream(out + "/actual.json") << actual;
+    FAIL() << "summary differs from " << golden_path << "; actual written to " << out
+           << "/actual.json (diff them; regenerate with SLUICE_UPDATE_GOLDEN=1 if the change is intended)";
+  }
+}
+}  // namespace
+
+TEST(Golden, Incast) { check_golden("incast", "300us"); }
+TEST(Golden, PcnBasic) { check_golden("pcn-basic", "500us"); }
+TEST(Golden, ParkingLot) { check_golden("parking-lot", "300us"); }
