@@ -7,6 +7,7 @@
 #include <set>
 #include <sstream>
 
+#include "models/core/stats.h"
 #include "platforms/simulation.h"
 
 namespace sluice {
@@ -187,6 +188,12 @@ nlohmann::json simulation::summary() const {
   out["congestion_tree"] = {{"max_ports_paused", sampler_->max_ports_paused()},
                             {"max_ports_paused_at_us", sampler_->max_ports_paused_at_us()},
                             {"paused_port_time_ns", ns(paused_port_ps)}};
+  json counters = json::object();
+  for (const stat_registry::entry* e : stat_registry::instance().all()) {
+    double v = e->read();
+    if (v != 0) counters[e->name] = v;
+  }
+  out["counters"] = counters;
   out["warnings"] = warnings;
   return out;
 }

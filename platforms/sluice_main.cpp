@@ -4,6 +4,7 @@
 #include <iomanip>
 #include <iostream>
 
+#include "models/core/stats.h"
 #include "platforms/simulation.h"
 
 namespace po = boost::program_options;
@@ -13,7 +14,8 @@ namespace {
 
 const char* usage =
     "usage: sluice run SCENARIO.yaml [--set PATH=VALUE ...] [--until 20ms] [--seed N] [--out DIR] [--quiet]\n"
-    "       sluice params SCENARIO.yaml [--set PATH=VALUE ...] [--match GLOB]\n";
+    "       sluice params SCENARIO.yaml [--set PATH=VALUE ...] [--match GLOB]\n"
+    "       sluice stats SCENARIO.yaml [--match GLOB]\n";
 
 std::pair<std::string, std::string> split_set(const std::string& s) {
   auto eq = s.find('=');
@@ -35,6 +37,18 @@ void print_params(const std::string& match) {
               << p->description() << '\n';
   }
   if (!shown) throw config_error("--match: '" + match + "' matches no parameter");
+}
+
+void print_stats(const std::string& match) {
+  std::size_t shown = 0;
+  std::cout << std::left << std::setw(40) << "statistic" << std::setw(8) << "unit"
+            << "description\n";
+  for (const stat_registry::entry* e : stat_registry::instance().all()) {
+    if (!glob_match(match.c_str(), e->name.c_str())) continue;
+    ++shown;
+    std::cout << std::left << std::setw(40) << e->name << std::setw(8) << e->unit << e->description << '\n';
+  }
+  if (!shown) throw config_error("--match: '" + match + "' matches no statistic");
 }
 
 int run(int argc, char* argv[]) {
@@ -63,7 +77,8 @@ int run(int argc, char* argv[]) {
     std::cout << usage << options;
     return command.empty() && !vm.count("help") ? 2 : 0;
   }
-  if (command != "run" && command != "params") throw config_error("command: '" + command + "' is not run or params");
+  if (command != "run" && command != "params" && command != "stats")
+    throw config_error("command: '" + command + "' is not run, params or stats");
   if (scenario_path.empty()) throw config_error("missing SCENARIO.yaml");
 
   scenario s = load_scenario_file(scenario_path);
@@ -77,6 +92,10 @@ int run(int argc, char* argv[]) {
   simulation sim(s, opts);
   if (command == "params") {
     print_params(match);
+    return 0;
+  }
+  if (command == "stats") {
+    print_stats(match);
     return 0;
   }
   sim.run();

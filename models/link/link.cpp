@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "models/core/stats.h"
+
 namespace sluice {
 namespace {
 uint64_t g_packet_hops = 0;
@@ -10,6 +12,13 @@ uint64_t g_packet_hops = 0;
 link_channel::link_channel(sc_core::sc_module_name name, link& owner)
     : sc_module(name), in("in"), out("out"), owner_(owner), wire_([this](tlm::tlm_generic_payload* p) { deliver(p); }) {
   in.register_nb_transport_fw(this, &link_channel::transmit);
+  const std::string me = this->name();
+  add_stat(me, "frames", "frames", "frames that started on this direction (data and PFC)",
+           [this] { return static_cast<double>(frames_); });
+  add_stat(me, "bytes", "bytes", "wire bytes that started on this direction",
+           [this] { return static_cast<double>(bytes_); });
+  add_stat(me, "busy_time", "ns", "time the transmitter was serializing",
+           [this] { return static_cast<double>(to_ps(busy_time(sc_core::sc_time_stamp()))) / 1e3; });
 }
 
 tlm::tlm_sync_enum link_channel::transmit(tlm::tlm_generic_payload& p, tlm::tlm_phase& phase, sc_core::sc_time& delay) {

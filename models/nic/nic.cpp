@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "models/core/stats.h"
 #include "models/link/link.h"
 
 namespace sluice {
@@ -18,6 +19,18 @@ nic::nic(sc_core::sc_module_name name, uint32_t node_id, flow_table& flows)
       node_id_(node_id),
       flows_(flows) {
   port.attach(this, this);
+  const std::string me = this->name();
+  add_stat(me, "frames_received", "frames", "data frames delivered to this NIC",
+           [this] { return static_cast<double>(rx_frames_); });
+  add_stat(me, "misdelivered", "frames", "data frames that arrived here for another NIC or an unknown flow",
+           [this] { return static_cast<double>(misdelivered_); });
+  for (int i = 0; i < num_priorities; ++i) {
+    const std::string prio = me + ".prio" + std::to_string(i);
+    add_stat(prio, "frames_sent", "frames", "data frames sent on this priority",
+             [this, i] { return static_cast<double>(frames_sent_[i]); });
+    add_stat(prio, "bytes_sent", "bytes", "wire bytes sent on this priority",
+             [this, i] { return static_cast<double>(bytes_sent_[i]); });
+  }
 }
 
 void nic::add_flow(uint32_t flow_id) { senders_.push_back(sender{flow_id, pacing_limiter(data_rate{0})}); }

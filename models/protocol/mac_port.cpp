@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "models/core/stats.h"
 #include "models/link/link.h"
 
 namespace sluice {
@@ -17,6 +18,21 @@ mac_port::mac_port(sc_core::sc_module_name name, int index, uint64_t mac_address
       mac_(mac_address),
       timers_(event_queue::instance()) {
   rx.register_nb_transport_fw(this, &mac_port::receive);
+  add_stat(param_prefix, "frames_sent", "frames", "frames this MAC transmitted (data and PFC)",
+           [this] { return static_cast<double>(frames_sent_); });
+  add_stat(param_prefix, "pfc.frames_sent", "frames", "802.1Qbb frames this MAC transmitted (XOFF, refresh, XON)",
+           [this] { return static_cast<double>(pfc_sent_); });
+  add_stat(param_prefix, "pfc.frames_received", "frames", "802.1Qbb frames this MAC received",
+           [this] { return static_cast<double>(pfc_received_); });
+  for (int i = 0; i < num_priorities; ++i) {
+    const std::string prio = param_prefix + ".prio" + std::to_string(i);
+    add_stat(prio, "pause_received", "frames", "PFC frames received pausing this priority (non-zero quanta)",
+             [this, i] { return static_cast<double>(pause_[i].xoff_frames); });
+    add_stat(prio, "resume_received", "frames", "PFC frames received resuming this priority (zero quanta)",
+             [this, i] { return static_cast<double>(pause_[i].xon_frames); });
+    add_stat(prio, "paused_time", "ns", "time this priority was held paused at this MAC",
+             [this, i] { return static_cast<double>(to_ps(paused_time(i, sc_core::sc_time_stamp()))) / 1e3; });
+  }
   // One wake-up at a time: at the end of a frame, at a pause or pacing deadline, or on new
   // input. The first, at time 0, lets sources with timed flows schedule their start.
   wake_at(0);

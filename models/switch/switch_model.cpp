@@ -1,5 +1,7 @@
 #include "models/switch/switch_model.h"
 
+#include "models/core/stats.h"
+
 namespace sluice {
 namespace {
 std::vector<std::string> port_names(const std::string& sw, std::size_t n) {
@@ -21,6 +23,8 @@ switch_model::switch_model(sc_core::sc_module_name name, uint32_t node_id, int n
       node_id_(node_id) {
   mmu_port.bind(mmu_block);
   forwarding_port.bind(forwarding);
+  add_stat(this->name(), "unroutable", "frames", "frames dropped for want of a route",
+           [this] { return static_cast<double>(unroutable_); });
   for (int i = 0; i < num_ports; ++i) {
     uint64_t mac = (static_cast<uint64_t>(0x02) << 40) | (static_cast<uint64_t>(node_id) << 8) | i;
     ports.push_back(std::make_unique<switch_port>(("port" + std::to_string(i)).c_str(), static_cast<int>(i), mac,

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "models/core/stats.h"
 #include "models/link/link.h"
 
 namespace sluice {
@@ -26,6 +27,30 @@ switch_port::switch_port(sc_core::sc_module_name name, int index, uint64_t mac_a
     weight[i] = std::make_unique<param<uint64_t>>(prio + ".weight", 1, "DWRR weight", 1, 1000000);
   }
   mac.attach(this, nullptr);
+  for (int i = 0; i < num_priorities; ++i) {
+    const std::string prio = base + ".prio" + std::to_string(i);
+    const queue_stats& q = stats_[i];
+    add_stat(prio, "queue_bytes", "bytes", "egress queue depth now (frames in the pipeline included)",
+             [&q] { return static_cast<double>(q.bytes); });
+    add_stat(prio, "queue_max_bytes", "bytes", "largest egress queue depth",
+             [&q] { return static_cast<double>(q.max_bytes); });
+    add_stat(prio, "queue_mean_bytes", "bytes", "time-averaged egress queue depth",
+             [&q] { return q.mean_bytes(to_ps(sc_core::sc_time_stamp())); });
+    add_stat(prio, "frames_out", "frames", "frames dequeued for transmission",
+             [&q] { return static_cast<double>(q.frames_out); });
+    add_stat(prio, "bytes_out", "bytes", "wire bytes dequeued for transmission",
+             [&q] { return static_cast<double>(q.bytes_out); });
+    add_stat(prio, "pause_sent", "frames", "XOFF frames sent upstream for this ingress priority group (refreshes too)",
+             [this, i] { return static_cast<double>(xoff_sent_[i]); });
+    add_stat(prio, "resume_sent", "frames", "XON frames sent upstream for this ingress priority group",
+             [this, i] { return static_cast<double>(xon_sent_[i]); });
+    add_stat(prio, "drops", "frames", "frames dropped at ingress (MMU refusal or no route)",
+             [this, i] { return static_cast<double>(drops_[i]); });
+    add_stat(prio, "ingress_peak_bytes", "bytes", "largest priority-group occupancy (reserve + shared + headroom)",
+             [this, i] { return static_cast<double>(mmu_->usage(mac.index(), i).peak_total); });
+    add_stat(prio, "headroom_peak_bytes", "bytes", "largest headroom use of the priority group",
+             [this, i] { return static_cast<double>(mmu_->usage(mac.index(), i).peak_headroom); });
+  }
 }
 
 void switch_port::start_of_simulation() {

@@ -137,3 +137,15 @@ TEST(Cli, EventRateOutsideTheLinkRangeIsRejectedBeforeTheRun) {
   std::string s = write_temp("ev.yaml", std::string(good) + "events: [{at: 10us, link: sw0-r0, rate: 20Tbps}]\n");
   expect_cli_error("run " + s, "sw0-r0.rate");
 }
+
+TEST(Cli, StatsListsEveryCounterWithUnitAndDescription) {
+  auto r = test::run_cli("stats " + write_temp("s.yaml", good) + " --match 'sw0.port2.prio3.*'", "/dev/null");
+  ASSERT_EQ(r.status, 0) << r.output;
+  for (const char* name : {"sw0.port2.prio3.queue_max_bytes", "sw0.port2.prio3.pause_sent",
+                           "sw0.port2.prio3.paused_time", "sw0.port2.prio3.headroom_peak_bytes"})
+    EXPECT_NE(r.output.find(name), std::string::npos) << name;
+  std::string line = r.output.substr(r.output.find("sw0.port2.prio3.paused_time"));
+  line = line.substr(0, line.find('\n'));
+  EXPECT_NE(line.find(" ns "), std::string::npos) << line;
+  EXPECT_NE(line.find("paused"), std::string::npos) << line;
+}

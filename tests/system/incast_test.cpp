@@ -96,3 +96,17 @@ TEST(Incast, ALosslessGroupWithoutHeadroomStillPausesItsSender) {
     }
   }
 }
+
+TEST(Incast, CountersAgreeWithTheStructuredSummary) {
+  nlohmann::json s = run_incast({});
+  const nlohmann::json& c = s["counters"];
+  nlohmann::json out = test::find_port(s, "sw0", "r0", 3);
+  EXPECT_EQ(c["sw0.port16.prio3.frames_out"].get<double>(), out["frames_out"].get<double>());
+  EXPECT_EQ(c["sw0.port16.prio3.queue_max_bytes"].get<double>(), out["max_queue_bytes"].get<double>());
+  nlohmann::json h0 = test::find_port(s, "h0", "sw0", 3);
+  EXPECT_EQ(c["h0.port0.prio3.pause_received"].get<double>(), h0["pause_received"].get<double>());
+  EXPECT_DOUBLE_EQ(c["h0.port0.prio3.paused_time"].get<double>(), h0["paused_time_ns"].get<double>());
+  // Conservation: what h0 sent on the wire is what crossed its link.
+  EXPECT_EQ(c["h0.prio3.bytes_sent"].get<double>(), c["h0-sw0.ab.bytes"].get<double>());
+  EXPECT_FALSE(c.contains("sw0.port16.prio5.frames_out"));  // zero counters are left out
+}
