@@ -9,8 +9,7 @@ stat_registry& stat_registry::instance() {
   return registry;
 }
 
-void stat_registry::add(const std::string& name, const std::string& unit, const std::string& description,
-                        reader read) {
+void stat_registry::add(const std::string& name, const std::string& unit, const std::string& description, reader read) {
   if (!entries_.emplace(name, entry{name, unit, description, std::move(read)}).second)
     throw config_error(name + ": statistic declared twice");
 }

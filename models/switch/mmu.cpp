@@ -24,8 +24,10 @@ mmu::mmu(sc_core::sc_module_name name, const std::vector<std::string>& port_name
       threshold_mode(std::string(this->name()) + ".threshold", "dynamic",
                      "per-group shared limit: a static byte count (port.pfc.xoff) or alpha x free pool",
                      {"static", "dynamic"}),
-      alpha(std::string(this->name()) + ".alpha", 0.125, "dynamic-threshold factor (Broadcom lossless PG: 1/8)",
-            1.0 / 1024, 1024.0),
+      alpha(std::string(this->name()) + ".alpha", 0.125,
+            "dynamic-threshold factor of lossless priority groups (SONiC Broadcom: 1/8)", 1.0 / 1024, 1024.0),
+      alpha_lossy(std::string(this->name()) + ".alpha_lossy", 8.0,
+                  "dynamic-threshold factor of lossy priority groups (SONiC Broadcom: 8)", 1.0 / 1024, 1024.0),
       cell(std::string(this->name()) + ".cell", byte_count{1},
            "buffer allocation unit; frames occupy whole cells (1 B: exact bytes; SONiC: Spectrum-1 96 B, Spectrum-2/3 "
            "144 B)",
@@ -40,12 +42,12 @@ mmu::mmu(sc_core::sc_module_name name, const std::vector<std::string>& port_name
 
 // Built at simulation start so parameter overrides applied after elaboration take effect.
 void mmu::start_of_simulation() {
-  buffer_config bc{buffer().bytes, threshold_mode() == "dynamic", alpha(), cell().bytes};
+  buffer_config bc{buffer().bytes, threshold_mode() == "dynamic", cell().bytes};
   std::vector<pg_config> pgs;
   for (auto& pp : ports)
     for (int i = 0; i < num_priorities; ++i)
-      pgs.push_back(pg_config{is_lossless(i), pp->reserve().bytes, pp->xoff().bytes, pp->xon_offset().bytes,
-                              pp->headroom().bytes});
+      pgs.push_back(pg_config{is_lossless(i), is_lossless(i) ? alpha() : alpha_lossy(), pp->reserve().bytes,
+                              pp->xoff().bytes, pp->xon_offset().bytes, pp->headroom().bytes});
   state_ = std::make_unique<shared_buffer>(static_cast<int>(ports.size()), num_priorities, bc, std::move(pgs));
 }
 

@@ -18,7 +18,7 @@ class mmu : public sc_core::sc_module, public mmu_if {
  public:
   param<byte_count> buffer;
   choice_param threshold_mode;
-  param<double> alpha;
+  param<double> alpha, alpha_lossy;
   param<byte_count> cell;
   std::vector<std::unique_ptr<param<bool>>> lossless;  // per priority
   std::vector<std::unique_ptr<mmu_port_params>> ports;

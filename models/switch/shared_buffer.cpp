@@ -18,7 +18,7 @@ shared_buffer::shared_buffer(int ports, int priorities, buffer_config config, st
 uint64_t shared_buffer::threshold(int port, int priority) const {
   if (!config_.dynamic) return pgs_[at(port, priority)].xoff;
   uint64_t free = config_.shared_size > shared_used_ ? config_.shared_size - shared_used_ : 0;
-  return static_cast<uint64_t>(config_.alpha * static_cast<double>(free));
+  return static_cast<uint64_t>(pgs_[at(port, priority)].alpha * static_cast<double>(free));
 }
 
 bool shared_buffer::xoff_condition(std::size_t i, const pg_usage& u, uint64_t threshold) const {

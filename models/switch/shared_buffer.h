@@ -15,6 +15,7 @@ namespace sluice {
 
 struct pg_config {
   bool lossless = true;
+  double alpha = 0.125;     // dynamic-threshold factor of this group
   uint64_t reserve = 0;     // guaranteed bytes
   uint64_t xoff = 0;        // static threshold on shared use (bytes)
   uint64_t xon_offset = 0;  // resume hysteresis below the threshold
@@ -24,7 +25,6 @@ struct pg_config {
 struct buffer_config {
   uint64_t shared_size = 0;
   bool dynamic = true;
-  double alpha = 0.125;
   uint64_t cell = 1;  // allocation unit: a frame occupies its size rounded up to whole cells
 };
 

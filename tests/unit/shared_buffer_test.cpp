@@ -6,12 +6,13 @@ using namespace sluice;
 
 namespace {
 shared_buffer make(bool dynamic, double alpha, uint64_t shared, pg_config pg, int ports = 2) {
-  return shared_buffer(ports, 8, buffer_config{shared, dynamic, alpha}, std::vector<pg_config>(ports * 8, pg));
+  pg.alpha = alpha;
+  return shared_buffer(ports, 8, buffer_config{shared, dynamic}, std::vector<pg_config>(ports * 8, pg));
 }
 }  // namespace
 
 TEST(SharedBuffer, StaticXoffFiresWhenTheGroupReachesItsThresholdAndXonAfterHysteresis) {
-  pg_config pg{true, 0, 10000, 3000, 20000};
+  pg_config pg{true, 0, 0, 10000, 3000, 20000};
   auto b = make(false, 0, 1 << 20, pg);
   bool xoff = false, xon = false;
   for (int i = 0; i < 9; ++i) {
@@ -35,7 +36,7 @@ TEST(SharedBuffer, StaticXoffFiresWhenTheGroupReachesItsThresholdAndXonAfterHyst
 }
 
 TEST(SharedBuffer, LosslessDropsOnlyWhenHeadroomOverflows) {
-  pg_config pg{true, 0, 4000, 1000, 2000};
+  pg_config pg{true, 0, 0, 4000, 1000, 2000};
   auto b = make(false, 0, 1 << 20, pg);
   bool xoff;
   for (int i = 0; i < 6; ++i) EXPECT_EQ(b.admit(1, 0, 1000, xoff), admit_verdict::admitted);  // 4000 + 2000
@@ -44,7 +45,7 @@ TEST(SharedBuffer, LosslessDropsOnlyWhenHeadroomOverflows) {
 }
 
 TEST(SharedBuffer, LossyGroupDropsAtThresholdAndNeverPauses) {
-  pg_config pg{false, 0, 3000, 1000, 50000};
+  pg_config pg{false, 0, 0, 3000, 1000, 50000};
   auto b = make(false, 0, 1 << 20, pg);
   bool xoff;
   for (int i = 0; i < 3; ++i) EXPECT_EQ(b.admit(0, 1, 1000, xoff), admit_verdict::admitted);
@@ -53,7 +54,7 @@ TEST(SharedBuffer, LossyGroupDropsAtThresholdAndNeverPauses) {
 }
 
 TEST(SharedBuffer, ReservedSpaceComesFirstAndIsNotShared) {
-  pg_config pg{true, 2000, 1000, 500, 5000};
+  pg_config pg{true, 0, 2000, 1000, 500, 5000};
   auto b = make(false, 0, 1 << 20, pg);
   bool xoff;
   b.admit(0, 0, 1000, xoff);
@@ -66,7 +67,7 @@ TEST(SharedBuffer, ReservedSpaceComesFirstAndIsNotShared) {
 }
 
 TEST(SharedBuffer, DynamicThresholdIsAlphaTimesFreeSharedBuffer) {
-  pg_config pg{true, 0, 0, 0, 100000};
+  pg_config pg{true, 0, 0, 0, 0, 100000};
   auto b = make(true, 0.5, 100000, pg);
   EXPECT_EQ(b.threshold(0, 0), 50000u);
   bool xoff;
@@ -78,7 +79,7 @@ TEST(SharedBuffer, DynamicThresholdSteadyStateSplitsThePool) {
   // With N congested groups each settles at alpha/(1 + N alpha) of the pool (Choudhury-Hahne).
   const int n = 4;
   const double alpha = 1.0;
-  pg_config pg{false, 0, 0, 0, 0};
+  pg_config pg{false, 0, 0, 0, 0, 0};
   auto b = make(true, alpha, 1000000, pg, n);
   bool xoff;
   for (int round = 0; round < 2000; ++round)
@@ -88,8 +89,8 @@ TEST(SharedBuffer, DynamicThresholdSteadyStateSplitsThePool) {
 }
 
 TEST(SharedBuffer, FramesOccupyWholeCells) {
-  pg_config pg{true, 0, 100000, 0, 0};
-  shared_buffer b(1, 8, buffer_config{1 << 20, false, 0, 144}, std::vector<pg_config>(8, pg));
+  pg_config pg{true, 0, 0, 100000, 0, 0};
+  shared_buffer b(1, 8, buffer_config{1 << 20, false, 144}, std::vector<pg_config>(8, pg));
   bool flag;
   b.admit(0, 0, 64, flag);    // 1 cell
   b.admit(0, 0, 1000, flag);  // 7 cells (1008 B)
@@ -99,4 +100,13 @@ TEST(SharedBuffer, FramesOccupyWholeCells) {
   b.release(0, 0, 64, flag);
   EXPECT_EQ(b.usage(0, 0).total(), 0u);
   EXPECT_EQ(b.shared_used(), 0u);
+}
+
+TEST(SharedBuffer, EachGroupHasItsOwnAlpha) {
+  // Lossless groups at 1/8 and lossy ones at 8 (SONiC Broadcom), on a 1 MB pool.
+  std::vector<pg_config> pgs(8, pg_config{true, 0.125, 0, 0, 0, 100000});
+  pgs[5] = pg_config{false, 8.0, 0, 0, 0, 0};
+  shared_buffer b(1, 8, buffer_config{1000000, true}, pgs);
+  EXPECT_EQ(b.threshold(0, 3), 125000u);
+  EXPECT_EQ(b.threshold(0, 5), 8000000u);
 }
