@@ -1,4 +1,4 @@
-// The `sluice` command line: run a scenario, or list the parameters of its fabric.
+// The `sluice` command line: run a scenario, or list the parameters or statistics of its fabric.
 #include <boost/program_options.hpp>
 #include <cstdlib>
 #include <iomanip>
@@ -63,7 +63,7 @@ int run(int argc, char* argv[]) {
       "seed", po::value(&seed), "random seed (overrides run.seed)")("out", po::value(&out_dir),
                                                                     "write summary.json and time-series CSVs into DIR")(
       "quiet,q", po::bool_switch(&quiet), "do not print the summary table")(
-      "match", po::value(&match), "params: list only parameters matching GLOB");
+      "match", po::value(&match), "params, stats: list only names matching GLOB");
   po::options_description hidden;
   hidden.add_options()("command", po::value(&command))("scenario", po::value(&scenario_path));
   po::options_description all;

@@ -1,7 +1,9 @@
 // Counters with hierarchical names, units and descriptions, mirroring the module tree
 // ("sw0.port3.prio3.drops"). Models keep plain integer members on the hot path and register
-// a reader for each once, at elaboration; reports and `sluice stats` read them all through the
-// registry, so a new model's counters are observable without touching the report code.
+// a reader for each once, at elaboration; `sluice stats` and the summary's `counters` read them
+// all through the registry, so a new model's counters are observable without touching the
+// report code. Readers capture their model: like the models, entries live for the process (one
+// simulation per process), and there is no removal.
 #pragma once
 #include <functional>
 #include <map>

@@ -20,7 +20,7 @@ nic::nic(sc_core::sc_module_name name, uint32_t node_id, flow_table& flows)
       flows_(flows) {
   port.attach(this, this);
   const std::string me = this->name();
-  add_stat(me, "frames_received", "frames", "data frames delivered to this NIC",
+  add_stat(me, "frames_received", "frames", "data frames that arrived at this NIC (misdelivered ones included)",
            [this] { return static_cast<double>(rx_frames_); });
   add_stat(me, "misdelivered", "frames", "data frames that arrived here for another NIC or an unknown flow",
            [this] { return static_cast<double>(misdelivered_); });

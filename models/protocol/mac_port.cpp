@@ -20,7 +20,8 @@ mac_port::mac_port(sc_core::sc_module_name name, int index, uint64_t mac_address
   rx.register_nb_transport_fw(this, &mac_port::receive);
   add_stat(param_prefix, "frames_sent", "frames", "frames this MAC transmitted (data and PFC)",
            [this] { return static_cast<double>(frames_sent_); });
-  add_stat(param_prefix, "pfc.frames_sent", "frames", "802.1Qbb frames this MAC transmitted (XOFF, refresh, XON)",
+  add_stat(param_prefix, "pfc.frames_sent", "frames",
+           "802.1Qbb frames this MAC queued for transmission (XOFF, refresh, XON)",
            [this] { return static_cast<double>(pfc_sent_); });
   add_stat(param_prefix, "pfc.frames_received", "frames", "802.1Qbb frames this MAC received",
            [this] { return static_cast<double>(pfc_received_); });

@@ -14,7 +14,7 @@ mmu_port_params::mmu_port_params(const std::string& port)
       // 32 KiB stands until the fabric derives the default from the port's link (derive_defaults).
       headroom(port + ".pfc.headroom", byte_count{32 * 1024},
                "bytes a lossless priority group absorbs after XOFF (default: 2 x delay x rate + response x rate + 3 "
-               "max frames + 64 B",
+               "max frames + 64 B)",
                byte_count{0}, byte_count{1ull << 30}) {}
 
 mmu::mmu(sc_core::sc_module_name name, const std::vector<std::string>& port_names)
