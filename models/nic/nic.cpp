@@ -93,7 +93,7 @@ tlm::tlm_generic_payload* nic::next_frame(const mac_port& mac, uint64_t now_ps, 
     // Pace at the lower of the source rate and the limiter (0 means "no limit").
     data_rate source = f.spec.rate.bps > 0 ? f.spec.rate : line_rate();
     data_rate effective = s.limiter.rate().bps > 0 && s.limiter.rate() < source ? s.limiter.rate() : source;
-    s.limiter.charge(std::max(now_ps, ready_ps(s, now_ps)), h.size, effective);
+    s.limiter.charge(now_ps, h.size, effective);
     if (f.spec.kind == flow_kind::finite && s.sent >= f.spec.size) s.done = true;
     next_ = (i + 1) % n;
     return p;
