@@ -13,12 +13,7 @@
 using namespace sluice;
 
 namespace {
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream b;
-  b << in.rdbuf();
-  return b.str();
-}
+using test::slurp;
 
 // Runs `scenario` for `until` and compares its summary (wall-clock field removed) with the
 // golden file of the same name.

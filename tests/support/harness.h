@@ -1,8 +1,12 @@
 // Helpers for tests that elaborate a fabric (one per test process) or run the CLI.
 #pragma once
+#include <gtest/gtest.h>
+
 #include <array>
 #include <cstdio>
+#include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 
 #include "platforms/simulation.h"
@@ -57,6 +61,30 @@ inline command_result run_cli(const std::string& args, const std::string& stderr
   int status = pclose(pipe);
   r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return r;
+}
+
+// Runs a shipped scenario in this process (once per process) and returns its summary.
+inline nlohmann::json run_scenario(const std::string& name,
+                                   std::vector<std::pair<std::string, std::string>> sets = {}) {
+  run_options o;
+  o.sets = std::move(sets);
+  simulation sim(load_scenario_file(scenario_path(name)), o);
+  sim.run();
+  return sim.summary();
+}
+
+inline std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream b;
+  b << in.rdbuf();
+  return b.str();
+}
+
+inline double utilization(const nlohmann::json& summary, const std::string& link_direction) {
+  for (const auto& l : summary["links"])
+    if (l["name"] == link_direction) return l["utilization"].get<double>();
+  ADD_FAILURE() << "no link " << link_direction;
+  return 0;
 }
 
 inline nlohmann::json find_port(const nlohmann::json& summary, const std::string& node, const std::string& peer,

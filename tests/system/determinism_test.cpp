@@ -9,12 +9,8 @@
 using namespace sluice;
 
 namespace {
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream b;
-  b << in.rdbuf();
-  return b.str();
-}
+using test::slurp;
+
 std::string summary_without_wall_clock(const std::string& dir) {
   nlohmann::json j = nlohmann::json::parse(slurp(dir + "/summary.json"));
   j["totals"].erase("wall_time_s");

@@ -7,19 +7,9 @@ using namespace sluice;
 
 namespace {
 nlohmann::json run_incast(std::vector<std::pair<std::string, std::string>> sets) {
-  run_options o;
-  o.sets = std::move(sets);
-  simulation sim(load_scenario_file(test::scenario_path("incast.yaml")), o);
-  sim.run();
-  return sim.summary();
+  return test::run_scenario("incast.yaml", std::move(sets));
 }
-
-double utilization(const nlohmann::json& s, const std::string& name) {
-  for (const auto& l : s["links"])
-    if (l["name"] == name) return l["utilization"].get<double>();
-  ADD_FAILURE() << "no link " << name;
-  return 0;
-}
+using test::utilization;
 }  // namespace
 
 TEST(Incast, PfcIsLosslessPausesSendersAndKeepsTheBottleneckBusy) {

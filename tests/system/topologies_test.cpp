@@ -5,22 +5,10 @@
 
 using namespace sluice;
 
-namespace {
-nlohmann::json run(const std::string& name) {
-  simulation sim(load_scenario_file(test::scenario_path(name)), {});
-  sim.run();
-  return sim.summary();
-}
-double utilization(const nlohmann::json& s, const std::string& link) {
-  for (const auto& l : s["links"])
-    if (l["name"] == link) return l["utilization"].get<double>();
-  ADD_FAILURE() << "no link " << link;
-  return 0;
-}
-}  // namespace
+using test::utilization;
 
 TEST(Topologies, DumbbellSharesTheBottleneckFairlyWithoutLoss) {
-  nlohmann::json s = run("dumbbell.yaml");
+  nlohmann::json s = test::run_scenario("dumbbell.yaml");
   EXPECT_EQ(s["totals"]["drops"], 0);
   EXPECT_GT(s["totals"]["pause_frames"].get<uint64_t>(), 0u);  // 4 x 20 Gb/s offered to 40 Gb/s
   EXPECT_GE(utilization(s, "sw0->sw1"), 0.99);
@@ -31,7 +19,7 @@ TEST(Topologies, DumbbellSharesTheBottleneckFairlyWithoutLoss) {
 }
 
 TEST(Topologies, ParkingLotShortchangesTheLongFlow) {
-  nlohmann::json s = run("parking-lot.yaml");
+  nlohmann::json s = test::run_scenario("parking-lot.yaml");
   EXPECT_EQ(s["totals"]["drops"], 0);
   // Every inter-switch link is offered 80 Gb/s and stays busy...
   for (const char* l : {"sw0->sw1", "sw1->sw2", "sw2->sw3"}) EXPECT_GE(utilization(s, l), 0.99) << l;
