@@ -96,6 +96,29 @@ topology_spec pcn_basic(section& p) {
   return t;
 }
 
+// A two-tier Clos: `leaves` leaf switches l0.., `spines` spine switches s0.., every leaf linked
+// to every spine; `hosts` NICs per leaf, named h<leaf>_<i>. Leaf-spine links may run at their
+// own rate (`uplink_rate`, default = link_rate). Traffic between leaves spreads over the spines
+// by per-flow ECMP.
+topology_spec leaf_spine(section& p) {
+  uint64_t leaves = read_count(p, "leaves", "4", 1, 256);
+  uint64_t spines = read_count(p, "spines", "2", 1, 256);
+  uint64_t hosts = read_count(p, "hosts", "4", 1, 256);
+  link_defaults l = read_link_defaults(p, "40Gbps", "1us");
+  data_rate uplink = parse_link_rate(p.text_or("uplink_rate", format_rate(l.rate)), p.key_path("uplink_rate"));
+  topology_spec t;
+  for (uint64_t i = 0; i < leaves; ++i) t.add_switch(nth("l", i));
+  for (uint64_t i = 0; i < spines; ++i) t.add_switch(nth("s", i));
+  for (uint64_t i = 0; i < leaves; ++i)
+    for (uint64_t j = 0; j < hosts; ++j) t.add_nic("h" + std::to_string(i) + "_" + std::to_string(j));
+  for (uint64_t i = 0; i < leaves; ++i)
+    for (uint64_t j = 0; j < hosts; ++j)
+      t.connect("h" + std::to_string(i) + "_" + std::to_string(j), nth("l", i), l.rate, l.delay);
+  for (uint64_t i = 0; i < leaves; ++i)
+    for (uint64_t k = 0; k < spines; ++k) t.connect(nth("l", i), nth("s", k), uplink, l.delay);
+  return t;
+}
+
 std::vector<std::string> names(section& p, const std::string& key) {
   YAML::Node n = p.get(key);
   if (!n || !n.IsSequence()) throw config_error(p.key_path(key) + ": expected a list of names");
@@ -134,9 +157,10 @@ topology_spec build_platform(section& p) {
   if (kind == "dumbbell") return dumbbell(p);
   if (kind == "parking-lot") return parking_lot(p);
   if (kind == "pcn-basic") return pcn_basic(p);
+  if (kind == "leaf-spine") return leaf_spine(p);
   if (kind == "custom") return custom(p);
   throw config_error(p.key_path("kind") + ": '" + kind +
-                     "' is not one of {incast, dumbbell, parking-lot, pcn-basic, custom}");
+                     "' is not one of {incast, dumbbell, parking-lot, pcn-basic, leaf-spine, custom}");
 }
 
 }  // namespace sluice

@@ -31,3 +31,15 @@ TEST(Topologies, ParkingLotShortchangesTheLongFlow) {
   double x2 = test::find_flow(s, "x2->y2")["throughput_bps"].get<double>();
   EXPECT_GT(x2, x0);
 }
+
+TEST(Topologies, LeafSpineSpreadsFlowsOverTheSpinesByEcmp) {
+  nlohmann::json s = test::run_scenario("leaf-spine.yaml");
+  EXPECT_EQ(s["totals"]["drops"], 0);
+  // 8 flows leave leaf 0 for leaf 1 over two equal-cost spines: both are used.
+  for (const char* up : {"l0->s0", "l0->s1"}) EXPECT_GT(utilization(s, up), 0.1) << up;
+  // Each host offers 2 x 10 Gb/s; no flow can exceed its 10 Gb/s source rate, and none starves.
+  for (const auto& f : s["flows"]) {
+    EXPECT_LE(f["throughput_bps"].get<double>(), 10e9 * 1.01) << f["name"];
+    EXPECT_GT(f["throughput_bps"].get<double>(), 1e9) << f["name"];
+  }
+}
