@@ -130,7 +130,8 @@ std::vector<std::string> names(section& p, const std::string& key) {
   return out;
 }
 
-// switches: [..], nics: [..], links: [{a, b, rate, delay}], with link_rate/link_delay defaults.
+// switches: [..], nics: [..], links: [{a, b, rate, delay}], with link_rate/link_delay defaults,
+// and optional static routes: [{switch, dst, via}] replacing computed forwarding entries.
 topology_spec custom(section& p) {
   link_defaults l = read_link_defaults(p, "40Gbps", "1us");
   topology_spec t;
@@ -145,6 +146,27 @@ topology_spec custom(section& p) {
     sc_core::sc_time d = e.has("delay") ? parse_time(e.text("delay"), e.key_path("delay")) : l.delay;
     e.finish();
     t.connect(a, b, r, d);
+  }
+  if (p.has("routes")) {
+    YAML::Node routes = p.get("routes");
+    if (!routes.IsSequence()) throw config_error(p.key_path("routes") + ": expected a list of routes");
+    for (std::size_t i = 0; i < routes.size(); ++i) {
+      section r(routes[i], p.key_path("routes") + "[" + std::to_string(i) + "]");
+      route_spec rs{r.text("switch"), r.text("dst"), {}};
+      YAML::Node via = r.get("via");
+      if (!via) throw config_error(r.key_path("via") + ": missing");
+      if (via.IsScalar())
+        rs.via.push_back(via.Scalar());
+      else if (via.IsSequence() && via.size() > 0)
+        for (const auto& v : via) {
+          if (!v.IsScalar()) throw config_error(r.key_path("via") + ": expected neighbour names");
+          rs.via.push_back(v.Scalar());
+        }
+      else
+        throw config_error(r.key_path("via") + ": expected a neighbour name or a non-empty list of them");
+      r.finish();
+      t.routes.push_back(rs);
+    }
   }
   return t;
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <deque>
+#include <functional>
 #include <limits>
 #include <set>
 
@@ -116,7 +117,7 @@ void fabric::check_topology() const {
 void fabric::compute_routes() {
   const topology_spec& t = scenario_.topology;
   const std::size_t n = t.nodes.size();
-  std::vector<std::vector<std::pair<uint32_t, int>>> adj(n);  // (neighbour, local port)
+  adjacency adj(n);
   std::map<std::string, int> port_no;
   for (const link_spec& l : t.links) {
     uint32_t a = node_ids_[l.a], b = node_ids_[l.b];
@@ -147,15 +148,69 @@ void fabric::compute_routes() {
         if (dist[v] + 1 == dist[s] && (v == dst || t.nodes[v].is_switch)) ports.push_back(static_cast<uint16_t>(port));
       sw->forwarding.table.set_route(dst, ports);
     }
-    for (std::size_t i = 0; i < scenario_.flows.size(); ++i) {
-      if (scenario_.flow_ends[i].second != t.nodes[dst].name) continue;
-      const std::string& src = scenario_.flow_ends[i].first;
-      if (dist[node_ids_[src]] == inf)
-        throw config_error("traffic: flow '" + scenario_.flows[i].name + "': '" + t.nodes[dst].name +
-                           "' is unreachable from '" + src + "'");
-    }
   }
+  apply_static_routes(adj);
+  check_flow_paths(adj);
   for (auto& sw : switches) sw->forwarding.table.set_salt(mix64(random_streams::instance().seed() ^ fnv1a(sw->name())));
+}
+
+void fabric::apply_static_routes(const adjacency& adj) {
+  const topology_spec& t = scenario_.topology;
+  for (std::size_t i = 0; i < t.routes.size(); ++i) {
+    const route_spec& r = t.routes[i];
+    const std::string where = "platform.routes[" + std::to_string(i) + "]";
+    auto sw = switch_by_name_.find(r.sw);
+    if (sw == switch_by_name_.end()) throw config_error(where + ".switch: '" + r.sw + "' is not a switch");
+    auto dst = node_ids_.find(r.dst);
+    if (dst == node_ids_.end() || t.nodes[dst->second].is_switch)
+      throw config_error(where + ".dst: '" + r.dst + "' is not a NIC");
+    std::vector<uint16_t> ports;
+    for (const std::string& v : r.via) {
+      auto it = std::find_if(adj[sw->second->node_id()].begin(), adj[sw->second->node_id()].end(),
+                             [&](const std::pair<uint32_t, int>& e) { return t.nodes[e.first].name == v; });
+      if (it == adj[sw->second->node_id()].end())
+        throw config_error(where + ".via: '" + v + "' is not a neighbour of '" + r.sw + "'");
+      ports.push_back(static_cast<uint16_t>(it->second));
+    }
+    sw->second->forwarding.table.set_route(dst->second, ports);
+  }
+}
+
+// Follows every flow's possible paths (all ECMP branches) through the forwarding tables, so a
+// static route that loops, dead-ends or delivers to the wrong NIC fails before the run.
+void fabric::check_flow_paths(const adjacency& adj) {
+  const topology_spec& t = scenario_.topology;
+  std::set<std::pair<uint32_t, uint32_t>> checked;  // (first switch, dst)
+  for (std::size_t i = 0; i < scenario_.flows.size(); ++i) {
+    const auto& [src_name, dst_name] = scenario_.flow_ends[i];
+    const uint32_t src = node_ids_.at(src_name), dst = node_ids_.at(dst_name);
+    const uint32_t first = adj[src].front().first;
+    auto fail = [&](const std::string& why) {
+      throw config_error("traffic: flow '" + scenario_.flows[i].name + "': " + why);
+    };
+    if (first == dst) continue;  // two NICs on one link
+    if (!t.nodes[first].is_switch) fail("'" + dst_name + "' is unreachable from '" + src_name + "'");
+    if (!checked.insert({first, dst}).second) continue;
+    // Depth-first over switches; `on_path` detects loops, `done` skips switches already proven.
+    std::vector<char> on_path(t.nodes.size(), 0), done(t.nodes.size(), 0);
+    std::function<void(uint32_t)> walk = [&](uint32_t s) {
+      if (done[s]) return;
+      if (on_path[s]) fail("routing loop through '" + t.nodes[s].name + "' towards '" + dst_name + "'");
+      const std::vector<uint16_t>& ports = switch_by_name_.at(t.nodes[s].name)->forwarding.table.ports(dst);
+      if (ports.empty()) fail("'" + dst_name + "' is unreachable from '" + src_name + "'");
+      on_path[s] = 1;
+      for (uint16_t port : ports) {
+        uint32_t next = adj[s][port].first;
+        if (next == dst) continue;
+        if (!t.nodes[next].is_switch)
+          fail("'" + t.nodes[s].name + "' forwards it to '" + t.nodes[next].name + "' instead of '" + dst_name + "'");
+        walk(next);
+      }
+      on_path[s] = 0;
+      done[s] = 1;
+    };
+    walk(first);
+  }
 }
 
 void fabric::derive_defaults() {

@@ -44,8 +44,12 @@ class fabric {
   const std::string& peer_of(const std::string& node, int port) const;
 
  private:
+  // Per node, (neighbour, local port) in port order.
+  using adjacency = std::vector<std::vector<std::pair<uint32_t, int>>>;
   void check_topology() const;
   void compute_routes();
+  void apply_static_routes(const adjacency& adj);
+  void check_flow_paths(const adjacency& adj);
 
   scenario scenario_;
   std::map<std::string, uint32_t> node_ids_;  // topology order

@@ -20,9 +20,17 @@ struct link_spec {
   sc_core::sc_time delay = sc_core::sc_time(1, sc_core::SC_US);
 };
 
+// A static forwarding entry that replaces the computed one: at switch `sw`, frames for NIC
+// `dst` leave towards the neighbours `via` (ECMP among them if several).
+struct route_spec {
+  std::string sw, dst;
+  std::vector<std::string> via;
+};
+
 struct topology_spec {
   std::vector<node_spec> nodes;
   std::vector<link_spec> links;
+  std::vector<route_spec> routes;
   void add_switch(const std::string& n) { nodes.push_back({n, true}); }
   void add_nic(const std::string& n) { nodes.push_back({n, false}); }
   void connect(const std::string& a, const std::string& b, data_rate r, sc_core::sc_time d) {
