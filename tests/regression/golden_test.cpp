@@ -44,3 +44,5 @@ void check_golden(const std::string& scenario, const std::string& until) {
 TEST(Golden, Incast) { check_golden("incast", "300us"); }
 TEST(Golden, PcnBasic) { check_golden("pcn-basic", "500us"); }
 TEST(Golden, ParkingLot) { check_golden("parking-lot", "300us"); }
+TEST(Golden, PfcDeadlock) { check_golden("pfc-deadlock", "300us"); }
+TEST(Golden, LeafSpine) { check_golden("leaf-spine", "200us"); }
