@@ -19,9 +19,11 @@ import pandas as pd  # noqa: E402
 TOP = 6  # lines per plot: more is unreadable
 
 
-def top_columns(frame, n=TOP):
-    peaks = frame.drop(columns="time_us").max().sort_values(ascending=False)
-    return [c for c in peaks.index[:n] if peaks[c] > 0]
+def top_columns(frame, n=TOP, by="max"):
+    """The n columns with the largest peak (by="max") or average (by="mean"), ignoring all-zero ones."""
+    values = frame.drop(columns="time_us")
+    score = (values.max() if by == "max" else values.mean()).sort_values(ascending=False)
+    return [c for c in score.index[:n] if score[c] > 0]
 
 
 def plot(frame, columns, ylabel, title, path, scale=1.0):
@@ -68,7 +70,8 @@ def main(out_dir):
          out / "queue_depth.png", scale=1e-3)
 
     links = pd.read_csv(out / "link_throughput.csv")
-    plot(links, top_columns(links), "throughput (Gb/s)", f"{name}: busiest links", out / "link_throughput.png")
+    plot(links, top_columns(links, by="mean"), "throughput (Gb/s)", f"{name}: busiest links (by mean)",
+         out / "link_throughput.png")
 
     flows = pd.read_csv(out / "flow_throughput.csv")
     kinds = {f["name"]: f["kind"] for f in summary["flows"]}
