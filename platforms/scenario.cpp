@@ -114,6 +114,7 @@ void read_run(section& top, scenario& s) {
   if (r.has("sample_period")) s.sample_period = parse_time(r.text("sample_period"), "run.sample_period");
   if (s.sample_period == sc_core::SC_ZERO_TIME) throw config_error("run.sample_period: must be positive");
   if (r.has("seed")) s.seed = parse_count(r.text("seed"), "run.seed");
+  if (r.has("stop_when_done")) s.stop_when_done = parse_bool(r.text("stop_when_done"), "run.stop_when_done");
   r.finish();
 }
 
@@ -159,6 +160,12 @@ scenario parse(const YAML::Node& root) {
   read_params(top, s);
   read_events(top, s);
   top.finish();
+  if (s.stop_when_done) {
+    if (s.flows.empty()) throw config_error("run.stop_when_done: the scenario has no flows");
+    for (const flow_spec& f : s.flows)
+      if (f.kind != flow_kind::finite)
+        throw config_error("run.stop_when_done: flow '" + f.name + "' is long-lived and never completes");
+  }
   return s;
 }
 

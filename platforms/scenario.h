@@ -27,6 +27,7 @@ struct scenario {
   sc_core::sc_time until = sc_core::sc_time(1, sc_core::SC_MS);
   sc_core::sc_time sample_period = sc_core::sc_time(10, sc_core::SC_US);
   uint64_t seed = 1;
+  bool stop_when_done = false;  // end the run when every (finite) flow has completed
 };
 
 scenario load_scenario_file(const std::string& path);

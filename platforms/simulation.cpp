@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <memory>
 
 #include "models/core/random.h"
 
@@ -35,6 +36,15 @@ simulation::simulation(const scenario& s, const run_options& options) {
   fabric_ = std::make_unique<fabric>(s);
   sampler_ = std::make_unique<sampler>("sampler", *fabric_, s.sample_period);
   events_ = std::make_unique<event_player>("events", *fabric_, s.events);
+  if (s.stop_when_done) {
+    sc_core::sc_report_handler::set_actions("/OSCI/SystemC: Simulation stopped by user.", sc_core::SC_DO_NOTHING);
+    // Every flow is finite (the loader checks): stop the kernel when the last one completes.
+    auto remaining = std::make_shared<std::size_t>(fabric_->flows.size());
+    for (auto& n : fabric_->nics)
+      n->on_flow_complete([remaining](uint32_t) {
+        if (--*remaining == 0) sc_core::sc_stop();
+      });
+  }
   apply_overrides(s.params, "params");
   apply_overrides(options.sets, "--set");
   fabric_->derive_defaults();

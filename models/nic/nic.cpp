@@ -127,8 +127,10 @@ void nic::receive_frame(tlm::tlm_generic_payload* p, int) {
   ++f.stats.rx_frames;
   f.stats.rx_bytes += h.payload;
   f.stats.last_rx_ps = now;
-  if (f.spec.kind == flow_kind::finite && f.stats.rx_bytes >= f.spec.size && !f.stats.completed())
+  if (f.spec.kind == flow_kind::finite && f.stats.rx_bytes >= f.spec.size && !f.stats.completed()) {
     f.stats.completed_ps = std::max<uint64_t>(now, 1);
+    if (completion_hook_) completion_hook_(f.id);
+  }
   p->release();
 }
 

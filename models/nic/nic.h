@@ -3,6 +3,7 @@
 // bytes, throughput and flow completion times.
 #pragma once
 #include <array>
+#include <functional>
 #include <vector>
 
 #include "models/core/params.h"
@@ -21,6 +22,8 @@ class nic : public sc_core::sc_module, public frame_source_if, public frame_sink
   nic(sc_core::sc_module_name name, uint32_t node_id, flow_table& flows);
 
   void add_flow(uint32_t flow_id);  // a flow this NIC sends
+  // Called when a finite flow's last byte arrives here (e.g. to stop the run when all are done).
+  void on_flow_complete(std::function<void(uint32_t flow_id)> hook) { completion_hook_ = std::move(hook); }
   rate_limiter_if& limiter(uint32_t flow_id);
   uint32_t node_id() const { return node_id_; }
   uint64_t frames_received() const { return rx_frames_; }
@@ -49,6 +52,7 @@ class nic : public sc_core::sc_module, public frame_source_if, public frame_sink
   std::size_t next_ = 0;  // round-robin position
   uint64_t rx_frames_ = 0, misdelivered_ = 0;
   std::array<uint64_t, num_priorities> frames_sent_{}, bytes_sent_{};
+  std::function<void(uint32_t)> completion_hook_;
 };
 
 }  // namespace sluice

@@ -100,3 +100,18 @@ TEST(Incast, CountersAgreeWithTheStructuredSummary) {
   EXPECT_EQ(c["h0.prio3.bytes_sent"].get<double>(), c["h0-sw0.ab.bytes"].get<double>());
   EXPECT_FALSE(c.contains("sw0.port16.prio5.frames_out"));  // zero counters are left out
 }
+
+TEST(Incast, StopWhenDoneEndsTheRunAtTheLastCompletion) {
+  // 4 x 100 KB through one 40 Gb/s port: the port is busy from the first frame's arrival at
+  // 200 ns + 1 us + 500 ns (pipeline) for 400 frames x 200 ns, and the last bit lands 1 us
+  // later: 1.7 + 80 + 1 = 82.7 us, long before `until`.
+  auto sim = test::make_sim(R"(
+platform: {kind: incast, senders: 4}
+traffic: [{kind: finite, src: "h*", dst: r0, size: 100KB, priority: 3}]
+run: {until: 100ms, stop_when_done: true}
+)");
+  sim->run();
+  nlohmann::json s = sim->summary();
+  EXPECT_EQ(s["totals"]["sim_time_ns"], 82700.0);
+  EXPECT_EQ(s["totals"]["flows_completed"], 4);
+}

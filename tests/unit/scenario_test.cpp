@@ -103,3 +103,9 @@ TEST(Scenario, WrongYamlShapesAreNamed) {
   expect_error(replace(base, "traffic:\n  - {kind: constant", "traffic:\n  - 5\n  - {kind: constant"),
                {"traffic[0]", "mapping"});
 }
+
+TEST(Scenario, StopWhenDoneNeedsFlowsThatFinish) {
+  expect_error(replace(base, "seed: 7,", "seed: 7, stop_when_done: true,"),
+               {"run.stop_when_done", "h0->r0", "long-lived"});
+  expect_error(replace(base, "seed: 7,", "seed: 7, stop_when_done: maybe,"), {"run.stop_when_done", "maybe"});
+}
