@@ -33,12 +33,16 @@ nic::nic(sc_core::sc_module_name name, uint32_t node_id, flow_table& flows)
   }
 }
 
-void nic::add_flow(uint32_t flow_id) { senders_.push_back(sender{flow_id, pacing_limiter(data_rate{0})}); }
+void nic::add_flow(uint32_t flow_id) {
+  pacing_limiter& l = limiters_.emplace(flow_id, pacing_limiter(data_rate{0})).first->second;
+  senders_.push_back(sender{flow_id, &l});
+}
 
 rate_limiter_if& nic::limiter(uint32_t flow_id) {
-  for (sender& s : senders_)
-    if (s.flow_id == flow_id) return s.limiter;
-  throw config_error(std::string(name()) + ": flow " + std::to_string(flow_id) + " is not sent by this NIC");
+  auto it = limiters_.find(flow_id);
+  if (it == limiters_.end())
+    throw config_error(std::string(name()) + ": flow " + std::to_string(flow_id) + " is not sent by this NIC");
+  return it->second;
 }
 
 data_rate nic::line_rate() const {
@@ -48,7 +52,7 @@ data_rate nic::line_rate() const {
 
 uint64_t nic::ready_ps(const sender& s, uint64_t now_ps) const {
   const flow_spec& f = flows_[s.flow_id].spec;
-  uint64_t t = std::max(s.limiter.next_ps(), to_ps(f.start));
+  uint64_t t = std::max(s.limiter->next_ps(), to_ps(f.start));
   if (f.kind == flow_kind::onoff && t >= to_ps(f.start)) {
     uint64_t on = to_ps(f.on), period = on + to_ps(f.off);
     uint64_t phase = (t - to_ps(f.start)) % period;
@@ -62,7 +66,6 @@ tlm::tlm_generic_payload* nic::next_frame(const mac_port& mac, uint64_t now_ps, 
   for (std::size_t k = 0; k < n; ++k) {
     std::size_t i = (next_ + k) % n;
     sender& s = senders_[i];
-    if (s.done) continue;
     const flow& f = flows_[s.flow_id];
     if (mac.paused(f.spec.priority, now_ps)) {
       retry_ps = std::min(retry_ps, mac.pause_end_ps(f.spec.priority));
@@ -92,10 +95,16 @@ tlm::tlm_generic_payload* nic::next_frame(const mac_port& mac, uint64_t now_ps, 
     flows_[s.flow_id].stats.tx_bytes += payload;
     // Pace at the lower of the source rate and the limiter (0 means "no limit").
     data_rate source = f.spec.rate.bps > 0 ? f.spec.rate : line_rate();
-    data_rate effective = s.limiter.rate().bps > 0 && s.limiter.rate() < source ? s.limiter.rate() : source;
-    s.limiter.charge(now_ps, h.size, effective);
-    if (f.spec.kind == flow_kind::finite && s.sent >= f.spec.size) s.done = true;
-    next_ = (i + 1) % n;
+    data_rate limit = s.limiter->rate();
+    data_rate effective = limit.bps > 0 && limit < source ? limit : source;
+    s.limiter->charge(now_ps, h.size, effective);
+    if (f.spec.kind == flow_kind::finite && s.sent >= f.spec.size) {
+      // Finished senders leave the list, so the per-frame scans cover active flows only.
+      senders_.erase(senders_.begin() + static_cast<std::ptrdiff_t>(i));
+      next_ = senders_.empty() ? 0 : i % senders_.size();
+    } else {
+      next_ = (i + 1) % n;
+    }
     return p;
   }
   return nullptr;
@@ -104,7 +113,6 @@ tlm::tlm_generic_payload* nic::next_frame(const mac_port& mac, uint64_t now_ps, 
 uint64_t nic::next_ready_ps(const mac_port& mac, uint64_t now_ps) const {
   uint64_t next = never_ps;
   for (const sender& s : senders_) {
-    if (s.done) continue;
     uint8_t prio = flows_[s.flow_id].spec.priority;
     uint64_t t = mac.paused(prio, now_ps) ? mac.pause_end_ps(prio) : ready_ps(s, now_ps);
     if (t <= now_ps) return now_ps;

@@ -4,6 +4,7 @@
 #pragma once
 #include <array>
 #include <functional>
+#include <map>
 #include <vector>
 
 #include "models/core/params.h"
@@ -24,6 +25,7 @@ class nic : public sc_core::sc_module, public frame_source_if, public frame_sink
   void add_flow(uint32_t flow_id);  // a flow this NIC sends
   // Called when a finite flow's last byte arrives here (e.g. to stop the run when all are done).
   void on_flow_complete(std::function<void(uint32_t flow_id)> hook) { completion_hook_ = std::move(hook); }
+  // The flow's rate limiter, for congestion control to drive; valid for the whole run.
   rate_limiter_if& limiter(uint32_t flow_id);
   uint32_t node_id() const { return node_id_; }
   uint64_t frames_received() const { return rx_frames_; }
@@ -38,18 +40,18 @@ class nic : public sc_core::sc_module, public frame_source_if, public frame_sink
  private:
   struct sender {
     uint32_t flow_id;
-    pacing_limiter limiter;
-    uint64_t sent = 0;  // payload bytes handed to the MAC
-    bool done = false;
+    pacing_limiter* limiter;  // in limiters_
+    uint64_t sent = 0;        // payload bytes handed to the MAC
   };
-  // Earliest time the flow may send its next frame (never_ps when finished).
+  // Earliest time the flow may send its next frame.
   uint64_t ready_ps(const sender& s, uint64_t now_ps) const;
   data_rate line_rate() const;
 
   uint32_t node_id_;
   flow_table& flows_;
-  std::vector<sender> senders_;
-  std::size_t next_ = 0;  // round-robin position
+  std::vector<sender> senders_;                  // flows with bytes left to send
+  std::map<uint32_t, pacing_limiter> limiters_;  // by flow id; node-based, so references stay valid
+  std::size_t next_ = 0;                         // round-robin position
   uint64_t rx_frames_ = 0, misdelivered_ = 0;
   std::array<uint64_t, num_priorities> frames_sent_{}, bytes_sent_{};
   std::function<void(uint32_t)> completion_hook_;

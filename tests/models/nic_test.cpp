@@ -52,3 +52,35 @@ TEST(Nic, HeaderBytesCountOnTheWireButNotInTheFlow) {
   EXPECT_EQ(sim->fabric_model().links[0].model->ab.bytes(), 10u * 1062);
   EXPECT_EQ(sim->fabric_model().flows[0].stats.rx_bytes, 10000u);
 }
+
+namespace {
+// Turns a flow's limiter down at a given time, as congestion control would.
+struct limiter_driver : sc_core::sc_module {
+  rate_limiter_if& limiter;
+  limiter_driver(sc_core::sc_module_name n, rate_limiter_if& l) : sc_module(n), limiter(l) { SC_THREAD(run); }
+  SC_HAS_PROCESS(limiter_driver);
+  void run() {
+    wait(sc_time(500, SC_US));
+    limiter.set_rate(data_rate{5e9});
+  }
+};
+}  // namespace
+
+TEST(Nic, ALimiterStaysValidAfterOtherFlowsFinish) {
+  // Flow 0 (10 KB) finishes within microseconds; flow 1's limiter, taken before the run, is
+  // turned down to 5 Gb/s at 500 us: over the second half it carries 5 Gb/s.
+  auto sim = test::make_sim(
+      two_nics("{kind: finite, src: a, dst: b, size: 10KB}, {kind: finite, src: a, dst: b, size: 100MB}"));
+  limiter_driver d("driver", sim->fabric_model().nics[0]->limiter(1));
+  sim->run();
+  const series& s = sim->samples().flow_throughput;
+  double sum = 0;
+  int n = 0;
+  for (std::size_t r = 0; r < s.rows.size(); ++r)
+    if (s.times_us[r] > 510) {
+      sum += s.rows[r][1];
+      ++n;
+    }
+  EXPECT_TRUE(sim->fabric_model().flows[0].stats.completed());
+  EXPECT_NEAR(sum / n, 5.0, 0.1);
+}
