@@ -39,7 +39,16 @@ sampler::sampler(sc_core::sc_module_name name, fabric& f, sc_core::sc_time perio
       channels_.push_back(c);
       link_throughput.columns.push_back(c->label());
     }
-  for (const flow& fl : f.flows) flow_throughput.columns.push_back(fl.spec.name);
+  // One column per listed flow; flows drawn by workloads (thousands) share one column.
+  for (const flow& fl : f.flows) {
+    if (fl.spec.from_workload) {
+      workload_column_ = true;
+      continue;
+    }
+    flow_columns_.push_back(fl.id);
+    flow_throughput.columns.push_back(fl.spec.name);
+  }
+  if (workload_column_) flow_throughput.columns.push_back("all workload flows");
   auto watch_pauses = [&](const mac_port& mac, const std::string& label) {
     for (int prio : used) {
       pauses_.push_back({&mac, prio, 0});
@@ -86,11 +95,18 @@ void sampler::sample() {
   link_throughput.rows.push_back(std::move(links));
 
   std::vector<double> flows;
-  flows.reserve(fabric_.flows.size());
-  for (std::size_t i = 0; i < fabric_.flows.size(); ++i) {
-    uint64_t b = fabric_.flows[i].stats.rx_bytes;
-    flows.push_back(static_cast<double>(b - last_flow_bytes_[i]) * gbps_per_byte);
-    last_flow_bytes_[i] = b;
+  flows.reserve(flow_throughput.columns.size());
+  for (uint32_t id : flow_columns_) {
+    uint64_t b = fabric_.flows[id].stats.rx_bytes;
+    flows.push_back(static_cast<double>(b - last_flow_bytes_[id]) * gbps_per_byte);
+    last_flow_bytes_[id] = b;
+  }
+  if (workload_column_) {
+    uint64_t b = 0;
+    for (const flow& fl : fabric_.flows)
+      if (fl.spec.from_workload) b += fl.stats.rx_bytes;
+    flows.push_back(static_cast<double>(b - last_workload_bytes_) * gbps_per_byte);
+    last_workload_bytes_ = b;
   }
   flow_throughput.times_us.push_back(t_us);
   flow_throughput.rows.push_back(std::move(flows));

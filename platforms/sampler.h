@@ -24,7 +24,7 @@ class sampler : public sc_core::sc_module {
 
   series queue_depth;      // bytes, column "sw0.port3.p3"
   series link_throughput;  // Gb/s, column "sw0->r0"
-  series flow_throughput;  // Gb/s of delivered payload, column = flow name
+  series flow_throughput;  // Gb/s of delivered payload, column = flow name ("all workload flows")
   series paused_fraction;  // share of the period each MAC port's priority was paused, "sw0.port2.p3"
 
   // Takes a last, possibly shorter, sample at the current time if the run ended between ticks.
@@ -52,7 +52,10 @@ class sampler : public sc_core::sc_module {
   std::vector<queue_ref> queues_;
   std::vector<const link_channel*> channels_;
   std::vector<pause_ref> pauses_;
-  std::vector<uint64_t> last_link_bytes_, last_flow_bytes_;
+  std::vector<uint64_t> last_link_bytes_, last_flow_bytes_;  // the latter by flow id
+  std::vector<uint32_t> flow_columns_;                       // flow ids with a column of their own
+  bool workload_column_ = false;
+  uint64_t last_workload_bytes_ = 0;
   uint64_t last_sample_ps_ = 0;
   std::size_t max_ports_paused_ = 0;
   double max_ports_paused_at_us_ = 0;

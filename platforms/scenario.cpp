@@ -9,6 +9,7 @@
 #include "models/core/packet.h"
 #include "models/core/params.h"
 #include "platforms/builders.h"
+#include "platforms/workload.h"
 #include "platforms/yaml_section.h"
 
 namespace sluice {
@@ -51,7 +52,43 @@ std::vector<std::string> match_nics(const topology_spec& t, const std::vector<st
 // A bound that keeps a typo (count: 99999999999) from exhausting memory instead of failing.
 constexpr uint64_t max_flows = 1000000;
 
-void read_traffic(section& top, scenario& s) {
+uint8_t read_priority(section& t) {
+  uint64_t prio = parse_count(t.text_or("priority", "0"), t.key_path("priority"));
+  if (prio >= num_priorities)
+    throw config_error(t.key_path("priority") + ": '" + std::to_string(prio) + "' must be 0..7");
+  return static_cast<uint8_t>(prio);
+}
+
+// `cdf: websearch` and `cdf: fb-hadoop` are the shipped tables; anything else is a path,
+// relative to the scenario file's folder.
+std::string cdf_path(const std::string& name, const std::string& base_dir) {
+  if (name == "websearch" || name == "fb-hadoop") return std::string(SLUICE_DATA_DIR) + "/" + name + ".txt";
+  if (!name.empty() && name[0] == '/') return name;
+  return base_dir + "/" + name;
+}
+
+// kind: workload — src (NICs), dst (NICs to pick from), cdf, load, start, stop, priority.
+void read_workload(section& t, std::size_t index, scenario& s, const std::string& base_dir) {
+  workload_spec w;
+  w.key = "traffic[" + std::to_string(index) + "]";
+  w.group = index;
+  w.srcs = match_nics(s.topology, name_list(t.get("src"), t.key_path("src")), t.key_path("src"));
+  if (!t.has("dst")) throw config_error(t.key_path("dst") + ": missing");
+  w.dsts = match_nics(s.topology, name_list(t.get("dst"), t.key_path("dst")), t.key_path("dst"));
+  w.cdf_path = cdf_path(t.text("cdf"), base_dir);
+  w.load = parse_number(t.text("load"), t.key_path("load"));
+  if (!(w.load > 0 && w.load <= 1))
+    throw config_error(t.key_path("load") + ": '" + t.text("load") + "' must be in (0, 1]");
+  w.start = parse_time(t.text_or("start", "0us"), t.key_path("start"));
+  w.stop = parse_time(t.text("stop"), t.key_path("stop"));
+  if (!(w.start < w.stop)) throw config_error(t.key_path("stop") + ": must be after start");
+  w.priority = read_priority(t);
+  t.finish();
+  size_cdf::from_file(w.cdf_path, t.key_path("cdf"));  // fail at load time, not at run time
+  s.workloads.push_back(w);
+}
+
+void read_traffic(section& top, scenario& s, const std::string& base_dir) {
   YAML::Node list = top.get("traffic");
   if (!list) return;
   if (!list.IsSequence()) throw config_error("traffic: expected a list of flow groups");
@@ -60,6 +97,10 @@ void read_traffic(section& top, scenario& s) {
     section t(list[i], path);
     flow_spec f;
     std::string kind = t.text("kind");
+    if (kind == "workload") {
+      read_workload(t, i, s, base_dir);
+      continue;
+    }
     if (kind == "constant")
       f.kind = flow_kind::constant;
     else if (kind == "finite")
@@ -67,15 +108,12 @@ void read_traffic(section& top, scenario& s) {
     else if (kind == "onoff")
       f.kind = flow_kind::onoff;
     else
-      throw config_error(t.key_path("kind") + ": '" + kind + "' is not one of {constant, finite, onoff}");
+      throw config_error(t.key_path("kind") + ": '" + kind + "' is not one of {constant, finite, onoff, workload}");
     auto srcs = match_nics(s.topology, name_list(t.get("src"), t.key_path("src")), t.key_path("src"));
     if (!t.has("dst")) throw config_error(t.key_path("dst") + ": missing");
     auto dsts = match_nics(s.topology, name_list(t.get("dst"), t.key_path("dst")), t.key_path("dst"));
     if (dsts.size() != 1) throw config_error(t.key_path("dst") + ": must name exactly one NIC");
-    uint64_t prio = parse_count(t.text_or("priority", "0"), t.key_path("priority"));
-    if (prio >= num_priorities)
-      throw config_error(t.key_path("priority") + ": '" + std::to_string(prio) + "' must be 0..7");
-    f.priority = static_cast<uint8_t>(prio);
+    f.priority = read_priority(t);
     f.start = parse_time(t.text_or("start", "0us"), t.key_path("start"));
     if (f.kind != flow_kind::finite || t.has("rate")) f.rate = parse_link_rate(t.text("rate"), t.key_path("rate"));
     if (f.kind == flow_kind::finite) {
@@ -146,7 +184,7 @@ void read_events(section& top, scenario& s) {
   }
 }
 
-scenario parse(const YAML::Node& root) {
+scenario parse(const YAML::Node& root, const std::string& base_dir) {
   section top(root, "scenario");
   scenario s;
   s.name = top.text_or("name", "unnamed");
@@ -155,13 +193,13 @@ scenario parse(const YAML::Node& root) {
   section platform(top.get("platform"), "platform");
   s.topology = build_platform(platform);
   platform.finish();
-  read_traffic(top, s);
+  read_traffic(top, s, base_dir);
   read_run(top, s);
   read_params(top, s);
   read_events(top, s);
   top.finish();
   if (s.stop_when_done) {
-    if (s.flows.empty()) throw config_error("run.stop_when_done: the scenario has no flows");
+    if (s.flows.empty() && s.workloads.empty()) throw config_error("run.stop_when_done: the scenario has no flows");
     for (const flow_spec& f : s.flows)
       if (f.kind != flow_kind::finite)
         throw config_error("run.stop_when_done: flow '" + f.name + "' is long-lived and never completes");
@@ -171,7 +209,7 @@ scenario parse(const YAML::Node& root) {
 
 }  // namespace
 
-scenario load_scenario_text(const std::string& yaml_text, const std::string& origin) {
+scenario load_scenario_text(const std::string& yaml_text, const std::string& origin, const std::string& base_dir) {
   YAML::Node root;
   try {
     root = YAML::Load(yaml_text);
@@ -181,7 +219,7 @@ scenario load_scenario_text(const std::string& yaml_text, const std::string& ori
   }
   if (!root || root.IsNull()) throw config_error(origin + ": empty scenario");
   try {
-    return parse(root);
+    return parse(root, base_dir);
   } catch (const YAML::Exception& e) {
     throw config_error(origin + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
   }
@@ -192,7 +230,8 @@ scenario load_scenario_file(const std::string& path) {
   if (!in) throw config_error(path + ": cannot open scenario file");
   std::stringstream buf;
   buf << in.rdbuf();
-  return load_scenario_text(buf.str(), path);
+  std::string dir = path.find('/') == std::string::npos ? "." : path.substr(0, path.rfind('/'));
+  return load_scenario_text(buf.str(), path, dir);
 }
 
 }  // namespace sluice

@@ -8,6 +8,7 @@
 
 #include "models/nic/flow.h"
 #include "platforms/topology.h"
+#include "platforms/workload.h"
 
 namespace sluice {
 
@@ -24,6 +25,7 @@ struct scenario {
   std::vector<std::pair<std::string, std::string>> flow_ends;  // (src, dst) names per flow
   std::vector<std::pair<std::string, std::string>> params;     // (pattern, value), in order
   std::vector<link_event> events;
+  std::vector<workload_spec> workloads;  // expanded into `flows` once the seed is known
   sc_core::sc_time until = sc_core::sc_time(1, sc_core::SC_MS);
   sc_core::sc_time sample_period = sc_core::sc_time(10, sc_core::SC_US);
   uint64_t seed = 1;
@@ -31,6 +33,8 @@ struct scenario {
 };
 
 scenario load_scenario_file(const std::string& path);
-scenario load_scenario_text(const std::string& yaml_text, const std::string& origin = "scenario");
+// base_dir: where relative paths in the scenario (CDF files) are resolved.
+scenario load_scenario_text(const std::string& yaml_text, const std::string& origin = "scenario",
+                            const std::string& base_dir = ".");
 
 }  // namespace sluice

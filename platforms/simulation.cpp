@@ -33,11 +33,16 @@ simulation::simulation(const scenario& s, const run_options& options) {
   seed_ = options.seed.value_or(s.seed);
   random_streams::instance().seed(seed_);
   until_ = options.until.value_or(s.until);
-  fabric_ = std::make_unique<fabric>(s);
+  scenario expanded = s;
+  expand_workloads(expanded, seed_);
+  if (expanded.stop_when_done && expanded.flows.empty())
+    throw config_error("run.stop_when_done: the workloads produced no flows");
+  fabric_ = std::make_unique<fabric>(expanded);
   sampler_ = std::make_unique<sampler>("sampler", *fabric_, s.sample_period);
   events_ = std::make_unique<event_player>("events", *fabric_, s.events);
   if (s.stop_when_done) {
-    sc_core::sc_report_handler::set_actions("/OSCI/SystemC: Simulation stopped by user.", sc_core::SC_DO_NOTHING);
+    // The kernel announces sc_stop() on stdout as an info of type "/OSCI/SystemC".
+    sc_core::sc_report_handler::set_actions("/OSCI/SystemC", sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
     // Every flow is finite (the loader checks): stop the kernel when the last one completes.
     auto remaining = std::make_shared<std::size_t>(fabric_->flows.size());
     for (auto& n : fabric_->nics)

@@ -35,7 +35,23 @@ nic::nic(sc_core::sc_module_name name, uint32_t node_id, flow_table& flows)
 
 void nic::add_flow(uint32_t flow_id) {
   pacing_limiter& l = limiters_.emplace(flow_id, pacing_limiter(data_rate{0})).first->second;
-  senders_.push_back(sender{flow_id, &l});
+  pending_.push_back(sender{flow_id, &l});
+}
+
+void nic::start_of_simulation() {
+  // By start time; flows starting together keep the order they were added in.
+  std::stable_sort(pending_.begin(), pending_.end(), [this](const sender& a, const sender& b) {
+    return flows_[a.flow_id].spec.start < flows_[b.flow_id].spec.start;
+  });
+}
+
+void nic::activate(uint64_t now_ps) {
+  while (next_pending_ < pending_.size() && to_ps(flows_[pending_[next_pending_].flow_id].spec.start) <= now_ps)
+    senders_.push_back(pending_[next_pending_++]);
+}
+
+uint64_t nic::next_start_ps() const {
+  return next_pending_ < pending_.size() ? to_ps(flows_[pending_[next_pending_].flow_id].spec.start) : never_ps;
 }
 
 rate_limiter_if& nic::limiter(uint32_t flow_id) {
@@ -62,6 +78,8 @@ uint64_t nic::ready_ps(const sender& s, uint64_t now_ps) const {
 }
 
 tlm::tlm_generic_payload* nic::next_frame(const mac_port& mac, uint64_t now_ps, uint64_t& retry_ps) {
+  activate(now_ps);
+  retry_ps = std::min(retry_ps, next_start_ps());
   const std::size_t n = senders_.size();
   for (std::size_t k = 0; k < n; ++k) {
     std::size_t i = (next_ + k) % n;
@@ -111,7 +129,7 @@ tlm::tlm_generic_payload* nic::next_frame(const mac_port& mac, uint64_t now_ps, 
 }
 
 uint64_t nic::next_ready_ps(const mac_port& mac, uint64_t now_ps) const {
-  uint64_t next = never_ps;
+  uint64_t next = next_start_ps();
   for (const sender& s : senders_) {
     uint8_t prio = flows_[s.flow_id].spec.priority;
     uint64_t t = mac.paused(prio, now_ps) ? mac.pause_end_ps(prio) : ready_ps(s, now_ps);

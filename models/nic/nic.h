@@ -49,7 +49,13 @@ class nic : public sc_core::sc_module, public frame_source_if, public frame_sink
 
   uint32_t node_id_;
   flow_table& flows_;
-  std::vector<sender> senders_;                  // flows with bytes left to send
+  void start_of_simulation() override;
+  void activate(uint64_t now_ps);  // moves flows whose start has come from pending_ to senders_
+  uint64_t next_start_ps() const;  // start of the next pending flow, never_ps if none
+
+  std::vector<sender> pending_;  // all flows by start time; [next_pending_, end) not started
+  std::size_t next_pending_ = 0;
+  std::vector<sender> senders_;                  // started flows with bytes left to send
   std::map<uint32_t, pacing_limiter> limiters_;  // by flow id; node-based, so references stay valid
   std::size_t next_ = 0;                         // round-robin position
   uint64_t rx_frames_ = 0, misdelivered_ = 0;

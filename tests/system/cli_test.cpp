@@ -120,7 +120,8 @@ TEST(Cli, RunWritesSummaryAndSeries) {
 }
 
 TEST(Cli, EveryShippedScenarioRunsCleanly) {
-  for (const char* name : {"incast", "dumbbell", "parking-lot", "pcn-basic", "leaf-spine", "pfc-deadlock"}) {
+  for (const char* name :
+       {"incast", "dumbbell", "parking-lot", "pcn-basic", "leaf-spine", "pfc-deadlock", "websearch"}) {
     std::string dir = ::testing::TempDir() + "/scn-" + std::to_string(getpid()) + "-" + name;
     auto r = test::run_cli("run " + test::scenario_path(std::string(name) + ".yaml") + " --until 300us -q --out " + dir,
                            "/dev/null");

@@ -1,0 +1,43 @@
+// Open-loop workloads: flows whose sizes follow an empirical CDF, arriving at each source as a
+// Poisson process whose rate makes the offered load a given fraction of the source's link.
+// Expanded into ordinary finite flows once the run's seed is known, so the same seed gives the
+// same flows.
+#pragma once
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "models/core/units.h"
+
+namespace sluice {
+
+struct scenario;
+
+// A piecewise-linear CDF of flow sizes (bytes) read from "size cumulative_percent" lines.
+class size_cdf {
+ public:
+  // `key` names the setting for error messages. Throws config_error on a bad file.
+  static size_cdf from_file(const std::string& path, const std::string& key);
+  static size_cdf from_text(const std::string& text, const std::string& key);
+  double mean_bytes() const;
+  // The size at cumulative probability u in [0, 1), at least 1 byte.
+  uint64_t sample(double u) const;
+
+ private:
+  std::vector<std::pair<double, double>> points_;  // (bytes, probability in [0, 1])
+};
+
+struct workload_spec {
+  std::string key;                       // "traffic[2]", for messages
+  std::size_t group = 0;                 // the traffic index, in flow names
+  std::vector<std::string> srcs, dsts;   // NIC names
+  std::string cdf_path;
+  double load = 0;                       // fraction of each source's link rate
+  sc_core::sc_time start, stop;
+  uint8_t priority = 0;
+};
+
+// Appends the flows of every workload of `s` to s.flows, drawn from streams seeded by `seed`.
+void expand_workloads(scenario& s, uint64_t seed);
+
+}  // namespace sluice
