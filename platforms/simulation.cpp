@@ -38,7 +38,7 @@ simulation::simulation(const scenario& s, const run_options& options) {
   if (expanded.stop_when_done && expanded.flows.empty())
     throw config_error("run.stop_when_done: the workloads produced no flows");
   fabric_ = std::make_unique<fabric>(expanded);
-  sampler_ = std::make_unique<sampler>("sampler", *fabric_, s.sample_period);
+  sampler_ = std::make_unique<sampler>("sampler", *fabric_, options.sample_period.value_or(s.sample_period));
   events_ = std::make_unique<event_player>("events", *fabric_, s.events);
   if (s.stop_when_done) {
     // The kernel announces sc_stop() on stdout as an info of type "/OSCI/SystemC".

@@ -17,6 +17,7 @@ struct run_options {
   std::vector<std::pair<std::string, std::string>> sets;  // --set PATTERN=VALUE, in order
   std::optional<sc_core::sc_time> until;
   std::optional<uint64_t> seed;
+  std::optional<sc_core::sc_time> sample_period;
 };
 
 // Plays the scenario's timed events (link capacity changes).

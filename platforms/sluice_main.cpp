@@ -13,7 +13,8 @@ using namespace sluice;
 namespace {
 
 const char* usage =
-    "usage: sluice run SCENARIO.yaml [--set PATH=VALUE ...] [--until 20ms] [--seed N] [--out DIR] [--quiet]\n"
+    "usage: sluice run SCENARIO.yaml [--set PATH=VALUE ...] [--until 20ms] [--seed N] [--sample-period 10us]\n"
+    "                  [--out DIR] [--quiet]\n"
     "       sluice params SCENARIO.yaml [--set PATH=VALUE ...] [--match GLOB]\n"
     "       sluice stats SCENARIO.yaml [--match GLOB]\n";
 
@@ -52,7 +53,7 @@ void print_stats(const std::string& match) {
 }
 
 int run(int argc, char* argv[]) {
-  std::string command, scenario_path, out_dir, until, match = "*";
+  std::string command, scenario_path, out_dir, until, sample_period, match = "*";
   std::vector<std::string> sets;
   uint64_t seed = 0;
   bool quiet = false;
@@ -60,6 +61,7 @@ int run(int argc, char* argv[]) {
   options.add_options()("help,h", "show this help")("set", po::value(&sets)->composing(),
                                                     "override parameters: PATH=VALUE, PATH may use * and ?")(
       "until", po::value(&until), "simulated time to run, e.g. 20ms (overrides run.until)")(
+      "sample-period", po::value(&sample_period), "period of the CSV time series (overrides run.sample_period)")(
       "seed", po::value(&seed), "random seed (overrides run.seed)")("out", po::value(&out_dir),
                                                                     "write summary.json and time-series CSVs into DIR")(
       "quiet,q", po::bool_switch(&quiet), "do not print the summary table")(
@@ -84,6 +86,10 @@ int run(int argc, char* argv[]) {
   scenario s = load_scenario_file(scenario_path);
   run_options opts;
   for (const std::string& kv : sets) opts.sets.push_back(split_set(kv));
+  if (!sample_period.empty()) {
+    opts.sample_period = parse_time(sample_period, "--sample-period");
+    if (*opts.sample_period == sc_core::SC_ZERO_TIME) throw config_error("--sample-period: must be positive");
+  }
   if (!until.empty()) {
     opts.until = parse_time(until, "--until");
     if (*opts.until == sc_core::SC_ZERO_TIME) throw config_error("--until: must be positive");

@@ -38,7 +38,8 @@ size_cdf size_cdf::from_text(const std::string& text, const std::string& key) {
     if (!(fields >> bytes >> percent) || (fields >> rest))
       throw config_error(key + ": line " + std::to_string(number) + " is not 'size cumulative_percent'");
     double p = percent / 100.0;
-    if (bytes < 0 || p < 0 || p > 1 || (!c.points_.empty() && (bytes < c.points_.back().first || p < c.points_.back().second)))
+    if (bytes < 0 || p < 0 || p > 1 ||
+        (!c.points_.empty() && (bytes < c.points_.back().first || p < c.points_.back().second)))
       throw config_error(key + ": line " + std::to_string(number) + " must not decrease and must stay within 0..100 %");
     c.points_.emplace_back(bytes, p);
   }

@@ -28,11 +28,11 @@ class size_cdf {
 };
 
 struct workload_spec {
-  std::string key;                       // "traffic[2]", for messages
-  std::size_t group = 0;                 // the traffic index, in flow names
-  std::vector<std::string> srcs, dsts;   // NIC names
+  std::string key;                      // "traffic[2]", for messages
+  std::size_t group = 0;                // the traffic index, in flow names
+  std::vector<std::string> srcs, dsts;  // NIC names
   std::string cdf_path;
-  double load = 0;                       // fraction of each source's link rate
+  double load = 0;  // fraction of each source's link rate
   sc_core::sc_time start, stop;
   uint8_t priority = 0;
 };

@@ -65,6 +65,8 @@ TEST(Cli, BadSetValueUnitAndPattern) {
   expect_cli_error("run " + s + " --set novalue", "PATH=VALUE");
   expect_cli_error("run " + s + " --until 5", "--until");
   expect_cli_error("run " + s + " --until 0ms", "--until");
+  expect_cli_error("run " + s + " --sample-period 0us", "--sample-period");
+  expect_cli_error("run " + s + " --sample-period fast", "--sample-period");
   expect_cli_error("jump " + s, "jump");
   expect_cli_error("run " + s + " --frobnicate", "frobnicate");
 }
@@ -149,4 +151,15 @@ TEST(Cli, StatsListsEveryCounterWithUnitAndDescription) {
   line = line.substr(0, line.find('\n'));
   EXPECT_NE(line.find(" ns "), std::string::npos) << line;
   EXPECT_NE(line.find("paused"), std::string::npos) << line;
+}
+
+TEST(Cli, SamplePeriodFromTheCommandLine) {
+  std::string dir = ::testing::TempDir() + "/cli-sp-" + std::to_string(getpid());
+  auto r = test::run_cli("run " + write_temp("sp.yaml", good) + " -q --sample-period 5us --out " + dir, "/dev/null");
+  ASSERT_EQ(r.status, 0) << r.output;
+  std::ifstream in(dir + "/link_throughput.csv");
+  std::string line;
+  int rows = -1;
+  while (std::getline(in, line)) ++rows;
+  EXPECT_EQ(rows, 10);  // 50 us / 5 us
 }

@@ -30,6 +30,10 @@ TEST(Units, ParsesTimes) {
   EXPECT_EQ(parse_time("2\u00b5s"), sc_time(2, SC_US));
 }
 
+TEST(Units, KernelResolutionIsOnePicosecond) {
+  EXPECT_EQ(sc_core::sc_get_time_resolution(), sc_time(1, sc_core::SC_PS));
+}
+
 TEST(Units, SerializationIsExactAtPicosecondResolution) {
   // 1500 B at 40 Gb/s = 12000 bits / 40e9 = 300 ns; 64 B at 400 Gb/s = 1.28 ns.
   EXPECT_EQ(parse_rate("40Gbps").serialization(1500), sc_time(300, SC_NS));

@@ -1,9 +1,10 @@
+#include "platforms/workload.h"
+
 #include <gtest/gtest.h>
 
 #include <set>
 
 #include "platforms/scenario.h"
-#include "platforms/workload.h"
 
 using namespace sluice;
 
@@ -29,10 +30,10 @@ TEST(SizeCdf, MeanAndInterpolation) {
 }
 
 TEST(SizeCdf, BadTablesAreNamed) {
-  EXPECT_THROW(size_cdf::from_text("0 0\n10 50\n", "t"), config_error);          // does not reach 100 %
-  EXPECT_THROW(size_cdf::from_text("0 0\n10 60\n5 100\n", "t"), config_error);   // sizes decrease
-  EXPECT_THROW(size_cdf::from_text("0 0\nten 100\n", "t"), config_error);        // not a number
-  EXPECT_THROW(size_cdf::from_text("0 0\n10 100 extra\n", "t"), config_error);   // trailing field
+  EXPECT_THROW(size_cdf::from_text("0 0\n10 50\n", "t"), config_error);         // does not reach 100 %
+  EXPECT_THROW(size_cdf::from_text("0 0\n10 60\n5 100\n", "t"), config_error);  // sizes decrease
+  EXPECT_THROW(size_cdf::from_text("0 0\nten 100\n", "t"), config_error);       // not a number
+  EXPECT_THROW(size_cdf::from_text("0 0\n10 100 extra\n", "t"), config_error);  // trailing field
   try {
     size_cdf::from_file("/nonexistent.txt", "traffic[0].cdf");
     FAIL();
@@ -44,8 +45,8 @@ TEST(SizeCdf, BadTablesAreNamed) {
 TEST(Workload, OffersTheRequestedLoadAsPoissonArrivals) {
   // fb-hadoop (mean 120 420.75 B) at half of 40 Gb/s for 500 ms from each of h0, h1 and r0:
   // 0.5 x 40e9 / 8 x 0.5 s = 1.25 GB per source, about 10 400 flows each.
-  scenario s = load_scenario_text(two_hosts(
-      "{kind: workload, src: \"*\", dst: \"*\", cdf: fb-hadoop, load: 0.5, start: 1ms, stop: 501ms}"));
+  scenario s = load_scenario_text(
+      two_hosts("{kind: workload, src: \"*\", dst: \"*\", cdf: fb-hadoop, load: 0.5, start: 1ms, stop: 501ms}"));
   ASSERT_TRUE(s.flows.empty());  // drawn only once the seed is known
   expand_workloads(s, 7);
   std::map<std::string, double> bytes;
@@ -64,8 +65,8 @@ TEST(Workload, OffersTheRequestedLoadAsPoissonArrivals) {
 
 TEST(Workload, SameSeedSameFlowsOtherSeedOtherFlows) {
   auto draw = [](uint64_t seed) {
-    scenario s = load_scenario_text(two_hosts(
-        "{kind: workload, src: \"h*\", dst: r0, cdf: websearch, load: 0.3, stop: 50ms}"));
+    scenario s =
+        load_scenario_text(two_hosts("{kind: workload, src: \"h*\", dst: r0, cdf: websearch, load: 0.3, stop: 50ms}"));
     expand_workloads(s, seed);
     std::vector<std::pair<uint64_t, uint64_t>> out;
     for (const flow_spec& f : s.flows) out.emplace_back(f.size, sc_core::sc_time(f.start).value());
