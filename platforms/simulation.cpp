@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "models/core/random.h"
+#include "models/core/stats.h"
 
 namespace sluice {
 
@@ -50,6 +51,11 @@ simulation::simulation(const scenario& s, const run_options& options) {
         if (--*remaining == 0) sc_core::sc_stop();
       });
   }
+  // Kernel-side health: how many payloads the run needed at its peak (the pool never shrinks).
+  add_stat("sluice.packet_pool", "allocated", "payloads", "payloads the pool has allocated (peak in flight)",
+           [] { return static_cast<double>(packet_pool::instance().allocated()); });
+  add_stat("sluice.event_queue", "pending", "wake-ups", "model wake-ups pending in the timer queue",
+           [] { return static_cast<double>(event_queue::instance().pending()); });
   apply_overrides(s.params, "params");
   apply_overrides(options.sets, "--set");
   fabric_->derive_defaults();
