@@ -7,5 +7,5 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 "$root/tools/setup.sh"
 scenario="${1:-$root/scenarios/pcn-basic.yaml}"
 out="$root/out/$(basename "$scenario" .yaml)"
-"$root/build/platforms/sluice" run "$scenario" --out "$out" 2>/dev/null
+"$root/build/platforms/sluice" run "$scenario" --out "$out"
 "$root/.venv/bin/python" "$root/tools/plot_run.py" "$out"

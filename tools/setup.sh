@@ -31,5 +31,10 @@ if [ ! -x .venv/bin/python ]; then
 fi
 
 cmake -S . -B build >/dev/null
-cmake --build build -j2 -- --no-print-directory | grep -v -E '^\[ *[0-9]+%\]' || true
-test -x build/platforms/sluice
+# The full build log goes to build/build.log; on failure its tail is shown and setup fails.
+echo "setup: building (log: build/build.log)"
+if ! cmake --build build -j2 >build/build.log 2>&1; then
+  tail -n 40 build/build.log
+  echo "setup: build failed" >&2
+  exit 1
+fi

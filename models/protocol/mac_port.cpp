@@ -23,6 +23,9 @@ mac_port::mac_port(sc_core::sc_module_name name, int index, uint64_t mac_address
   add_stat(param_prefix, "pfc.frames_sent", "frames",
            "802.1Qbb frames this MAC queued for transmission (XOFF, refresh, XON)",
            [this] { return static_cast<double>(pfc_sent_); });
+  add_stat(param_prefix, "pfc.requests_merged", "requests",
+           "PFC requests folded into a PFC frame that was still waiting for the wire",
+           [this] { return static_cast<double>(pfc_merged_); });
   add_stat(param_prefix, "pfc.frames_received", "frames", "802.1Qbb frames this MAC received",
            [this] { return static_cast<double>(pfc_received_); });
   for (int i = 0; i < num_priorities; ++i) {
@@ -80,6 +83,19 @@ void mac_port::try_send() {
 }
 
 void mac_port::send_pfc(const pfc_request& request) {
+  if (!control_.empty()) {
+    // A PFC frame still waiting for the wire takes the new request in (newer timers win), so
+    // the control queue never grows: the peer sees the latest state in one frame.
+    packet_header& queued = header(*control_[control_.size() - 1]);
+    pfc_request merged;
+    decode_pfc(queued.bytes, merged);
+    for (int i = 0; i < num_priorities; ++i)
+      if (request.class_enable >> i & 1) merged.quanta[i] = request.quanta[i];
+    merged.class_enable |= request.class_enable;
+    encode_pfc(merged, mac_, queued.bytes);
+    ++pfc_merged_;
+    return;
+  }
   tlm::tlm_generic_payload* p = packet_pool::instance().acquire();
   packet_header& h = header(*p);
   h.kind = frame_kind::pfc;

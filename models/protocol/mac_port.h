@@ -98,7 +98,7 @@ class mac_port : public sc_core::sc_module, public timed_client {
   std::array<pause_state, num_priorities> pause_{};
   uint64_t busy_until_ps_ = 0;  // end of the frame on the wire (END_REQ)
   event_queue& timers_;
-  uint64_t pfc_sent_ = 0, pfc_received_ = 0, frames_sent_ = 0;
+  uint64_t pfc_sent_ = 0, pfc_received_ = 0, frames_sent_ = 0, pfc_merged_ = 0;
 };
 
 }  // namespace sluice

@@ -29,6 +29,7 @@ class mmu : public sc_core::sc_module, public mmu_if {
   bool admit(int port, int priority, uint32_t bytes, bool& xoff_due) override;
   void release(int port, int priority, uint32_t bytes, bool& xon_due) override;
   bool pg_paused(int port, int priority) const override { return state_->paused(port, priority); }
+  bool try_resume(int port, int priority) override { return state_->try_resume(port, priority); }
   pg_usage usage(int port, int priority) const override {
     return state_ ? state_->usage(port, priority) : pg_usage{};  // empty before the simulation starts
   }

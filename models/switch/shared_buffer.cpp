@@ -69,13 +69,16 @@ void shared_buffer::release(int port, int priority, uint64_t frame_bytes, bool& 
   shared_used_ -= from_shared;
   bytes -= from_shared;
   u.reserved -= std::min(u.reserved, bytes);
-  if (paused_[i] && u.headroom == 0) {
-    uint64_t th = threshold(port, priority);
-    if (u.shared + pgs_[i].xon_offset <= th || u.shared == 0) {
-      paused_[i] = 0;
-      xon_due = true;
-    }
-  }
+  xon_due = try_resume(port, priority);
+}
+
+bool shared_buffer::try_resume(int port, int priority) {
+  std::size_t i = at(port, priority);
+  const pg_usage& u = usage_[i];
+  if (!paused_[i] || u.headroom != 0) return false;
+  if (u.shared + pgs_[i].xon_offset > threshold(port, priority) && u.shared != 0) return false;
+  paused_[i] = 0;
+  return true;
 }
 
 }  // namespace sluice

@@ -45,6 +45,11 @@ class shared_buffer {
   // `xon_due` is set when this departure lets a paused PG resume.
   void release(int port, int priority, uint64_t bytes, bool& xon_due);
 
+  // Re-evaluates the XON condition of a paused group (its own releases do this too; the PFC
+  // refresh asks before re-pausing, so a group whose threshold rose, or which holds nothing
+  // after a drop, resumes). Returns true if the group was paused and now resumes.
+  bool try_resume(int port, int priority);
+
   uint64_t threshold(int port, int priority) const;
   const pg_usage& usage(int port, int priority) const { return usage_[at(port, priority)]; }
   bool paused(int port, int priority) const { return paused_[at(port, priority)]; }

@@ -19,6 +19,8 @@ class mmu_if : public virtual sc_core::sc_interface {
   // Sets xon_due when the PG may resume.
   virtual void release(int port, int priority, uint32_t bytes, bool& xon_due) = 0;
   virtual bool pg_paused(int port, int priority) const = 0;
+  // Re-evaluates a paused group's XON condition; true if it resumes now.
+  virtual bool try_resume(int port, int priority) = 0;
   // Current occupancy and high-water marks of the priority group, for statistics.
   virtual pg_usage usage(int port, int priority) const = 0;
 };

@@ -155,6 +155,10 @@ void switch_port::refresh() {
   pfc_request r;
   for (int i = 0; i < num_priorities; ++i) {
     if (!mmu_->pg_paused(mac.index(), i)) continue;
+    if (mmu_->try_resume(mac.index(), i)) {  // no longer congested: resume instead of re-pausing
+      resume_upstream(i);
+      continue;
+    }
     r.class_enable |= static_cast<uint8_t>(1u << i);
     r.quanta[i] = static_cast<uint16_t>(pfc_quanta());
     ++xoff_sent_[i];
@@ -166,7 +170,11 @@ void switch_port::refresh() {
 }
 
 void switch_port::schedule_refresh() {
-  event_queue::instance().schedule(this, to_ps(sc_core::sc_time_stamp() + pause_time() * pfc_refresh()));
+  // Never faster than the wire can carry PFC frames (a tiny pfc.quanta would otherwise spin).
+  const link* l = mac.attached_link();
+  sc_core::sc_time floor = (l ? l->current_rate() : data_rate{1e9}).serialization(pfc_frame_bytes);
+  event_queue::instance().schedule(this,
+                                   to_ps(sc_core::sc_time_stamp() + std::max(pause_time() * pfc_refresh(), floor)));
 }
 
 }  // namespace sluice
