@@ -160,6 +160,7 @@ void read_params(section& top, scenario& s) {
   YAML::Node p = top.get("params");
   if (!p) return;
   if (!p.IsMap()) throw config_error("params: expected a mapping of parameter pattern to value");
+  section::reject_duplicate_keys(p, "params");
   for (auto it = p.begin(); it != p.end(); ++it) {
     if (!it->second.IsScalar()) throw config_error("params." + it->first.as<std::string>() + ": expected a value");
     s.params.emplace_back(it->first.as<std::string>(), it->second.Scalar());

@@ -39,7 +39,12 @@ simulation::simulation(const scenario& s, const run_options& options) {
   if (expanded.stop_when_done && expanded.flows.empty())
     throw config_error("run.stop_when_done: the workloads produced no flows");
   fabric_ = std::make_unique<fabric>(expanded);
-  sampler_ = std::make_unique<sampler>("sampler", *fabric_, options.sample_period.value_or(s.sample_period));
+  const sc_core::sc_time period = options.sample_period.value_or(s.sample_period);
+  // One row per period is kept in memory: bound the count rather than exhaust the machine.
+  if (until_ / period > 1e6)
+    throw config_error("sample period: '" + format_time(period) + "' gives more than 1000000 samples over " +
+                       format_time(until_) + " (set run.sample_period or --sample-period longer)");
+  sampler_ = std::make_unique<sampler>("sampler", *fabric_, period);
   events_ = std::make_unique<event_player>("events", *fabric_, s.events);
   if (s.stop_when_done) {
     // The kernel announces sc_stop() on stdout as an info of type "/OSCI/SystemC".

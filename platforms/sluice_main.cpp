@@ -53,9 +53,8 @@ void print_stats(const std::string& match) {
 }
 
 int run(int argc, char* argv[]) {
-  std::string command, scenario_path, out_dir, until, sample_period, match = "*";
+  std::string command, scenario_path, out_dir, until, sample_period, seed, match = "*";
   std::vector<std::string> sets;
-  uint64_t seed = 0;
   bool quiet = false;
   po::options_description options("options");
   options.add_options()("help,h", "show this help")("set", po::value(&sets)->composing(),
@@ -94,7 +93,7 @@ int run(int argc, char* argv[]) {
     opts.until = parse_time(until, "--until");
     if (*opts.until == sc_core::SC_ZERO_TIME) throw config_error("--until: must be positive");
   }
-  if (vm.count("seed")) opts.seed = seed;
+  if (vm.count("seed")) opts.seed = parse_count(seed, "--seed");
   simulation sim(s, opts);
   if (command == "params") {
     print_params(match);

@@ -14,6 +14,16 @@ class section {
  public:
   section(const YAML::Node& node, std::string path) : node_(node), path_(std::move(path)) {
     if (!node_.IsMap()) throw config_error(path_ + ": expected a mapping");
+    reject_duplicate_keys(node_, path_);
+  }
+
+  // yaml-cpp keeps the first of two equal keys; a scenario that says `rate` twice is an error.
+  static void reject_duplicate_keys(const YAML::Node& map, const std::string& path) {
+    std::set<std::string> keys;
+    for (auto it = map.begin(); it != map.end(); ++it) {
+      std::string k = it->first.as<std::string>();
+      if (!keys.insert(k).second) throw config_error(path + "." + k + ": key given twice");
+    }
   }
   bool has(const std::string& key) {
     seen_.insert(key);

@@ -77,6 +77,7 @@ byte_count parse_bytes(const std::string& text, const std::string& what) {
   if (scale == 0) throw config_error(what + ": '" + text + "' needs a size unit (B, KB, KiB, MB, MiB, GB, GiB)");
   if (v < 0) throw config_error(what + ": '" + text + "' must not be negative");
   double bytes = v * scale;
+  if (bytes > 1e18) throw config_error(what + ": '" + text + "' is too large (at most 1e18 bytes)");
   if (bytes != std::floor(bytes)) throw config_error(what + ": '" + text + "' is not a whole number of bytes");
   return byte_count{static_cast<uint64_t>(bytes)};
 }
@@ -86,6 +87,8 @@ sc_core::sc_time parse_time(const std::string& text, const std::string& what) {
   double ps_per_unit = unit.empty() && v == 0 ? 1 : scale_of(unit, time_units);
   if (ps_per_unit == 0) throw config_error(what + ": '" + text + "' needs a time unit (ps, ns, us, ms, s)");
   if (v < 0) throw config_error(what + ": '" + text + "' must not be negative");
+  // sc_time holds 2^64 ps (about 213 days); a million seconds is more than any study needs.
+  if (v * ps_per_unit > 1e18) throw config_error(what + ": '" + text + "' is too large (at most 1000000s)");
   return from_ps(static_cast<uint64_t>(std::llround(v * ps_per_unit)));
 }
 

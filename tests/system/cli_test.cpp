@@ -67,6 +67,9 @@ TEST(Cli, BadSetValueUnitAndPattern) {
   expect_cli_error("run " + s + " --until 0ms", "--until");
   expect_cli_error("run " + s + " --sample-period 0us", "--sample-period");
   expect_cli_error("run " + s + " --sample-period fast", "--sample-period");
+  expect_cli_error("run " + s + " --sample-period 1ps --until 2ms", "more than 1000000 samples");
+  expect_cli_error("run " + s + " --until 1e30s", "--until");
+  expect_cli_error("run " + s + " --seed -1", "--seed");
   expect_cli_error("jump " + s, "jump");
   expect_cli_error("run " + s + " --frobnicate", "frobnicate");
 }

@@ -109,3 +109,10 @@ TEST(Scenario, StopWhenDoneNeedsFlowsThatFinish) {
                {"run.stop_when_done", "h0->r0", "long-lived"});
   expect_error(replace(base, "seed: 7,", "seed: 7, stop_when_done: maybe,"), {"run.stop_when_done", "maybe"});
 }
+
+TEST(Scenario, DuplicateKeysAreErrors) {
+  expect_error(replace(base, "link_rate: 40Gbps", "link_rate: 40Gbps, link_rate: 1Gbps"),
+               {"platform.link_rate", "twice"});
+  expect_error(replace(base, "rate: 10Gbps", "rate: 10Gbps, rate: 1Gbps"), {"traffic[0].rate", "twice"});
+  expect_error(std::string(base) + "params: {\"h0.mtu\": 1000B, \"h0.mtu\": 1500B}\n", {"params.h0.mtu", "twice"});
+}

@@ -60,6 +60,8 @@ TEST(Units, ErrorsNameTheKeyAndValue) {
   EXPECT_THROW(parse_time("nan us"), config_error);
   EXPECT_THROW(parse_count("2.5"), config_error);
   EXPECT_THROW(parse_bool("maybe"), config_error);
+  EXPECT_THROW(parse_time("1e30s"), config_error);  // beyond what sc_time holds
+  EXPECT_THROW(parse_bytes("99999999999999999999B"), config_error);
 }
 
 TEST(Units, FormatsRoundTrip) {
