@@ -93,9 +93,16 @@ tlm::tlm_generic_payload* switch_port::next_frame(const mac_port& port, uint64_t
   if (!eligible) return nullptr;
   int q = scheduler_->select(head, eligible);
   if (q < 0 || !(eligible >> q & 1)) {
-    // A replacement scheduler that declines (or names an ineligible queue) is asked again
-    // when anything changes.
+    // A replacement scheduler that declines (or names an ineligible queue) is asked again one
+    // frame time later (the smallest eligible head at the link rate), or sooner on new input.
     if (q >= 0) SC_REPORT_WARNING(name(), "scheduler selected an ineligible queue; ignored");
+    uint32_t smallest = UINT32_MAX;
+    for (int i = 0; i < num_priorities; ++i)
+      if (eligible >> i & 1) smallest = std::min(smallest, head[i]);
+    const link* l = port.attached_link();
+    retry_ps = std::min(
+        retry_ps,
+        now_ps + std::max<uint64_t>(1, to_ps((l ? l->current_rate() : data_rate{1e9}).serialization(smallest))));
     return nullptr;
   }
   tlm::tlm_generic_payload* p = queues_[q].pop_front().frame;

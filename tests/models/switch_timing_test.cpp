@@ -67,3 +67,27 @@ TEST(SwitchBlocks, EgressSchedulerCanBeReplaced) {
   EXPECT_GT(test::find_flow(s, "h0->r0")["rx_bytes"].get<double>(),
             10 * test::find_flow(s, "h1->r0")["rx_bytes"].get<double>());
 }
+
+namespace {
+// Declines every other call: an arbiter that sometimes needs another cycle.
+struct hesitant : scheduler_if {
+  int calls = 0;
+  int select(const std::array<uint32_t, num_priorities>&, uint32_t eligible) override {
+    if (++calls % 2) return -1;
+    for (int q = 0; q < num_priorities; ++q)
+      if (eligible >> q & 1) return q;
+    return -1;
+  }
+};
+}  // namespace
+
+TEST(SwitchBlocks, ASchedulerThatDeclinesIsAskedAgain) {
+  // One 1500-byte frame: declined once, served one frame time (300 ns) later.
+  auto sim = test::make_sim(one_switch);
+  hesitant sched;
+  sim->fabric_model().switches[0]->ports[1]->bind_scheduler(sched);
+  sim->run();
+  ASSERT_TRUE(sim->fabric_model().flows[0].stats.completed());
+  EXPECT_EQ(from_ps(sim->fabric_model().flows[0].stats.completed_ps), sc_time(3400, SC_NS));
+  EXPECT_EQ(sched.calls, 2);
+}
