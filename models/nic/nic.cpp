@@ -34,8 +34,8 @@ nic::nic(sc_core::sc_module_name name, uint32_t node_id, flow_table& flows)
 }
 
 void nic::add_flow(uint32_t flow_id) {
-  pacing_limiter& l = limiters_.emplace(flow_id, pacing_limiter(data_rate{0})).first->second;
-  pending_.push_back(sender{flow_id, &l});
+  rate_limiter_if* l = &limiters_.emplace(flow_id, pacing_limiter(data_rate{0})).first->second;
+  pending_.push_back(sender{flow_id, l});
 }
 
 void nic::start_of_simulation() {
@@ -54,11 +54,27 @@ uint64_t nic::next_start_ps() const {
   return next_pending_ < pending_.size() ? to_ps(flows_[pending_[next_pending_].flow_id].spec.start) : never_ps;
 }
 
+nic::sender* nic::find_sender(uint32_t flow_id) {
+  for (std::vector<sender>* list : {&pending_, &senders_})
+    for (sender& s : *list)
+      if (s.flow_id == flow_id) return &s;
+  return nullptr;
+}
+
 rate_limiter_if& nic::limiter(uint32_t flow_id) {
   auto it = limiters_.find(flow_id);
   if (it == limiters_.end())
     throw config_error(std::string(name()) + ": flow " + std::to_string(flow_id) + " is not sent by this NIC");
+  if (auto bound = bound_limiters_.find(flow_id); bound != bound_limiters_.end()) return *bound->second;
   return it->second;
+}
+
+void nic::bind_limiter(uint32_t flow_id, rate_limiter_if& replacement) {
+  sender* s = find_sender(flow_id);
+  if (!s || limiters_.find(flow_id) == limiters_.end())
+    throw config_error(std::string(name()) + ": flow " + std::to_string(flow_id) + " is not sent by this NIC");
+  s->limiter = &replacement;
+  bound_limiters_[flow_id] = &replacement;
 }
 
 data_rate nic::line_rate() const {
@@ -68,7 +84,7 @@ data_rate nic::line_rate() const {
 
 uint64_t nic::ready_ps(const sender& s, uint64_t now_ps) const {
   const flow_spec& f = flows_[s.flow_id].spec;
-  uint64_t t = std::max(s.limiter->next_ps(), to_ps(f.start));
+  uint64_t t = std::max(s.limiter->next_send_ps(), to_ps(f.start));
   if (f.kind == flow_kind::onoff && t >= to_ps(f.start)) {
     uint64_t on = to_ps(f.on), period = on + to_ps(f.off);
     uint64_t phase = (t - to_ps(f.start)) % period;
@@ -111,11 +127,7 @@ tlm::tlm_generic_payload* nic::next_frame(const mac_port& mac, uint64_t now_ps, 
     ++frames_sent_[h.priority];
     bytes_sent_[h.priority] += h.size;
     flows_[s.flow_id].stats.tx_bytes += payload;
-    // Pace at the lower of the source rate and the limiter (0 means "no limit").
-    data_rate source = f.spec.rate.bps > 0 ? f.spec.rate : line_rate();
-    data_rate limit = s.limiter->rate();
-    data_rate effective = limit.bps > 0 && limit < source ? limit : source;
-    s.limiter->charge(now_ps, h.size, effective);
+    s.limiter->on_send(now_ps, h.size, f.spec.rate.bps > 0 ? f.spec.rate : line_rate());
     if (f.spec.kind == flow_kind::finite && s.sent >= f.spec.size) {
       // Finished senders leave the list, so the per-frame scans cover active flows only.
       senders_.erase(senders_.begin() + static_cast<std::ptrdiff_t>(i));

@@ -27,6 +27,9 @@ class nic : public sc_core::sc_module, public frame_source_if, public frame_sink
   void on_flow_complete(std::function<void(uint32_t flow_id)> hook) { completion_hook_ = std::move(hook); }
   // The flow's rate limiter, for congestion control to drive; valid for the whole run.
   rate_limiter_if& limiter(uint32_t flow_id);
+  // Replaces the flow's default pacing limiter (e.g. with an RTL or firmware model); before
+  // the flow starts sending.
+  void bind_limiter(uint32_t flow_id, rate_limiter_if& replacement);
   uint32_t node_id() const { return node_id_; }
   uint64_t frames_received() const { return rx_frames_; }
   uint64_t misdelivered() const { return misdelivered_; }
@@ -40,8 +43,8 @@ class nic : public sc_core::sc_module, public frame_source_if, public frame_sink
  private:
   struct sender {
     uint32_t flow_id;
-    pacing_limiter* limiter;  // in limiters_
-    uint64_t sent = 0;        // payload bytes handed to the MAC
+    rate_limiter_if* limiter;  // the default in limiters_, or a bound replacement
+    uint64_t sent = 0;         // payload bytes handed to the MAC
   };
   // Earliest time the flow may send its next frame.
   uint64_t ready_ps(const sender& s, uint64_t now_ps) const;
@@ -57,7 +60,9 @@ class nic : public sc_core::sc_module, public frame_source_if, public frame_sink
   std::size_t next_pending_ = 0;
   std::vector<sender> senders_;                  // started flows with bytes left to send
   std::map<uint32_t, pacing_limiter> limiters_;  // by flow id; node-based, so references stay valid
-  std::size_t next_ = 0;                         // round-robin position
+  std::map<uint32_t, rate_limiter_if*> bound_limiters_;
+  sender* find_sender(uint32_t flow_id);
+  std::size_t next_ = 0;  // round-robin position
   uint64_t rx_frames_ = 0, misdelivered_ = 0;
   std::array<uint64_t, num_priorities> frames_sent_{}, bytes_sent_{};
   std::function<void(uint32_t)> completion_hook_;

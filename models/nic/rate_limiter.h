@@ -1,5 +1,5 @@
-// Per-flow rate limiter: the knob congestion control turns. A pacing limiter: a frame of B
-// bytes may start no earlier than the previous start + B x 8 / rate.
+// Per-flow rate limiter: the knob congestion control turns, and a block boundary (an RTL or
+// firmware limiter can be bound in place of the default with nic::bind_limiter).
 #pragma once
 #include <cstdint>
 
@@ -10,18 +10,26 @@ namespace sluice {
 class rate_limiter_if {
  public:
   virtual ~rate_limiter_if() = default;
+  // The rate congestion control sets; 0 means "no limit".
   virtual void set_rate(data_rate r) = 0;
   virtual data_rate rate() const = 0;
+  // Earliest time (ps) the flow's next frame may start.
+  virtual uint64_t next_send_ps() const = 0;
+  // A frame of `bytes` wire bytes starts at now_ps; `source_rate` is the flow's own pace
+  // (its configured rate, or line rate).
+  virtual void on_send(uint64_t now_ps, uint64_t bytes, data_rate source_rate) = 0;
 };
 
+// The default: pacing. A frame of B bytes may start no earlier than the previous start plus
+// B x 8 / min(rate, source rate).
 class pacing_limiter : public rate_limiter_if {
  public:
   explicit pacing_limiter(data_rate r = data_rate{0}) : rate_(r) {}
   void set_rate(data_rate r) override { rate_ = r; }
   data_rate rate() const override { return rate_; }
-  uint64_t next_ps() const { return next_ps_; }
-  // Charges a frame that starts at now_ps against `effective` (the lower of limiter and source).
-  void charge(uint64_t now_ps, uint64_t bytes, data_rate effective) {
+  uint64_t next_send_ps() const override { return next_ps_; }
+  void on_send(uint64_t now_ps, uint64_t bytes, data_rate source_rate) override {
+    data_rate effective = rate_.bps > 0 && rate_ < source_rate ? rate_ : source_rate;
     uint64_t start = next_ps_ > now_ps ? next_ps_ : now_ps;
     next_ps_ = start + to_ps(effective.serialization(bytes));
   }

@@ -21,8 +21,6 @@ switch_model::switch_model(sc_core::sc_module_name name, uint32_t node_id, int n
       mmu_block("mmu", port_names(this->name(), num_ports)),
       forwarding("forwarding"),
       node_id_(node_id) {
-  mmu_port.bind(mmu_block);
-  forwarding_port.bind(forwarding);
   add_stat(this->name(), "unroutable", "frames", "frames dropped for want of a route",
            [this] { return static_cast<double>(unroutable_); });
   for (int i = 0; i < num_ports; ++i) {
@@ -31,6 +29,13 @@ switch_model::switch_model(sc_core::sc_module_name name, uint32_t node_id, int n
                                                   mmu_port, &ports));
     ports.back()->mac.attach(ports.back().get(), this);
   }
+}
+
+// The default blocks are bound last, so bind_mmu / bind_forwarding may replace them during
+// elaboration.
+void switch_model::before_end_of_elaboration() {
+  mmu_port.bind(custom_mmu_ ? *custom_mmu_ : static_cast<mmu_if&>(mmu_block));
+  forwarding_port.bind(custom_forwarding_ ? *custom_forwarding_ : static_cast<forwarding_if&>(forwarding));
 }
 
 void switch_model::receive_frame(tlm::tlm_generic_payload* p, int port_index) {

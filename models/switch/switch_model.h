@@ -34,12 +34,20 @@ class switch_model : public sc_core::sc_module, public frame_sink_if {
 
   switch_model(sc_core::sc_module_name name, uint32_t node_id, int num_ports);
 
+  // Replace the default MMU or forwarding block (an RTL adapter, another policy); call during
+  // elaboration, before sc_start. The default's parameters remain but no longer act.
+  void bind_mmu(mmu_if& replacement) { custom_mmu_ = &replacement; }
+  void bind_forwarding(forwarding_if& replacement) { custom_forwarding_ = &replacement; }
+
   void receive_frame(tlm::tlm_generic_payload* frame, int port_index) override;
   uint32_t node_id() const { return node_id_; }
   uint64_t unroutable() const { return unroutable_; }
 
  private:
+  void before_end_of_elaboration() override;
   void drop_unroutable(tlm::tlm_generic_payload* frame);
+  mmu_if* custom_mmu_ = nullptr;
+  forwarding_if* custom_forwarding_ = nullptr;
   uint32_t node_id_;
   uint64_t unroutable_ = 0;
 };

@@ -84,3 +84,28 @@ TEST(Nic, ALimiterStaysValidAfterOtherFlowsFinish) {
   EXPECT_TRUE(sim->fabric_model().flows[0].stats.completed());
   EXPECT_NEAR(sum / n, 5.0, 0.1);
 }
+
+namespace {
+// A limiter that lets a frame go only every 1 us, whatever its size: 1000-byte frames at 8 Gb/s.
+struct one_per_microsecond : rate_limiter_if {
+  uint64_t next = 0;
+  int sends = 0;
+  void set_rate(data_rate) override {}
+  data_rate rate() const override { return data_rate{0}; }
+  uint64_t next_send_ps() const override { return next; }
+  void on_send(uint64_t now_ps, uint64_t, data_rate) override {
+    ++sends;
+    next = now_ps + 1000000;
+  }
+};
+}  // namespace
+
+TEST(Nic, RateLimiterCanBeReplaced) {
+  auto sim = test::make_sim(two_nics("{kind: finite, src: a, dst: b, size: 100MB}"));
+  one_per_microsecond lim;
+  sim->fabric_model().nics[0]->bind_limiter(0, lim);
+  EXPECT_EQ(&sim->fabric_model().nics[0]->limiter(0), &lim);
+  sim->run();
+  EXPECT_EQ(lim.sends, 1000);  // frames at 0, 1, ..., 999 us within 1 ms
+  EXPECT_NEAR(delivered_gbps(*sim, 1e-3), 8.0, 0.02);
+}

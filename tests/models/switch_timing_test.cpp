@@ -91,3 +91,26 @@ TEST(SwitchBlocks, ASchedulerThatDeclinesIsAskedAgain) {
   EXPECT_EQ(from_ps(sim->fabric_model().flows[0].stats.completed_ps), sc_time(3400, SC_NS));
   EXPECT_EQ(sched.calls, 2);
 }
+
+namespace {
+// Counts lookups and answers from the default table: proves the replacement is in the path.
+struct counting_forwarding : forwarding_if {
+  const forwarding_table& table;
+  mutable int lookups = 0;
+  explicit counting_forwarding(const forwarding_table& t) : table(t) {}
+  int route(const packet_header& h, int) const override {
+    ++lookups;
+    return table.lookup(h.dst, h.src, h.flow_id);
+  }
+};
+}  // namespace
+
+TEST(SwitchBlocks, ForwardingCanBeReplaced) {
+  auto sim = test::make_sim(one_switch);
+  switch_model& sw = *sim->fabric_model().switches[0];
+  counting_forwarding fwd(sw.forwarding.table);
+  sw.bind_forwarding(fwd);
+  sim->run();
+  EXPECT_EQ(fwd.lookups, 1);  // one frame
+  EXPECT_EQ(from_ps(sim->fabric_model().flows[0].stats.completed_ps), sc_time(3100, SC_NS));
+}
