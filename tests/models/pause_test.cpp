@@ -9,16 +9,7 @@ using sc_core::sc_time;
 using sc_core::SC_US;
 
 namespace {
-const char* line_rate_flow = R"(
-platform:
-  kind: custom
-  switches: [sw0]
-  nics: [a, b]
-  links: [{a: a, b: sw0, rate: 40Gbps, delay: 1us}, {a: sw0, b: b, rate: 40Gbps, delay: 1us}]
-traffic: [{kind: finite, src: a, dst: b, size: 10MB, priority: 3}]
-params: {"a.mtu": 1500B}
-run: {until: 400us}
-)";
+const std::string line_rate_flow = test::one_switch("10MB", "run: {until: 400us}\n");
 
 // Drives the switch's PFC generator by hand and samples the NIC's transmit counter.
 struct pause_driver : sc_core::sc_module {

@@ -8,16 +8,7 @@ using sc_core::SC_NS;
 using sc_core::sc_time;
 
 namespace {
-const char* one_switch = R"(
-platform:
-  kind: custom
-  switches: [sw0]
-  nics: [a, b]
-  links: [{a: a, b: sw0, rate: 40Gbps, delay: 1us}, {a: sw0, b: b, rate: 40Gbps, delay: 1us}]
-traffic: [{kind: finite, src: a, dst: b, size: 1500B, priority: 3}]
-params: {"a.mtu": 1500B}
-run: {until: 20us}
-)";
+const std::string one_switch = test::one_switch("1500B", "run: {until: 20us}\n");
 }
 
 TEST(SwitchTiming, StoreAndForwardAddsThePipelineLatency) {

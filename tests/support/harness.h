@@ -30,6 +30,18 @@ inline std::string two_nics(const std::string& traffic, const std::string& rest)
          traffic + "]\n" + rest;
 }
 
+// Scenario YAML: NIC a -> switch sw0 -> NIC b over two 40 Gb/s, 1 us links, one finite flow
+// of `size` on priority 3 with 1500-byte frames, and further top-level YAML (run, events).
+inline std::string one_switch(const std::string& size, const std::string& rest) {
+  return "platform:\n  kind: custom\n  switches: [sw0]\n  nics: [a, b]\n"
+         "  links: [{a: a, b: sw0, rate: 40Gbps, delay: 1us}, {a: sw0, b: b, rate: 40Gbps, delay: 1us}]\n"
+         "traffic: [{kind: finite, src: a, dst: b, size: " +
+         size +
+         ", priority: 3}]\n"
+         "params: {\"a.mtu\": 1500B}\n" +
+         rest;
+}
+
 // Scenario YAML: incast with two senders into r0 at 40 Gb/s, h0 on priority prio0, h1 on prio1.
 inline std::string two_senders(int prio0, int prio1, const std::string& rest) {
   return "platform: {kind: incast, senders: 2, link_rate: 40Gbps, link_delay: 1us}\ntraffic:\n"
