@@ -8,19 +8,6 @@
 #include <set>
 
 namespace sluice {
-namespace {
-
-// Textbook PFC headroom (see docs/models/mmu.md): the frame being received when XOFF is
-// decided, the largest frame ahead of the PFC frame on the reverse wire, the PFC frame, the
-// round trip on the cable, the sender's pause response time, and the frame the sender had
-// started: 2 x prop x rate + response x rate + 3 x max frame + 64 B, rounded up to 1 KiB.
-byte_count headroom_for(data_rate rate, sc_core::sc_time delay, sc_core::sc_time response, uint64_t max_frame) {
-  double in_flight = (2.0 * delay.to_seconds() + response.to_seconds()) * rate.bps / 8.0;
-  double bytes = in_flight + 3.0 * static_cast<double>(max_frame) + 64;
-  return byte_count{static_cast<uint64_t>(std::ceil(bytes / 1024.0)) * 1024};
-}
-
-}  // namespace
 
 fabric::fabric(const scenario& s) : scenario_(s) {
   check_topology();
@@ -35,21 +22,25 @@ fabric::fabric(const scenario& s) : scenario_(s) {
   }
   for (const node_spec& n : t.nodes) {
     if (n.is_switch) {
-      switches.push_back(std::make_unique<switch_model>(n.name.c_str(), node_ids_[n.name], port_count[n.name]));
+      switches.push_back(
+          std::make_unique<switch_model>(n.name.c_str(), node_ids_[n.name], port_count[n.name], t.classes));
       switch_by_name_[n.name] = switches.back().get();
     } else {
-      nics.push_back(std::make_unique<nic>(n.name.c_str(), node_ids_[n.name], flows));
+      nics.push_back(std::make_unique<nic>(n.name.c_str(), node_ids_[n.name], flows, t.classes));
       nic_by_name_[n.name] = nics.back().get();
     }
   }
 
   std::map<std::string, int> next_port;
   auto attach = [&](const std::string& node) {
-    port_ref r{node, next_port[node]++, nullptr};
-    if (auto it = switch_by_name_.find(node); it != switch_by_name_.end())
+    port_ref r{node, next_port[node]++, nullptr, nullptr};
+    if (auto it = switch_by_name_.find(node); it != switch_by_name_.end()) {
       r.mac = &it->second->ports[r.port]->mac;
-    else
-      r.mac = &nic_by_name_.at(node)->port;
+      r.flow_control = &it->second->ports[r.port]->flow_control;
+    } else {
+      r.mac = &nic_by_name_.at(node)->port.mac;
+      r.flow_control = &nic_by_name_.at(node)->port.flow_control;
+    }
     return r;
   };
   for (const link_spec& l : t.links) {
@@ -61,8 +52,8 @@ fabric::fabric(const scenario& s) : scenario_(s) {
     e.model->ab.out.bind(e.b.mac->rx);
     e.b.mac->tx.bind(e.model->ba.in);
     e.model->ba.out.bind(e.a.mac->rx);
-    e.a.mac->attach_link(e.model.get());
-    e.b.mac->attach_link(e.model.get());
+    e.a.mac->attach_wire(e.model.get());
+    e.b.mac->attach_wire(e.model.get());
     e.model->ab.set_label(l.a + "->" + l.b);
     e.model->ba.set_label(l.b + "->" + l.a);
     peers_[{e.a.node, e.a.port}] = e.b.node;
@@ -215,13 +206,15 @@ void fabric::check_flow_paths(const adjacency& adj) {
 
 void fabric::derive_defaults() {
   uint64_t max_frame = 64;
-  for (const auto& n : nics) max_frame = std::max(max_frame, n->mtu().bytes + n->header_bytes().bytes);
+  for (const auto& n : nics)
+    max_frame = std::max({max_frame, n->mtu().bytes + n->header_bytes().bytes, n->min_frame().bytes});
   for (const link_entry& e : links) {
     for (const port_ref* end : {&e.a, &e.b}) {
       auto sw = switch_by_name_.find(end->node);
       if (sw == switch_by_name_.end()) continue;
       const port_ref& peer = end == &e.a ? e.b : e.a;
-      byte_count h = headroom_for(e.model->rate(), e.model->delay(), peer.mac->pfc_response(), max_frame);
+      byte_count h =
+          pfc::required_headroom(e.model->rate(), e.model->delay(), peer.flow_control->response(), max_frame);
       sw->second->mmu_block.ports[end->port]->headroom.set_default(h);
     }
   }

@@ -18,6 +18,7 @@ struct port_ref {
   std::string node;
   int port = 0;
   mac_port* mac = nullptr;
+  pfc* flow_control = nullptr;
 };
 
 struct link_entry {

@@ -70,9 +70,10 @@ nlohmann::json simulation::summary() const {
   uint64_t drops = 0, lossless_drops = 0, pause_frames = 0;
   for (const auto& sw : f.switches) {
     for (const auto& port : sw->ports) {
-      pause_frames += port->mac.pfc_frames_sent();
-      for (int prio = 0; prio < num_priorities; ++prio) paused_port_ps += to_ps(port->mac.paused_time(prio, now));
-      for (int prio = 0; prio < num_priorities; ++prio) {
+      pause_frames += port->flow_control.frames_sent();
+      for (int prio = 0; prio < sw->classes(); ++prio)
+        paused_port_ps += to_ps(port->flow_control.paused_time(prio, now));
+      for (int prio = 0; prio < sw->classes(); ++prio) {
         const queue_stats& q = port->queue(prio);
         uint64_t d = port->drops(prio);
         drops += d;
@@ -81,25 +82,27 @@ nlohmann::json simulation::summary() const {
         if (d && lossless)
           warnings.push_back(std::string(port->name()) + " priority " + std::to_string(prio) + ": " +
                              std::to_string(d) + " frames dropped on a lossless priority (headroom " +
-                             sw->mmu_block.ports[port->mac.index()]->headroom.value_string() + " too small?)");
-        bool active = used.count(prio) || d || port->xoff_sent(prio) || port->mac.pause_frames_received(prio);
+                             sw->mmu_block.ports[port->index()]->headroom.value_string() + " too small?)");
+        bool active =
+            used.count(prio) || d || port->flow_control.xoff_sent(prio) || port->flow_control.pause_received(prio);
         if (!active) continue;
         ports.push_back(
             {{"node", sw->name()},
-             {"port", port->mac.index()},
-             {"peer", f.peer_of(sw->name(), port->mac.index())},
+             {"port", port->index()},
+             {"peer", f.peer_of(sw->name(), port->index())},
              {"priority", prio},
              {"lossless", lossless},
-             {"pause_sent", port->xoff_sent(prio)},
-             {"resume_sent", port->xon_sent(prio)},
-             {"pause_received", port->mac.pause_frames_received(prio)},
-             {"resume_received", port->mac.resume_frames_received(prio)},
-             {"paused_time_ns", ns(to_ps(port->mac.paused_time(prio, now)))},
+             {"pause_sent", port->flow_control.xoff_sent(prio)},
+             {"refresh_sent", port->flow_control.refresh_sent(prio)},
+             {"resume_sent", port->flow_control.xon_sent(prio)},
+             {"pause_received", port->flow_control.pause_received(prio)},
+             {"resume_received", port->flow_control.resume_received(prio)},
+             {"paused_time_ns", ns(to_ps(port->flow_control.paused_time(prio, now)))},
              {"max_queue_bytes", q.max_bytes},
              {"mean_queue_bytes", q.mean_bytes(now_ps)},
-             {"max_ingress_bytes", sw->mmu_port->usage(port->mac.index(), prio).peak_total},
-             {"max_headroom_bytes", sw->mmu_port->usage(port->mac.index(), prio).peak_headroom},
-             {"headroom_bytes", lossless ? json(sw->mmu_block.ports[port->mac.index()]->headroom().bytes) : json(0)},
+             {"max_ingress_bytes", sw->mmu_port->usage(port->index(), prio).peak_total},
+             {"max_headroom_bytes", sw->mmu_port->usage(port->index(), prio).peak_headroom},
+             {"headroom_bytes", lossless ? json(sw->mmu_block.ports[port->index()]->headroom().bytes) : json(0)},
              {"frames_out", q.frames_out},
              {"bytes_out", q.bytes_out},
              {"drops", d}});
@@ -107,7 +110,8 @@ nlohmann::json simulation::summary() const {
     }
   }
   for (const auto& n : f.nics) {
-    for (int prio = 0; prio < num_priorities; ++prio) paused_port_ps += to_ps(n->port.paused_time(prio, now));
+    for (int prio = 0; prio < n->port.flow_control.classes(); ++prio)
+      paused_port_ps += to_ps(n->port.flow_control.paused_time(prio, now));
     const switch_model* peer_switch = f.switch_named(f.peer_of(n->name(), 0));
     for (int prio : used) {
       ports.push_back({{"node", n->name()},
@@ -116,10 +120,11 @@ nlohmann::json simulation::summary() const {
                        {"priority", prio},
                        {"lossless", peer_switch ? json(peer_switch->mmu_block.is_lossless(prio)) : json(nullptr)},
                        {"pause_sent", 0},
+                       {"refresh_sent", 0},
                        {"resume_sent", 0},
-                       {"pause_received", n->port.pause_frames_received(prio)},
-                       {"resume_received", n->port.resume_frames_received(prio)},
-                       {"paused_time_ns", ns(to_ps(n->port.paused_time(prio, now)))},
+                       {"pause_received", n->port.flow_control.pause_received(prio)},
+                       {"resume_received", n->port.flow_control.resume_received(prio)},
+                       {"paused_time_ns", ns(to_ps(n->port.flow_control.paused_time(prio, now)))},
                        {"max_queue_bytes", 0},
                        {"mean_queue_bytes", 0.0},
                        {"max_ingress_bytes", 0},

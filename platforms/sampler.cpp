@@ -49,15 +49,15 @@ sampler::sampler(sc_core::sc_module_name name, fabric& f, sc_core::sc_time perio
     flow_throughput.columns.push_back(fl.spec.name);
   }
   if (workload_column_) flow_throughput.columns.push_back("all workload flows");
-  auto watch_pauses = [&](const mac_port& mac, const std::string& label) {
+  auto watch_pauses = [&](const pfc& fc, const std::string& label) {
     for (int prio : used) {
-      pauses_.push_back({&mac, prio, 0});
+      pauses_.push_back({&fc, prio, 0});
       paused_fraction.columns.push_back(label + ".p" + std::to_string(prio));
     }
   };
   for (auto& sw : f.switches)
-    for (auto& port : sw->ports) watch_pauses(port->mac, port->name());
-  for (auto& n : f.nics) watch_pauses(n->port, std::string(n->name()) + ".port0");
+    for (auto& port : sw->ports) watch_pauses(port->flow_control, port->name());
+  for (auto& n : f.nics) watch_pauses(n->port.flow_control, n->port.name());
   last_link_bytes_.assign(channels_.size(), 0);
   last_flow_bytes_.assign(f.flows.size(), 0);
   SC_METHOD(sample);
@@ -115,7 +115,7 @@ void sampler::sample() {
   paused.reserve(pauses_.size());
   std::size_t ports_paused = 0;
   for (pause_ref& r : pauses_) {
-    uint64_t total = to_ps(r.mac->paused_time(r.priority, now));
+    uint64_t total = to_ps(r.fc->paused_time(r.priority, now));
     paused.push_back(static_cast<double>(total - r.last_paused_ps) / static_cast<double>(elapsed_ps));
     ports_paused += total > r.last_paused_ps;
     r.last_paused_ps = total;

@@ -42,7 +42,7 @@ class sampler : public sc_core::sc_module {
     int priority;
   };
   struct pause_ref {
-    const mac_port* mac;
+    const pfc* fc;
     int priority;
     uint64_t last_paused_ps;
   };

@@ -52,10 +52,11 @@ std::vector<std::string> match_nics(const topology_spec& t, const std::vector<st
 // A bound that keeps a typo (count: 99999999999) from exhausting memory instead of failing.
 constexpr uint64_t max_flows = 1000000;
 
-uint8_t read_priority(section& t) {
+uint8_t read_priority(section& t, int classes) {
   uint64_t prio = parse_count(t.text_or("priority", "0"), t.key_path("priority"));
-  if (prio >= num_priorities)
-    throw config_error(t.key_path("priority") + ": '" + std::to_string(prio) + "' must be 0..7");
+  if (prio >= static_cast<uint64_t>(classes))
+    throw config_error(t.key_path("priority") + ": '" + std::to_string(prio) + "' must be 0.." +
+                       std::to_string(classes - 1));
   return static_cast<uint8_t>(prio);
 }
 
@@ -82,7 +83,7 @@ void read_workload(section& t, std::size_t index, scenario& s, const std::string
   w.start = parse_time(t.text_or("start", "0us"), t.key_path("start"));
   w.stop = parse_time(t.text("stop"), t.key_path("stop"));
   if (!(w.start < w.stop)) throw config_error(t.key_path("stop") + ": must be after start");
-  w.priority = read_priority(t);
+  w.priority = read_priority(t, s.topology.classes);
   t.finish();
   size_cdf::from_file(w.cdf_path, t.key_path("cdf"));  // fail at load time, not at run time
   s.workloads.push_back(w);
@@ -113,7 +114,7 @@ void read_traffic(section& top, scenario& s, const std::string& base_dir) {
     if (!t.has("dst")) throw config_error(t.key_path("dst") + ": missing");
     auto dsts = match_nics(s.topology, name_list(t.get("dst"), t.key_path("dst")), t.key_path("dst"));
     if (dsts.size() != 1) throw config_error(t.key_path("dst") + ": must name exactly one NIC");
-    f.priority = read_priority(t);
+    f.priority = read_priority(t, s.topology.classes);
     f.start = parse_time(t.text_or("start", "0us"), t.key_path("start"));
     if (f.kind != flow_kind::finite || t.has("rate")) f.rate = parse_link_rate(t.text("rate"), t.key_path("rate"));
     if (f.kind == flow_kind::finite) {

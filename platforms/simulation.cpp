@@ -53,7 +53,7 @@ simulation::simulation(const scenario& s, const run_options& options) {
     auto remaining = std::make_shared<std::size_t>(fabric_->flows.size());
     for (auto& n : fabric_->nics)
       n->on_flow_complete([remaining](uint32_t) {
-        if (--*remaining == 0) sc_core::sc_stop();
+        if (--*remaining == 0) event_queue::instance().request_stop();
       });
   }
   // Kernel-side health: how many payloads the run needed at its peak (the pool never shrinks).
@@ -69,9 +69,9 @@ simulation::simulation(const scenario& s, const run_options& options) {
 simulation::~simulation() = default;
 
 void simulation::run() {
-  auto start = std::chrono::steady_clock::now();
-  sc_core::sc_start(until_);
-  wall_s_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  auto wall_start = std::chrono::steady_clock::now();
+  sluice::start(until_);
+  wall_s_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   sampler_->finish();  // the kernel stops before running the tick due at `until`
 }
 

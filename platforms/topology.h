@@ -28,6 +28,7 @@ struct route_spec {
 };
 
 struct topology_spec {
+  int classes = 8;  // traffic classes of every port: the 8 PFC priorities of a CEE fabric
   std::vector<node_spec> nodes;
   std::vector<link_spec> links;
   std::vector<route_spec> routes;

@@ -18,7 +18,7 @@ class delay_line : public timed_client {
 
   // Item leaves at now + delay. Delays must not decrease between pushes (FIFO order).
   void push(T item, const sc_core::sc_time& delay) {
-    uint64_t due = to_ps(sc_core::sc_time_stamp() + delay);
+    uint64_t due = now_ps() + to_ps(delay);
     bool was_empty = items_.empty();
     items_.push_back({due, std::move(item)});
     if (was_empty) queue_.schedule(this, due);
@@ -26,7 +26,7 @@ class delay_line : public timed_client {
   std::size_t in_flight() const { return items_.size(); }
 
   void on_timer() override {
-    uint64_t now = to_ps(sc_core::sc_time_stamp());
+    uint64_t now = now_ps();
     while (!items_.empty() && items_.front().due_ps <= now) on_exit_(items_.pop_front().item);
     if (!items_.empty()) queue_.schedule(this, items_.front().due_ps);
   }

@@ -1,6 +1,7 @@
 #include "models/core/event_queue.h"
 
-#include "models/core/units.h"
+#include <algorithm>
+#include <string>
 
 namespace sluice {
 namespace {
@@ -20,72 +21,122 @@ event_queue::event_queue(sc_core::sc_module_name name) : sc_module(name), armed_
 }
 
 void event_queue::schedule(timed_client* c, uint64_t at_ps) {
+  if (at_ps < now_ps())
+    SC_REPORT_ERROR(name(), ("wake-up scheduled in the past: " + std::to_string(at_ps) + " ps < now " +
+                             std::to_string(now_ps()) + " ps")
+                                .c_str());
   if (c->heap_index_ >= 0) {
-    if (at_ps >= c->at_ps_) return;  // the earlier wake-up stands
-    c->at_ps_ = at_ps;
-    c->seq_ = seq_++;
+    entry& e = heap_[static_cast<std::size_t>(c->heap_index_)];
+    if (at_ps >= e.at_ps) return;  // the earlier wake-up stands
+    e.at_ps = at_ps;
+    e.seq = seq_++;
     sift_up(static_cast<std::size_t>(c->heap_index_));
   } else {
-    c->at_ps_ = at_ps;
-    c->seq_ = seq_++;
-    heap_.push_back(c);
+    heap_.push_back({at_ps, seq_++, c});
     c->heap_index_ = static_cast<int>(heap_.size() - 1);
     sift_up(heap_.size() - 1);
   }
-  if (!running_ && at_ps < armed_ps_) arm(to_ps(sc_core::sc_time_stamp()));
+  if (!running_ && at_ps < armed_ps_) arm(sc_core::sc_time_stamp().value());
 }
 
 void event_queue::sift_up(std::size_t i) {
-  timed_client* c = heap_[i];
+  entry e = heap_[i];
   while (i > 0) {
     std::size_t parent = (i - 1) / 2;
-    if (!before(c, heap_[parent])) break;
+    if (!e.before(heap_[parent])) break;
     place(i, heap_[parent]);
     i = parent;
   }
-  place(i, c);
+  place(i, e);
 }
 
 void event_queue::sift_down(std::size_t i) {
-  timed_client* c = heap_[i];
+  entry e = heap_[i];
   const std::size_t n = heap_.size();
   for (;;) {
     std::size_t child = 2 * i + 1;
     if (child >= n) break;
-    if (child + 1 < n && before(heap_[child + 1], heap_[child])) ++child;
-    if (!before(heap_[child], c)) break;
+    if (child + 1 < n && heap_[child + 1].before(heap_[child])) ++child;
+    if (!heap_[child].before(e)) break;
     place(i, heap_[child]);
     i = child;
   }
-  place(i, c);
+  place(i, e);
 }
 
-void event_queue::arm(uint64_t now_ps) {
+void event_queue::arm(uint64_t kernel_ps) {
   if (heap_.empty()) {
     armed_ps_ = never_armed;
     return;
   }
-  armed_ps_ = heap_.front()->at_ps_;
-  wake_.notify(from_ps(armed_ps_ - now_ps));  // an earlier notification replaces a later one
+  armed_ps_ = std::max(heap_.front().at_ps, kernel_ps);
+  wake_.notify(sc_core::sc_time::from_value(armed_ps_ - kernel_ps));  // an earlier notification replaces a later one
+}
+
+// Wake-ups due at or before the returned time run in this activation: everything before the
+// next foreign kernel activity and before the end of the run; never less than the kernel's now.
+uint64_t event_queue::drain_limit(uint64_t kernel_ps) const {
+  if (end_ps_ <= kernel_ps) return kernel_ps;
+  uint64_t gap = sc_core::sc_time_to_pending_activity(sc_core::sc_get_curr_simcontext()).value();
+  uint64_t foreign = gap > never_ps - kernel_ps ? never_ps : kernel_ps + gap;
+  uint64_t bound = std::min(foreign, end_ps_);
+  return bound > kernel_ps ? bound - 1 : kernel_ps;  // a foreign event's own time belongs to the kernel
 }
 
 void event_queue::run() {
-  const uint64_t now = to_ps(sc_core::sc_time_stamp());
+  const uint64_t kernel = sc_core::sc_time_stamp().value();
+  ++activations_;
+  if (stop_) {  // the kernel has caught up with the time a stop was requested at
+    stop_ = false;
+    armed_ps_ = never_armed;
+    sc_core::sc_stop();
+    return;
+  }
+  const uint64_t limit = drain_limit(kernel);
   running_ = true;
-  while (!heap_.empty() && heap_.front()->at_ps_ <= now) {
-    timed_client* c = heap_.front();
-    timed_client* last = heap_.back();
+  clock_detail::draining = true;
+  clock_detail::now = kernel;
+  while (!heap_.empty() && heap_.front().at_ps <= limit && !stop_) {
+    entry e = heap_.front();
+    entry last = heap_.back();
     heap_.pop_back();
-    if (c != last) {
+    if (e.client != last.client) {
       place(0, last);
       sift_down(0);
     }
-    c->heap_index_ = -1;
-    c->at_ps_ = std::numeric_limits<uint64_t>::max();
-    c->on_timer();  // may schedule again, including at `now`
+    e.client->heap_index_ = -1;
+    clock_detail::now = std::max(clock_detail::now, e.at_ps);
+    e.client->on_timer();  // may schedule again, including at now
   }
+  const uint64_t reached = clock_detail::now;
+  clock_detail::draining = false;
   running_ = false;
-  arm(now);
+  if (stop_) {
+    if (reached == kernel) {
+      stop_ = false;
+      armed_ps_ = never_armed;
+      sc_core::sc_stop();
+      return;
+    }
+    armed_ps_ = reached;
+    wake_.notify(sc_core::sc_time::from_value(reached - kernel));
+    return;
+  }
+  arm(kernel);
+}
+
+void event_queue::request_stop() {
+  if (running_)
+    stop_ = true;  // the drain ends after the current wake-up; sc_stop once the kernel is there
+  else
+    sc_core::sc_stop();
+}
+
+void start(const sc_core::sc_time& duration) {
+  event_queue& q = event_queue::instance();
+  q.set_end(sc_core::sc_time_stamp().value() + duration.value());
+  sc_core::sc_start(duration);
+  q.set_end(0);
 }
 
 }  // namespace sluice

@@ -12,29 +12,57 @@
 
 namespace sluice {
 
-enum class frame_kind : uint8_t { data = 0, pfc = 1 };
-constexpr int num_priorities = 8;
+// Frame kinds. The codecs (bit layouts, wire sizes) live in models/protocol/.
+enum class frame_kind : uint8_t {
+  data,       // a flow's payload: Ethernet + 802.1Q + IPv4 + UDP + RoCEv2 BTH (or IB LRH + BTH)
+  pfc,        // IEEE 802.1Qbb per-priority pause (link-local)
+  cnm,        // IEEE 802.1Qau congestion notification message, CP -> source
+  cnp,        // RoCEv2 congestion notification packet, NP -> source
+  ack,        // transport acknowledgement, receiver -> source (RTT-based control)
+  ib_credit,  // InfiniBand flow-control (credit) packet (link-local)
+};
+constexpr int frame_kind_count = 6;
+
+// The most traffic classes a fabric may have (InfiniBand: 16 VLs). A fabric's own count is a
+// property of its ports (8 for PFC priorities); arrays indexed by class use this bound.
+constexpr int max_classes = 16;
+
+// Largest control-frame wire image carried (a CNM with 64 bytes of the sampled frame: 110 B).
+constexpr std::size_t max_image_bytes = 128;
+using frame_image = std::array<uint8_t, max_image_bytes>;
+
+// Header flag bits.
+namespace frame_flags {
+constexpr uint8_t fecn = 1u << 0;  // IB BTH forward explicit congestion notification
+constexpr uint8_t becn = 1u << 1;  // IB BTH backward explicit congestion notification
+}  // namespace frame_flags
+
+constexpr uint16_t no_ingress = 0xFFFF;  // a frame the switch made itself: outside MMU accounting
 
 struct packet_header : tlm::tlm_extension<packet_header> {
   frame_kind kind = frame_kind::data;
-  uint8_t priority = 0;  // 802.1p priority (IB: SL)
-  uint8_t ecn = 0;       // 2-bit ECN code point
-  uint32_t flow_id = 0;
-  uint32_t src = 0, dst = 0;  // NIC node ids
-  uint32_t size = 0;          // bytes on the wire
-  uint32_t payload = 0;       // application bytes carried (0 for control frames)
-  uint64_t seq = 0;           // byte offset of the first payload byte within its flow
-  uint64_t created_ps = 0;    // when the NIC built the frame
-  uint16_t ingress_port = 0;  // switch-local: the port the frame came in on
-  uint64_t ready_ps = 0;      // switch-local: when the frame clears the forwarding pipeline
+  uint8_t priority = 0;                // traffic class: 802.1p priority (CEE) or service level (IB)
+  uint8_t ecn = 0;                     // 2-bit ECN code point (IPv4 TOS)
+  uint8_t flags = 0;                   // frame_flags
+  uint32_t flow_id = 0;                // data: its flow; feedback (CNM, CNP, ACK): the flow it is about
+  uint32_t src = 0, dst = 0;           // NIC node ids (feedback: from the CP/NP back to the source)
+  uint32_t size = 0;                   // bytes on the wire
+  uint32_t payload = 0;                // application bytes carried (0 for control frames)
+  uint64_t seq = 0;                    // byte offset of the first payload byte within its flow
+  uint64_t created_ps = 0;             // when the frame was built (ACK: echoes the data frame's)
+  uint16_t ingress_port = no_ingress;  // switch-local: the port the frame came in on
   uint16_t hops = 0;
-  std::array<uint8_t, 64> bytes{};  // wire image of control frames (PFC); unused for data
+  uint64_t ready_ps = 0;  // switch-local: when the frame clears the forwarding pipeline
+  frame_image image;      // wire image of control frames; unused for data
 
-  // Everything but the wire image (control frames write all of it): 64 bytes less to clear.
+  // Everything but the wire image (control frames write what they use): 128 bytes less to clear.
   void reset() {
-    auto wire = bytes;
-    *this = packet_header{};
-    bytes = wire;
+    kind = frame_kind::data;
+    priority = ecn = flags = 0;
+    flow_id = src = dst = size = payload = 0;
+    seq = created_ps = ready_ps = 0;
+    ingress_port = no_ingress;
+    hops = 0;
   }
   tlm::tlm_extension_base* clone() const override { return new packet_header(*this); }
   void copy_from(const tlm::tlm_extension_base& other) override { *this = static_cast<const packet_header&>(other); }

@@ -22,7 +22,7 @@ link_channel::link_channel(sc_core::sc_module_name name, link& owner)
 }
 
 tlm::tlm_sync_enum link_channel::transmit(tlm::tlm_generic_payload& p, tlm::tlm_phase& phase, sc_core::sc_time& delay) {
-  uint64_t now = to_ps(sc_core::sc_time_stamp());
+  uint64_t now = now_ps();
   if (phase != tlm::BEGIN_REQ || now < tx_end_ps_)
     SC_REPORT_ERROR(name(), "frame started while the wire is busy (transmitter ignored END_REQ)");
   sc_core::sc_time ser = owner_.current_rate_.serialization(header(p).size);

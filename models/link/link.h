@@ -9,6 +9,7 @@
 
 #include "models/core/delay_line.h"
 #include "models/core/params.h"
+#include "models/link/wire_if.h"
 #include "models/protocol/packet_protocol.h"
 
 namespace sluice {
@@ -41,14 +42,15 @@ class link_channel : public sc_core::sc_module {
   std::string label_;
 };
 
-class link : public sc_core::sc_module {
+class link : public sc_core::sc_module, public wire_if {
  public:
   param<data_rate> rate;
   param<sc_core::sc_time> delay;
   link_channel ab, ba;
 
   link(sc_core::sc_module_name name, data_rate default_rate, sc_core::sc_time default_delay);
-  data_rate current_rate() const { return current_rate_; }
+  data_rate current_rate() const override { return current_rate_; }
+  sc_core::sc_time propagation() const override { return delay(); }
   // Changes the capacity of both directions from now on.
   void set_rate(data_rate r);
 

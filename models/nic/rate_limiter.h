@@ -2,6 +2,7 @@
 // firmware limiter can be bound in place of the default with nic::bind_limiter).
 #pragma once
 #include <cstdint>
+#include <functional>
 
 #include "models/core/units.h"
 
@@ -10,7 +11,8 @@ namespace sluice {
 class rate_limiter_if {
  public:
   virtual ~rate_limiter_if() = default;
-  // The rate congestion control sets; 0 means "no limit".
+  // The rate congestion control sets; 0 means "no limit". Takes effect at once: the next
+  // frame's start is recomputed from the last start at the new rate.
   virtual void set_rate(data_rate r) = 0;
   virtual data_rate rate() const = 0;
   // Earliest time (ps) the flow's next frame may start.
@@ -18,6 +20,16 @@ class rate_limiter_if {
   // A frame of `bytes` wire bytes starts at now_ps; `source_rate` is the flow's own pace
   // (its configured rate, or line rate).
   virtual void on_send(uint64_t now_ps, uint64_t bytes, data_rate source_rate) = 0;
+  // The NIC's transmit scheduler listens, so a changed next_send_ps() re-orders the flow at once.
+  void on_change(std::function<void()> hook) { hook_ = std::move(hook); }
+
+ protected:
+  void changed() {
+    if (hook_) hook_();
+  }
+
+ private:
+  std::function<void()> hook_;
 };
 
 // The default: pacing. A frame of B bytes may start no earlier than the previous start plus
@@ -25,18 +37,28 @@ class rate_limiter_if {
 class pacing_limiter : public rate_limiter_if {
  public:
   explicit pacing_limiter(data_rate r = data_rate{0}) : rate_(r) {}
-  void set_rate(data_rate r) override { rate_ = r; }
+  void set_rate(data_rate r) override {
+    rate_ = r;
+    if (last_bytes_) next_ps_ = last_start_ps_ + to_ps(effective(last_source_).serialization(last_bytes_));
+    changed();
+  }
   data_rate rate() const override { return rate_; }
   uint64_t next_send_ps() const override { return next_ps_; }
   void on_send(uint64_t now_ps, uint64_t bytes, data_rate source_rate) override {
-    data_rate effective = rate_.bps > 0 && rate_ < source_rate ? rate_ : source_rate;
     uint64_t start = next_ps_ > now_ps ? next_ps_ : now_ps;
-    next_ps_ = start + to_ps(effective.serialization(bytes));
+    last_start_ps_ = start;
+    last_bytes_ = bytes;
+    last_source_ = source_rate;
+    next_ps_ = start + to_ps(effective(source_rate).serialization(bytes));
   }
 
  private:
+  data_rate effective(data_rate source_rate) const {
+    return rate_.bps > 0 && rate_ < source_rate ? rate_ : source_rate;
+  }
   data_rate rate_;
-  uint64_t next_ps_ = 0;
+  uint64_t next_ps_ = 0, last_start_ps_ = 0, last_bytes_ = 0;
+  data_rate last_source_{0};
 };
 
 }  // namespace sluice

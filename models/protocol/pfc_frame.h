@@ -10,18 +10,19 @@
 
 namespace sluice {
 
+constexpr int pfc_priorities = 8;
 constexpr uint32_t pfc_frame_bytes = 64;  // minimum Ethernet frame, FCS included
 constexpr uint16_t pfc_ethertype = 0x8808;
 constexpr uint16_t pfc_opcode = 0x0101;
 
 struct pfc_request {
   uint8_t class_enable = 0;                       // bit i set: timer i applies to priority i
-  std::array<uint16_t, num_priorities> quanta{};  // 0 = resume (XON)
+  std::array<uint16_t, pfc_priorities> quanta{};  // 0 = resume (XON)
 };
 
-void encode_pfc(const pfc_request& request, uint64_t source_mac, std::array<uint8_t, 64>& out);
+void encode_pfc(const pfc_request& request, uint64_t source_mac, frame_image& out);
 // Returns false if the bytes are not a PFC frame (wrong DA, EtherType or opcode).
-bool decode_pfc(const std::array<uint8_t, 64>& in, pfc_request& out);
+bool decode_pfc(const frame_image& in, pfc_request& out);
 
 // One quantum is 512 bit times at the rate of the link the frame arrived on.
 inline sc_core::sc_time pause_duration(uint16_t quanta, data_rate link_rate) {

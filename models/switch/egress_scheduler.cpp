@@ -2,12 +2,12 @@
 
 namespace sluice {
 
-int egress_scheduler::select(const std::array<uint32_t, num_priorities>& head_bytes, uint32_t eligible) {
-  for (int q = num_priorities - 1; q >= 0; --q)
+int egress_scheduler::select(const std::array<uint32_t, max_classes>& head_bytes, uint32_t eligible) {
+  for (int q = max_classes - 1; q >= 0; --q)
     if (config_.strict[q] && (eligible >> q & 1)) return q;
 
   uint32_t dwrr = 0;
-  for (int q = 0; q < num_priorities; ++q) {
+  for (int q = 0; q < max_classes; ++q) {
     if (config_.strict[q]) continue;
     if (eligible >> q & 1)
       dwrr |= 1u << q;

@@ -1,4 +1,4 @@
-// Egress scheduling over the 8 priority queues of a port (no SystemC inside: unit-testable).
+// Egress scheduling over the class queues of a port (no SystemC inside: unit-testable).
 // Strict-priority queues are served first, highest priority first; the remaining queues share
 // what is left by deficit weighted round robin (quantum = weight x base quantum bytes).
 #pragma once
@@ -11,25 +11,24 @@
 namespace sluice {
 
 struct scheduler_config {
-  std::array<bool, num_priorities> strict{};      // false: member of the DWRR group
-  std::array<uint32_t, num_priorities> weight{};  // DWRR weights (>= 1)
-  uint32_t quantum = 1500;                        // bytes per unit of weight per round
+  std::array<bool, max_classes> strict{};      // false: member of the DWRR group
+  std::array<uint32_t, max_classes> weight{};  // DWRR weights (>= 1)
+  uint32_t quantum = 1500;                     // bytes per unit of weight per round
 };
 
 class egress_scheduler : public scheduler_if {
  public:
   explicit egress_scheduler(const scheduler_config& config) : config_(config) {}
-  void configure(const scheduler_config& config) { config_ = config; }
 
   // head_bytes[q] is the size of queue q's head frame, 0 if q is empty; eligible has bit q set if
   // q may send now (non-empty, not paused, head past the pipeline). Returns the queue to serve, or -1.
   // Serving is committed: the DWRR deficit is charged for the frame.
-  int select(const std::array<uint32_t, num_priorities>& head_bytes, uint32_t eligible) override;
+  int select(const std::array<uint32_t, max_classes>& head_bytes, uint32_t eligible) override;
 
  private:
   static int next_in(uint32_t mask, int after);  // next set bit after `after`, wrapping
   scheduler_config config_;
-  std::array<uint64_t, num_priorities> deficit_{};
+  std::array<uint64_t, max_classes> deficit_{};
   int current_ = 0;
   bool fresh_ = true;  // the current queue has not yet received its quantum this round
 };

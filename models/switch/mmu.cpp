@@ -12,12 +12,13 @@ mmu_port_params::mmu_port_params(const std::string& port)
                  "XON when the group's shared use falls this far below its threshold (2 MTU)", byte_count{0},
                  byte_count{1ull << 30}),
       // 32 KiB stands until the fabric derives the default from the port's link (derive_defaults).
+      // Up to 16 TiB: the derived default of a legal 1 s link at 10 Tb/s still fits.
       headroom(port + ".pfc.headroom", byte_count{32 * 1024},
                "bytes a lossless priority group absorbs after XOFF (default: 2 x delay x rate + response x rate + 3 "
                "max frames + 64 B)",
-               byte_count{0}, byte_count{1ull << 30}) {}
+               byte_count{0}, byte_count{1ull << 44}) {}
 
-mmu::mmu(sc_core::sc_module_name name, const std::vector<std::string>& port_names)
+mmu::mmu(sc_core::sc_module_name name, const std::vector<std::string>& port_names, int classes)
     : sc_module(name),
       buffer(std::string(this->name()) + ".buffer", byte_count{12ull << 20}, "shared buffer pool size", byte_count{0},
              byte_count{1ull << 36}),
@@ -31,10 +32,11 @@ mmu::mmu(sc_core::sc_module_name name, const std::vector<std::string>& port_name
       cell(std::string(this->name()) + ".cell", byte_count{1},
            "buffer allocation unit; frames occupy whole cells (1 B: exact bytes; SONiC: Spectrum-1 96 B, Spectrum-2/3 "
            "144 B)",
-           byte_count{1}, byte_count{16384}) {
+           byte_count{1}, byte_count{16384}),
+      classes_(classes) {
   std::string owner = std::string(this->name());
   owner = owner.substr(0, owner.rfind('.'));  // parameters of priorities live on the switch
-  for (int i = 0; i < num_priorities; ++i)
+  for (int i = 0; i < classes_; ++i)
     lossless.push_back(std::make_unique<param<bool>>(owner + ".prio" + std::to_string(i) + ".lossless", true,
                                                      "PFC-protected (lossless) priority", false, true));
   for (std::size_t p = 0; p < port_names.size(); ++p) ports.push_back(std::make_unique<mmu_port_params>(port_names[p]));
@@ -45,18 +47,15 @@ void mmu::start_of_simulation() {
   buffer_config bc{buffer().bytes, threshold_mode() == "dynamic", cell().bytes};
   std::vector<pg_config> pgs;
   for (auto& pp : ports)
-    for (int i = 0; i < num_priorities; ++i)
+    for (int i = 0; i < classes_; ++i)
       pgs.push_back(pg_config{is_lossless(i), is_lossless(i) ? alpha() : alpha_lossy(), pp->reserve().bytes,
                               pp->xoff().bytes, pp->xon_offset().bytes, pp->headroom().bytes});
-  state_ = std::make_unique<shared_buffer>(static_cast<int>(ports.size()), num_priorities, bc, std::move(pgs));
+  state_ = std::make_unique<shared_buffer>(static_cast<int>(ports.size()), classes_, bc, std::move(pgs));
+  state_->set_listener(listener_);
 }
 
 bool mmu::admit(int port, int priority, uint32_t bytes, bool& xoff_due) {
   return state_->admit(port, priority, bytes, xoff_due) == admit_verdict::admitted;
-}
-
-void mmu::release(int port, int priority, uint32_t bytes, bool& xon_due) {
-  state_->release(port, priority, bytes, xon_due);
 }
 
 }  // namespace sluice

@@ -20,24 +20,27 @@ class mmu : public sc_core::sc_module, public mmu_if {
   choice_param threshold_mode;
   param<double> alpha, alpha_lossy;
   param<byte_count> cell;
-  std::vector<std::unique_ptr<param<bool>>> lossless;  // per priority
+  std::vector<std::unique_ptr<param<bool>>> lossless;  // per class
   std::vector<std::unique_ptr<mmu_port_params>> ports;
 
-  // port_names: the parameter prefix of each port ("sw0.port3").
-  mmu(sc_core::sc_module_name name, const std::vector<std::string>& port_names);
+  // port_names: the parameter prefix of each port ("sw0.port3"); classes: the fabric's count.
+  mmu(sc_core::sc_module_name name, const std::vector<std::string>& port_names, int classes);
 
   bool admit(int port, int priority, uint32_t bytes, bool& xoff_due) override;
-  void release(int port, int priority, uint32_t bytes, bool& xon_due) override;
+  void release(int port, int priority, uint32_t bytes) override { state_->release(port, priority, bytes); }
+  void set_listener(resume_listener* l) override { listener_ = l; }
   bool pg_paused(int port, int priority) const override { return state_->paused(port, priority); }
   bool try_resume(int port, int priority) override { return state_->try_resume(port, priority); }
   pg_usage usage(int port, int priority) const override {
     return state_ ? state_->usage(port, priority) : pg_usage{};  // empty before the simulation starts
   }
   bool is_lossless(int priority) const { return (*lossless[priority])(); }
-  const shared_buffer& state() const { return *state_; }
+  int classes() const { return classes_; }
 
  private:
   void start_of_simulation() override;
+  int classes_;
+  resume_listener* listener_ = nullptr;
   std::unique_ptr<shared_buffer> state_;
 };
 

@@ -42,7 +42,7 @@ admit_verdict shared_buffer::admit(int port, int priority, uint64_t frame_bytes,
   } else {
     // Even a group whose headroom cannot take one frame must still pause its sender.
     if (c.lossless && !paused_[i]) {
-      paused_[i] = 1;
+      pause_index(i);
       xoff_due = true;
     }
     return admit_verdict::dropped;
@@ -50,14 +50,18 @@ admit_verdict shared_buffer::admit(int port, int priority, uint64_t frame_bytes,
   u.peak_total = std::max(u.peak_total, u.total());
   u.peak_headroom = std::max(u.peak_headroom, u.headroom);
   if (c.lossless && !paused_[i] && xoff_condition(i, u, threshold(port, priority))) {
-    paused_[i] = 1;
+    pause_index(i);
     xoff_due = true;
   }
   return admit_verdict::admitted;
 }
 
-void shared_buffer::release(int port, int priority, uint64_t frame_bytes, bool& xon_due) {
-  xon_due = false;
+void shared_buffer::pause_index(std::size_t i) {
+  paused_[i] = 1;
+  paused_list_.push_back(static_cast<uint32_t>(i));
+}
+
+void shared_buffer::release(int port, int priority, uint64_t frame_bytes) {
   uint64_t bytes = occupancy(frame_bytes);
   std::size_t i = at(port, priority);
   pg_usage& u = usage_[i];
@@ -69,15 +73,40 @@ void shared_buffer::release(int port, int priority, uint64_t frame_bytes, bool& 
   shared_used_ -= from_shared;
   bytes -= from_shared;
   u.reserved -= std::min(u.reserved, bytes);
-  xon_due = try_resume(port, priority);
+  if (paused_list_.empty()) return;
+  resumed_.clear();
+  if (config_.dynamic && from_shared > 0) {
+    // The pool grew: every paused group's threshold rose with it.
+    for (std::size_t k = 0; k < paused_list_.size();) {
+      uint32_t g = paused_list_[k];
+      if (resume_index(g)) {
+        resumed_.push_back(g);  // resume_index removed it from position k
+      } else {
+        ++k;
+      }
+    }
+  } else if (resume_index(i)) {
+    resumed_.push_back(static_cast<uint32_t>(i));
+  }
+  if (!listener_) return;
+  // Report after the scan: a listener may send XON, start a frame and re-enter release().
+  std::vector<uint32_t> done;
+  done.swap(resumed_);
+  for (uint32_t g : done) listener_->resumed(static_cast<int>(g / priorities_), static_cast<int>(g % priorities_));
+  if (resumed_.empty()) resumed_.swap(done);  // keep the scratch capacity
 }
 
-bool shared_buffer::try_resume(int port, int priority) {
-  std::size_t i = at(port, priority);
+bool shared_buffer::try_resume(int port, int priority) { return resume_index(at(port, priority)); }
+
+bool shared_buffer::resume_index(std::size_t i) {
   const pg_usage& u = usage_[i];
   if (!paused_[i] || u.headroom != 0) return false;
+  const int port = static_cast<int>(i / priorities_), priority = static_cast<int>(i % priorities_);
   if (u.shared + pgs_[i].xon_offset > threshold(port, priority) && u.shared != 0) return false;
   paused_[i] = 0;
+  auto it = std::find(paused_list_.begin(), paused_list_.end(), static_cast<uint32_t>(i));
+  *it = paused_list_.back();
+  paused_list_.pop_back();
   return true;
 }
 

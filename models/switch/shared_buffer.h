@@ -30,6 +30,13 @@ struct buffer_config {
 
 enum class admit_verdict { admitted, dropped };
 
+// Told of every priority group that may resume (send XON upstream).
+class resume_listener {
+ public:
+  virtual ~resume_listener() = default;
+  virtual void resumed(int port, int priority) = 0;
+};
+
 struct pg_usage {
   uint64_t reserved = 0, shared = 0, headroom = 0;
   uint64_t peak_total = 0, peak_headroom = 0;  // high-water marks over the run
@@ -42,12 +49,15 @@ class shared_buffer {
 
   // `xoff_due` is set when this arrival makes the PG cross into pause.
   admit_verdict admit(int port, int priority, uint64_t bytes, bool& xoff_due);
-  // `xon_due` is set when this departure lets a paused PG resume.
-  void release(int port, int priority, uint64_t bytes, bool& xon_due);
+  // Returns the bytes. Every group this lets resume is reported to the listener: this group,
+  // and under dynamic thresholds any paused group, because the free pool (and with it every
+  // group's threshold) grew.
+  void release(int port, int priority, uint64_t bytes);
+  void set_listener(resume_listener* l) { listener_ = l; }
 
-  // Re-evaluates the XON condition of a paused group (its own releases do this too; the PFC
-  // refresh asks before re-pausing, so a group whose threshold rose, or which holds nothing
-  // after a drop, resumes). Returns true if the group was paused and now resumes.
+  // Re-evaluates the XON condition of a paused group (the PFC refresh asks before re-pausing,
+  // so a group whose threshold rose, or which holds nothing after a drop, resumes). Returns true
+  // if the group was paused and now resumes (not reported to the listener).
   bool try_resume(int port, int priority);
 
   uint64_t threshold(int port, int priority) const;
@@ -62,11 +72,16 @@ class shared_buffer {
  private:
   std::size_t at(int port, int priority) const { return static_cast<std::size_t>(port) * priorities_ + priority; }
   bool xoff_condition(std::size_t i, const pg_usage& u, uint64_t threshold) const;
+  bool resume_index(std::size_t i);  // try_resume by group index
+  void pause_index(std::size_t i);
   int priorities_;
   buffer_config config_;
   std::vector<pg_config> pgs_;
   std::vector<pg_usage> usage_;
   std::vector<char> paused_;
+  std::vector<uint32_t> paused_list_;  // indices of paused groups, for the pool-growth re-check
+  std::vector<uint32_t> resumed_;      // scratch: groups resumed by one release
+  resume_listener* listener_ = nullptr;
   uint64_t shared_used_ = 0;
 };
 

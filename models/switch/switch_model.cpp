@@ -1,6 +1,7 @@
 #include "models/switch/switch_model.h"
 
 #include "models/core/stats.h"
+#include "models/protocol/ethernet.h"
 
 namespace sluice {
 namespace {
@@ -11,24 +12,28 @@ std::vector<std::string> port_names(const std::string& sw, std::size_t n) {
 }
 }  // namespace
 
-switch_model::switch_model(sc_core::sc_module_name name, uint32_t node_id, int num_ports)
+switch_model::switch_model(sc_core::sc_module_name name, uint32_t node_id, int num_ports, int classes)
     : sc_module(name),
       pipeline(std::string(this->name()) + ".pipeline", sc_core::sc_time(500, sc_core::SC_NS),
                "store-and-forward latency: a frame may leave its egress queue this long after its last bit arrived",
                sc_core::SC_ZERO_TIME, sc_core::sc_time(1, sc_core::SC_MS)),
+      buffer_release(std::string(this->name()) + ".buffer_release", "start",
+                     "when a departing frame's bytes return to the ingress buffer: as its first bit leaves (start) "
+                     "or its last (end)",
+                     {"start", "end"}),
       mmu_port("mmu_port"),
       forwarding_port("forwarding_port"),
-      mmu_block("mmu", port_names(this->name(), num_ports)),
+      mmu_block("mmu", port_names(this->name(), num_ports), classes),
       forwarding("forwarding"),
-      node_id_(node_id) {
+      node_id_(node_id),
+      classes_(classes) {
   add_stat(this->name(), "unroutable", "frames", "frames dropped for want of a route",
            [this] { return static_cast<double>(unroutable_); });
-  for (int i = 0; i < num_ports; ++i) {
-    uint64_t mac = (static_cast<uint64_t>(0x02) << 40) | (static_cast<uint64_t>(node_id) << 8) | i;
-    ports.push_back(std::make_unique<switch_port>(("port" + std::to_string(i)).c_str(), static_cast<int>(i), mac,
-                                                  mmu_port, &ports));
-    ports.back()->mac.attach(ports.back().get(), this);
-  }
+  for (int i = 0; i < num_ports; ++i)
+    ports.push_back(std::make_unique<switch_port>(("port" + std::to_string(i)).c_str(), i,
+                                                  eth::mac_address(node_id, static_cast<uint32_t>(i)), classes, *this,
+                                                  *this, mmu_port));
+  for (auto& p : ports) p->mac.attach(&p->egress, this);
 }
 
 // The default blocks are bound last, so bind_mmu / bind_forwarding may replace them during
@@ -38,13 +43,19 @@ void switch_model::before_end_of_elaboration() {
   forwarding_port.bind(custom_forwarding_ ? *custom_forwarding_ : static_cast<forwarding_if&>(forwarding));
 }
 
+void switch_model::start_of_simulation() {
+  mmu_port->set_listener(this);
+  const bool at_end = buffer_release() == "end";
+  for (auto& p : ports) p->egress.set_release_at_end(at_end);
+}
+
 void switch_model::receive_frame(tlm::tlm_generic_payload* p, int port_index) {
   packet_header& h = header(*p);
   h.ingress_port = static_cast<uint16_t>(port_index);
   bool xoff_due = false;
   switch_port& in = *ports[port_index];
   bool admitted = mmu_port->admit(port_index, h.priority, h.size, xoff_due);
-  if (xoff_due) in.pause_upstream(h.priority);  // also when the frame that tipped it is dropped
+  in.flow_control.on_admit(h.priority, h.size, xoff_due);  // XOFF also when the tipping frame is dropped
   if (!admitted) {
     in.count_drop(h.priority);
     p->release();
@@ -52,17 +63,38 @@ void switch_model::receive_frame(tlm::tlm_generic_payload* p, int port_index) {
   }
   int out = forwarding_port->route(h, port_index);
   if (out < 0) return drop_unroutable(p);
-  h.ready_ps = to_ps(sc_core::sc_time_stamp() + pipeline());
-  ports[out]->enqueue(p);
+  h.ready_ps = now_ps() + to_ps(pipeline());
+  ports[out]->egress.enqueue(p);
+}
+
+void switch_model::inject(tlm::tlm_generic_payload* p) {
+  packet_header& h = header(*p);
+  h.ingress_port = no_ingress;  // outside MMU accounting
+  int out = forwarding_port->route(h, -1);
+  if (out < 0) {
+    ++unroutable_;
+    p->release();
+    return;
+  }
+  h.ready_ps = now_ps();  // made at the egress side: no forwarding pipeline
+  ports[out]->egress.enqueue(p);
+}
+
+void switch_model::release(int ingress_port, int cls, uint32_t bytes) {
+  mmu_port->release(ingress_port, cls, bytes);  // resumed groups come back through resumed()
+  ports[ingress_port]->flow_control.on_release(cls, bytes, false);
+}
+
+ingress_state_if::pause_check switch_model::recheck_pause(int port, int cls) {
+  if (!mmu_port->pg_paused(port, cls)) return pause_check::not_paused;
+  return mmu_port->try_resume(port, cls) ? pause_check::resumes_now : pause_check::still_paused;
 }
 
 // The fabric builder checks reachability up front; count rather than crash if one slips by.
 void switch_model::drop_unroutable(tlm::tlm_generic_payload* p) {
   packet_header& h = header(*p);
   ++unroutable_;
-  bool xon_due = false;
-  mmu_port->release(h.ingress_port, h.priority, h.size, xon_due);
-  if (xon_due) ports[h.ingress_port]->resume_upstream(h.priority);
+  release(h.ingress_port, h.priority, h.size);
   ports[h.ingress_port]->count_drop(h.priority);
   p->release();
 }

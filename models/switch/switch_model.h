@@ -1,9 +1,11 @@
-// A shared-buffer Ethernet switch: N ports, 8 priorities, ingress accounting with PFC, a
-// fixed-latency forwarding pipeline, per-port egress queues and schedulers.
-// A frame's walk: MAC rx -> ingress (MMU admit; PFC XOFF upstream) -> forwarding (table +
-// ECMP) -> egress queue, eligible once the pipeline latency has passed -> scheduler -> MAC tx
-// (MMU release; XON). Holding the frame in its egress queue until it is ready, rather than in a
-// separate delay stage, costs no kernel event when the port is busy (the common case under load).
+// A shared-buffer switch: N ports, a fabric-given number of traffic classes, ingress accounting
+// with link-level flow control, a fixed-latency forwarding pipeline, per-port egress queues and
+// schedulers with congestion-point slots.
+// A frame's walk: MAC rx -> ingress (MMU admit; the ingress port's flow control hears it) ->
+// forwarding (table + ECMP) -> egress queue, eligible once the pipeline latency has passed ->
+// scheduler -> MAC tx (MMU release; the ingress port's flow control hears it: XON).
+// The switch mediates between ports: an egress port returns bytes to the switch, which tells
+// the MMU and then the ingress port's flow control; no port holds its siblings.
 #pragma once
 #include <memory>
 #include <string>
@@ -23,16 +25,22 @@ class forwarding_block : public sc_core::sc_module, public forwarding_if {
   int route(const packet_header& h, int in_port) const override { return table.lookup(h.dst, h.src, h.flow_id); }
 };
 
-class switch_model : public sc_core::sc_module, public frame_sink_if {
+class switch_model : public sc_core::sc_module,
+                     public frame_sink_if,
+                     public frame_injector_if,
+                     public buffer_release_if,
+                     public ingress_state_if,
+                     public resume_listener {
  public:
   param<sc_core::sc_time> pipeline;
+  choice_param buffer_release;
   sc_core::sc_port<mmu_if> mmu_port;
   sc_core::sc_port<forwarding_if> forwarding_port;
   mmu mmu_block;
   forwarding_block forwarding;
   std::vector<std::unique_ptr<switch_port>> ports;
 
-  switch_model(sc_core::sc_module_name name, uint32_t node_id, int num_ports);
+  switch_model(sc_core::sc_module_name name, uint32_t node_id, int num_ports, int classes);
 
   // Replace the default MMU or forwarding block (an RTL adapter, another policy); call during
   // elaboration, before sc_start. The default's parameters remain but no longer act.
@@ -40,15 +48,23 @@ class switch_model : public sc_core::sc_module, public frame_sink_if {
   void bind_forwarding(forwarding_if& replacement) { custom_forwarding_ = &replacement; }
 
   void receive_frame(tlm::tlm_generic_payload* frame, int port_index) override;
-  uint32_t node_id() const { return node_id_; }
+  void inject(tlm::tlm_generic_payload* frame) override;
+  uint32_t node_id() const override { return node_id_; }
+  int classes() const { return classes_; }
   uint64_t unroutable() const { return unroutable_; }
+  const mmu_if& active_mmu() const { return *mmu_port.operator->(); }
 
  private:
   void before_end_of_elaboration() override;
+  void start_of_simulation() override;
+  void release(int ingress_port, int cls, uint32_t bytes) override;
+  pause_check recheck_pause(int port, int cls) override;
+  void resumed(int port, int cls) override { ports[port]->flow_control.on_release(cls, 0, true); }
   void drop_unroutable(tlm::tlm_generic_payload* frame);
   mmu_if* custom_mmu_ = nullptr;
   forwarding_if* custom_forwarding_ = nullptr;
   uint32_t node_id_;
+  int classes_;
   uint64_t unroutable_ = 0;
 };
 

@@ -37,9 +37,9 @@ namespace {
 // Picks the lowest eligible queue: strict priority upside down, to prove the binding took.
 struct lowest_first : scheduler_if {
   int calls = 0;
-  int select(const std::array<uint32_t, num_priorities>&, uint32_t eligible) override {
+  int select(const std::array<uint32_t, max_classes>&, uint32_t eligible) override {
     ++calls;
-    for (int q = 0; q < num_priorities; ++q)
+    for (int q = 0; q < max_classes; ++q)
       if (eligible >> q & 1) return q;
     return -1;
   }
@@ -63,9 +63,9 @@ namespace {
 // Declines every other call: an arbiter that sometimes needs another cycle.
 struct hesitant : scheduler_if {
   int calls = 0;
-  int select(const std::array<uint32_t, num_priorities>&, uint32_t eligible) override {
+  int select(const std::array<uint32_t, max_classes>&, uint32_t eligible) override {
     if (++calls % 2) return -1;
-    for (int q = 0; q < num_priorities; ++q)
+    for (int q = 0; q < max_classes; ++q)
       if (eligible >> q & 1) return q;
     return -1;
   }

@@ -6,9 +6,9 @@ using namespace sluice;
 
 namespace {
 // Serves `rounds` frames from permanently backlogged queues and returns bytes per queue.
-std::array<uint64_t, num_priorities> serve(egress_scheduler& s, std::array<uint32_t, num_priorities> sizes,
-                                           uint32_t eligible, int frames) {
-  std::array<uint64_t, num_priorities> bytes{};
+std::array<uint64_t, max_classes> serve(egress_scheduler& s, std::array<uint32_t, max_classes> sizes, uint32_t eligible,
+                                        int frames) {
+  std::array<uint64_t, max_classes> bytes{};
   for (int i = 0; i < frames; ++i) {
     int q = s.select(sizes, eligible);
     EXPECT_GE(q, 0);
@@ -28,7 +28,7 @@ TEST(EgressScheduler, DwrrWeightsOneToThreeGiveQuarterAndThreeQuarters) {
   c.weight[1] = 1;
   c.weight[2] = 3;
   egress_scheduler s(c);
-  std::array<uint32_t, num_priorities> sizes{};
+  std::array<uint32_t, max_classes> sizes{};
   sizes[1] = 1000;
   sizes[2] = 1000;
   auto bytes = serve(s, sizes, 0b110, 4000);
@@ -38,7 +38,7 @@ TEST(EgressScheduler, DwrrWeightsOneToThreeGiveQuarterAndThreeQuarters) {
 
 TEST(EgressScheduler, DwrrIsFairInBytesNotFrames) {
   egress_scheduler s(all_dwrr());
-  std::array<uint32_t, num_priorities> sizes{};
+  std::array<uint32_t, max_classes> sizes{};
   sizes[0] = 1500;
   sizes[5] = 300;  // small frames must not win more bandwidth
   auto bytes = serve(s, sizes, 0b100001, 6000);
@@ -50,7 +50,7 @@ TEST(EgressScheduler, StrictPriorityPreemptsDwrrAndOrdersByPriority) {
   c.strict[6] = true;
   c.strict[4] = true;
   egress_scheduler s(c);
-  std::array<uint32_t, num_priorities> sizes{};
+  std::array<uint32_t, max_classes> sizes{};
   sizes.fill(1000);
   EXPECT_EQ(s.select(sizes, 0xFF), 6);
   EXPECT_EQ(s.select(sizes, 0xFF & ~(1u << 6)), 4);
@@ -61,7 +61,7 @@ TEST(EgressScheduler, StrictPriorityPreemptsDwrrAndOrdersByPriority) {
 
 TEST(EgressScheduler, IneligibleQueueIsSkippedWithoutStarvingOthers) {
   egress_scheduler s(all_dwrr());
-  std::array<uint32_t, num_priorities> sizes{};
+  std::array<uint32_t, max_classes> sizes{};
   sizes[2] = 1000;
   sizes[3] = 1000;
   for (int i = 0; i < 10; ++i) EXPECT_EQ(s.select(sizes, 1u << 3), 3);  // queue 2 paused

@@ -8,7 +8,7 @@ TEST(PfcFrame, EncodesThe8021QbbLayout) {
   pfc_request r;
   r.class_enable = 0b00001000;
   r.quanta[3] = 0xFFFF;
-  std::array<uint8_t, 64> b;
+  frame_image b;
   encode_pfc(r, 0x0200000000ABull, b);
   const uint8_t da[] = {0x01, 0x80, 0xC2, 0x00, 0x00, 0x01};
   for (int i = 0; i < 6; ++i) EXPECT_EQ(b[i], da[i]);
@@ -30,7 +30,7 @@ TEST(PfcFrame, DecodesWhatItEncodesAndRejectsOtherFrames) {
   r.quanta[0] = 1;
   r.quanta[5] = 0;
   r.quanta[7] = 1234;
-  std::array<uint8_t, 64> b;
+  frame_image b;
   encode_pfc(r, 1, b);
   ASSERT_TRUE(decode_pfc(b, back));
   EXPECT_EQ(back.class_enable, r.class_enable);

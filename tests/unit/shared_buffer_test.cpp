@@ -5,6 +5,10 @@
 using namespace sluice;
 
 namespace {
+struct resumes : resume_listener {
+  std::vector<std::pair<int, int>> seen;
+  void resumed(int port, int priority) override { seen.emplace_back(port, priority); }
+};
 shared_buffer make(bool dynamic, double alpha, uint64_t shared, pg_config pg, int ports = 2) {
   pg.alpha = alpha;
   return shared_buffer(ports, 8, buffer_config{shared, dynamic}, std::vector<pg_config>(ports * 8, pg));
@@ -26,12 +30,14 @@ TEST(SharedBuffer, StaticXoffFiresWhenTheGroupReachesItsThresholdAndXonAfterHyst
   EXPECT_FALSE(xoff);                                             // already paused: no second XOFF
   EXPECT_EQ(b.usage(0, 3).headroom, 1000u);
   // Resume needs an empty headroom and shared <= 10000 - 3000.
-  b.release(0, 3, 1000, xon);
-  EXPECT_FALSE(xon);  // headroom emptied, shared still 10000
-  b.release(0, 3, 2000, xon);
-  EXPECT_FALSE(xon);  // 8000 > 7000
-  b.release(0, 3, 1000, xon);
-  EXPECT_TRUE(xon);  // 7000 <= 7000
+  resumes r;
+  b.set_listener(&r);
+  b.release(0, 3, 1000);
+  EXPECT_TRUE(r.seen.empty());  // headroom emptied, shared still 10000
+  b.release(0, 3, 2000);
+  EXPECT_TRUE(r.seen.empty());  // 8000 > 7000
+  b.release(0, 3, 1000);
+  EXPECT_EQ(r.seen, (std::vector<std::pair<int, int>>{{0, 3}}));  // 7000 <= 7000
   EXPECT_FALSE(b.paused(0, 3));
 }
 
@@ -96,8 +102,8 @@ TEST(SharedBuffer, FramesOccupyWholeCells) {
   b.admit(0, 0, 1000, flag);  // 7 cells (1008 B)
   EXPECT_EQ(b.usage(0, 0).shared, 144u + 1008u);
   EXPECT_EQ(b.shared_used(), 1152u);
-  b.release(0, 0, 1000, flag);
-  b.release(0, 0, 64, flag);
+  b.release(0, 0, 1000);
+  b.release(0, 0, 64);
   EXPECT_EQ(b.usage(0, 0).total(), 0u);
   EXPECT_EQ(b.shared_used(), 0u);
 }
@@ -109,4 +115,22 @@ TEST(SharedBuffer, EachGroupHasItsOwnAlpha) {
   shared_buffer b(1, 8, buffer_config{1000000, true}, pgs);
   EXPECT_EQ(b.threshold(0, 3), 125000u);
   EXPECT_EQ(b.threshold(0, 5), 8000000u);
+}
+
+TEST(SharedBuffer, DynamicThresholdResumesOtherGroupsWhenThePoolGrows) {
+  // alpha 1 on a 20000-byte pool: a group's threshold is the free pool.
+  pg_config pg{true, 1.0, 0, 0, 0, 100000};
+  shared_buffer b(3, 1, buffer_config{20000, true}, std::vector<pg_config>(3, pg));
+  resumes r;
+  b.set_listener(&r);
+  bool xoff = false;
+  for (int i = 0; i < 6; ++i) b.admit(2, 0, 1000, xoff);  // port 2 holds 6000: free 14000
+  for (int i = 0; i < 7; ++i) b.admit(0, 0, 1000, xoff);  // port 0: 7000 >= free 7000 -> XOFF
+  EXPECT_TRUE(xoff);
+  EXPECT_TRUE(b.paused(0, 0));
+  // Port 2 drains: port 0's own releases never happen (it is paused upstream and its frames
+  // wait elsewhere), yet the pool grew and its threshold with it.
+  for (int i = 0; i < 6; ++i) b.release(2, 0, 1000);
+  EXPECT_FALSE(b.paused(0, 0));
+  EXPECT_EQ(r.seen, (std::vector<std::pair<int, int>>{{0, 0}}));
 }

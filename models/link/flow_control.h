@@ -1,0 +1,55 @@
+// Link-level flow control of one port, as a component behind an interface.
+//
+// It gates transmission per traffic class (which classes may send now, and when that changes),
+// owns its control frames (PFC frames, InfiniBand credit packets), and hears the admit/release
+// events of the buffer behind the port's receiver. PFC (pfc.h) is the first implementation; the
+// contract also fits per-VL credits: may_send() takes the frame size (credits are per block),
+// on_transmit() consumes them, on_release() returns them to the upstream sender.
+//
+// The class count belongs to the fabric (8 PFC priorities, up to 16 IB VLs), not to this file.
+#pragma once
+#include <cstdint>
+#include <tlm>
+
+namespace sluice {
+
+class flow_control_if {
+ public:
+  virtual ~flow_control_if() = default;
+  virtual int classes() const = 0;
+
+  // --- transmit gate, asked by the port's frame source ---
+  // May a frame of `bytes` on class `cls` start now?
+  virtual bool may_send(int cls, uint32_t bytes, uint64_t now_ps) const = 0;
+  // When a closed class opens without further input (a pause expiring); never_ps if only a
+  // received control frame can open it. The component wakes the port's MAC when that happens.
+  virtual uint64_t blocked_until_ps(int cls, uint64_t now_ps) const = 0;
+  // A frame of `bytes` on `cls` started on the wire.
+  virtual void on_transmit(int cls, uint32_t bytes) {}
+
+  // --- its own control frames ---
+  // The MAC asks whenever the wire is free, ahead of every other frame: a control frame to send
+  // now (ownership passes to the MAC), or nullptr. Requests made while one waits merge into it.
+  virtual tlm::tlm_generic_payload* take_control_frame(uint64_t now_ps) = 0;
+  // A link-local control frame of this scheme arrived (the MAC releases it afterwards).
+  virtual void on_control_frame(tlm::tlm_generic_payload& frame) = 0;
+
+  // --- the buffer behind this port's receiver (switch ingress) ---
+  // The buffer admitted `bytes` of class `cls` that came in on this port; xoff_due: it wants the
+  // upstream sender stopped.
+  virtual void on_admit(int cls, uint32_t bytes, bool xoff_due) = 0;
+  // The buffer released `bytes` of that class; xon_due: the upstream sender may resume.
+  virtual void on_release(int cls, uint32_t bytes, bool xon_due) = 0;
+};
+
+// What a flow-control generator may ask of the buffer behind its port (the switch answers).
+class ingress_state_if {
+ public:
+  virtual ~ingress_state_if() = default;
+  enum class pause_check { not_paused, resumes_now, still_paused };
+  // Re-evaluates the class's XON condition at the port's ingress (a group whose threshold rose,
+  // or which holds nothing after a drop, resumes here).
+  virtual pause_check recheck_pause(int port, int cls) = 0;
+};
+
+}  // namespace sluice

@@ -1,0 +1,88 @@
+#include "models/link/mac_port.h"
+
+#include <algorithm>
+
+#include "models/core/stats.h"
+
+namespace sluice {
+
+mac_port::mac_port(sc_core::sc_module_name name, int index, uint64_t mac_address)
+    : sc_module(name), tx("tx"), rx("rx"), index_(index), mac_(mac_address), timers_(event_queue::instance()) {
+  rx.register_nb_transport_fw(this, &mac_port::receive);
+  const std::string me = this->name();
+  add_stat(me, "frames_sent", "frames", "frames this MAC transmitted (data and control)",
+           [this] { return static_cast<double>(frames_sent_); });
+  add_stat(me, "bytes_sent", "bytes", "wire bytes this MAC transmitted",
+           [this] { return static_cast<double>(bytes_sent_); });
+  // The first look, at time 0, lets sources with timed flows schedule their start.
+  wake_at(0);
+}
+
+const wire_if& mac_port::wire() const {
+  if (!wire_) SC_REPORT_ERROR(name(), "port used before its link was attached");
+  return *wire_;
+}
+
+void mac_port::wake_at(uint64_t at_ps) { timers_.schedule(this, std::max(at_ps, now_ps())); }
+
+void mac_port::kick() {
+  if (sending_) {
+    again_ = true;  // served once the frame being started is on the wire
+    return;
+  }
+  uint64_t now = now_ps();
+  if (now < busy_until_ps_)
+    wake_at(busy_until_ps_);
+  else
+    try_send();
+}
+
+void mac_port::inject(tlm::tlm_generic_payload* frame) {
+  control_.push_back(frame);
+  kick();
+}
+
+void mac_port::try_send() {
+  const uint64_t now = now_ps();
+  if (now < busy_until_ps_) {
+    wake_at(busy_until_ps_);
+    return;
+  }
+  sending_ = true;
+  again_ = false;
+  tlm::tlm_generic_payload* p = fc_ ? fc_->take_control_frame(now) : nullptr;
+  if (!p && !control_.empty()) p = control_.pop_front();
+  uint64_t retry = never_ps;
+  if (!p && source_) p = source_->next_frame(now, retry);
+  sending_ = false;
+  if (!p) {
+    if (again_)
+      wake_at(now);
+    else if (retry != never_ps)
+      wake_at(retry);
+    return;
+  }
+  packet_header& h = header(*p);
+  ++frames_sent_;
+  bytes_sent_ += h.size;
+  if (fc_ && h.kind != frame_kind::pfc && h.kind != frame_kind::ib_credit) fc_->on_transmit(h.priority, h.size);
+  tlm::tlm_phase phase = tlm::BEGIN_REQ;
+  sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+  tx->nb_transport_fw(*p, phase, delay);
+  busy_until_ps_ = now + to_ps(delay);  // END_REQ: the last bit will have left
+  uint64_t next = again_ || !control_.empty() || !source_ ? busy_until_ps_ : source_->next_ready_ps(busy_until_ps_);
+  if (next != never_ps) wake_at(std::max(next, busy_until_ps_));
+}
+
+tlm::tlm_sync_enum mac_port::receive(tlm::tlm_generic_payload& p, tlm::tlm_phase& phase, sc_core::sc_time& delay) {
+  const frame_kind k = header(p).kind;
+  if (k == frame_kind::pfc || k == frame_kind::ib_credit) {  // link-local: consumed here
+    if (fc_) fc_->on_control_frame(p);
+    p.release();
+    return tlm::TLM_COMPLETED;
+  }
+  sink_->receive_frame(&p, index_);
+  return tlm::TLM_COMPLETED;
+}
+
+}  // namespace sluice

@@ -1,0 +1,87 @@
+// A MAC port: the transmitter and receiver ends of one link attachment, shared by NICs and
+// switches. It knows no flow-control scheme: its flow-control component (PFC, credits) hands
+// it control frames, which go ahead of everything, and receives the link-local control frames
+// that arrive. Other frames come from a frame_source_if and go to a frame_sink_if; the source,
+// not the MAC, asks the flow-control gate which classes may send.
+#pragma once
+#include <systemc>
+
+#include "models/core/event_queue.h"
+#include "models/core/ring.h"
+#include "models/link/flow_control.h"
+#include "models/link/wire_if.h"
+#include "models/protocol/packet_protocol.h"
+
+namespace sluice {
+
+// The block behind a transmitter (switch egress port, NIC transmit scheduler).
+class frame_source_if {
+ public:
+  virtual ~frame_source_if() = default;
+  // Returns the next frame to transmit (ownership passes to the port), or nullptr and lowers
+  // `retry_ps` to the earliest time a frame may become sendable (never_ps if only new input can
+  // change that; the source then calls mac_port::kick()).
+  virtual tlm::tlm_generic_payload* next_frame(uint64_t now_ps, uint64_t& retry_ps) = 0;
+  // After a frame starts: the earliest time the source could have another (never_ps if none
+  // without new input). Lets the port sleep through a paced gap in one wake-up instead of two.
+  virtual uint64_t next_ready_ps(uint64_t now_ps) const = 0;
+};
+
+// The block behind a receiver (switch ingress, NIC receive dispatcher). Takes ownership.
+class frame_sink_if {
+ public:
+  virtual ~frame_sink_if() = default;
+  virtual void receive_frame(tlm::tlm_generic_payload* frame, int port_index) = 0;
+};
+
+class mac_port : public sc_core::sc_module, public timed_client {
+ public:
+  frame_out_socket<mac_port> tx;
+  frame_in_socket<mac_port> rx;
+
+  mac_port(sc_core::sc_module_name name, int index, uint64_t mac_address);
+
+  void attach(frame_source_if* source, frame_sink_if* sink) {
+    source_ = source;
+    sink_ = sink;
+  }
+  void attach_flow_control(flow_control_if* fc) { fc_ = fc; }
+  void attach_wire(const wire_if* w) { wire_ = w; }
+  // The wire this port transmits on; a port used before it is attached is a model error.
+  const wire_if& wire() const;
+  bool has_wire() const { return wire_ != nullptr; }
+  int index() const { return index_; }
+  uint64_t mac_address() const { return mac_; }
+
+  // A frame became available, or a gate may have opened: transmit if the wire is free. Safe to
+  // call from inside a source's next_frame (the nested request is served after the current frame).
+  void kick();
+  // Look for a frame at at_ps (or earlier, if a wake-up is already due earlier).
+  void wake_at(uint64_t at_ps);
+  // Queues a link-local frame (made by this port's owner) ahead of the source's frames.
+  void inject(tlm::tlm_generic_payload* frame);
+
+  // Statistics.
+  uint64_t frames_sent() const { return frames_sent_; }
+  uint64_t bytes_sent() const { return bytes_sent_; }
+
+ private:
+  void try_send();
+  void on_timer() override { try_send(); }
+  tlm::tlm_sync_enum receive(tlm::tlm_generic_payload& p, tlm::tlm_phase& phase, sc_core::sc_time& delay);
+
+  int index_;
+  uint64_t mac_;
+  const wire_if* wire_ = nullptr;
+  flow_control_if* fc_ = nullptr;
+  frame_source_if* source_ = nullptr;
+  frame_sink_if* sink_ = nullptr;
+  ring<tlm::tlm_generic_payload*> control_;
+  uint64_t busy_until_ps_ = 0;  // end of the frame on the wire (END_REQ)
+  bool sending_ = false;        // inside try_send: a nested kick only asks for another look
+  bool again_ = false;
+  event_queue& timers_;
+  uint64_t frames_sent_ = 0, bytes_sent_ = 0;
+};
+
+}  // namespace sluice

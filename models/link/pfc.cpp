@@ -1,0 +1,171 @@
+#include "models/link/pfc.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "models/core/stats.h"
+#include "models/link/mac_port.h"
+
+namespace sluice {
+
+pfc::pfc(sc_core::sc_module_name name, mac_port& mac, int classes, ingress_state_if* buffer)
+    : sc_module(name),
+      response(std::string(this->name()) + ".response", sc_core::SC_ZERO_TIME,
+               "delay from a PFC frame's arrival to the pause taking effect (MAC/PHY reaction)", sc_core::SC_ZERO_TIME,
+               sc_core::sc_time(1, sc_core::SC_MS)),
+      mac_(mac),
+      buffer_(buffer),
+      classes_(classes) {
+  if (classes < 1 || classes > pfc_priorities)
+    throw config_error(std::string(this->name()) + ": PFC carries 8 priorities; the port has " +
+                       std::to_string(classes) + " classes");
+  const std::string me = this->name();
+  if (buffer_) {
+    quanta = std::make_unique<param<uint64_t>>(me + ".quanta", 0xFFFF,
+                                               "pause time in XOFF frames, in quanta of 512 bit times", 1, 0xFFFF);
+    refresh = std::make_unique<param<double>>(
+        me + ".refresh", 0.5, "re-send XOFF after this fraction of the pause time while still congested", 0.01, 1.0);
+    add_stat(me, "frames_sent", "frames", "PFC frames this port put on the wire (XOFF, refresh and XON merged)",
+             [this] { return static_cast<double>(frames_sent_); });
+  }
+  add_stat(me, "frames_received", "frames", "PFC frames this port received",
+           [this] { return static_cast<double>(frames_received_); });
+  const std::string port = me.substr(0, me.rfind('.'));
+  for (int i = 0; i < classes_; ++i) {
+    const std::string prio = port + ".prio" + std::to_string(i);
+    add_stat(prio, "pause_received", "frames", "PFC frames received pausing this priority (non-zero quanta)",
+             [this, i] { return static_cast<double>(state_[i].xoff_received); });
+    add_stat(prio, "resume_received", "frames", "PFC frames received resuming this priority (zero quanta)",
+             [this, i] { return static_cast<double>(state_[i].xon_received); });
+    add_stat(prio, "paused_time", "ns", "time this priority was held paused at this port's transmitter",
+             [this, i] { return static_cast<double>(to_ps(paused_time(i, sc_core::sc_time_stamp()))) / 1e3; });
+    if (!buffer_) continue;
+    add_stat(prio, "pause_sent", "frames", "PFC frames on the wire that paused this priority upstream (new XOFF)",
+             [this, i] { return static_cast<double>(state_[i].xoff_sent); });
+    add_stat(prio, "refresh_sent", "frames", "PFC frames on the wire that refreshed this priority's pause",
+             [this, i] { return static_cast<double>(state_[i].refresh_sent); });
+    add_stat(prio, "resume_sent", "frames", "PFC frames on the wire that resumed this priority (XON)",
+             [this, i] { return static_cast<double>(state_[i].xon_sent); });
+  }
+}
+
+byte_count pfc::required_headroom(data_rate rate, sc_core::sc_time delay, sc_core::sc_time peer_response,
+                                  uint64_t max_frame) {
+  double in_flight = (2.0 * delay.to_seconds() + peer_response.to_seconds()) * rate.bps / 8.0;
+  double bytes = in_flight + 3.0 * static_cast<double>(max_frame) + 64;
+  return byte_count{static_cast<uint64_t>(std::ceil(bytes / 1024.0)) * 1024};
+}
+
+data_rate pfc::wire_rate() const { return mac_.wire().current_rate(); }
+
+void pfc::request(int cls, uint16_t q, reason why) {
+  pending_.class_enable |= static_cast<uint8_t>(1u << cls);
+  pending_.quanta[cls] = q;  // a newer request for the same priority wins
+  pending_why_[cls] = why;
+  mac_.kick();
+}
+
+void pfc::pause_upstream(int cls) {
+  request(cls, static_cast<uint16_t>((*quanta)()), reason::xoff);
+  if (!refresh_armed_) schedule_refresh();
+}
+
+void pfc::resume_upstream(int cls) { request(cls, 0, reason::xon); }
+
+tlm::tlm_generic_payload* pfc::take_control_frame(uint64_t now_ps) {
+  if (!pending_.class_enable) return nullptr;
+  tlm::tlm_generic_payload* p = packet_pool::instance().acquire();
+  packet_header& h = header(*p);
+  h.kind = frame_kind::pfc;
+  h.size = pfc_frame_bytes;
+  h.created_ps = now_ps;
+  encode_pfc(pending_, mac_.mac_address(), h.image);
+  for (int i = 0; i < classes_; ++i) {
+    switch (pending_why_[i]) {
+      case reason::xoff:
+        ++state_[i].xoff_sent;
+        break;
+      case reason::refresh:
+        ++state_[i].refresh_sent;
+        break;
+      case reason::xon:
+        ++state_[i].xon_sent;
+        break;
+      case reason::none:
+        break;
+    }
+    pending_why_[i] = reason::none;
+  }
+  pending_ = pfc_request{};
+  ++frames_sent_;
+  return p;
+}
+
+// Re-sends XOFF for every priority still paused, before the pause expires.
+void pfc::send_refresh() {
+  refresh_armed_ = false;
+  const int port = mac_.index();
+  bool any = false;
+  for (int i = 0; i < classes_; ++i) {
+    switch (buffer_->recheck_pause(port, i)) {
+      case ingress_state_if::pause_check::not_paused:
+        continue;
+      case ingress_state_if::pause_check::resumes_now:
+        resume_upstream(i);
+        continue;
+      case ingress_state_if::pause_check::still_paused:
+        break;
+    }
+    request(i, static_cast<uint16_t>((*quanta)()), reason::refresh);
+    any = true;
+  }
+  if (any) schedule_refresh();
+}
+
+void pfc::schedule_refresh() {
+  // Never faster than the wire can carry PFC frames (a tiny quanta would otherwise spin).
+  const data_rate rate = wire_rate();
+  const sc_core::sc_time pause = pause_duration(static_cast<uint16_t>((*quanta)()), rate);
+  const sc_core::sc_time floor = rate.serialization(pfc_frame_bytes);
+  refresh_armed_ = true;
+  event_queue::instance().schedule(this, now_ps() + to_ps(std::max(pause * (*refresh)(), floor)));
+}
+
+void pfc::on_control_frame(tlm::tlm_generic_payload& frame) {
+  pfc_request r;
+  if (!decode_pfc(header(frame).image, r)) return;
+  ++frames_received_;
+  const uint64_t effective = now_ps() + to_ps(response());
+  const data_rate rate = wire_rate();
+  bool shortened = false;
+  for (int i = 0; i < classes_; ++i) {
+    if (!(r.class_enable >> i & 1)) continue;
+    uint64_t until = effective + to_ps(pause_duration(r.quanta[i], rate));
+    shortened |= until < state_[i].until_ps;
+    apply_pause(i, effective, until);
+    ++(r.quanta[i] ? state_[i].xoff_received : state_[i].xon_received);
+  }
+  // A resume (or a shorter pause) may let frames go at `effective`: look again then. A longer
+  // pause needs no wake-up: the source finds the priority paused and asks again at its end.
+  if (shortened) mac_.wake_at(effective);
+}
+
+void pfc::apply_pause(int cls, uint64_t effective_ps, uint64_t until_ps) {
+  pause_state& s = state_[cls];
+  if (s.from_ps <= effective_ps && effective_ps < s.until_ps) {
+    s.until_ps = std::max(until_ps, effective_ps);  // refresh or resume an ongoing pause
+  } else {
+    s.closed_ps += s.until_ps - s.from_ps;
+    s.from_ps = effective_ps;
+    s.until_ps = until_ps;
+  }
+}
+
+sc_core::sc_time pfc::paused_time(int cls, const sc_core::sc_time& now) const {
+  const pause_state& s = state_[cls];
+  uint64_t t = to_ps(now);
+  uint64_t open = t > s.from_ps ? std::min(t, s.until_ps) - s.from_ps : 0;
+  return from_ps(s.closed_ps + open);
+}
+
+}  // namespace sluice

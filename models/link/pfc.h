@@ -1,0 +1,101 @@
+// IEEE 802.1Qbb priority-based flow control as a port's flow-control component.
+//
+// Receive side (every port): PFC frames pause or resume priorities after the MAC's response
+// delay; the gate reports paused priorities to the port's frame source; paused time is
+// accounted per priority.
+// Generator side (ports with a buffer behind them, i.e. switch ports): the buffer's XOFF/XON
+// verdicts become PFC frames to the upstream neighbour; while a priority stays paused the frame
+// is refreshed before the pause expires. Frames are built when the wire frees, so requests made
+// meanwhile merge into one frame; XOFF, refresh and XON are counted as they go on the wire.
+// The headroom model (how much a lossless group must absorb after XOFF) lives here too.
+#pragma once
+#include <array>
+#include <memory>
+#include <systemc>
+
+#include "models/core/event_queue.h"
+#include "models/core/params.h"
+#include "models/link/flow_control.h"
+#include "models/link/wire_if.h"
+#include "models/protocol/pfc_frame.h"
+
+namespace sluice {
+
+class mac_port;
+
+class pfc : public sc_core::sc_module, public flow_control_if, public timed_client {
+ public:
+  param<sc_core::sc_time> response;
+  // Generator parameters: present only on ports that generate PFC (nullptr elsewhere).
+  std::unique_ptr<param<uint64_t>> quanta;
+  std::unique_ptr<param<double>> refresh;
+
+  // buffer: the ingress buffer to ask when refreshing (nullptr: this port never generates PFC).
+  pfc(sc_core::sc_module_name name, mac_port& mac, int classes, ingress_state_if* buffer);
+
+  // Headroom a lossless priority group needs after XOFF (docs/models/mmu.md): the frame being
+  // received when XOFF is decided, the largest frame ahead of the PFC frame on the reverse wire,
+  // the PFC frame, the cable round trip, the sender's response time and the frame it had started:
+  // 2 x delay x rate + response x rate + 3 x max frame + 64 B, rounded up to 1 KiB.
+  static byte_count required_headroom(data_rate rate, sc_core::sc_time delay, sc_core::sc_time peer_response,
+                                      uint64_t max_frame);
+
+  // flow_control_if
+  int classes() const override { return classes_; }
+  bool may_send(int cls, uint32_t, uint64_t now_ps) const override { return !paused(cls, now_ps); }
+  uint64_t blocked_until_ps(int cls, uint64_t now_ps) const override {
+    return paused(cls, now_ps) ? state_[cls].until_ps : now_ps;
+  }
+  tlm::tlm_generic_payload* take_control_frame(uint64_t now_ps) override;
+  void on_control_frame(tlm::tlm_generic_payload& frame) override;
+  void on_admit(int cls, uint32_t, bool xoff_due) override {
+    if (xoff_due) pause_upstream(cls);
+  }
+  void on_release(int cls, uint32_t, bool xon_due) override {
+    if (xon_due) resume_upstream(cls);
+  }
+
+  // Generator: sends XOFF / XON for a priority (also usable by tests and firmware models).
+  void pause_upstream(int cls);
+  void resume_upstream(int cls);
+
+  bool paused(int cls, uint64_t now_ps) const {
+    const pause_state& s = state_[cls];
+    return s.from_ps <= now_ps && now_ps < s.until_ps;
+  }
+  sc_core::sc_time paused_time(int cls, const sc_core::sc_time& now) const;
+
+  // Statistics.
+  uint64_t frames_sent() const { return frames_sent_; }
+  uint64_t frames_received() const { return frames_received_; }
+  uint64_t xoff_sent(int cls) const { return state_[cls].xoff_sent; }
+  uint64_t refresh_sent(int cls) const { return state_[cls].refresh_sent; }
+  uint64_t xon_sent(int cls) const { return state_[cls].xon_sent; }
+  uint64_t pause_received(int cls) const { return state_[cls].xoff_received; }
+  uint64_t resume_received(int cls) const { return state_[cls].xon_received; }
+
+ private:
+  enum class reason : uint8_t { none, xoff, refresh, xon };
+  struct pause_state {
+    uint64_t from_ps = 0, until_ps = 0, closed_ps = 0;  // current interval; paused time before it
+    uint64_t xoff_received = 0, xon_received = 0;
+    uint64_t xoff_sent = 0, refresh_sent = 0, xon_sent = 0;
+  };
+  void request(int cls, uint16_t quanta, reason why);
+  void on_timer() override { send_refresh(); }
+  void send_refresh();
+  void schedule_refresh();
+  void apply_pause(int cls, uint64_t effective_ps, uint64_t until_ps);
+  data_rate wire_rate() const;
+
+  mac_port& mac_;
+  ingress_state_if* buffer_;
+  int classes_;
+  std::array<pause_state, pfc_priorities> state_{};
+  pfc_request pending_;  // the frame waiting for the wire
+  std::array<reason, pfc_priorities> pending_why_{};
+  bool refresh_armed_ = false;
+  uint64_t frames_sent_ = 0, frames_received_ = 0;
+};
+
+}  // namespace sluice

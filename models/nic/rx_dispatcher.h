@@ -1,0 +1,42 @@
+// The NIC's receive side: dispatches each arriving frame by kind. Data frames are counted per
+// flow (bytes, first/last arrival, completion) and shown to the notification point; feedback
+// frames (CNM, CNP, ACK) go to the reaction point of the flow they are about.
+#pragma once
+#include <array>
+#include <functional>
+#include <vector>
+
+#include "models/link/mac_port.h"
+#include "models/nic/cc_slots.h"
+#include "models/nic/flow.h"
+
+namespace sluice {
+
+class rx_dispatcher : public frame_sink_if {
+ public:
+  rx_dispatcher(uint32_t node_id, flow_table& flows) : node_id_(node_id), flows_(flows) {}
+
+  void set_notification_point(notification_point_if* np) { np_ = np; }
+  // The reaction point of a flow this NIC sends (feedback about it is delivered there).
+  void set_reaction_point(uint32_t flow_id, reaction_point_if* rp);
+  void on_flow_complete(std::function<void(uint32_t)> hook) { completion_hook_ = std::move(hook); }
+
+  void receive_frame(tlm::tlm_generic_payload* frame, int port_index) override;
+
+  uint64_t frames_received() const { return rx_frames_; }
+  uint64_t misdelivered() const { return misdelivered_; }
+  uint64_t received(frame_kind k) const { return by_kind_[static_cast<int>(k)]; }
+  uint64_t unmatched_feedback() const { return unmatched_feedback_; }
+
+ private:
+  void receive_data(packet_header& h);
+  uint32_t node_id_;
+  flow_table& flows_;
+  notification_point_if* np_ = nullptr;
+  std::vector<reaction_point_if*> rp_;  // by flow id
+  std::function<void(uint32_t)> completion_hook_;
+  uint64_t rx_frames_ = 0, misdelivered_ = 0, unmatched_feedback_ = 0;
+  std::array<uint64_t, frame_kind_count> by_kind_{};
+};
+
+}  // namespace sluice

@@ -1,0 +1,220 @@
+#include "models/nic/tx_scheduler.h"
+
+#include <algorithm>
+
+namespace sluice {
+
+tx_scheduler::tx_scheduler(mac_port& mac, flow_control_if& gate, flow_table& flows)
+    : mac_(mac), gate_(gate), flows_(flows) {}
+
+void tx_scheduler::add_flow(uint32_t flow_id, rate_limiter_if* limiter, reaction_point_if* rp) {
+  if (by_flow_.size() <= flow_id) by_flow_.resize(flow_id + 1, UINT32_MAX);
+  by_flow_[flow_id] = static_cast<uint32_t>(senders_.size());
+  senders_.push_back(sender{flow_id, limiter, rp});
+}
+
+void tx_scheduler::bind_limiter(uint32_t flow_id, rate_limiter_if* limiter) {
+  senders_[by_flow_.at(flow_id)].limiter = limiter;
+}
+
+void tx_scheduler::set_reaction_point(uint32_t flow_id, reaction_point_if* rp) {
+  senders_[by_flow_.at(flow_id)].rp = rp;
+}
+
+void tx_scheduler::start(const frame_format& format) {
+  format_ = format;
+  // Flows starting together are queued in the order they were added.
+  for (uint32_t i = 0; i < senders_.size(); ++i) push(i, ready_ps(senders_[i], 0));
+}
+
+uint64_t tx_scheduler::ready_ps(const sender& s, uint64_t now_ps) const {
+  const flow_spec& f = flows_[s.flow_id].spec;
+  uint64_t t = std::max(s.limiter->next_send_ps(), to_ps(f.start));
+  if (f.kind == flow_kind::onoff) {
+    uint64_t on = to_ps(f.on), period = on + to_ps(f.off);
+    uint64_t phase = (t - to_ps(f.start)) % period;
+    if (phase >= on) t += period - phase;  // wait for the next on-period
+  }
+  return t;
+}
+
+uint32_t tx_scheduler::frame_bytes(const sender& s) const {
+  const flow_spec& f = flows_[s.flow_id].spec;
+  uint64_t payload = format_.mtu;
+  if (f.kind == flow_kind::finite) payload = std::min(payload, f.size - s.sent);
+  return static_cast<uint32_t>(std::max(payload + format_.header, format_.min_frame));
+}
+
+void tx_scheduler::reschedule(uint32_t flow_id) {
+  if (flow_id >= by_flow_.size() || by_flow_[flow_id] == UINT32_MAX) return;
+  sender& s = senders_[by_flow_[flow_id]];
+  if (s.heap_pos < 0) return;  // parked or finished: looked at again when it returns
+  uint64_t ready = ready_ps(s, now_ps());
+  uint64_t old = s.ready;
+  s.ready = ready;
+  s.order = order_++;
+  if (ready < old)
+    sift_up(static_cast<std::size_t>(s.heap_pos));
+  else
+    sift_down(static_cast<std::size_t>(s.heap_pos));
+  mac_.wake_at(heap_.empty() ? ready : senders_[heap_[0]].ready);
+}
+
+void tx_scheduler::queue_control(tlm::tlm_generic_payload* frame) {
+  const packet_header& h = header(*frame);
+  control_[h.priority].push_back(frame);
+  control_mask_ |= 1u << h.priority;
+  mac_.kick();
+}
+
+void tx_scheduler::unpark(uint64_t now_ps) {
+  for (uint32_t mask = parked_mask_; mask; mask &= mask - 1) {
+    int cls = __builtin_ctz(mask);
+    if (!gate_.may_send(cls, format_.min_frame, now_ps)) continue;
+    for (uint32_t i : parked_[cls]) push(i, ready_ps(senders_[i], now_ps));
+    parked_[cls].clear();
+    parked_mask_ &= ~(1u << cls);
+  }
+}
+
+tlm::tlm_generic_payload* tx_scheduler::next_frame(uint64_t now_ps, uint64_t& retry_ps) {
+  for (uint32_t mask = control_mask_; mask; mask &= mask - 1) {
+    int cls = __builtin_ctz(mask);
+    tlm::tlm_generic_payload* p = control_[cls].front();
+    const packet_header& h = header(*p);
+    if (!gate_.may_send(cls, h.size, now_ps)) {
+      retry_ps = std::min(retry_ps, gate_.blocked_until_ps(cls, now_ps));
+      continue;
+    }
+    control_[cls].pop_front();
+    if (control_[cls].empty()) control_mask_ &= ~(1u << cls);
+    ++stats_.control_frames[static_cast<int>(h.kind)];
+    return p;
+  }
+  if (parked_mask_) unpark(now_ps);
+  while (!heap_.empty()) {
+    const uint32_t i = heap_[0];
+    sender& s = senders_[i];
+    if (s.ready > now_ps) {
+      retry_ps = std::min(retry_ps, s.ready);
+      break;
+    }
+    const int cls = flows_[s.flow_id].spec.priority;
+    if (!gate_.may_send(cls, frame_bytes(s), now_ps)) {  // park with its class until the gate opens
+      pop();
+      parked_[cls].push_back(i);
+      parked_mask_ |= 1u << cls;
+      continue;
+    }
+    uint64_t ready = ready_ps(s, now_ps);
+    if (ready > now_ps) {  // a bound limiter moved its time without telling: re-order
+      pop();
+      push(i, ready);
+      continue;
+    }
+    pop();
+    tlm::tlm_generic_payload* p = build(s, now_ps);
+    if (!s.finished) push(i, ready_ps(s, now_ps));
+    return p;
+  }
+  for (uint32_t mask = parked_mask_; mask; mask &= mask - 1) {
+    int cls = __builtin_ctz(mask);
+    retry_ps = std::min(retry_ps, gate_.blocked_until_ps(cls, now_ps));
+  }
+  return nullptr;
+}
+
+tlm::tlm_generic_payload* tx_scheduler::build(sender& s, uint64_t now_ps) {
+  flow& f = flows_[s.flow_id];
+  uint64_t payload = format_.mtu;
+  if (f.spec.kind == flow_kind::finite) payload = std::min(payload, f.spec.size - s.sent);
+  tlm::tlm_generic_payload* p = packet_pool::instance().acquire();
+  packet_header& h = header(*p);
+  h.kind = frame_kind::data;
+  h.priority = f.spec.priority;
+  h.flow_id = f.id;
+  h.src = format_.node_id;
+  h.dst = f.spec.dst;
+  h.payload = static_cast<uint32_t>(payload);
+  h.size = frame_bytes(s);
+  h.seq = s.sent;
+  h.created_ps = now_ps;
+  s.sent += payload;
+  ++stats_.frames[h.priority];
+  stats_.bytes[h.priority] += h.size;
+  f.stats.tx_bytes += payload;
+  s.limiter->on_send(now_ps, h.size, f.spec.rate.bps > 0 ? f.spec.rate : mac_.wire().current_rate());
+  if (s.rp) s.rp->on_send(h, now_ps);
+  s.finished = f.spec.kind == flow_kind::finite && s.sent >= f.spec.size;
+  return p;
+}
+
+uint64_t tx_scheduler::next_ready_ps(uint64_t now_ps) const {
+  uint64_t next = never_ps;
+  for (uint32_t mask = control_mask_; mask; mask &= mask - 1) {
+    int cls = __builtin_ctz(mask);
+    const packet_header& h = header(*control_[cls].front());
+    uint64_t t = gate_.may_send(cls, h.size, now_ps) ? now_ps : gate_.blocked_until_ps(cls, now_ps);
+    next = std::min(next, t);
+  }
+  for (uint32_t mask = parked_mask_; mask; mask &= mask - 1) {
+    int cls = __builtin_ctz(mask);
+    next =
+        std::min(next, gate_.may_send(cls, format_.min_frame, now_ps) ? now_ps : gate_.blocked_until_ps(cls, now_ps));
+  }
+  if (!heap_.empty()) {
+    const sender& s = senders_[heap_[0]];
+    const int cls = flows_[s.flow_id].spec.priority;
+    uint64_t t = std::max(s.ready, now_ps);
+    if (!gate_.may_send(cls, frame_bytes(s), t)) t = std::max(t, gate_.blocked_until_ps(cls, t));
+    next = std::min(next, t);
+  }
+  return next <= now_ps ? now_ps : next;
+}
+
+void tx_scheduler::push(uint32_t i, uint64_t ready) {
+  sender& s = senders_[i];
+  s.ready = ready;
+  s.order = order_++;
+  heap_.push_back(i);
+  s.heap_pos = static_cast<int>(heap_.size() - 1);
+  sift_up(heap_.size() - 1);
+}
+
+void tx_scheduler::pop() {
+  uint32_t top = heap_[0];
+  uint32_t last = heap_.back();
+  heap_.pop_back();
+  senders_[top].heap_pos = -1;
+  if (top != last) {
+    place(0, last);
+    sift_down(0);
+  }
+}
+
+void tx_scheduler::sift_up(std::size_t pos) {
+  uint32_t i = heap_[pos];
+  while (pos > 0) {
+    std::size_t parent = (pos - 1) / 2;
+    if (!before(i, heap_[parent])) break;
+    place(pos, heap_[parent]);
+    pos = parent;
+  }
+  place(pos, i);
+}
+
+void tx_scheduler::sift_down(std::size_t pos) {
+  uint32_t i = heap_[pos];
+  const std::size_t n = heap_.size();
+  for (;;) {
+    std::size_t child = 2 * pos + 1;
+    if (child >= n) break;
+    if (child + 1 < n && before(heap_[child + 1], heap_[child])) ++child;
+    if (!before(heap_[child], i)) break;
+    place(pos, heap_[child]);
+    pos = child;
+  }
+  place(pos, i);
+}
+
+}  // namespace sluice

@@ -1,0 +1,92 @@
+// The NIC's transmit scheduler: which flow sends next. Flows wait in a min-heap keyed by the
+// time each may next send (start time, on/off period, rate limiter), ties broken by the order
+// they were queued, which serves flows ready together round robin. A flow whose class the
+// flow-control gate keeps closed is parked with its class until the gate opens. No per-frame
+// scan over flows: a frame costs O(log flows).
+// Frames the NIC makes itself (CNPs, ACKs) wait in per-class control queues and go first.
+#pragma once
+#include <array>
+#include <vector>
+
+#include "models/core/ring.h"
+#include "models/link/mac_port.h"
+#include "models/nic/cc_slots.h"
+#include "models/nic/flow.h"
+#include "models/nic/rate_limiter.h"
+
+namespace sluice {
+
+// What the scheduler needs of its NIC to build data frames.
+struct frame_format {
+  uint32_t node_id = 0;
+  uint64_t mtu = 1000, header = 0, min_frame = 64;
+};
+
+class tx_scheduler : public frame_source_if {
+ public:
+  struct counters {
+    std::array<uint64_t, max_classes> frames{}, bytes{};      // data frames on each class
+    std::array<uint64_t, frame_kind_count> control_frames{};  // frames the NIC made, by kind
+  };
+
+  tx_scheduler(mac_port& mac, flow_control_if& gate, flow_table& flows);
+
+  void add_flow(uint32_t flow_id, rate_limiter_if* limiter, reaction_point_if* rp);
+  void bind_limiter(uint32_t flow_id, rate_limiter_if* limiter);
+  void set_reaction_point(uint32_t flow_id, reaction_point_if* rp);
+  // Orders the flows by start; call once parameters are final (start of simulation).
+  void start(const frame_format& format);
+  // A flow's limiter changed its next send time (a rate change): re-order it now.
+  void reschedule(uint32_t flow_id);
+  void queue_control(tlm::tlm_generic_payload* frame);
+
+  tlm::tlm_generic_payload* next_frame(uint64_t now_ps, uint64_t& retry_ps) override;
+  uint64_t next_ready_ps(uint64_t now_ps) const override;
+  const counters& stats() const { return stats_; }
+
+ private:
+  struct sender {
+    uint32_t flow_id;
+    rate_limiter_if* limiter;
+    reaction_point_if* rp;
+    uint64_t sent = 0;   // payload bytes handed to the MAC
+    uint64_t ready = 0;  // heap key: earliest send time
+    uint64_t order = 0;  // heap key: ties in queueing order
+    int heap_pos = -1;   // -1: not in the heap (parked or finished)
+    bool finished = false;
+  };
+  uint64_t ready_ps(const sender& s, uint64_t now_ps) const;  // limiter, start time, on/off period
+  uint32_t frame_bytes(const sender& s) const;
+  tlm::tlm_generic_payload* build(sender& s, uint64_t now_ps);
+  void unpark(uint64_t now_ps);
+  // The heap of sender indices.
+  bool before(uint32_t a, uint32_t b) const {
+    const sender& x = senders_[a];
+    const sender& y = senders_[b];
+    return x.ready != y.ready ? x.ready < y.ready : x.order < y.order;
+  }
+  void push(uint32_t i, uint64_t ready);
+  void pop();
+  void sift_up(std::size_t pos);
+  void sift_down(std::size_t pos);
+  void place(std::size_t pos, uint32_t i) {
+    heap_[pos] = i;
+    senders_[i].heap_pos = static_cast<int>(pos);
+  }
+
+  mac_port& mac_;
+  flow_control_if& gate_;
+  flow_table& flows_;
+  frame_format format_;
+  std::vector<sender> senders_;
+  std::vector<uint32_t> by_flow_;  // flow id -> sender index (UINT32_MAX: not sent here)
+  std::vector<uint32_t> heap_;
+  std::array<std::vector<uint32_t>, max_classes> parked_;
+  uint32_t parked_mask_ = 0;
+  std::array<ring<tlm::tlm_generic_payload*>, max_classes> control_;
+  uint32_t control_mask_ = 0;
+  uint64_t order_ = 0;
+  counters stats_;
+};
+
+}  // namespace sluice

@@ -1,0 +1,96 @@
+#include "models/switch/egress_port.h"
+
+#include <algorithm>
+
+namespace sluice {
+
+egress_port::egress_port(mac_port& mac, flow_control_if& gate, buffer_release_if& buffer, int classes)
+    : mac_(mac), gate_(gate), buffer_(buffer), classes_(classes), queues_{}, leaving_(4) {}
+
+queue_view egress_port::view(int cls) const {
+  return queue_view{mac_.index(), cls, stats_[cls].bytes, static_cast<uint32_t>(stats_[cls].frames),
+                    mac_.mac_address()};
+}
+
+void egress_port::enqueue(tlm::tlm_generic_payload* p) {
+  packet_header& h = header(*p);
+  queue_stats& s = stats_[h.priority];
+  s.update(now_ps());
+  s.bytes += h.size;
+  ++s.frames;
+  s.max_bytes = std::max(s.max_bytes, s.bytes);
+  queues_[h.priority].push_back({p, h.size, h.ready_ps});
+  if (cp_[h.priority] && h.kind == frame_kind::data) cp_[h.priority]->on_enqueue(h, view(h.priority));
+  mac_.kick();
+}
+
+tlm::tlm_generic_payload* egress_port::next_frame(uint64_t now_ps, uint64_t& retry_ps) {
+  std::array<uint32_t, max_classes> head{};
+  uint32_t eligible = 0;
+  for (int q = 0; q < classes_; ++q) {
+    if (queues_[q].empty()) continue;
+    const queued& h = queues_[q].front();
+    head[q] = h.size;
+    if (!gate_.may_send(q, h.size, now_ps))
+      retry_ps = std::min(retry_ps, gate_.blocked_until_ps(q, now_ps));
+    else if (h.ready_ps > now_ps)
+      retry_ps = std::min(retry_ps, h.ready_ps);  // still in the pipeline
+    else
+      eligible |= 1u << q;
+  }
+  if (!eligible) return nullptr;
+  int q = scheduler_->select(head, eligible);
+  if (q < 0 || !(eligible >> q & 1)) {
+    // A replacement scheduler that declines (or names an ineligible queue) is asked again one
+    // frame time later (the smallest eligible head at the link rate), or sooner on new input.
+    if (q >= 0) SC_REPORT_WARNING(mac_.name(), "scheduler selected an ineligible queue; ignored");
+    uint32_t smallest = UINT32_MAX;
+    for (int i = 0; i < classes_; ++i)
+      if (eligible >> i & 1) smallest = std::min(smallest, head[i]);
+    retry_ps =
+        std::min(retry_ps, now_ps + std::max<uint64_t>(1, to_ps(mac_.wire().current_rate().serialization(smallest))));
+    return nullptr;
+  }
+  tlm::tlm_generic_payload* p = queues_[q].pop_front().frame;
+  packet_header& h = header(*p);
+  queue_stats& s = stats_[q];
+  s.update(now_ps);
+  s.bytes -= h.size;
+  --s.frames;
+  ++s.frames_out;
+  s.bytes_out += h.size;
+  if (cp_[q] && h.kind == frame_kind::data) cp_[q]->on_dequeue(h, view(q));
+  if (h.ingress_port != no_ingress) {
+    if (!release_at_end_) {
+      buffer_.release(h.ingress_port, q, h.size);
+    } else {
+      uint64_t end = now_ps + to_ps(mac_.wire().current_rate().serialization(h.size));
+      leaving_.push_back({end, h.ingress_port, static_cast<uint8_t>(q), h.size});
+      event_queue::instance().schedule(this, leaving_.front().end_ps);
+    }
+  }
+  return p;
+}
+
+void egress_port::on_timer() {
+  const uint64_t now = now_ps();
+  while (!leaving_.empty() && leaving_.front().end_ps <= now) {
+    in_flight f = leaving_.pop_front();
+    buffer_.release(f.ingress_port, f.cls, f.bytes);
+  }
+  if (!leaving_.empty()) event_queue::instance().schedule(this, leaving_.front().end_ps);
+}
+
+uint64_t egress_port::next_ready_ps(uint64_t now_ps) const {
+  uint64_t next = never_ps;
+  for (int q = 0; q < classes_; ++q) {
+    if (queues_[q].empty()) continue;
+    const queued& h = queues_[q].front();
+    uint64_t t = gate_.may_send(q, h.size, now_ps) ? h.ready_ps : gate_.blocked_until_ps(q, now_ps);
+    if (t <= now_ps) return now_ps;
+    next = std::min(next, t);
+  }
+  return next;
+}
+
+}  // namespace sluice

@@ -1,0 +1,90 @@
+// The egress side of a switch port: one FIFO per traffic class, a scheduler choosing among the
+// classes the flow-control gate lets send, and a congestion-point slot per class that sees every
+// data frame enqueued and dequeued. It is the port MAC's frame source.
+//
+// Frames the switch makes itself (CNMs) are queued like data but carry no_ingress, so they are
+// never returned to the MMU. A data frame's buffer is returned when it starts on the wire or,
+// with release_at_end, when its last bit has left (real chips differ; see docs/models/switch.md).
+#pragma once
+#include <array>
+#include <string>
+
+#include "models/core/event_queue.h"
+#include "models/core/ring.h"
+#include "models/link/mac_port.h"
+#include "models/switch/switch_blocks.h"
+
+namespace sluice {
+
+struct queue_stats {
+  uint64_t bytes = 0, frames = 0;  // current depth
+  uint64_t max_bytes = 0;
+  uint64_t frames_out = 0, bytes_out = 0;
+  long double byte_ps = 0;  // integral of depth over time, for the mean
+  uint64_t last_change_ps = 0;
+  void update(uint64_t now_ps) {
+    byte_ps += static_cast<long double>(bytes) * static_cast<long double>(now_ps - last_change_ps);
+    last_change_ps = now_ps;
+  }
+  double mean_bytes(uint64_t now_ps) const {
+    if (now_ps == 0) return 0;
+    long double total = byte_ps + static_cast<long double>(bytes) * (now_ps - last_change_ps);
+    return static_cast<double>(total / now_ps);
+  }
+};
+
+// Where a departing data frame's bytes go back (the switch: MMU, then the ingress port's
+// flow control).
+class buffer_release_if {
+ public:
+  virtual ~buffer_release_if() = default;
+  virtual void release(int ingress_port, int cls, uint32_t bytes) = 0;
+};
+
+class egress_port : public frame_source_if, public timed_client {
+ public:
+  egress_port(mac_port& mac, flow_control_if& gate, buffer_release_if& buffer, int classes);
+
+  // Appends a frame (h.ready_ps set: when it clears the pipeline) to its class queue.
+  void enqueue(tlm::tlm_generic_payload* p);
+  tlm::tlm_generic_payload* next_frame(uint64_t now_ps, uint64_t& retry_ps) override;
+  uint64_t next_ready_ps(uint64_t now_ps) const override;
+
+  void set_scheduler(scheduler_if* s) { scheduler_ = s; }
+  // The congestion point of one class (nullptr: none). Not owned.
+  void set_congestion_point(int cls, congestion_point_if* cp) { cp_[cls] = cp; }
+  void set_release_at_end(bool at_end) { release_at_end_ = at_end; }
+
+  int classes() const { return classes_; }
+  const queue_stats& queue(int cls) const { return stats_[cls]; }
+
+ private:
+  void on_timer() override;  // end of a frame on the wire: release its buffer (release_at_end)
+  queue_view view(int cls) const;
+
+  mac_port& mac_;
+  flow_control_if& gate_;
+  buffer_release_if& buffer_;
+  int classes_;
+  scheduler_if* scheduler_ = nullptr;
+  bool release_at_end_ = false;
+  // Size and ready time ride beside the pointer so scheduling never touches queued payloads
+  // (thousands of them under congestion: their headers would be cache misses).
+  struct queued {
+    tlm::tlm_generic_payload* frame;
+    uint32_t size;
+    uint64_t ready_ps;
+  };
+  std::array<ring<queued>, max_classes> queues_;
+  std::array<queue_stats, max_classes> stats_{};
+  std::array<congestion_point_if*, max_classes> cp_{};
+  struct in_flight {
+    uint64_t end_ps;
+    uint16_t ingress_port;
+    uint8_t cls;
+    uint32_t bytes;
+  };
+  ring<in_flight> leaving_;  // release_at_end: frames on the wire, oldest first
+};
+
+}  // namespace sluice
