@@ -194,9 +194,9 @@ nlohmann::json simulation::summary() const {
                             {"max_ports_paused_at_us", sampler_->max_ports_paused_at_us()},
                             {"paused_port_time_ns", ns(paused_port_ps)}};
   json counters = json::object();
-  for (const stat_registry::entry* e : stat_registry::instance().all()) {
-    double v = e->read();
-    if (v != 0) counters[e->name] = v;
+  for (const stat_registry::row& r : stat_registry::instance().rows()) {
+    double v = r.value();
+    if (v != 0) counters[r.name] = v;
   }
   out["counters"] = counters;
   out["warnings"] = warnings;

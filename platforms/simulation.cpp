@@ -8,6 +8,17 @@
 #include "models/core/stats.h"
 
 namespace sluice {
+namespace {
+// Kernel-side health: how many payloads the run needed at its peak (the pool never shrinks).
+const stat_desc pool_stats[] = {
+    {"allocated", "payloads", "payloads the pool has allocated (peak in flight)",
+     [](const void*, int) { return static_cast<double>(packet_pool::instance().allocated()); }},
+};
+const stat_desc timer_queue_stats[] = {
+    {"pending", "wake-ups", "model wake-ups pending in the timer queue",
+     [](const void*, int) { return static_cast<double>(event_queue::instance().pending()); }},
+};
+}  // namespace
 
 event_player::event_player(sc_core::sc_module_name name, fabric& f, std::vector<link_event> events)
     : sc_module(name), fabric_(f), events_(std::move(events)) {
@@ -56,11 +67,8 @@ simulation::simulation(const scenario& s, const run_options& options) {
         if (--*remaining == 0) event_queue::instance().request_stop();
       });
   }
-  // Kernel-side health: how many payloads the run needed at its peak (the pool never shrinks).
-  add_stat("sluice.packet_pool", "allocated", "payloads", "payloads the pool has allocated (peak in flight)",
-           [] { return static_cast<double>(packet_pool::instance().allocated()); });
-  add_stat("sluice.event_queue", "pending", "wake-ups", "model wake-ups pending in the timer queue",
-           [] { return static_cast<double>(event_queue::instance().pending()); });
+  stat_registry::instance().add(nullptr, "sluice.packet_pool", pool_stats, 1, nullptr);
+  stat_registry::instance().add(nullptr, "sluice.event_queue", timer_queue_stats, 1, nullptr);
   apply_overrides(s.params, "params");
   apply_overrides(options.sets, "--set");
   fabric_->derive_defaults();

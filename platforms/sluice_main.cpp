@@ -44,10 +44,10 @@ void print_stats(const std::string& match) {
   std::size_t shown = 0;
   std::cout << std::left << std::setw(40) << "statistic" << std::setw(8) << "unit"
             << "description\n";
-  for (const stat_registry::entry* e : stat_registry::instance().all()) {
-    if (!glob_match(match.c_str(), e->name.c_str())) continue;
+  for (const stat_registry::row& r : stat_registry::instance().rows()) {
+    if (!glob_match(match.c_str(), r.name.c_str())) continue;
     ++shown;
-    std::cout << std::left << std::setw(40) << e->name << std::setw(8) << e->unit << e->description << '\n';
+    std::cout << std::left << std::setw(40) << r.name << std::setw(8) << r.desc->unit << r.desc->description << '\n';
   }
   if (!shown) throw config_error("--match: '" + match + "' matches no statistic");
 }

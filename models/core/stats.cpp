@@ -1,6 +1,8 @@
 #include "models/core/stats.h"
 
-#include "models/core/units.h"
+#include <algorithm>
+#include <stdexcept>
+#include <systemc>
 
 namespace sluice {
 
@@ -9,15 +11,32 @@ stat_registry& stat_registry::instance() {
   return registry;
 }
 
-void stat_registry::add(const std::string& name, const std::string& unit, const std::string& description, reader read) {
-  if (!entries_.emplace(name, entry{name, unit, description, std::move(read)}).second)
-    throw config_error(name + ": statistic declared twice");
+void stat_registry::add(const sc_core::sc_object* owner, const char* scope, const stat_desc* descs, std::size_t count,
+                        const void* model, int classes, const char* class_label) {
+  entries_.push_back({owner, scope, class_label, descs, model, static_cast<uint32_t>(count), classes});
 }
 
-std::vector<const stat_registry::entry*> stat_registry::all() const {
-  std::vector<const entry*> out;
-  out.reserve(entries_.size());
-  for (const auto& [name, e] : entries_) out.push_back(&e);
+std::size_t stat_registry::size() const {
+  std::size_t n = 0;
+  for (const entry& e : entries_) n += e.count * static_cast<std::size_t>(std::max(e.classes, 1));
+  return n;
+}
+
+std::vector<stat_registry::row> stat_registry::rows() const {
+  std::vector<row> out;
+  out.reserve(size());
+  for (const entry& e : entries_) {
+    std::string base = e.owner ? e.owner->name() : "";
+    if (e.scope) base += (base.empty() ? "" : ".") + std::string(e.scope);
+    for (int k = 0; k < std::max(e.classes, 1); ++k) {
+      std::string prefix = e.classes > 0 ? base + "." + e.class_label + std::to_string(k) : base;
+      for (uint32_t i = 0; i < e.count; ++i)
+        out.push_back({prefix + "." + e.descs[i].leaf, &e.descs[i], e.model, e.classes > 0 ? k : -1});
+    }
+  }
+  std::sort(out.begin(), out.end(), [](const row& a, const row& b) { return a.name < b.name; });
+  auto dup = std::adjacent_find(out.begin(), out.end(), [](const row& a, const row& b) { return a.name == b.name; });
+  if (dup != out.end()) throw std::logic_error(dup->name + ": statistic declared twice");
   return out;
 }
 

@@ -1,38 +1,76 @@
 // Counters with hierarchical names, units and descriptions, mirroring the module tree
-// ("sw0.port3.prio3.drops"). Models keep plain integer members on the hot path and register
-// a reader for each once, at elaboration; `sluice stats` and the summary's `counters` read them
-// all through the registry, so a new model's counters are observable without touching the
-// report code. Readers capture their model: like the models, entries live for the process (one
-// simulation per process), and there is no removal.
+// ("sw0.port3.prio3.drops").
+//
+// The metadata is declared once per model class: a static table of stat_desc (leaf name, unit,
+// description, reader). An instance registers the table once, at elaboration, with the module
+// that owns it and the object its readers read; per-class statistics register once for all
+// classes. Names are composed from the module tree only when listed (`sluice stats`, the
+// summary's `counters`), so a fabric of thousands of ports stores no string per counter.
+// Models keep plain integer members on the hot path. Like the models, registrations live for
+// the process (one simulation per process): there is no removal.
 #pragma once
-#include <functional>
-#include <map>
+#include <cstdint>
 #include <string>
 #include <vector>
 
+namespace sc_core {
+class sc_object;
+}
+
 namespace sluice {
+
+struct stat_desc {
+  const char* leaf;
+  const char* unit;
+  const char* description;
+  // Reads the value from the registered object; cls is the class of a per-class statistic.
+  double (*read)(const void* model, int cls);
+};
+
+// The object a reader receives, typed (for the readers of stat_desc tables).
+template <class M>
+const M& stat_model(const void* model) {
+  return *static_cast<const M*>(model);
+}
 
 class stat_registry {
  public:
-  using reader = std::function<double()>;
-  struct entry {
-    std::string name, unit, description;
-    reader read;
+  // One listed statistic, its name composed.
+  struct row {
+    std::string name;
+    const stat_desc* desc;
+    const void* model;
+    int cls;
+    double value() const { return desc->read(model, cls); }
   };
   static stat_registry& instance();
-  // Throws config_error if the name is taken.
-  void add(const std::string& name, const std::string& unit, const std::string& description, reader read);
-  std::vector<const entry*> all() const;  // sorted by name
-  std::size_t size() const { return entries_.size(); }
+  // Registers `descs` for `model`, named <owner>[.<scope>][.<label><k>].<leaf>. classes = 0:
+  // one statistic each; classes = n: one per class k < n. owner may be null (scope then names
+  // the whole prefix, e.g. "sluice.event_queue").
+  void add(const sc_core::sc_object* owner, const char* scope, const stat_desc* descs, std::size_t count,
+           const void* model, int classes = 0, const char* class_label = "prio");
+  // Every statistic, sorted by name. A name registered twice is a model error (logic_error).
+  std::vector<row> rows() const;
+  std::size_t size() const;  // statistics (per-class ones counted per class)
 
  private:
-  std::map<std::string, entry> entries_;
+  struct entry {
+    const sc_core::sc_object* owner;
+    const char* scope;
+    const char* class_label;
+    const stat_desc* descs;
+    const void* model;
+    uint32_t count;
+    int32_t classes;
+  };
+  std::vector<entry> entries_;
 };
 
-// Shorthand for models: registers `prefix.name`.
-inline void add_stat(const std::string& prefix, const std::string& name, const std::string& unit,
-                     const std::string& description, stat_registry::reader read) {
-  stat_registry::instance().add(prefix + "." + name, unit, description, std::move(read));
+// Shorthand for models: registers a whole static table.
+template <std::size_t N>
+void add_stats(const sc_core::sc_object& owner, const stat_desc (&descs)[N], const void* model, int classes = 0,
+               const char* scope = nullptr) {
+  stat_registry::instance().add(&owner, scope, descs, N, model, classes);
 }
 
 }  // namespace sluice

@@ -7,18 +7,23 @@
 namespace sluice {
 namespace {
 uint64_t g_packet_hops = 0;
-}
+
+const stat_desc channel_stats[] = {
+    {"frames", "frames", "frames that started on this direction (data and control)",
+     [](const void* m, int) { return static_cast<double>(stat_model<link_channel>(m).frames()); }},
+    {"bytes", "bytes", "wire bytes that started on this direction",
+     [](const void* m, int) { return static_cast<double>(stat_model<link_channel>(m).bytes()); }},
+    {"busy_time", "ns", "time the transmitter was serializing",
+     [](const void* m, int) {
+       return static_cast<double>(to_ps(stat_model<link_channel>(m).busy_time(sc_core::sc_time_stamp()))) / 1e3;
+     }},
+};
+}  // namespace
 
 link_channel::link_channel(sc_core::sc_module_name name, link& owner)
     : sc_module(name), in("in"), out("out"), owner_(owner), wire_([this](tlm::tlm_generic_payload* p) { deliver(p); }) {
   in.register_nb_transport_fw(this, &link_channel::transmit);
-  const std::string me = this->name();
-  add_stat(me, "frames", "frames", "frames that started on this direction (data and PFC)",
-           [this] { return static_cast<double>(frames_); });
-  add_stat(me, "bytes", "bytes", "wire bytes that started on this direction",
-           [this] { return static_cast<double>(bytes_); });
-  add_stat(me, "busy_time", "ns", "time the transmitter was serializing",
-           [this] { return static_cast<double>(to_ps(busy_time(sc_core::sc_time_stamp()))) / 1e3; });
+  add_stats(*this, channel_stats, this);
 }
 
 tlm::tlm_sync_enum link_channel::transmit(tlm::tlm_generic_payload& p, tlm::tlm_phase& phase, sc_core::sc_time& delay) {

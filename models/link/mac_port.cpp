@@ -5,15 +5,19 @@
 #include "models/core/stats.h"
 
 namespace sluice {
+namespace {
+const stat_desc mac_stats[] = {
+    {"frames_sent", "frames", "frames this MAC transmitted (data and control)",
+     [](const void* m, int) { return static_cast<double>(stat_model<mac_port>(m).frames_sent()); }},
+    {"bytes_sent", "bytes", "wire bytes this MAC transmitted",
+     [](const void* m, int) { return static_cast<double>(stat_model<mac_port>(m).bytes_sent()); }},
+};
+}  // namespace
 
 mac_port::mac_port(sc_core::sc_module_name name, int index, uint64_t mac_address)
     : sc_module(name), tx("tx"), rx("rx"), index_(index), mac_(mac_address), timers_(event_queue::instance()) {
   rx.register_nb_transport_fw(this, &mac_port::receive);
-  const std::string me = this->name();
-  add_stat(me, "frames_sent", "frames", "frames this MAC transmitted (data and control)",
-           [this] { return static_cast<double>(frames_sent_); });
-  add_stat(me, "bytes_sent", "bytes", "wire bytes this MAC transmitted",
-           [this] { return static_cast<double>(bytes_sent_); });
+  add_stats(*this, mac_stats, this);
   // The first look, at time 0, lets sources with timed flows schedule their start.
   wake_at(0);
 }

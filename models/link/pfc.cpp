@@ -7,6 +7,35 @@
 #include "models/link/mac_port.h"
 
 namespace sluice {
+namespace {
+double ns_of(const sc_core::sc_time& t) { return static_cast<double>(to_ps(t)) / 1e3; }
+
+const stat_desc generator_stats[] = {
+    {"frames_sent", "frames", "PFC frames this port put on the wire (XOFF, refresh and XON merged)",
+     [](const void* m, int) { return static_cast<double>(stat_model<pfc>(m).frames_sent()); }},
+};
+const stat_desc receiver_stats[] = {
+    {"frames_received", "frames", "PFC frames this port received",
+     [](const void* m, int) { return static_cast<double>(stat_model<pfc>(m).frames_received()); }},
+};
+// Per priority, named under the port ("sw0.port3.prio3.pause_sent") beside its queue statistics.
+const stat_desc priority_stats[] = {
+    {"pause_received", "frames", "PFC frames received pausing this priority (non-zero quanta)",
+     [](const void* m, int k) { return static_cast<double>(stat_model<pfc>(m).pause_received(k)); }},
+    {"resume_received", "frames", "PFC frames received resuming this priority (zero quanta)",
+     [](const void* m, int k) { return static_cast<double>(stat_model<pfc>(m).resume_received(k)); }},
+    {"paused_time", "ns", "time this priority was held paused at this port's transmitter",
+     [](const void* m, int k) { return ns_of(stat_model<pfc>(m).paused_time(k, sc_core::sc_time_stamp())); }},
+};
+const stat_desc priority_generator_stats[] = {
+    {"pause_sent", "frames", "PFC frames on the wire that paused this priority upstream (new XOFF)",
+     [](const void* m, int k) { return static_cast<double>(stat_model<pfc>(m).xoff_sent(k)); }},
+    {"refresh_sent", "frames", "PFC frames on the wire that refreshed this priority's pause",
+     [](const void* m, int k) { return static_cast<double>(stat_model<pfc>(m).refresh_sent(k)); }},
+    {"resume_sent", "frames", "PFC frames on the wire that resumed this priority (XON)",
+     [](const void* m, int k) { return static_cast<double>(stat_model<pfc>(m).xon_sent(k)); }},
+};
+}  // namespace
 
 pfc::pfc(sc_core::sc_module_name name, mac_port& mac, int classes, ingress_state_if* buffer)
     : sc_module(name),
@@ -25,28 +54,12 @@ pfc::pfc(sc_core::sc_module_name name, mac_port& mac, int classes, ingress_state
                                                "pause time in XOFF frames, in quanta of 512 bit times", 1, 0xFFFF);
     refresh = std::make_unique<param<double>>(
         me + ".refresh", 0.5, "re-send XOFF after this fraction of the pause time while still congested", 0.01, 1.0);
-    add_stat(me, "frames_sent", "frames", "PFC frames this port put on the wire (XOFF, refresh and XON merged)",
-             [this] { return static_cast<double>(frames_sent_); });
+    add_stats(*this, generator_stats, this);
   }
-  add_stat(me, "frames_received", "frames", "PFC frames this port received",
-           [this] { return static_cast<double>(frames_received_); });
-  const std::string port = me.substr(0, me.rfind('.'));
-  for (int i = 0; i < classes_; ++i) {
-    const std::string prio = port + ".prio" + std::to_string(i);
-    add_stat(prio, "pause_received", "frames", "PFC frames received pausing this priority (non-zero quanta)",
-             [this, i] { return static_cast<double>(state_[i].xoff_received); });
-    add_stat(prio, "resume_received", "frames", "PFC frames received resuming this priority (zero quanta)",
-             [this, i] { return static_cast<double>(state_[i].xon_received); });
-    add_stat(prio, "paused_time", "ns", "time this priority was held paused at this port's transmitter",
-             [this, i] { return static_cast<double>(to_ps(paused_time(i, sc_core::sc_time_stamp()))) / 1e3; });
-    if (!buffer_) continue;
-    add_stat(prio, "pause_sent", "frames", "PFC frames on the wire that paused this priority upstream (new XOFF)",
-             [this, i] { return static_cast<double>(state_[i].xoff_sent); });
-    add_stat(prio, "refresh_sent", "frames", "PFC frames on the wire that refreshed this priority's pause",
-             [this, i] { return static_cast<double>(state_[i].refresh_sent); });
-    add_stat(prio, "resume_sent", "frames", "PFC frames on the wire that resumed this priority (XON)",
-             [this, i] { return static_cast<double>(state_[i].xon_sent); });
-  }
+  add_stats(*this, receiver_stats, this);
+  const sc_core::sc_object& port = get_parent_object() ? *get_parent_object() : *this;
+  add_stats(port, priority_stats, this, classes_);
+  if (buffer_) add_stats(port, priority_generator_stats, this, classes_);
 }
 
 byte_count pfc::required_headroom(data_rate rate, sc_core::sc_time delay, sc_core::sc_time peer_response,

@@ -4,6 +4,33 @@
 #include "models/protocol/ethernet.h"
 
 namespace sluice {
+namespace {
+const nic& nic_of(const void* m) { return stat_model<nic>(m); }
+double sent(const void* m, frame_kind k) {
+  return static_cast<double>(nic_of(m).transmitter().stats().control_frames[static_cast<int>(k)]);
+}
+double received(const void* m, frame_kind k) { return static_cast<double>(nic_of(m).receiver().received(k)); }
+const stat_desc nic_stats[] = {
+    {"frames_received", "frames", "data frames that arrived at this NIC (misdelivered ones included)",
+     [](const void* m, int) { return static_cast<double>(nic_of(m).receiver().frames_received()); }},
+    {"misdelivered", "frames", "frames that arrived here for another NIC, an unknown flow or of no use here",
+     [](const void* m, int) { return static_cast<double>(nic_of(m).receiver().misdelivered()); }},
+    {"feedback_unmatched", "frames", "feedback frames (CNM, CNP, ACK) for a flow without a reaction point",
+     [](const void* m, int) { return static_cast<double>(nic_of(m).receiver().unmatched_feedback()); }},
+    {"cnm_received", "frames", "CNM frames received", [](const void* m, int) { return received(m, frame_kind::cnm); }},
+    {"cnp_received", "frames", "CNP frames received", [](const void* m, int) { return received(m, frame_kind::cnp); }},
+    {"ack_received", "frames", "ACK frames received", [](const void* m, int) { return received(m, frame_kind::ack); }},
+    {"cnm_sent", "frames", "CNM frames this NIC sent", [](const void* m, int) { return sent(m, frame_kind::cnm); }},
+    {"cnp_sent", "frames", "CNP frames this NIC sent", [](const void* m, int) { return sent(m, frame_kind::cnp); }},
+    {"ack_sent", "frames", "ACK frames this NIC sent", [](const void* m, int) { return sent(m, frame_kind::ack); }},
+};
+const stat_desc class_stats[] = {
+    {"frames_sent", "frames", "data frames sent on this class",
+     [](const void* m, int k) { return static_cast<double>(nic_of(m).transmitter().stats().frames[k]); }},
+    {"bytes_sent", "bytes", "wire bytes of data sent on this class",
+     [](const void* m, int k) { return static_cast<double>(nic_of(m).transmitter().stats().bytes[k]); }},
+};
+}  // namespace
 
 nic::nic(sc_core::sc_module_name name, uint32_t node_id, flow_table& flows, int classes)
     : sc_module(name),
@@ -21,27 +48,8 @@ nic::nic(sc_core::sc_module_name name, uint32_t node_id, flow_table& flows, int 
       tx_(port.mac, port.flow_control, flows),
       rx_(node_id, flows) {
   port.mac.attach(&tx_, &rx_);
-  const std::string me = this->name();
-  add_stat(me, "frames_received", "frames", "data frames that arrived at this NIC (misdelivered ones included)",
-           [this] { return static_cast<double>(rx_.frames_received()); });
-  add_stat(me, "misdelivered", "frames", "frames that arrived here for another NIC, an unknown flow or of no use here",
-           [this] { return static_cast<double>(rx_.misdelivered()); });
-  add_stat(me, "feedback_unmatched", "frames", "feedback frames (CNM, CNP, ACK) for a flow without a reaction point",
-           [this] { return static_cast<double>(rx_.unmatched_feedback()); });
-  for (frame_kind k : {frame_kind::cnm, frame_kind::cnp, frame_kind::ack}) {
-    const std::string kind = k == frame_kind::cnm ? "cnm" : k == frame_kind::cnp ? "cnp" : "ack";
-    add_stat(me, kind + "_received", "frames", kind + " frames received",
-             [this, k] { return static_cast<double>(rx_.received(k)); });
-    add_stat(me, kind + "_sent", "frames", kind + " frames this NIC sent",
-             [this, k] { return static_cast<double>(tx_.stats().control_frames[static_cast<int>(k)]); });
-  }
-  for (int i = 0; i < classes; ++i) {
-    const std::string prio = me + ".prio" + std::to_string(i);
-    add_stat(prio, "frames_sent", "frames", "data frames sent on this class",
-             [this, i] { return static_cast<double>(tx_.stats().frames[i]); });
-    add_stat(prio, "bytes_sent", "bytes", "wire bytes of data sent on this class",
-             [this, i] { return static_cast<double>(tx_.stats().bytes[i]); });
-  }
+  add_stats(*this, nic_stats, this);
+  add_stats(*this, class_stats, this, classes);
 }
 
 void nic::add_flow(uint32_t flow_id) {

@@ -5,6 +5,11 @@
 
 namespace sluice {
 namespace {
+const stat_desc switch_stats[] = {
+    {"unroutable", "frames", "frames dropped for want of a route",
+     [](const void* m, int) { return static_cast<double>(stat_model<switch_model>(m).unroutable()); }},
+};
+
 std::vector<std::string> port_names(const std::string& sw, std::size_t n) {
   std::vector<std::string> names;
   for (std::size_t i = 0; i < n; ++i) names.push_back(sw + ".port" + std::to_string(i));
@@ -27,8 +32,7 @@ switch_model::switch_model(sc_core::sc_module_name name, uint32_t node_id, int n
       forwarding("forwarding"),
       node_id_(node_id),
       classes_(classes) {
-  add_stat(this->name(), "unroutable", "frames", "frames dropped for want of a route",
-           [this] { return static_cast<double>(unroutable_); });
+  add_stats(*this, switch_stats, this);
   for (int i = 0; i < num_ports; ++i)
     ports.push_back(std::make_unique<switch_port>(("port" + std::to_string(i)).c_str(), i,
                                                   eth::mac_address(node_id, static_cast<uint32_t>(i)), classes, *this,

@@ -3,6 +3,27 @@
 #include "models/core/stats.h"
 
 namespace sluice {
+namespace {
+const switch_port& port_of(const void* m) { return stat_model<switch_port>(m); }
+const stat_desc class_stats[] = {
+    {"queue_bytes", "bytes", "egress queue depth now (frames in the pipeline included)",
+     [](const void* m, int k) { return static_cast<double>(port_of(m).queue(k).bytes); }},
+    {"queue_max_bytes", "bytes", "largest egress queue depth",
+     [](const void* m, int k) { return static_cast<double>(port_of(m).queue(k).max_bytes); }},
+    {"queue_mean_bytes", "bytes", "time-averaged egress queue depth",
+     [](const void* m, int k) { return port_of(m).queue(k).mean_bytes(to_ps(sc_core::sc_time_stamp())); }},
+    {"frames_out", "frames", "frames dequeued for transmission",
+     [](const void* m, int k) { return static_cast<double>(port_of(m).queue(k).frames_out); }},
+    {"bytes_out", "bytes", "wire bytes dequeued for transmission",
+     [](const void* m, int k) { return static_cast<double>(port_of(m).queue(k).bytes_out); }},
+    {"drops", "frames", "frames dropped at ingress (MMU refusal or no route)",
+     [](const void* m, int k) { return static_cast<double>(port_of(m).drops(k)); }},
+    {"ingress_peak_bytes", "bytes", "largest priority-group occupancy (reserve + shared + headroom)",
+     [](const void* m, int k) { return static_cast<double>(port_of(m).usage(k).peak_total); }},
+    {"headroom_peak_bytes", "bytes", "largest headroom use of the priority group",
+     [](const void* m, int k) { return static_cast<double>(port_of(m).usage(k).peak_headroom); }},
+};
+}  // namespace
 
 switch_port::switch_port(sc_core::sc_module_name name, int index, uint64_t mac_address, int classes,
                          ingress_state_if& ingress, buffer_release_if& buffer, const sc_core::sc_port<mmu_if>& mmu)
@@ -11,7 +32,8 @@ switch_port::switch_port(sc_core::sc_module_name name, int index, uint64_t mac_a
       flow_control("pfc", mac, classes, &ingress),
       quantum(std::string(this->name()) + ".dwrr.quantum", byte_count{1500}, "DWRR bytes per unit of weight per round",
               byte_count{64}, byte_count{1 << 24}),
-      egress(mac, flow_control, buffer, classes) {
+      egress(mac, flow_control, buffer, classes),
+      mmu_(mmu) {
   mac.attach(&egress, nullptr);
   mac.attach_flow_control(&flow_control);
   const std::string base = this->name();
@@ -20,24 +42,8 @@ switch_port::switch_port(sc_core::sc_module_name name, int index, uint64_t mac_a
     sched.push_back(std::make_unique<choice_param>(prio + ".sched", "dwrr", "egress discipline of this class queue",
                                                    std::vector<std::string>{"strict", "dwrr"}));
     weight.push_back(std::make_unique<param<uint64_t>>(prio + ".weight", 1, "DWRR weight", 1, 1000000));
-    const queue_stats& q = egress.queue(i);
-    add_stat(prio, "queue_bytes", "bytes", "egress queue depth now (frames in the pipeline included)",
-             [&q] { return static_cast<double>(q.bytes); });
-    add_stat(prio, "queue_max_bytes", "bytes", "largest egress queue depth",
-             [&q] { return static_cast<double>(q.max_bytes); });
-    add_stat(prio, "queue_mean_bytes", "bytes", "time-averaged egress queue depth",
-             [&q] { return q.mean_bytes(to_ps(sc_core::sc_time_stamp())); });
-    add_stat(prio, "frames_out", "frames", "frames dequeued for transmission",
-             [&q] { return static_cast<double>(q.frames_out); });
-    add_stat(prio, "bytes_out", "bytes", "wire bytes dequeued for transmission",
-             [&q] { return static_cast<double>(q.bytes_out); });
-    add_stat(prio, "drops", "frames", "frames dropped at ingress (MMU refusal or no route)",
-             [this, i] { return static_cast<double>(drops_[i]); });
-    add_stat(prio, "ingress_peak_bytes", "bytes", "largest priority-group occupancy (reserve + shared + headroom)",
-             [&mmu, index, i] { return static_cast<double>(mmu->usage(index, i).peak_total); });
-    add_stat(prio, "headroom_peak_bytes", "bytes", "largest headroom use of the priority group",
-             [&mmu, index, i] { return static_cast<double>(mmu->usage(index, i).peak_headroom); });
   }
+  add_stats(*this, class_stats, this, classes);
 }
 
 void switch_port::start_of_simulation() {

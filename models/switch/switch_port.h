@@ -32,11 +32,14 @@ class switch_port : public sc_core::sc_module {
   const queue_stats& queue(int cls) const { return egress.queue(cls); }
   uint64_t drops(int cls) const { return drops_[cls]; }
   void count_drop(int cls) { ++drops_[cls]; }
+  // The priority group (this port, cls) as the bound MMU accounts it.
+  pg_usage usage(int cls) const { return mmu_->usage(index(), cls); }
 
  private:
   void start_of_simulation() override;
   std::unique_ptr<egress_scheduler> default_scheduler_;
   scheduler_if* custom_scheduler_ = nullptr;
+  const sc_core::sc_port<mmu_if>& mmu_;
   std::array<uint64_t, max_classes> drops_{};
 };
 
