@@ -1,36 +1,40 @@
 #include "models/core/params.h"
 
 #include <algorithm>
+#include <stdexcept>
+#include <systemc>
 
 namespace sluice {
 
-param_base::param_base(std::string name, std::string description)
-    : name_(std::move(name)), description_(std::move(description)) {
+param_base::param_base(const sc_core::sc_object* owner, const char* leaf, const char* description, int cls)
+    : owner_(owner), leaf_(leaf), description_(description), cls_(static_cast<int16_t>(cls)) {
   param_registry::instance().add(this);
 }
 
 param_base::~param_base() { param_registry::instance().remove(this); }
 
-choice_param::choice_param(const std::string& name, std::string default_value, std::string description,
-                           std::vector<std::string> choices)
-    : param_base(name, std::move(description)),
-      value_(default_value),
-      default_(default_value),
-      choices_(std::move(choices)) {
-  set_from_string(default_value);
+std::string param_base::name() const {
+  std::string n = owner_ ? std::string(owner_->name()) + "." : std::string();
+  if (cls_ >= 0) n += "prio" + std::to_string(cls_) + ".";
+  return n + leaf_;
+}
+
+choice_param::choice_param(const sc_core::sc_object* owner, const choice_spec& spec, int cls)
+    : param_base(owner, spec.leaf, spec.description, cls), spec_(spec) {
+  set_from_string(spec.default_value);
 }
 
 std::string choice_param::range_string() const {
   std::string s = "{";
-  for (std::size_t i = 0; i < choices_.size(); ++i) s += (i ? ", " : "") + choices_[i];
+  for (std::size_t i = 0; i < spec_.choices.size(); ++i) s += (i ? ", " : "") + spec_.choices[i];
   return s + "}";
 }
 
 void choice_param::set_from_string(const std::string& text) {
-  if (std::find(choices_.begin(), choices_.end(), text) == choices_.end())
-    throw config_error(name() + ": '" + text + "' is not one of " + range_string());
-  value_ = text;
-  overridden_ = value_ != default_;
+  auto it = std::find(spec_.choices.begin(), spec_.choices.end(), text);
+  if (it == spec_.choices.end()) throw config_error(name() + ": '" + text + "' is not one of " + range_string());
+  index_ = static_cast<std::size_t>(it - spec_.choices.begin());
+  overridden_ = text != spec_.default_value;
 }
 
 param_registry& param_registry::instance() {
@@ -39,29 +43,42 @@ param_registry& param_registry::instance() {
 }
 
 void param_registry::add(param_base* p) {
-  if (!params_.emplace(p->name(), p).second) throw config_error(p->name() + ": parameter declared twice");
+  p->slot_ = static_cast<uint32_t>(params_.size());
+  params_.push_back(p);
 }
 
 void param_registry::remove(param_base* p) {
-  auto it = params_.find(p->name());
-  if (it != params_.end() && it->second == p) params_.erase(it);
+  if (p->slot_ >= params_.size() || params_[p->slot_] != p) return;
+  params_[p->slot_] = params_.back();
+  params_[p->slot_]->slot_ = p->slot_;
+  params_.pop_back();
 }
 
 param_base* param_registry::find(const std::string& name) const {
-  auto it = params_.find(name);
-  return it == params_.end() ? nullptr : it->second;
+  for (param_base* p : params_)
+    if (p->name() == name) return p;
+  return nullptr;
 }
 
 std::vector<param_base*> param_registry::all() const {
+  std::vector<std::pair<std::string, param_base*>> named;
+  named.reserve(params_.size());
+  for (param_base* p : params_) named.emplace_back(p->name(), p);
+  std::sort(named.begin(), named.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   std::vector<param_base*> out;
-  out.reserve(params_.size());
-  for (auto& [name, p] : params_) out.push_back(p);
+  out.reserve(named.size());
+  for (std::size_t i = 0; i < named.size(); ++i) {
+    if (i && named[i].first == named[i - 1].first) throw std::logic_error(named[i].first + ": parameter declared twice");
+    out.push_back(named[i].second);
+  }
   return out;
 }
 
 std::size_t param_registry::set(const std::string& pattern, const std::string& value) {
   std::size_t matched = 0;
-  for (auto& [name, p] : params_) {
+  std::string name;
+  for (param_base* p : params_) {
+    name = p->name();
     if (!glob_match(pattern.c_str(), name.c_str())) continue;
     p->set_from_string(value);
     ++matched;

@@ -14,17 +14,40 @@
 
 #include "models/core/units.h"
 
+namespace sc_core {
+class sc_object;
+}
+
 namespace sluice {
+
+// What a model class declares once for a parameter: its leaf name ("pfc.xoff"), description,
+// default and valid range. Instances point at it, so a fabric of thousands of ports keeps no
+// copy of the text per port.
+template <typename T>
+struct param_spec {
+  const char* leaf;
+  const char* description;
+  T default_value, min, max;
+};
+
+struct choice_spec {
+  const char* leaf;
+  const char* description;
+  std::string default_value;
+  std::vector<std::string> choices;
+};
 
 class param_base {
  public:
-  param_base(std::string name, std::string description);
+  // Named <owner>[.<class_label><cls>].<leaf> from the module tree; owner null: leaf is the
+  // whole name. cls < 0: not a per-class parameter.
+  param_base(const sc_core::sc_object* owner, const char* leaf, const char* description, int cls);
   virtual ~param_base();
   param_base(const param_base&) = delete;
   param_base& operator=(const param_base&) = delete;
 
-  const std::string& name() const { return name_; }
-  const std::string& description() const { return description_; }
+  std::string name() const;
+  const char* description() const { return description_; }
   virtual std::string unit() const = 0;
   virtual std::string value_string() const = 0;
   virtual std::string default_string() const = 0;
@@ -38,8 +61,12 @@ class param_base {
   bool overridden_ = false;
 
  private:
-  std::string name_;
-  std::string description_;
+  friend class param_registry;
+  const sc_core::sc_object* owner_;
+  const char* leaf_;
+  const char* description_;
+  int16_t cls_;
+  uint32_t slot_ = 0;  // position in the registry
 };
 
 // How a value type is parsed, printed and named.
@@ -86,8 +113,12 @@ template <typename T>
 class param : public param_base {
  public:
   using traits = param_traits<T>;
-  param(const std::string& name, T default_value, std::string description, T min, T max)
-      : param_base(name, std::move(description)), value_(default_value), default_(default_value), min_(min), max_(max) {
+  param(const sc_core::sc_object* owner, const param_spec<T>& spec, int cls = -1)
+      : param(owner, spec, spec.default_value, cls) {}
+  // With an instance default (a link's rate from the topology).
+  param(const sc_core::sc_object* owner, const param_spec<T>& spec, T default_value, int cls = -1)
+      : param_base(owner, spec.leaf, spec.description, cls), spec_(spec), value_(default_value),
+        default_(default_value) {
     check(default_value, traits::format(default_value));
   }
   const T& operator()() const { return value_; }
@@ -111,7 +142,9 @@ class param : public param_base {
   std::string unit() const override { return traits::unit(); }
   std::string value_string() const override { return traits::format(value_); }
   std::string default_string() const override { return traits::format(default_); }
-  std::string range_string() const override { return "[" + traits::format(min_) + ", " + traits::format(max_) + "]"; }
+  std::string range_string() const override {
+    return "[" + traits::format(spec_.min) + ", " + traits::format(spec_.max) + "]";
+  }
   void set_from_string(const std::string& text) override {
     T v = traits::parse(text, name());
     check(v, text);
@@ -121,10 +154,11 @@ class param : public param_base {
 
  private:
   void check(const T& v, const std::string& text) const {
-    if (v < min_ || max_ < v)
+    if (v < spec_.min || spec_.max < v)
       throw config_error(name() + ": '" + text + "' is outside the valid range " + range_string());
   }
-  T value_, default_, min_, max_;
+  const param_spec<T>& spec_;
+  T value_, default_;
 };
 
 template <>
@@ -135,18 +169,17 @@ inline std::string param<bool>::range_string() const {
 // A parameter whose value is one of a fixed set of names ("static", "dynamic").
 class choice_param : public param_base {
  public:
-  choice_param(const std::string& name, std::string default_value, std::string description,
-               std::vector<std::string> choices);
-  const std::string& operator()() const { return value_; }
+  choice_param(const sc_core::sc_object* owner, const choice_spec& spec, int cls = -1);
+  const std::string& operator()() const { return spec_.choices[index_]; }
   std::string unit() const override { return "choice"; }
-  std::string value_string() const override { return value_; }
-  std::string default_string() const override { return default_; }
+  std::string value_string() const override { return (*this)(); }
+  std::string default_string() const override { return spec_.default_value; }
   std::string range_string() const override;
   void set_from_string(const std::string& text) override;
 
  private:
-  std::string value_, default_;
-  std::vector<std::string> choices_;
+  const choice_spec& spec_;
+  std::size_t index_ = 0;
 };
 
 // All parameters of the simulation being built. One simulation per process (SystemC elaborates
@@ -157,13 +190,13 @@ class param_registry {
   void add(param_base* p);
   void remove(param_base* p);
   param_base* find(const std::string& name) const;
-  std::vector<param_base*> all() const;  // sorted by name
+  std::vector<param_base*> all() const;  // sorted by name; a name declared twice is a model error
   // Applies `value` to every parameter whose name matches the glob `pattern` (* and ?).
   // Returns how many matched; throws config_error when none do or a value is invalid.
   std::size_t set(const std::string& pattern, const std::string& value);
 
  private:
-  std::map<std::string, param_base*> params_;
+  std::vector<param_base*> params_;  // in declaration order; names are composed on demand
 };
 
 bool glob_match(const char* pattern, const char* text);

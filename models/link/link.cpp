@@ -18,6 +18,9 @@ const stat_desc channel_stats[] = {
        return static_cast<double>(to_ps(stat_model<link_channel>(m).busy_time(sc_core::sc_time_stamp()))) / 1e3;
      }},
 };
+const param_spec<data_rate> rate_spec{"rate", "link capacity, each direction", min_rate, min_rate, max_rate};
+const param_spec<sc_core::sc_time> delay_spec{"delay", "propagation delay, each direction", sc_core::SC_ZERO_TIME,
+                                              sc_core::SC_ZERO_TIME, sc_core::sc_time(1, sc_core::SC_SEC)};
 }  // namespace
 
 link_channel::link_channel(sc_core::sc_module_name name, link& owner)
@@ -56,9 +59,8 @@ sc_core::sc_time link_channel::busy_time(const sc_core::sc_time& now) const {
 
 link::link(sc_core::sc_module_name name, data_rate default_rate, sc_core::sc_time default_delay)
     : sc_module(name),
-      rate(std::string(this->name()) + ".rate", default_rate, "link capacity, each direction", min_rate, max_rate),
-      delay(std::string(this->name()) + ".delay", default_delay, "propagation delay, each direction",
-            sc_core::SC_ZERO_TIME, sc_core::sc_time(1, sc_core::SC_SEC)),
+      rate(this, rate_spec, default_rate),
+      delay(this, delay_spec, default_delay),
       ab("ab", *this),
       ba("ba", *this),
       current_rate_(default_rate) {}

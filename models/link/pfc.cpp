@@ -35,25 +35,27 @@ const stat_desc priority_generator_stats[] = {
     {"resume_sent", "frames", "PFC frames on the wire that resumed this priority (XON)",
      [](const void* m, int k) { return static_cast<double>(stat_model<pfc>(m).xon_sent(k)); }},
 };
+const param_spec<sc_core::sc_time> response_spec{
+    "response", "delay from a PFC frame's arrival to the pause taking effect (MAC/PHY reaction)",
+    sc_core::SC_ZERO_TIME, sc_core::SC_ZERO_TIME, sc_core::sc_time(1, sc_core::SC_MS)};
+const param_spec<uint64_t> quanta_spec{"quanta", "pause time in XOFF frames, in quanta of 512 bit times", 0xFFFF, 1,
+                                       0xFFFF};
+const param_spec<double> refresh_spec{"refresh", "re-send XOFF after this fraction of the pause time while still congested",
+                                      0.5, 0.01, 1.0};
 }  // namespace
 
 pfc::pfc(sc_core::sc_module_name name, mac_port& mac, int classes, ingress_state_if* buffer)
     : sc_module(name),
-      response(std::string(this->name()) + ".response", sc_core::SC_ZERO_TIME,
-               "delay from a PFC frame's arrival to the pause taking effect (MAC/PHY reaction)", sc_core::SC_ZERO_TIME,
-               sc_core::sc_time(1, sc_core::SC_MS)),
+      response(this, response_spec),
       mac_(mac),
       buffer_(buffer),
       classes_(classes) {
   if (classes < 1 || classes > pfc_priorities)
     throw config_error(std::string(this->name()) + ": PFC carries 8 priorities; the port has " +
                        std::to_string(classes) + " classes");
-  const std::string me = this->name();
   if (buffer_) {
-    quanta = std::make_unique<param<uint64_t>>(me + ".quanta", 0xFFFF,
-                                               "pause time in XOFF frames, in quanta of 512 bit times", 1, 0xFFFF);
-    refresh = std::make_unique<param<double>>(
-        me + ".refresh", 0.5, "re-send XOFF after this fraction of the pause time while still congested", 0.01, 1.0);
+    quanta = std::make_unique<param<uint64_t>>(this, quanta_spec);
+    refresh = std::make_unique<param<double>>(this, refresh_spec);
     add_stats(*this, generator_stats, this);
   }
   add_stats(*this, receiver_stats, this);

@@ -30,18 +30,20 @@ const stat_desc class_stats[] = {
     {"bytes_sent", "bytes", "wire bytes of data sent on this class",
      [](const void* m, int k) { return static_cast<double>(nic_of(m).transmitter().stats().bytes[k]); }},
 };
+const param_spec<byte_count> mtu_spec{"mtu", "payload bytes per data frame", byte_count{1000}, byte_count{1},
+                                      byte_count{65536}};
+const param_spec<byte_count> header_spec{"header", "per-frame header and trailer bytes on the wire (RoCEv2 over Ethernet: 62)",
+                                         byte_count{0}, byte_count{0}, byte_count{1024}};
+const param_spec<byte_count> min_frame_spec{"min_frame",
+                                            "smallest frame on the wire; shorter frames are padded (Ethernet: 64 B)",
+                                            byte_count{eth::min_frame}, byte_count{1}, byte_count{1024}};
 }  // namespace
 
 nic::nic(sc_core::sc_module_name name, uint32_t node_id, flow_table& flows, int classes)
     : sc_module(name),
-      mtu(std::string(this->name()) + ".mtu", byte_count{1000}, "payload bytes per data frame", byte_count{1},
-          byte_count{65536}),
-      header_bytes(std::string(this->name()) + ".header", byte_count{0},
-                   "per-frame header and trailer bytes on the wire (RoCEv2 over Ethernet: 62)", byte_count{0},
-                   byte_count{1024}),
-      min_frame(std::string(this->name()) + ".min_frame", byte_count{eth::min_frame},
-                "smallest frame on the wire; shorter frames are padded (Ethernet: 64 B)", byte_count{1},
-                byte_count{1024}),
+      mtu(this, mtu_spec),
+      header_bytes(this, header_spec),
+      min_frame(this, min_frame_spec),
       port("port0", eth::mac_address(node_id, 0), classes),
       node_id_(node_id),
       flows_(flows),

@@ -2,45 +2,59 @@
 
 namespace sluice {
 
-mmu_port_params::mmu_port_params(const std::string& port)
-    : reserve(port + ".pfc.reserve", byte_count{0}, "guaranteed buffer per priority group", byte_count{0},
-              byte_count{1ull << 30}),
-      xoff(port + ".pfc.xoff", byte_count{48 * 1024},
-           "static threshold: shared bytes a priority group may hold before XOFF (threshold=static)", byte_count{0},
-           byte_count{1ull << 34}),
-      xon_offset(port + ".pfc.xon_offset", byte_count{3000},
-                 "XON when the group's shared use falls this far below its threshold (2 MTU)", byte_count{0},
-                 byte_count{1ull << 30}),
-      // 32 KiB stands until the fabric derives the default from the port's link (derive_defaults).
-      // Up to 16 TiB: the derived default of a legal 1 s link at 10 Tb/s still fits.
-      headroom(port + ".pfc.headroom", byte_count{32 * 1024},
-               "bytes a lossless priority group absorbs after XOFF (default: 2 x delay x rate + response x rate + 3 "
-               "max frames + 64 B)",
-               byte_count{0}, byte_count{1ull << 44}) {}
+namespace {
+const param_spec<byte_count> reserve_spec{"pfc.reserve", "guaranteed buffer per priority group", byte_count{0},
+                                          byte_count{0}, byte_count{1ull << 30}};
+const param_spec<byte_count> xoff_spec{
+    "pfc.xoff", "static threshold: shared bytes a priority group may hold before XOFF (threshold=static)",
+    byte_count{48 * 1024}, byte_count{0}, byte_count{1ull << 34}};
+const param_spec<byte_count> xon_offset_spec{
+    "pfc.xon_offset", "XON when the group's shared use falls this far below its threshold (2 MTU)", byte_count{3000},
+    byte_count{0}, byte_count{1ull << 30}};
+// 32 KiB stands until the fabric derives the default from the port's link (derive_defaults).
+// Up to 16 TiB: the derived default of a legal 1 s link at 10 Tb/s still fits.
+const param_spec<byte_count> headroom_spec{
+    "pfc.headroom",
+    "bytes a lossless priority group absorbs after XOFF (default: 2 x delay x rate + response x rate + 3 max frames + "
+    "64 B)",
+    byte_count{32 * 1024}, byte_count{0}, byte_count{1ull << 44}};
+const param_spec<byte_count> buffer_spec{"buffer", "shared buffer pool size", byte_count{12ull << 20}, byte_count{0},
+                                         byte_count{1ull << 36}};
+const choice_spec threshold_spec{"threshold",
+                                 "per-group shared limit: a static byte count (port.pfc.xoff) or alpha x free pool",
+                                 "dynamic",
+                                 {"static", "dynamic"}};
+const param_spec<double> alpha_spec{"alpha", "dynamic-threshold factor of lossless priority groups (SONiC Broadcom: 1/8)",
+                                    0.125, 1.0 / 1024, 1024.0};
+const param_spec<double> alpha_lossy_spec{
+    "alpha_lossy", "dynamic-threshold factor of lossy priority groups (SONiC Broadcom: 8)", 8.0, 1.0 / 1024, 1024.0};
+const param_spec<byte_count> cell_spec{
+    "cell",
+    "buffer allocation unit; frames occupy whole cells (1 B: exact bytes; SONiC: Spectrum-1 96 B, Spectrum-2/3 144 B)",
+    byte_count{1}, byte_count{1}, byte_count{16384}};
+const param_spec<bool> lossless_spec{"lossless", "PFC-protected (lossless) priority", true, false, true};
+}  // namespace
 
-mmu::mmu(sc_core::sc_module_name name, const std::vector<std::string>& port_names, int classes)
+mmu_port_params::mmu_port_params(const sc_core::sc_object& port)
+    : reserve(&port, reserve_spec),
+      xoff(&port, xoff_spec),
+      xon_offset(&port, xon_offset_spec),
+      headroom(&port, headroom_spec) {}
+
+mmu::mmu(sc_core::sc_module_name name, int classes)
     : sc_module(name),
-      buffer(std::string(this->name()) + ".buffer", byte_count{12ull << 20}, "shared buffer pool size", byte_count{0},
-             byte_count{1ull << 36}),
-      threshold_mode(std::string(this->name()) + ".threshold", "dynamic",
-                     "per-group shared limit: a static byte count (port.pfc.xoff) or alpha x free pool",
-                     {"static", "dynamic"}),
-      alpha(std::string(this->name()) + ".alpha", 0.125,
-            "dynamic-threshold factor of lossless priority groups (SONiC Broadcom: 1/8)", 1.0 / 1024, 1024.0),
-      alpha_lossy(std::string(this->name()) + ".alpha_lossy", 8.0,
-                  "dynamic-threshold factor of lossy priority groups (SONiC Broadcom: 8)", 1.0 / 1024, 1024.0),
-      cell(std::string(this->name()) + ".cell", byte_count{1},
-           "buffer allocation unit; frames occupy whole cells (1 B: exact bytes; SONiC: Spectrum-1 96 B, Spectrum-2/3 "
-           "144 B)",
-           byte_count{1}, byte_count{16384}),
+      buffer(this, buffer_spec),
+      threshold_mode(this, threshold_spec),
+      alpha(this, alpha_spec),
+      alpha_lossy(this, alpha_lossy_spec),
+      cell(this, cell_spec),
       classes_(classes) {
-  std::string owner = std::string(this->name());
-  owner = owner.substr(0, owner.rfind('.'));  // parameters of priorities live on the switch
-  for (int i = 0; i < classes_; ++i)
-    lossless.push_back(std::make_unique<param<bool>>(owner + ".prio" + std::to_string(i) + ".lossless", true,
-                                                     "PFC-protected (lossless) priority", false, true));
-  for (std::size_t p = 0; p < port_names.size(); ++p) ports.push_back(std::make_unique<mmu_port_params>(port_names[p]));
+  // Per-priority parameters live on the switch ("sw0.prio3.lossless").
+  const sc_core::sc_object* sw = get_parent_object();
+  for (int i = 0; i < classes_; ++i) lossless.push_back(std::make_unique<param<bool>>(sw, lossless_spec, i));
 }
+
+void mmu::add_port(const sc_core::sc_object& port) { ports.push_back(std::make_unique<mmu_port_params>(port)); }
 
 // Built at simulation start so parameter overrides applied after elaboration take effect.
 void mmu::start_of_simulation() {

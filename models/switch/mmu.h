@@ -11,7 +11,8 @@ namespace sluice {
 
 struct mmu_port_params {
   param<byte_count> reserve, xoff, xon_offset, headroom;
-  explicit mmu_port_params(const std::string& port);
+  // Named under the switch port ("sw0.port3.pfc.xoff").
+  explicit mmu_port_params(const sc_core::sc_object& port);
 };
 
 class mmu : public sc_core::sc_module, public mmu_if {
@@ -23,8 +24,9 @@ class mmu : public sc_core::sc_module, public mmu_if {
   std::vector<std::unique_ptr<param<bool>>> lossless;  // per class
   std::vector<std::unique_ptr<mmu_port_params>> ports;
 
-  // port_names: the parameter prefix of each port ("sw0.port3"); classes: the fabric's count.
-  mmu(sc_core::sc_module_name name, const std::vector<std::string>& port_names, int classes);
+  // classes: the fabric's count. Ports are added in index order during elaboration.
+  mmu(sc_core::sc_module_name name, int classes);
+  void add_port(const sc_core::sc_object& port);
 
   bool admit(int port, int priority, uint32_t bytes, bool& xoff_due) override;
   void release(int port, int priority, uint32_t bytes) override { state_->release(port, priority, bytes); }

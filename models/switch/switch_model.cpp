@@ -10,25 +10,24 @@ const stat_desc switch_stats[] = {
      [](const void* m, int) { return static_cast<double>(stat_model<switch_model>(m).unroutable()); }},
 };
 
-std::vector<std::string> port_names(const std::string& sw, std::size_t n) {
-  std::vector<std::string> names;
-  for (std::size_t i = 0; i < n; ++i) names.push_back(sw + ".port" + std::to_string(i));
-  return names;
-}
+const param_spec<sc_core::sc_time> pipeline_spec{
+    "pipeline", "store-and-forward latency: a frame may leave its egress queue this long after its last bit arrived",
+    sc_core::sc_time(500, sc_core::SC_NS), sc_core::SC_ZERO_TIME, sc_core::sc_time(1, sc_core::SC_MS)};
+const choice_spec buffer_release_spec{
+    "buffer_release",
+    "when a departing frame's bytes return to the ingress buffer: as its first bit leaves (start) or its last (end)",
+    "start",
+    {"start", "end"}};
+
 }  // namespace
 
 switch_model::switch_model(sc_core::sc_module_name name, uint32_t node_id, int num_ports, int classes)
     : sc_module(name),
-      pipeline(std::string(this->name()) + ".pipeline", sc_core::sc_time(500, sc_core::SC_NS),
-               "store-and-forward latency: a frame may leave its egress queue this long after its last bit arrived",
-               sc_core::SC_ZERO_TIME, sc_core::sc_time(1, sc_core::SC_MS)),
-      buffer_release(std::string(this->name()) + ".buffer_release", "start",
-                     "when a departing frame's bytes return to the ingress buffer: as its first bit leaves (start) "
-                     "or its last (end)",
-                     {"start", "end"}),
+      pipeline(this, pipeline_spec),
+      buffer_release(this, buffer_release_spec),
       mmu_port("mmu_port"),
       forwarding_port("forwarding_port"),
-      mmu_block("mmu", port_names(this->name(), num_ports), classes),
+      mmu_block("mmu", classes),
       forwarding("forwarding"),
       node_id_(node_id),
       classes_(classes) {
@@ -37,7 +36,10 @@ switch_model::switch_model(sc_core::sc_module_name name, uint32_t node_id, int n
     ports.push_back(std::make_unique<switch_port>(("port" + std::to_string(i)).c_str(), i,
                                                   eth::mac_address(node_id, static_cast<uint32_t>(i)), classes, *this,
                                                   *this, mmu_port));
-  for (auto& p : ports) p->mac.attach(&p->egress, this);
+  for (auto& p : ports) {
+    p->mac.attach(&p->egress, this);
+    mmu_block.add_port(*p);
+  }
 }
 
 // The default blocks are bound last, so bind_mmu / bind_forwarding may replace them during

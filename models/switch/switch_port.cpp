@@ -23,6 +23,10 @@ const stat_desc class_stats[] = {
     {"headroom_peak_bytes", "bytes", "largest headroom use of the priority group",
      [](const void* m, int k) { return static_cast<double>(port_of(m).usage(k).peak_headroom); }},
 };
+const param_spec<byte_count> quantum_spec{"dwrr.quantum", "DWRR bytes per unit of weight per round", byte_count{1500},
+                                          byte_count{64}, byte_count{1 << 24}};
+const choice_spec sched_spec{"sched", "egress discipline of this class queue", "dwrr", {"strict", "dwrr"}};
+const param_spec<uint64_t> weight_spec{"weight", "DWRR weight", 1, 1, 1000000};
 }  // namespace
 
 switch_port::switch_port(sc_core::sc_module_name name, int index, uint64_t mac_address, int classes,
@@ -30,18 +34,14 @@ switch_port::switch_port(sc_core::sc_module_name name, int index, uint64_t mac_a
     : sc_module(name),
       mac("mac", index, mac_address),
       flow_control("pfc", mac, classes, &ingress),
-      quantum(std::string(this->name()) + ".dwrr.quantum", byte_count{1500}, "DWRR bytes per unit of weight per round",
-              byte_count{64}, byte_count{1 << 24}),
+      quantum(this, quantum_spec),
       egress(mac, flow_control, buffer, classes),
       mmu_(mmu) {
   mac.attach(&egress, nullptr);
   mac.attach_flow_control(&flow_control);
-  const std::string base = this->name();
   for (int i = 0; i < classes; ++i) {
-    const std::string prio = base + ".prio" + std::to_string(i);
-    sched.push_back(std::make_unique<choice_param>(prio + ".sched", "dwrr", "egress discipline of this class queue",
-                                                   std::vector<std::string>{"strict", "dwrr"}));
-    weight.push_back(std::make_unique<param<uint64_t>>(prio + ".weight", 1, "DWRR weight", 1, 1000000));
+    sched.push_back(std::make_unique<choice_param>(this, sched_spec, i));
+    weight.push_back(std::make_unique<param<uint64_t>>(this, weight_spec, i));
   }
   add_stats(*this, class_stats, this, classes);
 }

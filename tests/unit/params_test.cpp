@@ -4,11 +4,26 @@
 
 using namespace sluice;
 
+namespace {
+const param_spec<byte_count> xoff_spec{"pfc.xoff", "d", byte_count{1000}, byte_count{0}, byte_count{1 << 30}};
+const param_spec<byte_count> headroom_spec{"pfc.headroom", "d", byte_count{1000}, byte_count{0}, byte_count{1 << 30}};
+const param_spec<double> alpha_spec{"sw0.mmu.alpha", "d", 0.125, 1.0 / 1024, 1024};
+const choice_spec mode_spec{"sw0.mmu.threshold", "d", "dynamic", {"static", "dynamic"}};
+const param_spec<uint64_t> count_spec{"tmp.count", "d", 1, 0, 10};
+const param_spec<uint64_t> weight_spec{"weight", "DWRR weight", 1, 1, 100};
+// A named owner, as a model module would be.
+struct owner : sc_core::sc_module {
+  explicit owner(sc_core::sc_module_name n) : sc_module(n) {}
+};
+}  // namespace
+
 TEST(Params, WildcardsSetEveryMatchAndOnlyThose) {
-  param<byte_count> a("sw0.port0.pfc.xoff", byte_count{1000}, "d", byte_count{0}, byte_count{1 << 30});
-  param<byte_count> b("sw1.port7.pfc.xoff", byte_count{1000}, "d", byte_count{0}, byte_count{1 << 30});
-  param<byte_count> c("sw1.port7.pfc.headroom", byte_count{1000}, "d", byte_count{0}, byte_count{1 << 30});
-  EXPECT_EQ(param_registry::instance().set("sw*.port*.pfc.xoff", "96KiB"), 2u);
+  owner p0("sw0_port0"), p7("sw1_port7");
+  param<byte_count> a(&p0, xoff_spec);
+  param<byte_count> b(&p7, xoff_spec);
+  param<byte_count> c(&p7, headroom_spec);
+  EXPECT_EQ(a.name(), "sw0_port0.pfc.xoff");
+  EXPECT_EQ(param_registry::instance().set("sw*_port*.pfc.xoff", "96KiB"), 2u);
   EXPECT_EQ(a().bytes, 96u * 1024);
   EXPECT_EQ(b().bytes, 96u * 1024);
   EXPECT_EQ(c().bytes, 1000u);
@@ -17,7 +32,7 @@ TEST(Params, WildcardsSetEveryMatchAndOnlyThose) {
 }
 
 TEST(Params, RejectsOutOfRangeBadUnitsAndUnknownNames) {
-  param<double> alpha("sw0.mmu.alpha", 0.125, "d", 1.0 / 1024, 1024);
+  param<double> alpha(nullptr, alpha_spec);
   EXPECT_THROW(param_registry::instance().set("sw0.mmu.alpha", "0"), config_error);
   EXPECT_THROW(param_registry::instance().set("sw0.mmu.alpha", "2KB"), config_error);
   EXPECT_DOUBLE_EQ(alpha(), 0.125);  // a failed set leaves the value alone
@@ -30,15 +45,34 @@ TEST(Params, RejectsOutOfRangeBadUnitsAndUnknownNames) {
 }
 
 TEST(Params, ChoicesAreValidated) {
-  choice_param mode("sw0.mmu.threshold", "dynamic", "d", {"static", "dynamic"});
+  choice_param mode(nullptr, mode_spec);
   param_registry::instance().set("sw0.mmu.threshold", "static");
   EXPECT_EQ(mode(), "static");
   EXPECT_THROW(param_registry::instance().set("sw0.mmu.threshold", "adaptive"), config_error);
 }
 
 TEST(Params, RegistryForgetsDestroyedParams) {
-  { param<uint64_t> tmp("tmp.count", 1, "d", 0, 10); }
+  { param<uint64_t> tmp(nullptr, count_spec); }
   EXPECT_EQ(param_registry::instance().find("tmp.count"), nullptr);
+}
+
+TEST(Params, PerClassNamesComeFromTheOwnerAndTheClass) {
+  owner port("port3");
+  param<uint64_t> w2(&port, weight_spec, 2);
+  param<uint64_t> w5(&port, weight_spec, 5);
+  EXPECT_EQ(w2.name(), "port3.prio2.weight");
+  EXPECT_EQ(w5.name(), "port3.prio5.weight");
+  EXPECT_STREQ(w5.description(), "DWRR weight");
+  EXPECT_EQ(param_registry::instance().set("port3.prio5.weight", "7"), 1u);
+  EXPECT_EQ(w2(), 1u);
+  EXPECT_EQ(w5(), 7u);
+  EXPECT_EQ(param_registry::instance().find("port3.prio5.weight"), &w5);
+}
+
+TEST(Params, ANameDeclaredTwiceIsAModelError) {
+  param<uint64_t> a(nullptr, count_spec);
+  param<uint64_t> b(nullptr, count_spec);
+  EXPECT_THROW(param_registry::instance().all(), std::logic_error);
 }
 
 TEST(Params, GlobMatching) {
