@@ -194,10 +194,7 @@ nlohmann::json simulation::summary() const {
                             {"max_ports_paused_at_us", sampler_->max_ports_paused_at_us()},
                             {"paused_port_time_ns", ns(paused_port_ps)}};
   json counters = json::object();
-  for (const stat_registry::row& r : stat_registry::instance().rows()) {
-    double v = r.value();
-    if (v != 0) counters[r.name] = v;
-  }
+  for (const stat_registry::row& r : stat_registry::instance().rows(true)) counters[r.name] = r.value();
   out["counters"] = counters;
   out["warnings"] = warnings;
   return out;

@@ -1,5 +1,7 @@
 // A growable FIFO ring buffer: amortised O(1), no allocation once it has reached its high-water
-// mark (std::deque allocates and frees blocks as it moves, which the hot path must not).
+// mark (std::deque allocates and frees blocks as it moves, which the hot path must not). An empty
+// ring allocates nothing until its first push: a big fabric has tens of thousands of queues
+// that never hold a frame.
 #pragma once
 #include <cstddef>
 #include <utility>
@@ -10,7 +12,7 @@ namespace sluice {
 template <typename T>
 class ring {
  public:
-  explicit ring(std::size_t capacity = 16) : slots_(round_up(capacity)) {}
+  explicit ring(std::size_t capacity = 0) : slots_(capacity ? round_up(capacity) : 0) {}
   bool empty() const { return count_ == 0; }
   std::size_t size() const { return count_; }
   T& front() { return slots_[head_]; }
@@ -35,7 +37,7 @@ class ring {
     return p;
   }
   void grow() {
-    std::vector<T> bigger(slots_.size() * 2);
+    std::vector<T> bigger(slots_.empty() ? 8 : slots_.size() * 2);
     for (std::size_t i = 0; i < count_; ++i) bigger[i] = std::move(slots_[(head_ + i) & (slots_.size() - 1)]);
     slots_.swap(bigger);
     head_ = 0;

@@ -22,16 +22,21 @@ std::size_t stat_registry::size() const {
   return n;
 }
 
-std::vector<stat_registry::row> stat_registry::rows() const {
+std::vector<stat_registry::row> stat_registry::rows(bool nonzero_only) const {
   std::vector<row> out;
-  out.reserve(size());
+  if (!nonzero_only) out.reserve(size());
   for (const entry& e : entries_) {
     std::string base = e.owner ? e.owner->name() : "";
     if (e.scope) base += (base.empty() ? "" : ".") + std::string(e.scope);
     for (int k = 0; k < std::max(e.classes, 1); ++k) {
       std::string prefix = e.classes > 0 ? base + "." + e.class_label + std::to_string(k) : base;
-      for (uint32_t i = 0; i < e.count; ++i)
-        out.push_back({prefix + "." + e.descs[i].leaf, &e.descs[i], e.model, e.classes > 0 ? k : -1});
+      const int cls = e.classes > 0 ? k : -1;
+      for (uint32_t i = 0; i < e.count; ++i) {
+        // The summary wants only non-zero counters: most of a big fabric's are 0, so test the
+        // value before composing a name.
+        if (nonzero_only && e.descs[i].read(e.model, cls) == 0) continue;
+        out.push_back({prefix + "." + e.descs[i].leaf, &e.descs[i], e.model, cls});
+      }
     }
   }
   std::sort(out.begin(), out.end(), [](const row& a, const row& b) { return a.name < b.name; });

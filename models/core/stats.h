@@ -49,8 +49,9 @@ class stat_registry {
   // the whole prefix, e.g. "sluice.event_queue").
   void add(const sc_core::sc_object* owner, const char* scope, const stat_desc* descs, std::size_t count,
            const void* model, int classes = 0, const char* class_label = "prio");
-  // Every statistic, sorted by name. A name registered twice is a model error (logic_error).
-  std::vector<row> rows() const;
+  // Every statistic (or only those whose value is not 0), sorted by name. A name registered
+  // twice is a model error (logic_error); it is caught when every statistic is listed.
+  std::vector<row> rows(bool nonzero_only = false) const;
   std::size_t size() const;  // statistics (per-class ones counted per class)
 
  private:
