@@ -7,21 +7,23 @@ packet_pool& packet_pool::instance() {
   return pool;
 }
 
-tlm::tlm_generic_payload* packet_pool::acquire() {
-  if (free_.empty()) {
-    auto p = std::make_unique<pooled_payload>(this);
-    p->hdr = new packet_header;
-    p->set_extension(p->hdr);  // owned by the payload from here on
-    free_.push_back(p.get());
-    all_.push_back(std::move(p));
+tlm::tlm_generic_payload* packet_pool::acquire(bool with_image) {
+  std::vector<pooled_payload*>& list = with_image ? free_control_ : free_;
+  if (list.empty()) {
+    all_.push_back(std::make_unique<pooled_payload>(this));
+    if (with_image) all_.back()->own.image = new frame_image;
+    list.push_back(all_.back().get());
   }
-  tlm::tlm_generic_payload* p = free_.back();
-  free_.pop_back();
-  header(*p).reset();
+  pooled_payload* p = list.back();
+  list.pop_back();
+  p->own.reset();
   p->acquire();
   return p;
 }
 
-void packet_pool::free(tlm::tlm_generic_payload* p) { free_.push_back(p); }
+void packet_pool::free(tlm::tlm_generic_payload* p) {
+  auto* pp = static_cast<pooled_payload*>(p);
+  (pp->own.image ? free_control_ : free_).push_back(pp);
+}
 
 }  // namespace sluice

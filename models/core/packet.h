@@ -53,9 +53,11 @@ struct packet_header : tlm::tlm_extension<packet_header> {
   uint16_t ingress_port = no_ingress;  // switch-local: the port the frame came in on
   uint16_t hops = 0;
   uint64_t ready_ps = 0;  // switch-local: when the frame clears the forwarding pipeline
-  frame_image image;      // wire image of control frames; unused for data
+  // Wire image of a control frame (from packet_pool::acquire(true)); null for data frames, which
+  // are most frames in flight and need none.
+  frame_image* image = nullptr;
 
-  // Everything but the wire image (control frames write what they use): 128 bytes less to clear.
+  // Everything but the wire image (control frames write what they use).
   void reset() {
     kind = frame_kind::data;
     priority = ecn = flags = 0;
@@ -64,15 +66,34 @@ struct packet_header : tlm::tlm_extension<packet_header> {
     ingress_port = no_ingress;
     hops = 0;
   }
-  tlm::tlm_extension_base* clone() const override { return new packet_header(*this); }
-  void copy_from(const tlm::tlm_extension_base& other) override { *this = static_cast<const packet_header&>(other); }
+  // Generic TLM tools may copy a header; the image stays with the pooled payload that owns it.
+  tlm::tlm_extension_base* clone() const override {
+    auto* c = new packet_header(*this);
+    c->image = nullptr;
+    return c;
+  }
+  void copy_from(const tlm::tlm_extension_base& other) override {
+    frame_image* mine = image;
+    *this = static_cast<const packet_header&>(other);
+    image = mine;
+    if (image && static_cast<const packet_header&>(other).image) *image = *static_cast<const packet_header&>(other).image;
+  }
 };
 
 // Every payload in flight comes from packet_pool, which allocates this subclass: the header is
 // reached without the extension lookup (it is also attached as an extension for generic tools).
+// Payload and header are one allocation.
 struct pooled_payload : tlm::tlm_generic_payload {
-  explicit pooled_payload(tlm::tlm_mm_interface* mm) : tlm::tlm_generic_payload(mm) {}
-  packet_header* hdr = nullptr;
+  explicit pooled_payload(tlm::tlm_mm_interface* mm) : tlm::tlm_generic_payload(mm) {
+    hdr = &own;
+    set_extension(&own);
+  }
+  ~pooled_payload() override {
+    clear_extension(&own);  // a member: the base class must not delete it
+    delete own.image;
+  }
+  packet_header own;
+  packet_header* hdr;
 };
 
 inline packet_header& header(tlm::tlm_generic_payload& p) { return *static_cast<pooled_payload&>(p).hdr; }
@@ -80,15 +101,16 @@ inline packet_header& header(tlm::tlm_generic_payload& p) { return *static_cast<
 class packet_pool : public tlm::tlm_mm_interface {
  public:
   static packet_pool& instance();
-  // Returns a payload with reference count 1 and a reset header.
-  tlm::tlm_generic_payload* acquire();
+  // Returns a payload with reference count 1 and a reset header; with_image: the header carries
+  // a wire image (control frames).
+  tlm::tlm_generic_payload* acquire(bool with_image = false);
   void free(tlm::tlm_generic_payload* p) override;
   std::size_t allocated() const { return all_.size(); }
-  std::size_t in_use() const { return all_.size() - free_.size(); }
+  std::size_t in_use() const { return all_.size() - free_.size() - free_control_.size(); }
 
  private:
-  std::vector<std::unique_ptr<tlm::tlm_generic_payload>> all_;
-  std::vector<tlm::tlm_generic_payload*> free_;
+  std::vector<std::unique_ptr<pooled_payload>> all_;
+  std::vector<pooled_payload*> free_, free_control_;  // without and with an image
 };
 
 }  // namespace sluice

@@ -89,12 +89,12 @@ void pfc::resume_upstream(int cls) { request(cls, 0, reason::xon); }
 
 tlm::tlm_generic_payload* pfc::take_control_frame(uint64_t now_ps) {
   if (!pending_.class_enable) return nullptr;
-  tlm::tlm_generic_payload* p = packet_pool::instance().acquire();
+  tlm::tlm_generic_payload* p = packet_pool::instance().acquire(true);
   packet_header& h = header(*p);
   h.kind = frame_kind::pfc;
   h.size = pfc_frame_bytes;
   h.created_ps = now_ps;
-  encode_pfc(pending_, mac_.mac_address(), h.image);
+  encode_pfc(pending_, mac_.mac_address(), *h.image);
   for (int i = 0; i < classes_; ++i) {
     switch (pending_why_[i]) {
       case reason::xoff:
@@ -148,7 +148,8 @@ void pfc::schedule_refresh() {
 
 void pfc::on_control_frame(tlm::tlm_generic_payload& frame) {
   pfc_request r;
-  if (!decode_pfc(header(frame).image, r)) return;
+  const packet_header& h = header(frame);
+  if (!h.image || !decode_pfc(*h.image, r)) return;
   ++frames_received_;
   const uint64_t effective = now_ps() + to_ps(response());
   const data_rate rate = wire_rate();
