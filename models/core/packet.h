@@ -39,7 +39,9 @@ constexpr uint8_t becn = 1u << 1;  // IB BTH backward explicit congestion notifi
 
 constexpr uint16_t no_ingress = 0xFFFF;  // a frame the switch made itself: outside MMU accounting
 
-struct packet_header : tlm::tlm_extension<packet_header> {
+// A frame's fields, without the wire image: what a switch keeps of a queued frame (a
+// descriptor, as switch ASICs keep descriptors apart from cells).
+struct frame_fields {
   frame_kind kind = frame_kind::data;
   uint8_t priority = 0;                // traffic class: 802.1p priority (CEE) or service level (IB)
   uint8_t ecn = 0;                     // 2-bit ECN code point (IPv4 TOS)
@@ -48,24 +50,22 @@ struct packet_header : tlm::tlm_extension<packet_header> {
   uint32_t src = 0, dst = 0;           // NIC node ids (feedback: from the CP/NP back to the source)
   uint32_t size = 0;                   // bytes on the wire
   uint32_t payload = 0;                // application bytes carried (0 for control frames)
-  uint64_t seq = 0;                    // byte offset of the first payload byte within its flow
-  uint64_t created_ps = 0;             // when the frame was built (ACK: echoes the data frame's)
   uint16_t ingress_port = no_ingress;  // switch-local: the port the frame came in on
   uint16_t hops = 0;
-  uint64_t ready_ps = 0;  // switch-local: when the frame clears the forwarding pipeline
+  uint64_t seq = 0;         // byte offset of the first payload byte within its flow
+  uint64_t created_ps = 0;  // when the frame was built (ACK: echoes the data frame's)
+  uint64_t ready_ps = 0;    // switch-local: when the frame clears the forwarding pipeline
+};
+
+struct packet_header : tlm::tlm_extension<packet_header>, frame_fields {
   // Wire image of a control frame (from packet_pool::acquire(true)); null for data frames, which
   // are most frames in flight and need none.
   frame_image* image = nullptr;
 
   // Everything but the wire image (control frames write what they use).
-  void reset() {
-    kind = frame_kind::data;
-    priority = ecn = flags = 0;
-    flow_id = src = dst = size = payload = 0;
-    seq = created_ps = ready_ps = 0;
-    ingress_port = no_ingress;
-    hops = 0;
-  }
+  void reset() { fields() = frame_fields{}; }
+  frame_fields& fields() { return *this; }
+  const frame_fields& fields() const { return *this; }
   // Generic TLM tools may copy a header; the image stays with the pooled payload that owns it.
   tlm::tlm_extension_base* clone() const override {
     auto* c = new packet_header(*this);
@@ -73,10 +73,9 @@ struct packet_header : tlm::tlm_extension<packet_header> {
     return c;
   }
   void copy_from(const tlm::tlm_extension_base& other) override {
-    frame_image* mine = image;
-    *this = static_cast<const packet_header&>(other);
-    image = mine;
-    if (image && static_cast<const packet_header&>(other).image) *image = *static_cast<const packet_header&>(other).image;
+    const auto& o = static_cast<const packet_header&>(other);
+    fields() = o.fields();
+    if (image && o.image) *image = *o.image;
   }
 };
 

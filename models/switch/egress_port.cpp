@@ -19,8 +19,10 @@ void egress_port::enqueue(tlm::tlm_generic_payload* p) {
   s.bytes += h.size;
   ++s.frames;
   s.max_bytes = std::max(s.max_bytes, s.bytes);
-  queues_[h.priority].push_back({p, h.size, h.ready_ps});
   if (cp_[h.priority] && h.kind == frame_kind::data) cp_[h.priority]->on_enqueue(h, view(h.priority));
+  const bool keep = h.image != nullptr;
+  queues_[h.priority].push_back({h.fields(), keep ? p : nullptr});
+  if (!keep) p->release();
   mac_.kick();
 }
 
@@ -29,7 +31,7 @@ tlm::tlm_generic_payload* egress_port::next_frame(uint64_t now_ps, uint64_t& ret
   uint32_t eligible = 0;
   for (int q = 0; q < classes_; ++q) {
     if (queues_[q].empty()) continue;
-    const queued& h = queues_[q].front();
+    const frame_fields& h = queues_[q].front().f;
     head[q] = h.size;
     if (!gate_.may_send(q, h.size, now_ps))
       retry_ps = std::min(retry_ps, gate_.blocked_until_ps(q, now_ps));
@@ -51,8 +53,10 @@ tlm::tlm_generic_payload* egress_port::next_frame(uint64_t now_ps, uint64_t& ret
         std::min(retry_ps, now_ps + std::max<uint64_t>(1, to_ps(mac_.wire().current_rate().serialization(smallest))));
     return nullptr;
   }
-  tlm::tlm_generic_payload* p = queues_[q].pop_front().frame;
+  queued e = queues_[q].pop_front();
+  tlm::tlm_generic_payload* p = e.kept ? e.kept : packet_pool::instance().acquire();
   packet_header& h = header(*p);
+  h.fields() = e.f;
   queue_stats& s = stats_[q];
   s.update(now_ps);
   s.bytes -= h.size;
@@ -85,7 +89,7 @@ uint64_t egress_port::next_ready_ps(uint64_t now_ps) const {
   uint64_t next = never_ps;
   for (int q = 0; q < classes_; ++q) {
     if (queues_[q].empty()) continue;
-    const queued& h = queues_[q].front();
+    const frame_fields& h = queues_[q].front().f;
     uint64_t t = gate_.may_send(q, h.size, now_ps) ? h.ready_ps : gate_.blocked_until_ps(q, now_ps);
     if (t <= now_ps) return now_ps;
     next = std::min(next, t);

@@ -68,12 +68,13 @@ class egress_port : public frame_source_if, public timed_client {
   int classes_;
   scheduler_if* scheduler_ = nullptr;
   bool release_at_end_ = false;
-  // Size and ready time ride beside the pointer so scheduling never touches queued payloads
-  // (thousands of them under congestion: their headers would be cache misses).
+  // A queued data frame is a descriptor (its fields) and its payload goes back to the pool:
+  // a congested fabric holds hundreds of thousands of queued frames, and scheduling reads only
+  // the queue's own memory. Frames with a wire image (switch-made control frames) keep their
+  // payload.
   struct queued {
-    tlm::tlm_generic_payload* frame;
-    uint32_t size;
-    uint64_t ready_ps;
+    frame_fields f;
+    tlm::tlm_generic_payload* kept;  // null: rebuild from the pool at dequeue
   };
   std::array<ring<queued>, max_classes> queues_;
   std::array<queue_stats, max_classes> stats_{};
