@@ -3,8 +3,6 @@
 // response delay, the gate and the MAC's wake-up when a pause ends.
 #include <gtest/gtest.h>
 
-#include <functional>
-
 #include "models/link/pfc.h"
 #include "tests/support/mac_bench.h"
 
@@ -35,20 +33,6 @@ struct pfc_bench {
   }
 };
 
-// Runs `steps` (absolute time, action) from a kernel thread: the PFC requests of a test.
-struct driver : sc_core::sc_module {
-  std::vector<std::pair<sc_time, std::function<void()>>> steps;
-  explicit driver(sc_core::sc_module_name n) : sc_module(n) { SC_THREAD(run); }
-  SC_HAS_PROCESS(driver);
-  void at(sc_time t, std::function<void()> f) { steps.emplace_back(t, std::move(f)); }
-  void run() {
-    for (auto& [t, f] : steps) {
-      wait(t - sc_core::sc_time_stamp());
-      f();
-    }
-  }
-};
-
 // 40 Gb/s: 64-byte PFC frame 12.8 ns, 1000-byte frame 200 ns, 1 us of cable.
 constexpr uint64_t pfc_flight_ps = 1012800;
 }  // namespace
@@ -56,7 +40,7 @@ constexpr uint64_t pfc_flight_ps = 1012800;
 TEST(PfcComponent, RequestsMadeWhileTheWireIsBusyMergeIntoOneFrame) {
   pfc_bench b;
   b.m.a_src.add(0, 1500, 1);  // a's wire is busy 0..300 ns
-  driver d("driver");
+  test::step_driver d("driver");
   d.at(sc_time(100, SC_NS), [&] {
     b.gen.pause_upstream(3);
     b.gen.pause_upstream(5);
@@ -79,7 +63,7 @@ TEST(PfcComponent, RequestsMadeWhileTheWireIsBusyMergeIntoOneFrame) {
 TEST(PfcComponent, RefreshAndXonAreCountedApartFromXoff) {
   pfc_bench b;
   b.gen.quanta->set(1000);  // 1000 x 512 bit / 40 Gb/s = 12.8 us; refresh every 6.4 us
-  driver d("driver");
+  test::step_driver d("driver");
   d.at(sc_time(10, SC_US), [&] {
     b.buffer.paused[3] = true;
     b.gen.pause_upstream(3);
@@ -105,7 +89,7 @@ namespace {
 // b sends 1000-byte frames back to back on priority 3 (one every 200 ns); a sends XOFF for
 // 1000 quanta (12.8 us) at 10 us, which lands at 11.0128 us.
 struct expiry_bench : pfc_bench {
-  driver d{"driver"};
+  test::step_driver d{"driver"};
   expiry_bench() {
     m.b_src.add(3, 1000, 1000);
     gen.quanta->set(1000);
@@ -155,7 +139,7 @@ TEST(PfcComponent, TheGateReportsPausedClassesAndWhenTheyOpen) {
 TEST(PfcComponent, XonWakesTheMacAtItsArrival) {
   pfc_bench b;  // default quanta: 838.848 us of pause
   b.m.b_src.add(3, 1000, 1000);
-  driver d("driver");
+  test::step_driver d("driver");
   d.at(sc_time(10, SC_US), [&] { b.gen.pause_upstream(3); });
   d.at(sc_time(15, SC_US), [&] { b.gen.resume_upstream(3); });
   start(sc_time(20, SC_US));
@@ -165,4 +149,19 @@ TEST(PfcComponent, XonWakesTheMacAtItsArrival) {
   EXPECT_EQ(s[56], 15 * 1000000ull + pfc_flight_ps);  // 16.0128 us
   EXPECT_EQ(b.gen.xoff_sent(3), 1u);
   EXPECT_EQ(b.gen.xon_sent(3), 1u);
+}
+
+TEST(PfcComponent, ARefreshMergedIntoAWaitingXoffLeavesItAnXoff) {
+  pfc_bench b;
+  b.gen.quanta->set(1);  // 12.8 ns of pause: the refresh timer runs every 12.8 ns (one PFC frame)
+  b.m.a_src.add(0, 1500, 1);  // a's wire is busy 0..300 ns
+  test::step_driver d("driver");
+  d.at(sc_time(100, SC_NS), [&] {
+    b.buffer.paused[3] = true;
+    b.gen.pause_upstream(3);  // waits for the wire; refreshes at 112.8, 125.6, ... merge into it
+  });
+  start(sc_time(310, SC_NS));  // the merged frame went at 300 ns
+  EXPECT_EQ(b.gen.frames_sent(), 1u);
+  EXPECT_EQ(b.gen.xoff_sent(3), 1u);
+  EXPECT_EQ(b.gen.refresh_sent(3), 0u);
 }

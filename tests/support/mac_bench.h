@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <functional>
 #include <vector>
 
 #include "models/core/event_queue.h"
@@ -88,6 +89,21 @@ struct mac_pair {
     b.attach_wire(&wire);
     a.attach(&a_src, &a_sink);
     b.attach(&b_src, &b_sink);
+  }
+};
+
+// Runs (absolute time, action) steps, added in time order, from a kernel thread: a test's
+// stimulus at exact times (a foreign process, so the models are seen exactly then).
+struct step_driver : sc_core::sc_module {
+  std::vector<std::pair<sc_core::sc_time, std::function<void()>>> steps;
+  explicit step_driver(sc_core::sc_module_name n) : sc_module(n) { SC_THREAD(run); }
+  SC_HAS_PROCESS(step_driver);
+  void at(sc_core::sc_time t, std::function<void()> f) { steps.emplace_back(t, std::move(f)); }
+  void run() {
+    for (auto& [t, f] : steps) {
+      wait(t - sc_core::sc_time_stamp());
+      f();
+    }
   }
 };
 
