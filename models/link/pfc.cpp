@@ -76,7 +76,8 @@ data_rate pfc::wire_rate() const { return mac_.wire().current_rate(); }
 void pfc::request(int cls, uint16_t q, reason why) {
   pending_.class_enable |= static_cast<uint8_t>(1u << cls);
   pending_.quanta[cls] = q;  // a newer request for the same priority wins
-  pending_why_[cls] = why;
+  // ...but a refresh merged into a waiting XOFF leaves it an XOFF: that frame starts the pause.
+  if (!(why == reason::refresh && pending_why_[cls] == reason::xoff)) pending_why_[cls] = why;
   mac_.kick();
 }
 

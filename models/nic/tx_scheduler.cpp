@@ -162,13 +162,9 @@ uint64_t tx_scheduler::next_ready_ps(uint64_t now_ps) const {
     next =
         std::min(next, gate_.may_send(cls, format_.min_frame, now_ps) ? now_ps : gate_.blocked_until_ps(cls, now_ps));
   }
-  if (!heap_.empty()) {
-    const sender& s = senders_[heap_[0]];
-    const int cls = flows_[s.flow_id].spec.priority;
-    uint64_t t = std::max(s.ready, now_ps);
-    if (!gate_.may_send(cls, frame_bytes(s), t)) t = std::max(t, gate_.blocked_until_ps(cls, t));
-    next = std::min(next, t);
-  }
+  // The heap's top at its ready time, even if its class is closed then: next_frame parks it and
+  // serves the flows behind it (waiting for the top's gate would starve every other class).
+  if (!heap_.empty()) next = std::min(next, std::max(senders_[heap_[0]].ready, now_ps));
   return next <= now_ps ? now_ps : next;
 }
 

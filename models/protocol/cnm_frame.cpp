@@ -9,7 +9,9 @@ namespace sluice {
 uint32_t encode_cnm(const cnm_pdu& pdu, uint64_t da, uint64_t sa, uint8_t pcp, frame_image& out) {
   uint8_t* b = out.data();
   std::size_t at = eth::put_header(b, da, sa, pcp, cnm_ethertype);
-  const std::size_t n = std::min<std::size_t>(pdu.msdu_bytes, cnm_max_msdu);
+  // 802.1Qau: the first 64 bytes of the sampled MSDU, or all of it if shorter, so the decoder
+  // can tell how many are carried from the encapsulated MSDU length alone.
+  const std::size_t n = std::min<std::size_t>(pdu.msdu_length, cnm_max_msdu);
   const uint32_t size = eth::frame_bytes(static_cast<uint32_t>(at + 24 + n + eth::fcs));
   std::fill(b + at, b + size, 0);
   wire::put16(b, at, static_cast<uint16_t>((pdu.version & 0xF) << 12 | (pdu.quantized_feedback & 0x3F)));

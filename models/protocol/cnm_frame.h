@@ -23,7 +23,7 @@ struct cnm_pdu {
   uint16_t encapsulated_priority = 0;
   uint64_t encapsulated_da = 0;
   uint16_t msdu_length = 0;  // length of the sampled frame's MSDU
-  uint8_t msdu_bytes = 0;    // how many of its first bytes are carried (<= 64)
+  uint8_t msdu_bytes = 0;    // decoded: how many of its first bytes are carried, min(msdu_length, 64)
   std::array<uint8_t, cnm_max_msdu> msdu{};
 };
 

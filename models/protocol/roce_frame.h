@@ -17,10 +17,10 @@ constexpr uint16_t udp_port = 4791;
 constexpr uint8_t opcode_send_only = 0x04;    // RC SEND only
 constexpr uint8_t opcode_acknowledge = 0x11;  // RC ACKNOWLEDGE
 constexpr uint8_t opcode_cnp = 0x81;          // RoCEv2 CNP
-// Per-frame overhead of a data frame: Ethernet + 802.1Q + IPv4 + UDP + BTH + ICRC + FCS = 62 B.
+// Per-frame overhead of a data frame: Ethernet + 802.1Q + IPv4 + UDP + BTH + ICRC + FCS = 66 B.
 constexpr uint32_t data_overhead = eth::header + eth::vlan_tag + ipv4 + udp + bth + icrc + eth::fcs;
-constexpr uint32_t cnp_bytes = data_overhead + cnp_reserved;  // 78 B
-constexpr uint32_t ack_bytes = data_overhead + aeth;          // 66 B
+constexpr uint32_t cnp_bytes = data_overhead + cnp_reserved;  // 82 B
+constexpr uint32_t ack_bytes = data_overhead + aeth;          // 70 B
 
 // The transport fields of one frame (what a capture shows).
 struct headers {
@@ -37,8 +37,8 @@ struct headers {
 // IPv4 address of a node: 10.N.N.N from its 24-bit id.
 inline uint32_t node_ip(uint32_t node_id) { return 10u << 24 | (node_id & 0xFFFFFF); }
 
-// Writes Ethernet, IPv4, UDP and BTH into `out` (62 - 8 bytes of trailers); returns the header
-// length (54). IPv4 total length and UDP length count `payload` and the ICRC.
+// Writes Ethernet, IPv4, UDP and BTH into `out` (66 - 8 bytes of trailers); returns the header
+// length (58). IPv4 total length and UDP length count `payload` and the ICRC.
 std::size_t encode(const headers& h, uint8_t* out);
 // Returns false unless the image holds IPv4/UDP to port 4791.
 bool decode(const uint8_t* in, headers& out);

@@ -1,0 +1,167 @@
+// The PFC component on a two-MAC bench: frames counted as they go on the wire (XOFF, refresh
+// and XON apart; a merged request is one frame), the pause timer (quanta x 512 bit times), the
+// response delay, the gate and the MAC's wake-up when a pause ends.
+#include <gtest/gtest.h>
+
+#include "models/link/pfc.h"
+#include "tests/support/mac_bench.h"
+
+using namespace sluice;
+using sc_core::SC_NS;
+using sc_core::SC_US;
+using sc_core::sc_time;
+using test::ns_ps;
+
+namespace {
+// The ingress buffer behind a's receiver, as the refresh timer asks it.
+struct fake_buffer : ingress_state_if {
+  std::array<bool, pfc_priorities> paused{};
+  pause_check recheck_pause(int, int cls) override {
+    return paused[cls] ? pause_check::still_paused : pause_check::not_paused;
+  }
+};
+
+// a generates PFC (it has a buffer behind it); b honours it: b_src sends on b's gate.
+struct pfc_bench {
+  test::mac_pair m;
+  fake_buffer buffer;
+  pfc gen, rcv;
+  pfc_bench() : gen("a_pfc", m.a, 8, &buffer), rcv("b_pfc", m.b, 8, nullptr) {
+    m.a.attach_flow_control(&gen);
+    m.b.attach_flow_control(&rcv);
+    m.b_src.gate = &rcv;
+  }
+};
+
+// 40 Gb/s: 64-byte PFC frame 12.8 ns, 1000-byte frame 200 ns, 1 us of cable.
+constexpr uint64_t pfc_flight_ps = 1012800;
+}  // namespace
+
+TEST(PfcComponent, RequestsMadeWhileTheWireIsBusyMergeIntoOneFrame) {
+  pfc_bench b;
+  b.m.a_src.add(0, 1500, 1);  // a's wire is busy 0..300 ns
+  test::step_driver d("driver");
+  d.at(sc_time(100, SC_NS), [&] {
+    b.gen.pause_upstream(3);
+    b.gen.pause_upstream(5);
+  });
+  start(sc_time(2, SC_US));
+  EXPECT_EQ(b.gen.frames_sent(), 1u);  // one PFC frame with two class-enable bits
+  EXPECT_EQ(b.gen.xoff_sent(3), 1u);
+  EXPECT_EQ(b.gen.xoff_sent(5), 1u);
+  EXPECT_EQ(b.gen.refresh_sent(3), 0u);
+  EXPECT_EQ(b.m.a.frames_sent(), 2u);  // the data frame, then the PFC frame
+  EXPECT_EQ(b.m.wire.ab.bytes(), 1500u + pfc_frame_bytes);
+  EXPECT_EQ(b.rcv.frames_received(), 1u);
+  EXPECT_EQ(b.rcv.pause_received(3), 1u);
+  EXPECT_EQ(b.rcv.pause_received(5), 1u);
+  // The PFC frame starts at 300 ns and its last bit lands at 300 + 12.8 + 1000 ns.
+  EXPECT_EQ(to_ps(b.rcv.paused_time(3, sc_time(2, SC_US))), ns_ps(2000 - 1312.8));
+  EXPECT_EQ(to_ps(b.rcv.paused_time(5, sc_time(2, SC_US))), ns_ps(2000 - 1312.8));
+}
+
+TEST(PfcComponent, RefreshAndXonAreCountedApartFromXoff) {
+  pfc_bench b;
+  b.gen.quanta->set(1000);  // 1000 x 512 bit / 40 Gb/s = 12.8 us; refresh every 6.4 us
+  test::step_driver d("driver");
+  d.at(sc_time(10, SC_US), [&] {
+    b.buffer.paused[3] = true;
+    b.gen.pause_upstream(3);
+  });
+  // Refreshes at 16.4 and 22.8 us; XON at 25 us; at 29.2 us the group is no longer paused.
+  d.at(sc_time(25, SC_US), [&] {
+    b.buffer.paused[3] = false;
+    b.gen.resume_upstream(3);
+  });
+  start(sc_time(40, SC_US));
+  EXPECT_EQ(b.gen.xoff_sent(3), 1u);
+  EXPECT_EQ(b.gen.refresh_sent(3), 2u);
+  EXPECT_EQ(b.gen.xon_sent(3), 1u);
+  EXPECT_EQ(b.gen.frames_sent(), 4u);
+  EXPECT_EQ(b.m.wire.ab.frames(), 4u);
+  EXPECT_EQ(b.rcv.pause_received(3), 3u);  // XOFF and both refreshes carry quanta
+  EXPECT_EQ(b.rcv.resume_received(3), 1u);
+  // Paused without a gap from the XOFF's arrival (11.0128 us) to the XON's (26.0128 us).
+  EXPECT_EQ(b.rcv.paused_time(3, sc_time(40, SC_US)), sc_time(15, SC_US));
+}
+
+namespace {
+// b sends 1000-byte frames back to back on priority 3 (one every 200 ns); a sends XOFF for
+// 1000 quanta (12.8 us) at 10 us, which lands at 11.0128 us.
+struct expiry_bench : pfc_bench {
+  test::step_driver d{"driver"};
+  expiry_bench() {
+    m.b_src.add(3, 1000, 1000);
+    gen.quanta->set(1000);
+    d.at(sc_time(10, SC_US), [this] { gen.pause_upstream(3); });  // buffer not paused: no refresh
+  }
+};
+}  // namespace
+
+TEST(PfcComponent, PauseExpiresAfterQuantaTimes512BitTimesAndWakesTheMac) {
+  expiry_bench b;
+  start(sc_time(30, SC_US));
+  const auto& s = b.m.b_src.starts;
+  ASSERT_GT(s.size(), 57u);
+  // The frame started at 11.0 us finishes at 11.2 us, inside the pause; the next one starts
+  // the moment the pause ends: 11.0128 + 12.8 us.
+  EXPECT_EQ(s[55], ns_ps(11000));
+  EXPECT_EQ(s[56], ns_ps(23812.8));
+  EXPECT_EQ(s[57], ns_ps(24012.8));
+  EXPECT_EQ(b.rcv.paused_time(3, sc_time(30, SC_US)), sc_time(12.8, SC_US));
+}
+
+TEST(PfcComponent, TheResponseDelayPostponesThePause) {
+  expiry_bench b;
+  b.rcv.response.set(sc_time(300, SC_NS));  // effective at 11.3128 us: the 11.2 us frame still goes
+  start(sc_time(30, SC_US));
+  const auto& s = b.m.b_src.starts;
+  ASSERT_GT(s.size(), 57u);
+  EXPECT_EQ(s[56], ns_ps(11200));
+  EXPECT_EQ(s[57], ns_ps(24112.8));
+}
+
+TEST(PfcComponent, TheGateReportsPausedClassesAndWhenTheyOpen) {
+  expiry_bench b;
+  uint64_t until = 0;
+  bool closed = false, other_open = false;
+  b.d.at(sc_time(12, SC_US), [&] {
+    closed = !b.rcv.may_send(3, 1000, now_ps());
+    other_open = b.rcv.may_send(4, 1000, now_ps());
+    until = b.rcv.blocked_until_ps(3, now_ps());
+  });
+  start(sc_time(13, SC_US));
+  EXPECT_TRUE(closed);
+  EXPECT_TRUE(other_open);
+  EXPECT_EQ(until, ns_ps(23812.8));
+}
+
+TEST(PfcComponent, XonWakesTheMacAtItsArrival) {
+  pfc_bench b;  // default quanta: 838.848 us of pause
+  b.m.b_src.add(3, 1000, 1000);
+  test::step_driver d("driver");
+  d.at(sc_time(10, SC_US), [&] { b.gen.pause_upstream(3); });
+  d.at(sc_time(15, SC_US), [&] { b.gen.resume_upstream(3); });
+  start(sc_time(20, SC_US));
+  const auto& s = b.m.b_src.starts;
+  ASSERT_GT(s.size(), 56u);
+  EXPECT_EQ(s[55], ns_ps(11000));
+  EXPECT_EQ(s[56], 15 * 1000000ull + pfc_flight_ps);  // 16.0128 us
+  EXPECT_EQ(b.gen.xoff_sent(3), 1u);
+  EXPECT_EQ(b.gen.xon_sent(3), 1u);
+}
+
+TEST(PfcComponent, ARefreshMergedIntoAWaitingXoffLeavesItAnXoff) {
+  pfc_bench b;
+  b.gen.quanta->set(1);  // 12.8 ns of pause: the refresh timer runs every 12.8 ns (one PFC frame)
+  b.m.a_src.add(0, 1500, 1);  // a's wire is busy 0..300 ns
+  test::step_driver d("driver");
+  d.at(sc_time(100, SC_NS), [&] {
+    b.buffer.paused[3] = true;
+    b.gen.pause_upstream(3);  // waits for the wire; refreshes at 112.8, 125.6, ... merge into it
+  });
+  start(sc_time(310, SC_NS));  // the merged frame went at 300 ns
+  EXPECT_EQ(b.gen.frames_sent(), 1u);
+  EXPECT_EQ(b.gen.xoff_sent(3), 1u);
+  EXPECT_EQ(b.gen.refresh_sent(3), 0u);
+}

@@ -1,0 +1,109 @@
+// Test blocks for switch and NIC slots: an MMU that records what it is asked (and forwards to
+// the default), a congestion point, a notification point and a reaction point that record
+// what they see. Used with the one_switch / two_nics scenarios of harness.h.
+#pragma once
+#include <functional>
+#include <optional>
+#include <vector>
+
+#include "models/nic/cc_slots.h"
+#include "models/switch/switch_blocks.h"
+#include "tests/support/harness.h"
+
+namespace sluice::test {
+
+struct mmu_event {
+  uint64_t at_ps;
+  int port, cls;
+  uint32_t bytes;
+};
+
+// A replacement MMU: records admissions and releases and forwards them to `inner`. If
+// `reported` is set, usage() answers it instead (a marker a report must show).
+struct counting_mmu : mmu_if {
+  mmu_if& inner;
+  std::vector<mmu_event> admits, releases;
+  std::optional<pg_usage> reported;
+  explicit counting_mmu(mmu_if& m) : inner(m) {}
+  bool admit(int port, int prio, uint32_t bytes, bool& xoff_due) override {
+    admits.push_back({now_ps(), port, prio, bytes});
+    return inner.admit(port, prio, bytes, xoff_due);
+  }
+  void release(int port, int prio, uint32_t bytes) override {
+    releases.push_back({now_ps(), port, prio, bytes});
+    inner.release(port, prio, bytes);
+  }
+  void set_listener(resume_listener* l) override { inner.set_listener(l); }
+  bool pg_paused(int port, int prio) const override { return inner.pg_paused(port, prio); }
+  bool try_resume(int port, int prio) override { return inner.try_resume(port, prio); }
+  pg_usage usage(int port, int prio) const override { return reported ? *reported : inner.usage(port, prio); }
+  uint64_t bytes(const std::vector<mmu_event>& events) const {
+    uint64_t n = 0;
+    for (const mmu_event& e : events) n += e.bytes;
+    return n;
+  }
+};
+
+// What a slot saw of one frame.
+struct seen_frame {
+  uint64_t at_ps;
+  frame_kind kind;
+  uint32_t flow_id;
+  uint8_t ecn;
+  uint64_t queue_bytes = 0;  // congestion point: the queue after the change
+  uint32_t queue_frames = 0;
+};
+
+// A congestion point that records every enqueue and dequeue, marks CE on dequeue, and runs
+// optional hooks (to emit frames of its own).
+struct recording_cp : congestion_point_if {
+  std::vector<seen_frame> enqueued, dequeued;
+  std::function<void(packet_header&)> on_enq, on_deq;
+  void on_enqueue(packet_header& h, const queue_view& q) override {
+    enqueued.push_back({now_ps(), h.kind, h.flow_id, h.ecn, q.bytes, q.frames});
+    if (on_enq) on_enq(h);
+  }
+  void on_dequeue(packet_header& h, const queue_view& q) override {
+    h.ecn = 3;  // CE
+    dequeued.push_back({now_ps(), h.kind, h.flow_id, h.ecn, q.bytes, q.frames});
+    if (on_deq) on_deq(h);
+  }
+};
+
+struct recording_np : notification_point_if {
+  std::vector<seen_frame> data;
+  void on_data(const packet_header& h, uint64_t now) override { data.push_back({now, h.kind, h.flow_id, h.ecn}); }
+};
+
+struct recording_rp : reaction_point_if {
+  std::vector<seen_frame> feedback, sent;
+  void on_feedback(const packet_header& h, uint64_t now) override {
+    feedback.push_back({now, h.kind, h.flow_id, h.ecn});
+  }
+  void on_send(const packet_header& h, uint64_t now) override { sent.push_back({now, h.kind, h.flow_id, h.ecn}); }
+};
+
+// A 64-byte frame of `kind` made by a switch toward node `dst` about `flow` (a CNM's shape).
+inline tlm::tlm_generic_payload* switch_frame(frame_kind kind, uint32_t from, uint32_t dst, uint32_t flow,
+                                              uint8_t cls) {
+  tlm::tlm_generic_payload* p = packet_pool::instance().acquire();
+  packet_header& h = header(*p);
+  h.kind = kind;
+  h.priority = cls;
+  h.src = from;
+  h.dst = dst;
+  h.flow_id = flow;
+  h.size = 64;
+  h.created_ps = now_ps();
+  return p;
+}
+
+// The index of `sw`'s port toward `peer`.
+inline int port_toward(const fabric& f, const std::string& sw, const std::string& peer, int ports) {
+  for (int i = 0; i < ports; ++i)
+    if (f.peer_of(sw, i) == peer) return i;
+  ADD_FAILURE() << sw << " has no port toward " << peer;
+  return 0;
+}
+
+}  // namespace sluice::test
