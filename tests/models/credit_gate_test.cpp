@@ -32,19 +32,20 @@ struct credit_gate : flow_control_if {
     if (!updates) return nullptr;
     const int vl = __builtin_ctz(updates);
     updates &= updates - 1;
-    tlm::tlm_generic_payload* p = packet_pool::instance().acquire();
+    tlm::tlm_generic_payload* p = packet_pool::instance().acquire(true);  // with a wire image
     packet_header& h = header(*p);
     h.kind = frame_kind::ib_credit;
     h.priority = static_cast<uint8_t>(vl);
     h.size = ib::credit_packet_bytes;
     h.created_ps = now_ps;
-    ib::encode_credit({0, 0, static_cast<uint8_t>(vl), advertised[vl]}, h.image);
+    ib::encode_credit({0, 0, static_cast<uint8_t>(vl), advertised[vl]}, *h.image);
     ++credit_frames_sent;
     return p;
   }
   void on_control_frame(tlm::tlm_generic_payload& frame) override {
     ib::credit_packet c;
-    if (!ib::decode_credit(header(frame).image, c)) return;
+    const packet_header& h = header(frame);
+    if (!h.image || !ib::decode_credit(*h.image, c)) return;
     ++credit_frames_received;
     fccl[c.vl] = c.fccl;
     mac.kick();  // the gate may have opened

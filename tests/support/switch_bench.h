@@ -86,7 +86,7 @@ struct recording_rp : reaction_point_if {
 // A 64-byte frame of `kind` made by a switch toward node `dst` about `flow` (a CNM's shape).
 inline tlm::tlm_generic_payload* switch_frame(frame_kind kind, uint32_t from, uint32_t dst, uint32_t flow,
                                               uint8_t cls) {
-  tlm::tlm_generic_payload* p = packet_pool::instance().acquire();
+  tlm::tlm_generic_payload* p = packet_pool::instance().acquire(true);  // control frames carry an image
   packet_header& h = header(*p);
   h.kind = kind;
   h.priority = cls;
