@@ -154,6 +154,10 @@ topology_spec fat_tree(section& p) {
   const uint64_t tiers = read_count(p, "tiers", "3", 2, 3);
   const uint64_t half = k / 2;
   const uint64_t per_edge = read_count(p, "hosts_per_edge", std::to_string(half), 1, 4096 - half);
+  const uint64_t hosts = (tiers == 2 ? k : k * half) * per_edge;
+  if (hosts > 65536)
+    throw config_error(p.key_path("hosts_per_edge") + ": '" + std::to_string(per_edge) + "' gives " +
+                       std::to_string(hosts) + " hosts; at most 65536");
   link_defaults l = read_link_defaults(p);
   const data_rate host_rate = rate_or(p, "host_rate", l.rate), edge_rate = rate_or(p, "edge_rate", l.rate);
   const sc_core::sc_time host_delay = delay_or(p, "host_delay", l.delay), edge_delay = delay_or(p, "edge_delay", l.delay);

@@ -99,6 +99,7 @@ TEST(FatTree, BadKeysAreOneLineErrors) {
   expect_error("{kind: fat-tree, k: 4, tiers: 4}", {"platform.tiers", "'4'"});
   expect_error("{kind: fat-tree, k: 4, tiers: 2, core_rate: 40Gbps}", {"platform.core_rate", "3-tier"});
   expect_error("{kind: fat-tree, k: 4, hosts_per_edge: 0}", {"platform.hosts_per_edge"});
+  expect_error("{kind: fat-tree, k: 64, hosts_per_edge: 100}", {"platform.hosts_per_edge", "204800 hosts"});
   expect_error("{kind: fat-tree, k: 4, routing: random}", {"platform.routing", "d-mod-k"});
   expect_error("{kind: fat-tree, k: 4, pods: 2}", {"platform.pods", "unknown key"});
   expect_error("{kind: fat-tree, k: 4, host_rate: 0bps}", {"platform.host_rate"});
