@@ -1,7 +1,7 @@
 // A fabric: the SystemC modules of a scenario's topology, wired and routed.
 // Constructing it elaborates; one fabric per process (SystemC elaborates once).
+// Routing lives in routing.*; the platform kinds that produce topologies in builders.*.
 #pragma once
-#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -9,13 +9,14 @@
 #include "models/link/link.h"
 #include "models/nic/nic.h"
 #include "models/switch/switch_model.h"
+#include "platforms/routing.h"
 #include "platforms/scenario.h"
 
 namespace sluice {
 
-// One side of a link: which node and which of its ports.
+// One side of a link: which node (id) and which of its ports.
 struct port_ref {
-  std::string node;
+  uint32_t node = 0;
   int port = 0;
   mac_port* mac = nullptr;
   pfc* flow_control = nullptr;
@@ -41,22 +42,17 @@ class fabric {
   // Recomputes defaults that depend on other parameters (PFC headroom from the link rate and
   // delay, the peer's pause response and the largest NIC frame); call after overrides.
   void derive_defaults();
-  // Name of the node on the far side of a switch's port.
+  // Name of the node on the far side of a node's port.
   const std::string& peer_of(const std::string& node, int port) const;
 
  private:
-  // Per node, (neighbour, local port) in port order.
-  using adjacency = std::vector<std::vector<std::pair<uint32_t, int>>>;
   void check_topology() const;
-  void compute_routes();
-  void apply_static_routes(const adjacency& adj);
-  void check_flow_paths(const adjacency& adj);
 
   scenario scenario_;
-  std::map<std::string, uint32_t> node_ids_;  // topology order
-  std::map<std::string, switch_model*> switch_by_name_;
-  std::map<std::string, nic*> nic_by_name_;
-  std::map<std::pair<std::string, int>, std::string> peers_;
+  name_index node_ids_;                         // topology order
+  std::vector<switch_model*> switch_of_node_;   // by node id; nullptr for NICs
+  std::vector<nic*> nic_of_node_;               // by node id; nullptr for switches
+  std::unique_ptr<port_graph> graph_;
 };
 
 // Applies the scenario's `params:` then the command line's `--set` overrides, in order.

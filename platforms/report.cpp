@@ -186,6 +186,7 @@ nlohmann::json simulation::summary() const {
                    {"packet_hops", link::packet_hops()},
                    {"sim_time_ns", ns(now_ps)},
                    {"wall_time_s", wall_s_},
+                   {"elaboration_s", elab_s_},
                    {"flows", f.flows.size()},
                    {"flows_completed", completed},
                    {"mean_fct_ns", fcts.empty() ? json(nullptr) : json(mean_fct)},

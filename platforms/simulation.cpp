@@ -42,6 +42,7 @@ void event_player::play() {
 }
 
 simulation::simulation(const scenario& s, const run_options& options) {
+  const auto elab_start = std::chrono::steady_clock::now();
   seed_ = options.seed.value_or(s.seed);
   random_streams::instance().seed(seed_);
   until_ = options.until.value_or(s.until);
@@ -72,6 +73,7 @@ simulation::simulation(const scenario& s, const run_options& options) {
   apply_overrides(s.params, "params");
   apply_overrides(options.sets, "--set");
   fabric_->derive_defaults();
+  elab_s_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - elab_start).count();
 }
 
 simulation::~simulation() = default;

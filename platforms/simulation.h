@@ -53,6 +53,7 @@ class simulation {
   std::unique_ptr<event_player> events_;
   sc_core::sc_time until_;
   double wall_s_ = 0;
+  double elab_s_ = 0;  // building the fabric, routes, overrides (before sc_start)
   uint64_t seed_ = 1;
 };
 

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <random>
 #include <sstream>
 
 #include "models/core/random.h"
@@ -85,7 +86,7 @@ void expand_workloads(scenario& s, uint64_t seed) {
       for (const std::string& d : w.dsts)
         if (d != src) dsts.push_back(d);
       if (dsts.empty()) throw config_error(w.key + ".dst: no destination other than the source '" + src + "'");
-      std::mt19937_64 rng(mix64(seed ^ fnv1a(w.key + "/" + src)));
+      std::mt19937_64 rng(derive_seed(seed, w.key + "/" + src));
       double t = w.start.to_seconds();
       for (uint64_t k = 0;; ++k) {
         t += -std::log(1 - uniform(rng)) * mean_gap_s;

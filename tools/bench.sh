@@ -2,12 +2,37 @@
 # Benchmark (opt-in, not part of the test suite): incast for 20 ms simulated with 1000-byte
 # payloads, five runs; prints packet-hops per wall second (of the simulation proper: setup
 # and output excluded) for each run, the median and the best, and the peak memory.
+#
+# Second benchmark, also opt-in: `bench.sh --scale SLUICE scenarios/bench-leaf-spine-1024.yaml`
+# (target bench-leaf-spine) runs a large scenario as written, once per run (BENCH_RUNS, default
+# 1), and prints wall time, elaboration time, simulation rate and peak memory.
 set -euo pipefail
 export SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1  # keep the SystemC banner out of builds, tests and reports
+scale=0
+if [ "${1:-}" = "--scale" ]; then
+  scale=1
+  shift
+fi
 sluice="$1"
 scenario="$2"
-runs="${BENCH_RUNS:-5}"
 out="${TMPDIR:-/tmp}/sluice-bench-$$"
+if [ "$scale" = 1 ]; then
+  for run in $(seq 1 "${BENCH_RUNS:-1}"); do
+    stats=$( { /usr/bin/time -f '%e %M' "$sluice" run "$scenario" -q --out "$out" ; } 2>&1 >/dev/null | tail -1)
+    python3 -c '
+import json, sys
+t = json.load(open(sys.argv[1]))["totals"]
+total_s, rss_kib = float(sys.argv[2]), int(sys.argv[3])
+elab, wall, hops = t["elaboration_s"], t["wall_time_s"], t["packet_hops"]
+print(f"run {sys.argv[4]}: {sys.argv[5]}: {total_s:.2f} s wall in all, elaboration {elab:.2f} s, "
+      f"simulation {wall:.2f} s for {hops} packet-hops ({hops / wall / 1e6:.2f} M/s), "
+      f"peak memory {rss_kib / 1024:.1f} MiB")
+' "$out/summary.json" $stats "$run" "$(basename "$scenario" .yaml)"
+  done
+  rm -rf "$out"
+  exit 0
+fi
+runs="${BENCH_RUNS:-5}"
 results=()
 for run in $(seq 1 "$runs"); do
   rss=$( { /usr/bin/time -f '%M' "$sluice" run "$scenario" --until 20ms --set '*.mtu=1000B' -q --out "$out" ; } \

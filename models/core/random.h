@@ -1,8 +1,7 @@
-// Deterministic random streams: one per named user, derived from the run's seed, so adding a
-// model never shifts another model's draws (same seed, same results, byte for byte).
+// Deterministic seeds: one per named user, derived from the run's seed, so adding a model never
+// shifts another model's draws (same seed, same results, byte for byte).
 #pragma once
 #include <cstdint>
-#include <random>
 #include <string>
 
 namespace sluice {
@@ -22,6 +21,10 @@ inline uint64_t mix64(uint64_t x) {  // splitmix64 finaliser: a good, cheap hash
   return x ^ (x >> 31);
 }
 
+// The seed of one named user (a switch's ECMP salt, a workload source's stream): the run's seed
+// mixed with a hash of the name. The one place this derivation is written.
+inline uint64_t derive_seed(uint64_t seed, const std::string& name) { return mix64(seed ^ fnv1a(name)); }
+
 class random_streams {
  public:
   static random_streams& instance() {
@@ -30,7 +33,6 @@ class random_streams {
   }
   void seed(uint64_t s) { seed_ = s; }
   uint64_t seed() const { return seed_; }
-  std::mt19937_64 stream(const std::string& user) const { return std::mt19937_64(mix64(seed_ ^ fnv1a(user))); }
 
  private:
   uint64_t seed_ = 1;

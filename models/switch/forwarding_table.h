@@ -15,7 +15,6 @@ class forwarding_table {
   void set_salt(uint64_t salt) { salt_ = salt; }
   void set_route(uint32_t dst, std::vector<uint16_t> ports);
   const std::vector<uint16_t>& ports(uint32_t dst) const;
-  bool has_route(uint32_t dst) const { return dst < routes_.size() && !routes_[dst].empty(); }
   // Returns the output port for the flow, or -1 if dst is unknown.
   int lookup(uint32_t dst, uint32_t src, uint32_t flow_id) const {
     if (dst >= routes_.size() || routes_[dst].empty()) return -1;

@@ -1,0 +1,125 @@
+#include "platforms/routing.h"
+
+#include <algorithm>
+#include <deque>
+#include <functional>
+#include <limits>
+#include <unordered_set>
+
+#include "models/core/units.h"
+
+namespace sluice {
+
+port_graph::port_graph(const topology_spec& t, const name_index& ids) : peer(t.nodes.size()) {
+  for (const link_spec& l : t.links) {
+    const uint32_t a = ids.at(l.a), b = ids.at(l.b);
+    peer[a].push_back(b);
+    peer[b].push_back(a);
+  }
+}
+
+void compute_routes(const topology_spec& t, const port_graph& g, const table_set& tables) {
+  const std::size_t n = t.nodes.size();
+  const uint32_t inf = std::numeric_limits<uint32_t>::max();
+  std::vector<uint32_t> dist(n);
+  std::vector<uint32_t> frontier;
+  std::vector<uint16_t> ports;
+  uint32_t nic_index = 0;
+  for (uint32_t dst = 0; dst < n; ++dst) {
+    if (t.nodes[dst].is_switch) continue;
+    std::fill(dist.begin(), dist.end(), inf);
+    frontier.assign(1, dst);
+    dist[dst] = 0;
+    for (std::size_t head = 0; head < frontier.size(); ++head) {  // breadth first
+      const uint32_t u = frontier[head];
+      if (u != dst && !t.nodes[u].is_switch) continue;
+      for (uint32_t v : g.peer[u])
+        if (dist[v] == inf) {
+          dist[v] = dist[u] + 1;
+          frontier.push_back(v);
+        }
+    }
+    for (uint32_t s = 0; s < n; ++s) {
+      if (!tables[s] || dist[s] == inf) continue;
+      ports.clear();
+      const std::vector<uint32_t>& peers = g.peer[s];
+      for (uint16_t p = 0; p < peers.size(); ++p) {
+        const uint32_t v = peers[p];
+        if (dist[v] + 1 == dist[s] && (v == dst || t.nodes[v].is_switch)) ports.push_back(p);
+      }
+      if (t.selection == path_selection::d_mod_k && ports.size() > 1 && t.nodes[s].tier > 0) {
+        uint64_t divisor = 1;
+        for (int k = 1; k < t.nodes[s].tier; ++k) divisor *= ports.size();
+        const uint16_t pick = ports[(nic_index / divisor) % ports.size()];
+        ports.assign(1, pick);
+      }
+      tables[s]->set_route(dst, ports);
+    }
+    ++nic_index;
+  }
+}
+
+void apply_static_routes(const topology_spec& t, const name_index& ids, const port_graph& g,
+                         const table_set& tables) {
+  for (std::size_t i = 0; i < t.routes.size(); ++i) {
+    const route_spec& r = t.routes[i];
+    const std::string where = "platform.routes[" + std::to_string(i) + "]";
+    auto sw = ids.find(r.sw);
+    if (sw == ids.end() || !tables[sw->second]) throw config_error(where + ".switch: '" + r.sw + "' is not a switch");
+    auto dst = ids.find(r.dst);
+    if (dst == ids.end() || t.nodes[dst->second].is_switch)
+      throw config_error(where + ".dst: '" + r.dst + "' is not a NIC");
+    const std::vector<uint32_t>& peers = g.peer[sw->second];
+    std::vector<uint16_t> ports;
+    for (const std::string& v : r.via) {
+      auto id = ids.find(v);
+      auto it = id == ids.end() ? peers.end() : std::find(peers.begin(), peers.end(), id->second);
+      if (it == peers.end()) throw config_error(where + ".via: '" + v + "' is not a neighbour of '" + r.sw + "'");
+      ports.push_back(static_cast<uint16_t>(it - peers.begin()));
+    }
+    tables[sw->second]->set_route(dst->second, ports);
+  }
+}
+
+void check_flow_paths(const topology_spec& t, const port_graph& g, const table_set& tables,
+                      const std::vector<flow_ends>& flows) {
+  const std::size_t n = t.nodes.size();
+  std::unordered_set<uint64_t> checked;  // (first switch, dst)
+  // Per destination, the switches already proven to deliver to it (reset when dst changes).
+  std::vector<char> on_path(n, 0), done(n, 0);
+  uint32_t done_for = std::numeric_limits<uint32_t>::max();
+  for (const flow_ends& f : flows) {
+    const uint32_t src = f.src, dst = f.dst;
+    const std::string& src_name = t.nodes[src].name;
+    const std::string& dst_name = t.nodes[dst].name;
+    const uint32_t first = g.peer[src].front();
+    auto fail = [&](const std::string& why) { throw config_error("traffic: flow '" + *f.name + "': " + why); };
+    if (first == dst) continue;  // two NICs on one link
+    if (!t.nodes[first].is_switch) fail("'" + dst_name + "' is unreachable from '" + src_name + "'");
+    if (!checked.insert(static_cast<uint64_t>(first) << 32 | dst).second) continue;
+    if (done_for != dst) {
+      std::fill(done.begin(), done.end(), 0);
+      done_for = dst;
+    }
+    // Depth-first over switches; `on_path` detects loops, `done` skips switches already proven.
+    std::function<void(uint32_t)> walk = [&](uint32_t s) {
+      if (done[s]) return;
+      if (on_path[s]) fail("routing loop through '" + t.nodes[s].name + "' towards '" + dst_name + "'");
+      const std::vector<uint16_t>& ports = tables[s]->ports(dst);
+      if (ports.empty()) fail("'" + dst_name + "' is unreachable from '" + src_name + "'");
+      on_path[s] = 1;
+      for (uint16_t port : ports) {
+        const uint32_t next = g.peer[s][port];
+        if (next == dst) continue;
+        if (!t.nodes[next].is_switch)
+          fail("'" + t.nodes[s].name + "' forwards it to '" + t.nodes[next].name + "' instead of '" + dst_name + "'");
+        walk(next);
+      }
+      on_path[s] = 0;
+      done[s] = 1;
+    };
+    walk(first);
+  }
+}
+
+}  // namespace sluice
