@@ -12,6 +12,10 @@ using namespace sluice;
 
 namespace {
 
+// The tool owns its output: SystemC prints a copyright banner before sc_main unless this
+// variable is set. Static initialization of this executable runs before SystemC's main().
+[[maybe_unused]] const bool banner_off = setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0) == 0;
+
 const char* usage =
     "usage: sluice run SCENARIO.yaml [--set PATH=VALUE ...] [--until 20ms] [--seed N] [--sample-period 10us]\n"
     "                  [--out DIR] [--quiet]\n"
@@ -81,15 +85,26 @@ int run(int argc, char* argv[]) {
   if (command != "run" && command != "params" && command != "stats")
     throw config_error("command: '" + command + "' is not run, params or stats");
   if (scenario_path.empty()) throw config_error("missing SCENARIO.yaml");
+  // An option that does not apply to the command would be silently ignored: reject it.
+  const bool run_command = command == "run";
+  for (const char* opt : {"until", "sample-period", "seed", "out"})
+    if (!run_command && vm.count(opt))
+      throw config_error(std::string("--") + opt + ": applies to 'run' only, not '" + command + "'");
+  if (run_command && vm.count("match")) throw config_error("--match: applies to 'params' and 'stats', not 'run'");
+  if (command == "stats" && !sets.empty()) throw config_error("--set: applies to 'run' and 'params', not 'stats'");
+  // An empty value ('--until ""') is an error, not "no option".
+  for (const char* opt : {"until", "sample-period", "seed", "out", "match"})
+    if (vm.count(opt) && vm[opt].as<std::string>().empty())
+      throw config_error(std::string("--") + opt + ": '' is empty");
 
   scenario s = load_scenario_file(scenario_path);
   run_options opts;
   for (const std::string& kv : sets) opts.sets.push_back(split_set(kv));
-  if (!sample_period.empty()) {
+  if (vm.count("sample-period")) {
     opts.sample_period = parse_time(sample_period, "--sample-period");
     if (*opts.sample_period == sc_core::SC_ZERO_TIME) throw config_error("--sample-period: must be positive");
   }
-  if (!until.empty()) {
+  if (vm.count("until")) {
     opts.until = parse_time(until, "--until");
     if (*opts.until == sc_core::SC_ZERO_TIME) throw config_error("--until: must be positive");
   }

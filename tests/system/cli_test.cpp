@@ -20,11 +20,26 @@ void expect_cli_error(const std::string& args, const std::string& fragment) {
   EXPECT_NE(r.status, 0) << args;
   EXPECT_NE(r.status, 124) << "timed out: " << args;
   std::string err = r.output;
-  // SystemC prints its banner on stderr before sc_main; the error is the last line.
-  while (!err.empty() && err.back() == '\n') err.pop_back();
-  std::string last = err.substr(err.rfind('\n') == std::string::npos ? 0 : err.rfind('\n') + 1);
-  EXPECT_EQ(last.rfind("sluice: error: ", 0), 0u) << err;
-  EXPECT_NE(last.find(fragment), std::string::npos) << "'" << fragment << "' not in: " << last;
+  // Exactly one line: no banner before it, no echoed newline inside it.
+  ASSERT_TRUE(!err.empty() && err.back() == '\n') << err;
+  err.pop_back();
+  EXPECT_EQ(err.find('\n'), std::string::npos) << err;
+  EXPECT_EQ(err.rfind("sluice: error: ", 0), 0u) << err;
+  EXPECT_NE(err.find(fragment), std::string::npos) << "'" << fragment << "' not in: " << err;
+}
+
+// Runs the binary with SYSTEMC_DISABLE_COPYRIGHT_MESSAGE unset; returns its stderr only.
+std::string stderr_without_banner_variable(const std::string& args) {
+  std::string cmd = "env -u SYSTEMC_DISABLE_COPYRIGHT_MESSAGE timeout 120 " + std::string(SLUICE_BINARY) + " " + args +
+                    " 2>&1 >/dev/null";
+  std::string out;
+  FILE* pipe = popen(cmd.c_str(), "r");
+  if (!pipe) return "popen failed";
+  char buf[4096];
+  std::size_t n;
+  while ((n = fread(buf, 1, sizeof buf, pipe)) > 0) out.append(buf, n);
+  pclose(pipe);
+  return out;
 }
 
 const char* good = R"(
@@ -165,4 +180,23 @@ TEST(Cli, SamplePeriodFromTheCommandLine) {
   int rows = -1;
   while (std::getline(in, line)) ++rows;
   EXPECT_EQ(rows, 10);  // 50 us / 5 us
+}
+
+TEST(Cli, PrintsNoSystemcBannerEvenWithoutTheVariable) {
+  EXPECT_EQ(stderr_without_banner_variable("run " + write_temp("nb.yaml", good) + " -q"), "");
+  EXPECT_EQ(stderr_without_banner_variable("run /nonexistent/x.yaml"),
+            "sluice: error: /nonexistent/x.yaml: cannot open scenario file\n");
+}
+
+TEST(Cli, EmptyOptionValuesAndOptionsOfAnotherCommandAreErrors) {
+  std::string s = write_temp("opt.yaml", good);
+  expect_cli_error("run " + s + " --until ''", "--until: ''");
+  expect_cli_error("run " + s + " --sample-period ''", "--sample-period: ''");
+  expect_cli_error("run " + s + " --out ''", "--out: ''");
+  expect_cli_error("run " + s + " --seed ''", "--seed");
+  expect_cli_error("run " + s + " --match 'sw0.*'", "--match: applies to 'params' and 'stats'");
+  expect_cli_error("params " + s + " --match ''", "--match: ''");
+  expect_cli_error("params " + s + " --until 1ms", "--until: applies to 'run' only");
+  expect_cli_error("stats " + s + " --out /tmp/x", "--out: applies to 'run' only");
+  expect_cli_error("stats " + s + " --set 'h0.mtu=500B'", "--set: applies to 'run' and 'params'");
 }
