@@ -135,11 +135,11 @@ int sc_main(int argc, char* argv[]) {
   } catch (const config_error& e) {
     std::cerr << "sluice: error: " << e.what() << '\n';
   } catch (const po::error& e) {
-    std::cerr << "sluice: error: " << e.what() << " (see sluice --help)\n";
+    std::cerr << "sluice: error: " << printable(e.what()) << " (see sluice --help)\n";
   } catch (const sc_core::sc_report& e) {
-    std::cerr << "sluice: error: " << e.get_msg_type() << ": " << e.get_msg() << '\n';
+    std::cerr << "sluice: error: " << printable(std::string(e.get_msg_type()) + ": " + e.get_msg()) << '\n';
   } catch (const std::exception& e) {
-    std::cerr << "sluice: error: " << e.what() << '\n';
+    std::cerr << "sluice: error: " << printable(e.what()) << '\n';
   }
   return 2;
 }

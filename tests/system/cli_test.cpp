@@ -200,3 +200,11 @@ TEST(Cli, EmptyOptionValuesAndOptionsOfAnotherCommandAreErrors) {
   expect_cli_error("stats " + s + " --out /tmp/x", "--out: applies to 'run' only");
   expect_cli_error("stats " + s + " --set 'h0.mtu=500B'", "--set: applies to 'run' and 'params'");
 }
+
+TEST(Cli, HexadecimalValuesAreRejected) {
+  std::string s = write_temp("hex.yaml", good);
+  expect_cli_error("run " + s + " --until 0x10us", "--until: '0x10us' is not a decimal number");
+  expect_cli_error("run " + s + " --set 'h0.mtu=0x100'", "h0.mtu");
+  expect_cli_error("run " + write_temp("hex2.yaml", std::string(good) + "params: {sw0.mmu.alpha: inf}\n"),
+                   "sw0.mmu.alpha");
+}

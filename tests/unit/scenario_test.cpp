@@ -94,6 +94,7 @@ TEST(Scenario, AbsurdSizesAreBoundedNotAttempted) {
   expect_error(replace(base, "rate: 10Gbps", "rate: 100Tbps"), {"traffic[0].rate", "100Tbps", "valid range"});
   expect_error(replace(base, "link_rate: 40Gbps", "link_rate: 1e30Gbps"), {"platform.link_rate", "valid range"});
   expect_error(replace(base, "senders: 4", "senders: 100000"), {"platform.senders", "100000"});
+  expect_error(replace(base, "senders: 4", "senders: 0x10"), {"platform.senders", "0x10"});
 }
 
 TEST(Scenario, WrongYamlShapesAreNamed) {
