@@ -208,3 +208,15 @@ TEST(Cli, HexadecimalValuesAreRejected) {
   expect_cli_error("run " + write_temp("hex2.yaml", std::string(good) + "params: {sw0.mmu.alpha: inf}\n"),
                    "sw0.mmu.alpha");
 }
+
+TEST(Cli, BadNodeNameFailsBeforeTheRunAndLeavesNoSummary) {
+  std::string dir = ::testing::TempDir() + "/cli-badname-" + std::to_string(getpid());
+  for (const char* name : {"\"a\\x01\"", "\"a\\nb\"", "\"a\xff\""}) {
+    std::string yaml = std::string("platform: {kind: custom, switches: [s0], nics: [N, b], links: [{a: N, b: s0}, "
+                                   "{a: b, b: s0}]}\ntraffic: [{kind: constant, src: b, dst: N, rate: 1Gbps}]\n");
+    for (std::size_t at; (at = yaml.find("N,")) != std::string::npos || (at = yaml.find("N}")) != std::string::npos;)
+      yaml.replace(at, 1, name);
+    expect_cli_error("run " + write_temp("name.yaml", yaml) + " --out " + dir, "node name");
+  }
+  EXPECT_FALSE(std::ifstream(dir + "/summary.json").good());
+}
