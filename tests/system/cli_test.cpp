@@ -220,3 +220,18 @@ TEST(Cli, BadNodeNameFailsBeforeTheRunAndLeavesNoSummary) {
   }
   EXPECT_FALSE(std::ifstream(dir + "/summary.json").good());
 }
+
+TEST(Cli, SampleMemoryIsBoundedNotJustTheRowCount) {
+  // 1 000 001 rows were allowed whatever the width: 10 000 flow columns made that 78 GiB.
+  const char* wide = R"(
+platform: {kind: incast, senders: 100}
+traffic: [{kind: constant, src: "h*", dst: r0, rate: 10Mbps, count: 100}]
+run: {until: 10s, sample_period: 10us}
+)";
+  std::string s = write_temp("wide.yaml", wide);
+  expect_cli_error("run " + s, "run.sample_period: '10us' over 10s keeps about");
+  expect_cli_error("run " + s, "at most 2 GiB");
+  expect_cli_error("run " + s + " --sample-period 20us", "--sample-period: '20us' over 10s");
+  auto r = test::run_cli("run " + s + " -q --until 20us", "&1");  // 3 rows: fine
+  EXPECT_EQ(r.status, 0) << r.output;
+}
