@@ -42,6 +42,12 @@ std::string stderr_without_banner_variable(const std::string& args) {
   return out;
 }
 
+std::string replace_first(std::string s, const std::string& from, const std::string& to) {
+  auto at = s.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  return at == std::string::npos ? s : s.replace(at, from.size(), to);
+}
+
 const char* good = R"(
 platform: {kind: incast, senders: 2}
 traffic: [{kind: constant, src: "h*", dst: r0, rate: 10Gbps, priority: 3}]
@@ -233,5 +239,28 @@ run: {until: 10s, sample_period: 10us}
   expect_cli_error("run " + s, "at most 2 GiB");
   expect_cli_error("run " + s + " --sample-period 20us", "--sample-period: '20us' over 10s");
   auto r = test::run_cli("run " + s + " -q --until 20us", "&1");  // 3 rows: fine
+  EXPECT_EQ(r.status, 0) << r.output;
+}
+
+TEST(Cli, TinyMtuGivesMinimumSizeFramesNotOneByteFrames) {
+  std::string dir = ::testing::TempDir() + "/cli-mtu-" + std::to_string(getpid());
+  auto r = test::run_cli("run " + write_temp("mtu.yaml", good) + " -q --set '*.mtu=1B' --out " + dir, "&1");
+  ASSERT_EQ(r.status, 0) << r.output;
+  std::ifstream in(dir + "/summary.json");
+  nlohmann::json c = nlohmann::json::parse(in)["counters"];
+  const double frames = c["h0.prio3.frames_sent"], bytes = c["h0.prio3.bytes_sent"];
+  ASSERT_GT(frames, 0);
+  EXPECT_DOUBLE_EQ(bytes / frames, 64.0);  // 1 B of payload, padded to the Ethernet minimum
+}
+
+TEST(Cli, LongLinkDelayDerivesItsHeadroomAndRuns) {
+  // 200 ms at 40 Gb/s needs about 2 GB of headroom: the derived default must not fail its range.
+  std::string s = write_temp("far.yaml", replace_first(good, "senders: 2}", "senders: 2, link_delay: 200ms}"));
+  auto p = test::run_cli("params " + s + " --match 'sw0.port0.pfc.headroom'", "&1");
+  ASSERT_EQ(p.status, 0) << p.output;
+  EXPECT_NE(p.output.find("sw0.port0.pfc.headroom"), std::string::npos) << p.output;
+  // 2 x 200 ms x 5 GB/s + 3 x 1000 B + 64 B, rounded up to KiB: about 1.9 GiB.
+  EXPECT_NE(p.output.find("1953128KiB  1953128KiB"), std::string::npos) << p.output;
+  auto r = test::run_cli("run " + s + " -q --until 20us", "&1");
   EXPECT_EQ(r.status, 0) << r.output;
 }
