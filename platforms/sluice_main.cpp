@@ -1,8 +1,10 @@
 // The `sluice` command line: run a scenario, or list the parameters or statistics of its fabric.
 #include <boost/program_options.hpp>
 #include <cstdlib>
+#include <filesystem>
 #include <iomanip>
 #include <iostream>
+#include <unistd.h>
 
 #include "models/core/stats.h"
 #include "platforms/simulation.h"
@@ -54,6 +56,15 @@ void print_stats(const std::string& match) {
     std::cout << std::left << std::setw(40) << e->name << std::setw(8) << e->unit << e->description << '\n';
   }
   if (!shown) throw config_error("--match: '" + match + "' matches no statistic");
+}
+
+// --out DIR must be a folder we can write, created if needed.
+void check_out_dir(const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw config_error("--out: cannot create '" + dir + "': " + ec.message());
+  if (!std::filesystem::is_directory(dir, ec)) throw config_error("--out: '" + dir + "' is not a folder");
+  if (access(dir.c_str(), W_OK) != 0) throw config_error("--out: '" + dir + "' is not writable");
 }
 
 int run(int argc, char* argv[]) {
@@ -118,6 +129,7 @@ int run(int argc, char* argv[]) {
     print_stats(match);
     return 0;
   }
+  if (!out_dir.empty()) check_out_dir(out_dir);  // before the run, not after it
   sim.run();
   if (!quiet) std::cout << sim.table();
   if (!out_dir.empty()) {

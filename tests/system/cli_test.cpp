@@ -264,3 +264,10 @@ TEST(Cli, LongLinkDelayDerivesItsHeadroomAndRuns) {
   auto r = test::run_cli("run " + s + " -q --until 20us", "&1");
   EXPECT_EQ(r.status, 0) << r.output;
 }
+
+TEST(Cli, UnwritableOutFolderFailsBeforeTheRun) {
+  std::string file = write_temp("not-a-folder", "x");
+  // 10 s of simulated time would take long: the error must come first.
+  expect_cli_error("run " + write_temp("out.yaml", good) + " --until 10s --sample-period 1ms --out " + file,
+                   "--out: cannot create");
+}
