@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -287,13 +288,25 @@ scenario load_scenario_text(const std::string& yaml_text, const std::string& ori
   }
 }
 
+std::string read_input_file(const std::string& path, const std::string& key, std::size_t max_bytes) {
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (ec || !std::filesystem::exists(status)) throw config_error(key + ": cannot open '" + path + "'");
+  if (!std::filesystem::is_regular_file(status)) throw config_error(key + ": '" + path + "' is not a regular file");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw config_error(key + ": cannot open '" + path + "'");
+  std::string text(max_bytes + 1, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  if (text.size() > max_bytes)
+    throw config_error(key + ": '" + path + "' is larger than " + std::to_string(max_bytes) + " bytes");
+  return text;
+}
+
 scenario load_scenario_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw config_error(path + ": cannot open scenario file");
-  std::stringstream buf;
-  buf << in.rdbuf();
+  const std::string text = read_input_file(path, "scenario file", max_scenario_bytes);
   std::string dir = path.find('/') == std::string::npos ? "." : path.substr(0, path.rfind('/'));
-  return load_scenario_text(buf.str(), path, dir);
+  return load_scenario_text(text, path, dir);
 }
 
 }  // namespace sluice

@@ -1,7 +1,6 @@
 #include "platforms/workload.h"
 
 #include <cmath>
-#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -18,21 +17,7 @@ double uniform(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) *
 }  // namespace
 
 size_cdf size_cdf::from_file(const std::string& path, const std::string& key) {
-  // Only a regular file of bounded size: /dev/zero would be read until memory runs out, and
-  // /dev/stdin or a FIFO would block the run before it starts.
-  std::error_code ec;
-  const auto status = std::filesystem::status(path, ec);
-  if (ec || !std::filesystem::exists(status)) throw config_error(key + ": cannot read CDF file '" + path + "'");
-  if (!std::filesystem::is_regular_file(status))
-    throw config_error(key + ": '" + path + "' is not a regular file (a CDF must be a file of lines)");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw config_error(key + ": cannot read CDF file '" + path + "'");
-  std::string text(max_file_bytes + 1, '\0');
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  text.resize(static_cast<std::size_t>(in.gcount()));
-  if (text.size() > max_file_bytes)
-    throw config_error(key + ": '" + path + "' is larger than " + std::to_string(max_file_bytes) + " bytes");
-  return from_text(text, key + " ('" + path + "')");
+  return from_text(read_input_file(path, key, max_file_bytes), key + " ('" + path + "')");
 }
 
 size_cdf size_cdf::from_text(const std::string& text, const std::string& key) {

@@ -191,7 +191,7 @@ TEST(Cli, SamplePeriodFromTheCommandLine) {
 TEST(Cli, PrintsNoSystemcBannerEvenWithoutTheVariable) {
   EXPECT_EQ(stderr_without_banner_variable("run " + write_temp("nb.yaml", good) + " -q"), "");
   EXPECT_EQ(stderr_without_banner_variable("run /nonexistent/x.yaml"),
-            "sluice: error: /nonexistent/x.yaml: cannot open scenario file\n");
+            "sluice: error: scenario file: cannot open '/nonexistent/x.yaml'\n");
 }
 
 TEST(Cli, EmptyOptionValuesAndOptionsOfAnotherCommandAreErrors) {
@@ -270,4 +270,12 @@ TEST(Cli, UnwritableOutFolderFailsBeforeTheRun) {
   // 10 s of simulated time would take long: the error must come first.
   expect_cli_error("run " + write_temp("out.yaml", good) + " --until 10s --sample-period 1ms --out " + file,
                    "--out: cannot create");
+}
+
+TEST(Cli, ScenarioFileMustBeABoundedRegularFile) {
+  expect_cli_error("run /dev/zero", "scenario file: '/dev/zero' is not a regular file");
+  expect_cli_error("run /dev/stdin < /dev/null", "scenario file: '/dev/stdin' is not a regular file");
+  expect_cli_error("run " + ::testing::TempDir(), "is not a regular file");
+  std::string big = write_temp("big.yaml", "# " + std::string(max_scenario_bytes, 'x') + "\n");
+  expect_cli_error("run " + big, "is larger than 16777216 bytes");
 }
