@@ -116,6 +116,8 @@ TEST(Scenario, DuplicateKeysAreErrors) {
                {"platform.link_rate", "twice"});
   expect_error(replace(base, "rate: 10Gbps", "rate: 10Gbps, rate: 1Gbps"), {"traffic[0].rate", "twice"});
   expect_error(std::string(base) + "params: {\"h0.mtu\": 1000B, \"h0.mtu\": 1500B}\n", {"params.h0.mtu", "twice"});
+  expect_error(std::string(base) + "? [a]\n: 1\n", {"scenario: a key must be a plain name"});
+  expect_error(std::string(base) + "params: {[a]: 1}\n", {"params: a key must be a plain name"});
 }
 
 TEST(Scenario, NodeNamesAreCheckedAndEchoedOnOneLine) {
