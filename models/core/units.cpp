@@ -66,7 +66,8 @@ namespace {
 // accepts decimal notation only: strtod also reads hexadecimal ("0x10"), "inf" and "nan".
 std::pair<double, std::string> split_number(const std::string& text, const std::string& what) {
   std::size_t start = 0;
-  while (start < text.size() && std::isspace(static_cast<unsigned char>(text[start]))) ++start;
+  const auto blank = [](char c) { return c == ' ' || c == '\t'; };  // not newlines: one value, one line
+  while (start < text.size() && blank(text[start])) ++start;
   const char* begin = text.c_str() + start;
   char* end = nullptr;
   double value = std::strtod(begin, &end);
@@ -74,8 +75,8 @@ std::pair<double, std::string> split_number(const std::string& text, const std::
   if (std::string(begin, static_cast<std::size_t>(end - begin)).find_first_not_of("0123456789.eE+-") != std::string::npos)
     throw config_error(what + ": '" + text + "' is not a decimal number (hexadecimal, inf and nan are not accepted)");
   std::string unit(end);
-  while (!unit.empty() && std::isspace(static_cast<unsigned char>(unit.front()))) unit.erase(0, 1);
-  while (!unit.empty() && std::isspace(static_cast<unsigned char>(unit.back()))) unit.pop_back();
+  while (!unit.empty() && blank(unit.front())) unit.erase(0, 1);
+  while (!unit.empty() && blank(unit.back())) unit.pop_back();
   return {value, unit};
 }
 

@@ -90,6 +90,9 @@ TEST(Units, OnlyDecimalNumbersAreAccepted) {
   } catch (const config_error& e) {
     EXPECT_NE(std::string(e.what()).find("h0.mtu: '0x10KB' is not a decimal number"), std::string::npos) << e.what();
   }
+  // Spaces and tabs may surround the number and the unit; other whitespace may not.
+  EXPECT_EQ(parse_time(" \t5 us\t"), sc_time(5, SC_US));
+  for (const char* text : {"5\nus", "\n5us", "5us\r", "5\vus"}) EXPECT_THROW(parse_time(text), config_error) << text;
   // Decimal forms stay accepted.
   EXPECT_DOUBLE_EQ(parse_number("-1.5e-3"), -1.5e-3);
   EXPECT_DOUBLE_EQ(parse_number("+.25"), 0.25);
