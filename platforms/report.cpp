@@ -271,9 +271,15 @@ void simulation::write_outputs(const std::string& dir) const {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) throw config_error("--out: cannot create '" + dir + "': " + ec.message());
-  std::ofstream json_out(dir + "/summary.json");
-  if (!json_out) throw config_error("--out: cannot write '" + dir + "/summary.json'");
-  json_out << summary().dump(2) << '\n';
+  // Render first, write to a temporary name, rename: a failure never leaves an empty or partial
+  // summary.json behind.
+  const std::string json_text = summary().dump(2) + "\n", json_path = dir + "/summary.json";
+  {
+    std::ofstream json_out(json_path + ".tmp");
+    if (!(json_out << json_text) || !json_out.flush()) throw config_error("--out: cannot write '" + json_path + "'");
+  }
+  std::filesystem::rename(json_path + ".tmp", json_path, ec);
+  if (ec) throw config_error("--out: cannot write '" + json_path + "': " + ec.message());
   sampler_->queue_depth.write_csv(dir + "/queue_depth.csv", "time_us");
   sampler_->link_throughput.write_csv(dir + "/link_throughput.csv", "time_us");
   sampler_->flow_throughput.write_csv(dir + "/flow_throughput.csv", "time_us");

@@ -65,6 +65,13 @@ sampler::sampler(sc_core::sc_module_name name, fabric& f, sc_core::sc_time perio
   sensitive << tick_;
 }
 
+double sampler::estimated_bytes(double samples) const {
+  std::size_t columns = 0;
+  for (const series* s : {&queue_depth, &link_throughput, &flow_throughput, &paused_fraction})
+    columns += s->columns.size() + (sizeof(std::vector<double>) + 16 + sizeof(double)) / sizeof(double);
+  return samples * static_cast<double>(columns) * sizeof(double);
+}
+
 void sampler::start_of_simulation() { tick_.notify(period_); }
 
 void sampler::finish() {

@@ -27,6 +27,10 @@ class sampler : public sc_core::sc_module {
   series flow_throughput;  // Gb/s of delivered payload, column = flow name ("all workload flows")
   series paused_fraction;  // share of the period each MAC port's priority was paused, "sw0.port2.p3"
 
+  // Memory the rows of a run of `samples` samples will hold: columns x 8 B per sample, plus each
+  // row's vector and its time, in the four series.
+  double estimated_bytes(double samples) const;
+
   // Takes a last, possibly shorter, sample at the current time if the run ended between ticks.
   void finish();
   // The most (port, priority) pairs paused at any time within one sample: the extent of the

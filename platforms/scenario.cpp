@@ -3,6 +3,9 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -186,15 +189,68 @@ void read_events(section& top, scenario& s) {
   }
 }
 
+// A node name: 1 to 64 letters, digits or '_', starting with a letter or digit. Names become
+// module, parameter, statistic, link ("a-b") and flow ("a->b") names and JSON keys, so '.' and '-'
+// (separators there), spaces, control characters and non-ASCII bytes are out.
+constexpr std::size_t max_name = 64;
+
+bool valid_node_name(const std::string& n) {
+  const auto alnum = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; };
+  return !n.empty() && n.size() <= max_name && alnum(n[0]) &&
+         std::all_of(n.begin(), n.end(), [&](char c) { return alnum(c) || c == '_'; });
+}
+
+// What a fabric costs to build, measured on leaf-spine fabrics of 2 500 to 25 000 ports
+// (`sluice stats`, peak RSS): about 80 KiB per port (link end: MAC, flow control, egress
+// queues, MMU group, their parameters and statistics) plus the forwarding tables, one entry per
+// (switch, NIC). A platform whose estimate exceeds the budget is refused before elaboration.
+constexpr double bytes_per_port = 80.0 * 1024, bytes_per_route = 48;
+constexpr double platform_budget = 4.0 * (1ull << 30);
+
+void check_platform(const topology_spec& t) {
+  std::size_t switches = 0, nics = 0;
+  for (const node_spec& n : t.nodes) {
+    if (!valid_node_name(n.name))
+      throw config_error("platform: node name '" + n.name + "' must be 1 to " + std::to_string(max_name) +
+                         " letters, digits or '_', starting with a letter or digit");
+    ++(n.is_switch ? switches : nics);
+  }
+  if (t.nodes.empty()) throw config_error("platform: the platform has no nodes");
+  if (nics == 0) throw config_error("platform: the platform has no NICs (traffic needs at least one)");
+  const double ports = 2.0 * static_cast<double>(t.links.size());
+  const double estimate =
+      ports * bytes_per_port + static_cast<double>(switches) * static_cast<double>(nics) * bytes_per_route;
+  if (estimate > platform_budget)
+    throw config_error("platform: " + std::to_string(switches) + " switches, " + std::to_string(nics) + " NICs and " +
+                       std::to_string(t.links.size()) + " links would need about " +
+                       format_number(std::ceil(estimate / (1 << 30) * 10) / 10) +
+                       " GiB to build (80 KiB per port, 48 B per switch x NIC route entry); the limit is " +
+                       format_number(platform_budget / (1 << 30)) + " GiB");
+}
+
+// Free text copied into summary.json must be valid UTF-8 (JSON cannot hold anything else).
+std::string read_text(section& top, const std::string& key, const std::string& fallback, bool one_line) {
+  std::string text = top.text_or(key, fallback);
+  if (!valid_utf8(text)) throw config_error(key + ": '" + text + "' is not valid UTF-8");
+  const bool control = std::any_of(text.begin(), text.end(), [&](char c) {
+    unsigned char u = static_cast<unsigned char>(c);
+    return (u < 0x20 || u == 0x7f) && (one_line || (c != '\n' && c != '\t'));
+  });
+  if (control) throw config_error(key + ": '" + text + "' contains control characters");
+  return text;
+}
+
 scenario parse(const YAML::Node& root, const std::string& base_dir) {
   section top(root, "scenario");
   scenario s;
-  s.name = top.text_or("name", "unnamed");
-  s.description = top.text_or("description", "");
+  s.name = read_text(top, "name", "unnamed", true);
+  if (s.name.size() > 256) throw config_error("name: '" + s.name.substr(0, 32) + "...' is longer than 256 bytes");
+  s.description = read_text(top, "description", "", false);
   if (!top.has("platform")) throw config_error("platform: missing");
   section platform(top.get("platform"), "platform");
   s.topology = build_platform(platform);
   platform.finish();
+  check_platform(s.topology);
   read_traffic(top, s, base_dir);
   read_run(top, s);
   read_params(top, s);
@@ -214,7 +270,12 @@ scenario parse(const YAML::Node& root, const std::string& base_dir) {
 scenario load_scenario_text(const std::string& yaml_text, const std::string& origin, const std::string& base_dir) {
   YAML::Node root;
   try {
-    root = YAML::Load(yaml_text);
+    std::vector<YAML::Node> documents = YAML::LoadAll(yaml_text);
+    // A second document after '---' would be silently ignored: a scenario is one document.
+    if (documents.size() > 1)
+      throw config_error(origin + ":" + std::to_string(documents[1].Mark().line + 1) +
+                         ": more than one YAML document ('---'); a scenario is a single document");
+    if (!documents.empty()) root = documents[0];
   } catch (const YAML::Exception& e) {
     throw config_error(origin + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) +
                        ": malformed YAML: " + e.msg);
@@ -227,13 +288,25 @@ scenario load_scenario_text(const std::string& yaml_text, const std::string& ori
   }
 }
 
+std::string read_input_file(const std::string& path, const std::string& key, std::size_t max_bytes) {
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (ec || !std::filesystem::exists(status)) throw config_error(key + ": cannot open '" + path + "'");
+  if (!std::filesystem::is_regular_file(status)) throw config_error(key + ": '" + path + "' is not a regular file");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw config_error(key + ": cannot open '" + path + "'");
+  std::string text(max_bytes + 1, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  if (text.size() > max_bytes)
+    throw config_error(key + ": '" + path + "' is larger than " + std::to_string(max_bytes) + " bytes");
+  return text;
+}
+
 scenario load_scenario_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw config_error(path + ": cannot open scenario file");
-  std::stringstream buf;
-  buf << in.rdbuf();
+  const std::string text = read_input_file(path, "scenario file", max_scenario_bytes);
   std::string dir = path.find('/') == std::string::npos ? "." : path.substr(0, path.rfind('/'));
-  return load_scenario_text(buf.str(), path, dir);
+  return load_scenario_text(text, path, dir);
 }
 
 }  // namespace sluice

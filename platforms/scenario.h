@@ -32,6 +32,14 @@ struct scenario {
   bool stop_when_done = false;  // end the run when every (finite) flow has completed
 };
 
+// The contents of the input file `path`, named `key` in errors. Only a regular file of at most
+// `max_bytes`: a device (/dev/zero) would be read until memory runs out, and /dev/stdin, a FIFO
+// or a folder would block or read nothing.
+std::string read_input_file(const std::string& path, const std::string& key, std::size_t max_bytes);
+
+// A scenario file holds at most this many bytes (a 25 000-link custom fabric is about 1 MB).
+constexpr std::size_t max_scenario_bytes = 16 << 20;
+
 scenario load_scenario_file(const std::string& path);
 // base_dir: where relative paths in the scenario (CDF files) are resolved.
 scenario load_scenario_text(const std::string& yaml_text, const std::string& origin = "scenario",

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <memory>
 
 #include "models/core/random.h"
@@ -52,11 +53,20 @@ simulation::simulation(const scenario& s, const run_options& options) {
     throw config_error("run.stop_when_done: the workloads produced no flows");
   fabric_ = std::make_unique<fabric>(expanded);
   const sc_core::sc_time period = options.sample_period.value_or(s.sample_period);
-  // One row per period is kept in memory: bound the count rather than exhaust the machine.
-  if (until_ / period > 1e6)
-    throw config_error("sample period: '" + format_time(period) + "' gives more than 1000000 samples over " +
-                       format_time(until_) + " (set run.sample_period or --sample-period longer)");
+  const std::string period_key = options.sample_period ? "--sample-period" : "run.sample_period";
+  const std::string period_text = "'" + format_time(period) + "' over " + format_time(until_);
+  // One row per period is kept in memory: bound the rows and their bytes rather than exhaust
+  // the machine.
+  const double samples = std::floor(until_ / period) + 1;
+  if (samples > max_samples + 1)
+    throw config_error(period_key + ": " + period_text + " gives more than 1000000 samples (set run.sample_period " +
+                       "or --sample-period longer)");
   sampler_ = std::make_unique<sampler>("sampler", *fabric_, period);
+  if (double bytes = sampler_->estimated_bytes(samples); bytes > max_sample_bytes)
+    throw config_error(period_key + ": " + period_text + " keeps about " +
+                       format_number(std::ceil(bytes / (1 << 30) * 10) / 10) + " GiB of samples in memory (" +
+                       format_number(samples) + " rows; at most " + format_number(max_sample_bytes / (1 << 30)) +
+                       " GiB): set run.sample_period or --sample-period longer");
   events_ = std::make_unique<event_player>("events", *fabric_, s.events);
   if (s.stop_when_done) {
     // The kernel announces sc_stop() on stdout as an info of type "/OSCI/SystemC".

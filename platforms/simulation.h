@@ -34,6 +34,9 @@ class event_player : public sc_core::sc_module {
 
 class simulation {
  public:
+  // Bounds on the time series kept in memory: rows (samples over `until`), and their bytes.
+  static constexpr double max_samples = 1e6, max_sample_bytes = 2.0 * (1ull << 30);
+
   simulation(const scenario& s, const run_options& options);
   ~simulation();
   void run();

@@ -1,8 +1,10 @@
 // The `sluice` command line: run a scenario, or list the parameters or statistics of its fabric.
 #include <boost/program_options.hpp>
 #include <cstdlib>
+#include <filesystem>
 #include <iomanip>
 #include <iostream>
+#include <unistd.h>
 
 #include "models/core/stats.h"
 #include "platforms/simulation.h"
@@ -11,6 +13,10 @@ namespace po = boost::program_options;
 using namespace sluice;
 
 namespace {
+
+// The tool owns its output: SystemC prints a copyright banner before sc_main unless this
+// variable is set. Static initialization of this executable runs before SystemC's main().
+[[maybe_unused]] const bool banner_off = setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0) == 0;
 
 const char* usage =
     "usage: sluice run SCENARIO.yaml [--set PATH=VALUE ...] [--until 20ms] [--seed N] [--sample-period 10us]\n"
@@ -52,6 +58,15 @@ void print_stats(const std::string& match) {
   if (!shown) throw config_error("--match: '" + match + "' matches no statistic");
 }
 
+// --out DIR must be a folder we can write, created if needed.
+void check_out_dir(const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw config_error("--out: cannot create '" + dir + "': " + ec.message());
+  if (!std::filesystem::is_directory(dir, ec)) throw config_error("--out: '" + dir + "' is not a folder");
+  if (access(dir.c_str(), W_OK) != 0) throw config_error("--out: '" + dir + "' is not writable");
+}
+
 int run(int argc, char* argv[]) {
   std::string command, scenario_path, out_dir, until, sample_period, seed, match = "*";
   std::vector<std::string> sets;
@@ -81,15 +96,26 @@ int run(int argc, char* argv[]) {
   if (command != "run" && command != "params" && command != "stats")
     throw config_error("command: '" + command + "' is not run, params or stats");
   if (scenario_path.empty()) throw config_error("missing SCENARIO.yaml");
+  // An option that does not apply to the command would be silently ignored: reject it.
+  const bool run_command = command == "run";
+  for (const char* opt : {"until", "sample-period", "seed", "out"})
+    if (!run_command && vm.count(opt))
+      throw config_error(std::string("--") + opt + ": applies to 'run' only, not '" + command + "'");
+  if (run_command && vm.count("match")) throw config_error("--match: applies to 'params' and 'stats', not 'run'");
+  if (command == "stats" && !sets.empty()) throw config_error("--set: applies to 'run' and 'params', not 'stats'");
+  // An empty value ('--until ""') is an error, not "no option".
+  for (const char* opt : {"until", "sample-period", "seed", "out", "match"})
+    if (vm.count(opt) && vm[opt].as<std::string>().empty())
+      throw config_error(std::string("--") + opt + ": '' is empty");
 
   scenario s = load_scenario_file(scenario_path);
   run_options opts;
   for (const std::string& kv : sets) opts.sets.push_back(split_set(kv));
-  if (!sample_period.empty()) {
+  if (vm.count("sample-period")) {
     opts.sample_period = parse_time(sample_period, "--sample-period");
     if (*opts.sample_period == sc_core::SC_ZERO_TIME) throw config_error("--sample-period: must be positive");
   }
-  if (!until.empty()) {
+  if (vm.count("until")) {
     opts.until = parse_time(until, "--until");
     if (*opts.until == sc_core::SC_ZERO_TIME) throw config_error("--until: must be positive");
   }
@@ -103,6 +129,7 @@ int run(int argc, char* argv[]) {
     print_stats(match);
     return 0;
   }
+  if (!out_dir.empty()) check_out_dir(out_dir);  // before the run, not after it
   sim.run();
   if (!quiet) std::cout << sim.table();
   if (!out_dir.empty()) {
@@ -120,11 +147,11 @@ int sc_main(int argc, char* argv[]) {
   } catch (const config_error& e) {
     std::cerr << "sluice: error: " << e.what() << '\n';
   } catch (const po::error& e) {
-    std::cerr << "sluice: error: " << e.what() << " (see sluice --help)\n";
+    std::cerr << "sluice: error: " << printable(e.what()) << " (see sluice --help)\n";
   } catch (const sc_core::sc_report& e) {
-    std::cerr << "sluice: error: " << e.get_msg_type() << ": " << e.get_msg() << '\n';
+    std::cerr << "sluice: error: " << printable(std::string(e.get_msg_type()) + ": " + e.get_msg()) << '\n';
   } catch (const std::exception& e) {
-    std::cerr << "sluice: error: " << e.what() << '\n';
+    std::cerr << "sluice: error: " << printable(e.what()) << '\n';
   }
   return 2;
 }

@@ -18,11 +18,7 @@ double uniform(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) *
 }  // namespace
 
 size_cdf size_cdf::from_file(const std::string& path, const std::string& key) {
-  std::ifstream in(path);
-  if (!in) throw config_error(key + ": cannot read CDF file '" + path + "'");
-  std::stringstream text;
-  text << in.rdbuf();
-  return from_text(text.str(), key + " ('" + path + "')");
+  return from_text(read_input_file(path, key, max_file_bytes), key + " ('" + path + "')");
 }
 
 size_cdf size_cdf::from_text(const std::string& text, const std::string& key) {
@@ -31,13 +27,15 @@ size_cdf size_cdf::from_text(const std::string& text, const std::string& key) {
   std::string line;
   int number = 0;
   while (std::getline(lines, line)) {
-    ++number;
+    if (++number > max_lines)
+      throw config_error(key + ": more than " + std::to_string(max_lines) + " lines");
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     std::istringstream fields(line);
-    double bytes, percent;
-    std::string rest;
-    if (!(fields >> bytes >> percent) || (fields >> rest))
+    std::string size_text, percent_text, rest;
+    if (!(fields >> size_text >> percent_text) || (fields >> rest))
       throw config_error(key + ": line " + std::to_string(number) + " is not 'size cumulative_percent'");
+    const std::string where = key + ": line " + std::to_string(number);
+    const double bytes = parse_number(size_text, where), percent = parse_number(percent_text, where);
     double p = percent / 100.0;
     if (bytes < 0 || p < 0 || p > 1 ||
         (!c.points_.empty() && (bytes < c.points_.back().first || p < c.points_.back().second)))

@@ -16,7 +16,11 @@ struct scenario;
 // A piecewise-linear CDF of flow sizes (bytes) read from "size cumulative_percent" lines.
 class size_cdf {
  public:
-  // `key` names the setting for error messages. Throws config_error on a bad file.
+  // Bounds on a CDF file: the shipped ones are a few hundred bytes and about a dozen lines.
+  static constexpr std::size_t max_file_bytes = 1 << 20, max_lines = 100000;
+  // `key` names the setting for error messages. Throws config_error on a bad file: one that is
+  // not a regular file (a device, a FIFO, a folder), larger than max_file_bytes, longer than
+  // max_lines or not made of decimal 'size cumulative_percent' lines.
   static size_cdf from_file(const std::string& path, const std::string& key);
   static size_cdf from_text(const std::string& text, const std::string& key);
   double mean_bytes() const;

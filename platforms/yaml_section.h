@@ -21,6 +21,7 @@ class section {
   static void reject_duplicate_keys(const YAML::Node& map, const std::string& path) {
     std::set<std::string> keys;
     for (auto it = map.begin(); it != map.end(); ++it) {
+      if (!it->first.IsScalar()) throw config_error(path + ": a key must be a plain name, not a list or a mapping");
       std::string k = it->first.as<std::string>();
       if (!keys.insert(k).second) throw config_error(path + "." + k + ": key given twice");
     }

@@ -8,17 +8,75 @@
 namespace sluice {
 namespace {
 
-// Splits "40Gbps" into 40 and "Gbps". Rejects empty, non-finite and trailing garbage.
+// The length of the UTF-8 sequence starting at s[i], or 0 if it is not well formed.
+std::size_t utf8_length(const std::string& s, std::size_t i) {
+  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
+  const unsigned char c = byte(i);
+  if (c < 0x80) return 1;
+  std::size_t n = c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+  if (n == 0 || i + n > s.size()) return 0;
+  for (std::size_t k = 1; k < n; ++k)
+    if ((byte(i + k) & 0xC0) != 0x80) return 0;
+  const unsigned char c1 = byte(i + 1);
+  if ((c == 0xE0 && c1 < 0xA0) || (c == 0xED && c1 > 0x9F) || (c == 0xF0 && c1 < 0x90) || (c == 0xF4 && c1 > 0x8F))
+    return 0;  // overlong, surrogate or beyond U+10FFFF
+  return n;
+}
+
+}  // namespace
+
+bool valid_utf8(const std::string& text) {
+  for (std::size_t i = 0, n; i < text.size(); i += n)
+    if ((n = utf8_length(text, i)) == 0) return false;
+  return true;
+}
+
+std::string printable(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size();) {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    std::size_t n = utf8_length(text, i);
+    if (n > 1) {
+      out.append(text, i, n);
+      i += n;
+      continue;
+    }
+    if (c == '\n')
+      out += "\\n";
+    else if (c == '\t')
+      out += "\\t";
+    else if (c == '\r')
+      out += "\\r";
+    else if (n == 0 || c < 0x20 || c == 0x7F) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02X", c);
+      out += buf;
+    } else {
+      out += static_cast<char>(c);
+    }
+    ++i;
+  }
+  return out;
+}
+
+namespace {
+
+// Splits "40Gbps" into 40 and "Gbps". Rejects empty, non-finite and trailing garbage, and
+// accepts decimal notation only: strtod also reads hexadecimal ("0x10"), "inf" and "nan".
 std::pair<double, std::string> split_number(const std::string& text, const std::string& what) {
   std::size_t start = 0;
-  while (start < text.size() && std::isspace(static_cast<unsigned char>(text[start]))) ++start;
+  const auto blank = [](char c) { return c == ' ' || c == '\t'; };  // not newlines: one value, one line
+  while (start < text.size() && blank(text[start])) ++start;
   const char* begin = text.c_str() + start;
   char* end = nullptr;
   double value = std::strtod(begin, &end);
   if (end == begin || !std::isfinite(value)) throw config_error(what + ": '" + text + "' is not a number with a unit");
+  if (std::string(begin, static_cast<std::size_t>(end - begin)).find_first_not_of("0123456789.eE+-") != std::string::npos)
+    throw config_error(what + ": '" + text + "' is not a decimal number (hexadecimal, inf and nan are not accepted)");
   std::string unit(end);
-  while (!unit.empty() && std::isspace(static_cast<unsigned char>(unit.front()))) unit.erase(0, 1);
-  while (!unit.empty() && std::isspace(static_cast<unsigned char>(unit.back()))) unit.pop_back();
+  while (!unit.empty() && blank(unit.front())) unit.erase(0, 1);
+  while (!unit.empty() && blank(unit.back())) unit.pop_back();
   return {value, unit};
 }
 

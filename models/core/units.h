@@ -7,11 +7,18 @@
 
 namespace sluice {
 
+// `text` as one printable line: control characters (newline, tab, ESC, DEL, ...) and bytes that
+// are not valid UTF-8 become \n, \t or \xNN escapes; valid UTF-8 (the micro sign) is kept.
+std::string printable(const std::string& text);
+// True if `text` is well-formed UTF-8 (no overlong forms, surrogates or code points > U+10FFFF).
+bool valid_utf8(const std::string& text);
+
 // Every user-facing error (scenario, parameter, CLI) is a config_error with a one-line message
-// that names the offending key and value.
+// that names the offending key and value. The message is passed through printable(), so a
+// value that echoes user text (a name with a newline, say) never breaks it over two lines.
 class config_error : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit config_error(const std::string& message) : std::runtime_error(printable(message)) {}
 };
 
 // Link and flow rates, in bit/s.

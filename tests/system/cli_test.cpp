@@ -20,11 +20,32 @@ void expect_cli_error(const std::string& args, const std::string& fragment) {
   EXPECT_NE(r.status, 0) << args;
   EXPECT_NE(r.status, 124) << "timed out: " << args;
   std::string err = r.output;
-  // SystemC prints its banner on stderr before sc_main; the error is the last line.
-  while (!err.empty() && err.back() == '\n') err.pop_back();
-  std::string last = err.substr(err.rfind('\n') == std::string::npos ? 0 : err.rfind('\n') + 1);
-  EXPECT_EQ(last.rfind("sluice: error: ", 0), 0u) << err;
-  EXPECT_NE(last.find(fragment), std::string::npos) << "'" << fragment << "' not in: " << last;
+  // Exactly one line: no banner before it, no echoed newline inside it.
+  ASSERT_TRUE(!err.empty() && err.back() == '\n') << err;
+  err.pop_back();
+  EXPECT_EQ(err.find('\n'), std::string::npos) << err;
+  EXPECT_EQ(err.rfind("sluice: error: ", 0), 0u) << err;
+  EXPECT_NE(err.find(fragment), std::string::npos) << "'" << fragment << "' not in: " << err;
+}
+
+// Runs the binary with SYSTEMC_DISABLE_COPYRIGHT_MESSAGE unset; returns its stderr only.
+std::string stderr_without_banner_variable(const std::string& args) {
+  std::string cmd = "env -u SYSTEMC_DISABLE_COPYRIGHT_MESSAGE timeout 120 " + std::string(SLUICE_BINARY) + " " + args +
+                    " 2>&1 >/dev/null";
+  std::string out;
+  FILE* pipe = popen(cmd.c_str(), "r");
+  if (!pipe) return "popen failed";
+  char buf[4096];
+  std::size_t n;
+  while ((n = fread(buf, 1, sizeof buf, pipe)) > 0) out.append(buf, n);
+  pclose(pipe);
+  return out;
+}
+
+std::string replace_first(std::string s, const std::string& from, const std::string& to) {
+  auto at = s.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  return at == std::string::npos ? s : s.replace(at, from.size(), to);
 }
 
 const char* good = R"(
@@ -165,4 +186,96 @@ TEST(Cli, SamplePeriodFromTheCommandLine) {
   int rows = -1;
   while (std::getline(in, line)) ++rows;
   EXPECT_EQ(rows, 10);  // 50 us / 5 us
+}
+
+TEST(Cli, PrintsNoSystemcBannerEvenWithoutTheVariable) {
+  EXPECT_EQ(stderr_without_banner_variable("run " + write_temp("nb.yaml", good) + " -q"), "");
+  EXPECT_EQ(stderr_without_banner_variable("run /nonexistent/x.yaml"),
+            "sluice: error: scenario file: cannot open '/nonexistent/x.yaml'\n");
+}
+
+TEST(Cli, EmptyOptionValuesAndOptionsOfAnotherCommandAreErrors) {
+  std::string s = write_temp("opt.yaml", good);
+  expect_cli_error("run " + s + " --until ''", "--until: ''");
+  expect_cli_error("run " + s + " --sample-period ''", "--sample-period: ''");
+  expect_cli_error("run " + s + " --out ''", "--out: ''");
+  expect_cli_error("run " + s + " --seed ''", "--seed");
+  expect_cli_error("run " + s + " --match 'sw0.*'", "--match: applies to 'params' and 'stats'");
+  expect_cli_error("params " + s + " --match ''", "--match: ''");
+  expect_cli_error("params " + s + " --until 1ms", "--until: applies to 'run' only");
+  expect_cli_error("stats " + s + " --out /tmp/x", "--out: applies to 'run' only");
+  expect_cli_error("stats " + s + " --set 'h0.mtu=500B'", "--set: applies to 'run' and 'params'");
+}
+
+TEST(Cli, HexadecimalValuesAreRejected) {
+  std::string s = write_temp("hex.yaml", good);
+  expect_cli_error("run " + s + " --until 0x10us", "--until: '0x10us' is not a decimal number");
+  expect_cli_error("run " + s + " --set 'h0.mtu=0x100'", "h0.mtu");
+  expect_cli_error("run " + write_temp("hex2.yaml", std::string(good) + "params: {sw0.mmu.alpha: inf}\n"),
+                   "sw0.mmu.alpha");
+}
+
+TEST(Cli, BadNodeNameFailsBeforeTheRunAndLeavesNoSummary) {
+  std::string dir = ::testing::TempDir() + "/cli-badname-" + std::to_string(getpid());
+  for (const char* name : {"\"a\\x01\"", "\"a\\nb\"", "\"a\xff\""}) {
+    std::string yaml = std::string("platform: {kind: custom, switches: [s0], nics: [N, b], links: [{a: N, b: s0}, "
+                                   "{a: b, b: s0}]}\ntraffic: [{kind: constant, src: b, dst: N, rate: 1Gbps}]\n");
+    for (std::size_t at; (at = yaml.find("N,")) != std::string::npos || (at = yaml.find("N}")) != std::string::npos;)
+      yaml.replace(at, 1, name);
+    expect_cli_error("run " + write_temp("name.yaml", yaml) + " --out " + dir, "node name");
+  }
+  EXPECT_FALSE(std::ifstream(dir + "/summary.json").good());
+}
+
+TEST(Cli, SampleMemoryIsBoundedNotJustTheRowCount) {
+  // 1 000 001 rows were allowed whatever the width: 10 000 flow columns made that 78 GiB.
+  const char* wide = R"(
+platform: {kind: incast, senders: 100}
+traffic: [{kind: constant, src: "h*", dst: r0, rate: 10Mbps, count: 100}]
+run: {until: 10s, sample_period: 10us}
+)";
+  std::string s = write_temp("wide.yaml", wide);
+  expect_cli_error("run " + s, "run.sample_period: '10us' over 10s keeps about");
+  expect_cli_error("run " + s, "at most 2 GiB");
+  expect_cli_error("run " + s + " --sample-period 20us", "--sample-period: '20us' over 10s");
+  auto r = test::run_cli("run " + s + " -q --until 20us", "&1");  // 3 rows: fine
+  EXPECT_EQ(r.status, 0) << r.output;
+}
+
+TEST(Cli, TinyMtuGivesMinimumSizeFramesNotOneByteFrames) {
+  std::string dir = ::testing::TempDir() + "/cli-mtu-" + std::to_string(getpid());
+  auto r = test::run_cli("run " + write_temp("mtu.yaml", good) + " -q --set '*.mtu=1B' --out " + dir, "&1");
+  ASSERT_EQ(r.status, 0) << r.output;
+  std::ifstream in(dir + "/summary.json");
+  nlohmann::json c = nlohmann::json::parse(in)["counters"];
+  const double frames = c["h0.prio3.frames_sent"], bytes = c["h0.prio3.bytes_sent"];
+  ASSERT_GT(frames, 0);
+  EXPECT_DOUBLE_EQ(bytes / frames, 64.0);  // 1 B of payload, padded to the Ethernet minimum
+}
+
+TEST(Cli, LongLinkDelayDerivesItsHeadroomAndRuns) {
+  // 200 ms at 40 Gb/s needs about 2 GB of headroom: the derived default must not fail its range.
+  std::string s = write_temp("far.yaml", replace_first(good, "senders: 2}", "senders: 2, link_delay: 200ms}"));
+  auto p = test::run_cli("params " + s + " --match 'sw0.port0.pfc.headroom'", "&1");
+  ASSERT_EQ(p.status, 0) << p.output;
+  EXPECT_NE(p.output.find("sw0.port0.pfc.headroom"), std::string::npos) << p.output;
+  // 2 x 200 ms x 5 GB/s + 3 x 1000 B + 64 B, rounded up to KiB: about 1.9 GiB.
+  EXPECT_NE(p.output.find("1953128KiB  1953128KiB"), std::string::npos) << p.output;
+  auto r = test::run_cli("run " + s + " -q --until 20us", "&1");
+  EXPECT_EQ(r.status, 0) << r.output;
+}
+
+TEST(Cli, UnwritableOutFolderFailsBeforeTheRun) {
+  std::string file = write_temp("not-a-folder", "x");
+  // 10 s of simulated time would take long: the error must come first.
+  expect_cli_error("run " + write_temp("out.yaml", good) + " --until 10s --sample-period 1ms --out " + file,
+                   "--out: cannot create");
+}
+
+TEST(Cli, ScenarioFileMustBeABoundedRegularFile) {
+  expect_cli_error("run /dev/zero", "scenario file: '/dev/zero' is not a regular file");
+  expect_cli_error("run /dev/stdin < /dev/null", "scenario file: '/dev/stdin' is not a regular file");
+  expect_cli_error("run " + ::testing::TempDir(), "is not a regular file");
+  std::string big = write_temp("big.yaml", "# " + std::string(max_scenario_bytes, 'x') + "\n");
+  expect_cli_error("run " + big, "is larger than 16777216 bytes");
 }

@@ -94,6 +94,7 @@ TEST(Scenario, AbsurdSizesAreBoundedNotAttempted) {
   expect_error(replace(base, "rate: 10Gbps", "rate: 100Tbps"), {"traffic[0].rate", "100Tbps", "valid range"});
   expect_error(replace(base, "link_rate: 40Gbps", "link_rate: 1e30Gbps"), {"platform.link_rate", "valid range"});
   expect_error(replace(base, "senders: 4", "senders: 100000"), {"platform.senders", "100000"});
+  expect_error(replace(base, "senders: 4", "senders: 0x10"), {"platform.senders", "0x10"});
 }
 
 TEST(Scenario, WrongYamlShapesAreNamed) {
@@ -115,4 +116,51 @@ TEST(Scenario, DuplicateKeysAreErrors) {
                {"platform.link_rate", "twice"});
   expect_error(replace(base, "rate: 10Gbps", "rate: 10Gbps, rate: 1Gbps"), {"traffic[0].rate", "twice"});
   expect_error(std::string(base) + "params: {\"h0.mtu\": 1000B, \"h0.mtu\": 1500B}\n", {"params.h0.mtu", "twice"});
+  expect_error(std::string(base) + "? [a]\n: 1\n", {"scenario: a key must be a plain name"});
+  expect_error(std::string(base) + "params: {[a]: 1}\n", {"params: a key must be a plain name"});
+}
+
+TEST(Scenario, NodeNamesAreCheckedAndEchoedOnOneLine) {
+  const std::string custom = "platform: {kind: custom, switches: [s0], nics: [NAME, b], links: [{a: NAME, b: s0}, {a: b, b: s0}]}\n";
+  auto with = [&](const std::string& name) {
+    std::string s = custom;
+    for (std::size_t at; (at = s.find("NAME")) != std::string::npos;) s.replace(at, 4, name);
+    return s;
+  };
+  EXPECT_NO_THROW(load_scenario_text(with("h_0")));
+  expect_error(with("\"a\\x01\""), {"platform: node name 'a\\x01'", "letters, digits or '_'"});
+  expect_error(with("\"a\\nb\""), {"'a\\nb'"});  // the newline is escaped: still one line
+  expect_error(with("\"a\xff\""), {"'a\\xFF'"});
+  expect_error(with("\"h\u00e9\""), {"node name"});
+  expect_error(with("_h"), {"'_h'", "starting with a letter or digit"});
+  expect_error(with("a.b"), {"'a.b'"});
+  expect_error(with(std::string(65, 'x')), {"1 to 64"});
+  EXPECT_NO_THROW(load_scenario_text(with(std::string(64, 'x'))));
+}
+
+TEST(Scenario, NameAndDescriptionMustBeValidText) {
+  EXPECT_EQ(load_scenario_text(std::string(base) + "description: \"two\\nlines \u00b5\"\n").description,
+            "two\nlines \u00b5");
+  expect_error(replace(base, "name: t", "name: \"a\\tb\""), {"name: 'a\\tb'", "control characters"});
+  expect_error(replace(base, "name: t", "name: \"a\xff\""), {"name: 'a\\xFF'", "UTF-8"});
+  expect_error(std::string(base) + "description: \"x\xc0\xaf\"\n", {"description:", "UTF-8"});
+  expect_error(replace(base, "name: t", "name: " + std::string(300, 'n')), {"name:", "256"});
+}
+
+TEST(Scenario, OnlyOneYamlDocument) {
+  expect_error(std::string(base) + "---\nrun: {until: 5ms}\n", {"t.yaml:", "more than one YAML document"});
+  EXPECT_NO_THROW(load_scenario_text("---\n" + std::string(base)));  // a leading marker is fine
+}
+
+TEST(Scenario, EmptyPlatformsAreRejectedBeforeElaboration) {
+  expect_error("platform: {kind: custom, switches: [], nics: [], links: []}\n", {"platform:", "no nodes"});
+  expect_error("platform: {kind: custom, switches: [s0, s1], nics: [], links: [{a: s0, b: s1}]}\n",
+               {"platform:", "no NICs"});
+}
+
+TEST(Scenario, PlatformsTooLargeToBuildAreRejectedWithTheEstimate) {
+  expect_error("platform: {kind: leaf-spine, leaves: 256, spines: 256, hosts: 256}\n",
+               {"platform:", "512 switches, 65536 NICs and 131072 links", "GiB", "the limit is 4 GiB"});
+  EXPECT_NO_THROW(load_scenario_text("platform: {kind: leaf-spine, leaves: 64, spines: 32, hosts: 64}\n"));
+  EXPECT_NO_THROW(load_scenario_text("platform: {kind: incast, senders: 1000}\n"));
 }

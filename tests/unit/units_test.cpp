@@ -71,3 +71,48 @@ TEST(Units, FormatsRoundTrip) {
   EXPECT_EQ(format_time(parse_time("1300ns")), "1300ns");
   EXPECT_EQ(format_time(parse_time("1.5ms")), "1500us");
 }
+
+TEST(Units, OnlyDecimalNumbersAreAccepted) {
+  // strtod and yaml-cpp read hexadecimal, inf and nan; a scenario value must be decimal.
+  for (const char* text : {"0x10", "0X1p4", "inf", "-inf", "infinity", "nan", "NAN(1)"}) {
+    const std::string t = text;
+    EXPECT_THROW(parse_count(t), config_error) << t;
+    EXPECT_THROW(parse_number(t), config_error) << t;
+    EXPECT_THROW(parse_bytes(t + "B"), config_error) << t;
+    EXPECT_THROW(parse_bytes(t), config_error) << t;
+    EXPECT_THROW(parse_time(t + "us"), config_error) << t;
+    EXPECT_THROW(parse_rate(t + "Gbps"), config_error) << t;
+    EXPECT_THROW(parse_link_rate(t + "Gbps", "rate"), config_error) << t;
+  }
+  try {
+    parse_bytes("0x10KB", "h0.mtu");
+    FAIL();
+  } catch (const config_error& e) {
+    EXPECT_NE(std::string(e.what()).find("h0.mtu: '0x10KB' is not a decimal number"), std::string::npos) << e.what();
+  }
+  // Spaces and tabs may surround the number and the unit; other whitespace may not.
+  EXPECT_EQ(parse_time(" \t5 us\t"), sc_time(5, SC_US));
+  for (const char* text : {"5\nus", "\n5us", "5us\r", "5\vus"}) EXPECT_THROW(parse_time(text), config_error) << text;
+  // Decimal forms stay accepted.
+  EXPECT_DOUBLE_EQ(parse_number("-1.5e-3"), -1.5e-3);
+  EXPECT_DOUBLE_EQ(parse_number("+.25"), 0.25);
+  EXPECT_EQ(parse_bytes("1e3B").bytes, 1000u);
+  EXPECT_EQ(parse_time("0"), sc_core::SC_ZERO_TIME);
+}
+
+TEST(Units, ErrorMessagesStayOnePrintableLine) {
+  EXPECT_EQ(printable("a\nb\tc\rd\x1b[31m\x7f"), "a\\nb\\tc\\rd\\x1B[31m\\x7F");
+  EXPECT_EQ(printable("2\u00b5s caf\u00e9"), "2\u00b5s caf\u00e9");  // valid UTF-8 is kept
+  EXPECT_EQ(printable("a\xff\xc0\xafz"), "a\\xFF\\xC0\\xAFz");         // invalid and overlong bytes
+  EXPECT_TRUE(valid_utf8("h0 \u00b5 \u20ac \U0001F600"));
+  EXPECT_FALSE(valid_utf8("a\xff"));
+  EXPECT_FALSE(valid_utf8("\xed\xa0\x80"));  // a surrogate
+  EXPECT_FALSE(valid_utf8("\xe2\x82"));      // truncated
+  try {
+    parse_rate("40\nGbq", "h0-sw0.rate");
+    FAIL();
+  } catch (const config_error& e) {
+    EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("'40\\nGbq'"), std::string::npos) << e.what();
+  }
+}

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <set>
 
 #include "platforms/scenario.h"
@@ -94,4 +95,49 @@ TEST(Workload, BadSettingsAreNamed) {
   expect_error("{kind: workload, src: h0, dst: r0, cdf: websearch, load: 0.5}", "traffic[0].stop");
   expect_error("{kind: workload, src: h0, dst: r0, cdf: websearch, load: 0.5, stop: 1ms, size: 1KB}",
                "traffic[0].size");
+}
+
+TEST(SizeCdf, OnlyBoundedRegularFilesAreRead) {
+  // /dev/zero used to be read until memory ran out, /dev/stdin blocked the run.
+  auto expect_cdf_error = [](const std::string& path, const std::string& fragment) {
+    try {
+      size_cdf::from_file(path, "traffic[0].cdf");
+      ADD_FAILURE() << path;
+    } catch (const config_error& e) {
+      std::string msg = e.what();
+      EXPECT_NE(msg.find("traffic[0].cdf"), std::string::npos) << msg;
+      EXPECT_NE(msg.find(fragment), std::string::npos) << "'" << fragment << "' not in: " << msg;
+    }
+  };
+  expect_cdf_error("/dev/zero", "not a regular file");
+  expect_cdf_error("/dev/stdin", "not a regular file");
+  expect_cdf_error("/tmp", "not a regular file");
+  const std::string big = ::testing::TempDir() + "/cdf-big-" + std::to_string(getpid());
+  {
+    std::ofstream out(big);
+    for (int i = 0; i < 200000; ++i) out << "0 0\n";  // 800 KB but 200 000 lines
+  }
+  expect_cdf_error(big, "more than 100000 lines");
+  {
+    std::ofstream out(big);
+    out << std::string(size_cdf::max_file_bytes + 1, ' ');
+  }
+  expect_cdf_error(big, "larger than 1048576 bytes");
+  // Numbers in a CDF are decimal, like everywhere else.
+  EXPECT_THROW(size_cdf::from_text("0 0\n0x10 100\n", "t"), config_error);
+  EXPECT_THROW(size_cdf::from_text("0 0\ninf 100\n", "t"), config_error);
+}
+
+TEST(Workload, DeviceAsCdfIsAnErrorAtLoadTime) {
+  for (const char* dev : {"/dev/zero", "/dev/stdin"}) {
+    try {
+      load_scenario_text(two_hosts("{kind: workload, src: h0, dst: r0, cdf: " + std::string(dev) +
+                                   ", load: 0.3, stop: 1ms}"));
+      ADD_FAILURE() << dev;
+    } catch (const config_error& e) {
+      EXPECT_NE(std::string(e.what()).find("traffic[0].cdf: '" + std::string(dev) + "' is not a regular file"),
+                std::string::npos)
+          << e.what();
+    }
+  }
 }
