@@ -1,5 +1,6 @@
 // The `sluice` command line: run a scenario, or list the parameters or statistics of its fabric.
 #include <boost/program_options.hpp>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <iomanip>
@@ -67,6 +68,16 @@ void check_out_dir(const std::string& dir) {
   if (access(dir.c_str(), W_OK) != 0) throw config_error("--out: '" + dir + "' is not writable");
 }
 
+// Tearing down a big fabric costs more than running it: SystemC unregisters each of its tens of
+// thousands of objects, ports and exports by a linear search (O(n^2) in all). The process is
+// done once the outputs are written and flushed, so it leaves without the teardown.
+[[noreturn]] void finish(int code) {
+  std::cout.flush();
+  std::cerr.flush();
+  std::fflush(nullptr);
+  std::_Exit(code);
+}
+
 int run(int argc, char* argv[]) {
   std::string command, scenario_path, out_dir, until, sample_period, seed, match = "*";
   std::vector<std::string> sets;
@@ -123,11 +134,11 @@ int run(int argc, char* argv[]) {
   simulation sim(s, opts);
   if (command == "params") {
     print_params(match);
-    return 0;
+    finish(0);
   }
   if (command == "stats") {
     print_stats(match);
-    return 0;
+    finish(0);
   }
   if (!out_dir.empty()) check_out_dir(out_dir);  // before the run, not after it
   sim.run();
@@ -136,7 +147,7 @@ int run(int argc, char* argv[]) {
     sim.write_outputs(out_dir);
     if (!quiet) std::cout << "outputs written to " << out_dir << "/\n";
   }
-  return 0;
+  finish(0);
 }
 
 }  // namespace

@@ -68,8 +68,9 @@ class event_queue : public sc_core::sc_module {
   };
   explicit event_queue(sc_core::sc_module_name name);
   SC_HAS_PROCESS(event_queue);
+  static constexpr std::size_t arity = 4;
   void sift_up(std::size_t i);
-  void sift_down(std::size_t i);
+  void pop_root();
   void place(std::size_t i, const entry& e) {
     heap_[i] = e;
     e.client->heap_index_ = static_cast<int>(i);

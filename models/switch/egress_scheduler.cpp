@@ -2,17 +2,20 @@
 
 namespace sluice {
 
-int egress_scheduler::select(const std::array<uint32_t, max_classes>& head_bytes, uint32_t eligible) {
-  for (int q = max_classes - 1; q >= 0; --q)
-    if (config_.strict[q] && (eligible >> q & 1)) return q;
+egress_scheduler::egress_scheduler(const scheduler_config& config) : config_(config) {
+  for (int q = 0; q < max_classes; ++q) (config_.strict[q] ? strict_mask_ : dwrr_mask_) |= 1u << q;
+}
 
-  uint32_t dwrr = 0;
-  for (int q = 0; q < max_classes; ++q) {
-    if (config_.strict[q]) continue;
-    if (eligible >> q & 1)
-      dwrr |= 1u << q;
-    else if (head_bytes[q] == 0)
-      deficit_[q] = 0;  // an emptied queue forfeits its deficit
+int egress_scheduler::select(const std::array<uint32_t, max_classes>& head_bytes, uint32_t eligible) {
+  if (uint32_t strict = eligible & strict_mask_) return 31 - __builtin_clz(strict);  // highest first
+
+  const uint32_t dwrr = eligible & dwrr_mask_;
+  for (uint32_t idle = dwrr_mask_ & credited_ & ~eligible; idle; idle &= idle - 1) {
+    int q = __builtin_ctz(idle);
+    if (head_bytes[q] == 0) {  // an emptied queue forfeits its deficit
+      deficit_[q] = 0;
+      credited_ &= ~(1u << q);
+    }
   }
   if (!dwrr) return -1;
   // Visit only eligible queues, in cyclic order from the current one. Each visit of a fresh
@@ -22,10 +25,12 @@ int egress_scheduler::select(const std::array<uint32_t, max_classes>& head_bytes
     if (dwrr >> q & 1) {
       if (fresh_) {
         deficit_[q] += static_cast<uint64_t>(config_.weight[q]) * config_.quantum;
+        credited_ |= 1u << q;
         fresh_ = false;
       }
       if (head_bytes[q] <= deficit_[q]) {
         deficit_[q] -= head_bytes[q];
+        if (deficit_[q] == 0) credited_ &= ~(1u << q);
         return q;
       }
     }

@@ -18,7 +18,7 @@ struct scheduler_config {
 
 class egress_scheduler : public scheduler_if {
  public:
-  explicit egress_scheduler(const scheduler_config& config) : config_(config) {}
+  explicit egress_scheduler(const scheduler_config& config);
 
   // head_bytes[q] is the size of queue q's head frame, 0 if q is empty; eligible has bit q set if
   // q may send now (non-empty, not paused, head past the pipeline). Returns the queue to serve, or -1.
@@ -28,6 +28,8 @@ class egress_scheduler : public scheduler_if {
  private:
   static int next_in(uint32_t mask, int after);  // next set bit after `after`, wrapping
   scheduler_config config_;
+  uint32_t strict_mask_ = 0, dwrr_mask_ = 0;  // from config_: select runs once per frame
+  uint32_t credited_ = 0;                      // queues whose deficit is not 0
   std::array<uint64_t, max_classes> deficit_{};
   int current_ = 0;
   bool fresh_ = true;  // the current queue has not yet received its quantum this round
