@@ -293,13 +293,18 @@ std::string read_input_file(const std::string& path, const std::string& key, std
   const auto status = std::filesystem::status(path, ec);
   if (ec || !std::filesystem::exists(status)) throw config_error(key + ": cannot open '" + path + "'");
   if (!std::filesystem::is_regular_file(status)) throw config_error(key + ": '" + path + "' is not a regular file");
+  const auto size = std::filesystem::file_size(path, ec);
+  if (!ec && size > max_bytes)
+    throw config_error(key + ": '" + path + "' is larger than " + std::to_string(max_bytes) + " bytes");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw config_error(key + ": cannot open '" + path + "'");
-  std::string text(max_bytes + 1, '\0');
+  // Sized from the file, one byte more to notice a file that grew while it was read.
+  const std::size_t expected = ec ? max_bytes : static_cast<std::size_t>(size);
+  std::string text(expected + 1, '\0');
   in.read(text.data(), static_cast<std::streamsize>(text.size()));
   text.resize(static_cast<std::size_t>(in.gcount()));
-  if (text.size() > max_bytes)
-    throw config_error(key + ": '" + path + "' is larger than " + std::to_string(max_bytes) + " bytes");
+  if (text.size() > expected)
+    throw config_error(key + ": '" + path + "' is larger than " + std::to_string(expected) + " bytes (or grew while read)");
   return text;
 }
 
