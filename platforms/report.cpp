@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <iomanip>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -273,10 +274,14 @@ void simulation::write_outputs(const std::string& dir) const {
   if (ec) throw config_error("--out: cannot create '" + dir + "': " + ec.message());
   // Render first, write to a temporary name, rename: a failure never leaves an empty or partial
   // summary.json behind.
-  const std::string json_text = summary().dump(2) + "\n", json_path = dir + "/summary.json";
+  // Streamed from the document, not rendered to a string first: a big fabric's summary is
+  // megabytes, and the string would sit beside the document.
+  const std::string json_path = dir + "/summary.json";
   {
+    const nlohmann::json doc = summary();
     std::ofstream json_out(json_path + ".tmp");
-    if (!(json_out << json_text) || !json_out.flush()) throw config_error("--out: cannot write '" + json_path + "'");
+    if (!(json_out << std::setw(2) << doc << '\n') || !json_out.flush())
+      throw config_error("--out: cannot write '" + json_path + "'");
   }
   std::filesystem::rename(json_path + ".tmp", json_path, ec);
   if (ec) throw config_error("--out: cannot write '" + json_path + "': " + ec.message());
