@@ -1,6 +1,13 @@
 #include "models/switch/egress_scheduler.h"
 
+#include "models/switch/switch_policies.h"
+
 namespace sluice {
+namespace {
+const policy_registrar<scheduler_policies> reg{
+    "strict-dwrr", "prio<k>.sched strict classes first (highest first), the others by DWRR (weight, dwrr.quantum)",
+    [](const scheduler_config& c) { return std::make_unique<egress_scheduler>(c); }};
+}  // namespace
 
 int egress_scheduler::select(const std::array<uint32_t, max_classes>& head_bytes, uint32_t eligible) {
   for (int q = max_classes - 1; q >= 0; --q)
