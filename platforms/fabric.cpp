@@ -147,10 +147,16 @@ const std::string& fabric::peer_of(const std::string& node, int port) const {
   return scenario_.topology.nodes[graph_->peer[node_ids_.at(node)].at(port)].name;
 }
 
-void apply_overrides(const std::vector<std::pair<std::string, std::string>>& overrides, const std::string& origin) {
+void fabric::make_policies() {
+  for (auto& sw : switches) sw->make_policies();
+  for (auto& n : nics) n->make_policies();
+}
+
+void apply_overrides(const std::vector<std::pair<std::string, std::string>>& overrides, const std::string& origin,
+                     bool require_match) {
   for (const auto& [pattern, value] : overrides) {
     try {
-      param_registry::instance().set(pattern, value);
+      param_registry::instance().set(pattern, value, require_match);
     } catch (const config_error& e) {
       throw config_error(origin + ": " + e.what());
     }

@@ -42,6 +42,9 @@ class fabric {
   // Recomputes defaults that depend on other parameters (PFC headroom from the link rate and
   // delay, the peer's pause response and the largest NIC frame); call after overrides.
   void derive_defaults();
+  // Makes the policies chosen by name that declare parameters of their own (congestion,
+  // notification and reaction points); between the two passes of the overrides.
+  void make_policies();
   // Name of the node on the far side of a node's port.
   const std::string& peer_of(const std::string& node, int port) const;
 
@@ -56,6 +59,9 @@ class fabric {
 };
 
 // Applies the scenario's `params:` then the command line's `--set` overrides, in order.
-void apply_overrides(const std::vector<std::pair<std::string, std::string>>& overrides, const std::string& origin);
+// require_match false: a pattern that matches nothing is skipped (the first pass, before the
+// policies chosen by name have declared their own parameters).
+void apply_overrides(const std::vector<std::pair<std::string, std::string>>& overrides, const std::string& origin,
+                     bool require_match = true);
 
 }  // namespace sluice

@@ -80,6 +80,12 @@ simulation::simulation(const scenario& s, const run_options& options) {
   }
   stat_registry::instance().add(nullptr, "sluice.packet_pool", pool_stats, 1, nullptr);
   stat_registry::instance().add(nullptr, "sluice.event_queue", timer_queue_stats, 1, nullptr);
+  // Two passes: the first chooses the policies (and sets what exists), the chosen policies then
+  // declare their own parameters, and the second pass sets those too; only then is a pattern
+  // that matches nothing an error. Re-applying in the same order leaves the same values.
+  apply_overrides(s.params, "params", false);
+  apply_overrides(options.sets, "--set", false);
+  fabric_->make_policies();
   apply_overrides(s.params, "params");
   apply_overrides(options.sets, "--set");
   fabric_->derive_defaults();

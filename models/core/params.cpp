@@ -74,7 +74,7 @@ std::vector<param_base*> param_registry::all() const {
   return out;
 }
 
-std::size_t param_registry::set(const std::string& pattern, const std::string& value) {
+std::size_t param_registry::set(const std::string& pattern, const std::string& value, bool require_match) {
   std::size_t matched = 0;
   std::string name;
   for (param_base* p : params_) {
@@ -83,7 +83,7 @@ std::size_t param_registry::set(const std::string& pattern, const std::string& v
     p->set_from_string(value);
     ++matched;
   }
-  if (matched == 0) throw config_error(pattern + ": no parameter matches (see `sluice params`)");
+  if (matched == 0 && require_match) throw config_error(pattern + ": no parameter matches (see `sluice params`)");
   return matched;
 }
 

@@ -192,8 +192,9 @@ class param_registry {
   param_base* find(const std::string& name) const;
   std::vector<param_base*> all() const;  // sorted by name; a name declared twice is a model error
   // Applies `value` to every parameter whose name matches the glob `pattern` (* and ?).
-  // Returns how many matched; throws config_error when none do or a value is invalid.
-  std::size_t set(const std::string& pattern, const std::string& value);
+  // Returns how many matched; throws config_error when a value is invalid, or when none match
+  // and require_match.
+  std::size_t set(const std::string& pattern, const std::string& value, bool require_match = true);
 
  private:
   std::vector<param_base*> params_;  // in declaration order; names are composed on demand

@@ -37,6 +37,15 @@ const param_spec<byte_count> header_spec{"header", "per-frame header and trailer
 const param_spec<byte_count> min_frame_spec{"min_frame",
                                             "smallest frame on the wire; shorter frames are padded (Ethernet: 64 B)",
                                             byte_count{eth::min_frame}, byte_count{1}, byte_count{1024}};
+const choice_spec& np_spec() {
+  static const auto spec = np_policies::instance().choice_for("np", "congestion notification point", "none");
+  return *spec;
+}
+const choice_spec& rp_spec() {
+  static const auto spec =
+      rp_policies::instance().choice_for("rp", "congestion reaction point of each flow sent", "none");
+  return *spec;
+}
 }  // namespace
 
 nic::nic(sc_core::sc_module_name name, uint32_t node_id, flow_table& flows, int classes)
@@ -44,6 +53,8 @@ nic::nic(sc_core::sc_module_name name, uint32_t node_id, flow_table& flows, int 
       mtu(this, mtu_spec),
       header_bytes(this, header_spec),
       min_frame(this, min_frame_spec),
+      np(this, np_spec()),
+      rp(this, rp_spec()),
       port("port0", eth::mac_address(node_id, 0), classes),
       node_id_(node_id),
       flows_(flows),
@@ -63,7 +74,21 @@ void nic::add_flow(uint32_t flow_id) {
 
 bool nic::sends(uint32_t flow_id) const { return limiters_.count(flow_id) != 0; }
 
+void nic::make_policies() {
+  if (policies_made_) return;
+  policies_made_ = true;
+  np_policy_ = np_policies::instance().make(np.name(), np(), *this, *this, flows_);
+  if (np_policy_) set_notification_point(np_policy_.get());
+  for (uint32_t id : flow_ids_) {
+    auto r = rp_policies::instance().make(rp.name(), rp(), *this, flows_[id], limiter(id));
+    if (!r) continue;
+    set_reaction_point(id, r.get());
+    rp_policies_.push_back(std::move(r));
+  }
+}
+
 void nic::start_of_simulation() {
+  make_policies();  // if the simulation has not already
   tx_.start(frame_format{node_id_, mtu().bytes, header_bytes().bytes, min_frame().bytes});
 }
 

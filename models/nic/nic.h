@@ -13,6 +13,7 @@
 #include "models/link/pfc.h"
 #include "models/nic/cc_slots.h"
 #include "models/nic/flow.h"
+#include "models/nic/nic_policies.h"
 #include "models/nic/rate_limiter.h"
 #include "models/nic/rx_dispatcher.h"
 #include "models/nic/tx_scheduler.h"
@@ -35,6 +36,8 @@ class nic : public sc_core::sc_module, public control_sender_if {
   param<byte_count> mtu;
   param<byte_count> header_bytes;
   param<byte_count> min_frame;
+  choice_param np;  // notification point policy, by name
+  choice_param rp;  // reaction point policy of every flow this NIC sends, by name
   nic_port port;
 
   nic(sc_core::sc_module_name name, uint32_t node_id, flow_table& flows, int classes);
@@ -47,6 +50,9 @@ class nic : public sc_core::sc_module, public control_sender_if {
   // Replaces the flow's default pacing limiter (e.g. with an RTL or firmware model); before
   // the flow starts sending.
   void bind_limiter(uint32_t flow_id, rate_limiter_if& replacement);
+  // Makes the NP and RPs chosen by `np` and `rp` (they may declare parameters of their own);
+  // once, after the first pass of the overrides. "none" keeps whatever was set below.
+  void make_policies();
   // Congestion-control slots (not owned; nullptr: none).
   void set_notification_point(notification_point_if* np) { rx_.set_notification_point(np); }
   void set_reaction_point(uint32_t flow_id, reaction_point_if* rp);
@@ -73,6 +79,9 @@ class nic : public sc_core::sc_module, public control_sender_if {
   std::vector<uint32_t> flow_ids_;
   std::map<uint32_t, pacing_limiter> limiters_;  // by flow id; node-based, so references stay valid
   std::map<uint32_t, rate_limiter_if*> bound_limiters_;
+  std::unique_ptr<notification_point_if> np_policy_;
+  std::vector<std::unique_ptr<reaction_point_if>> rp_policies_;
+  bool policies_made_ = false;
 };
 
 }  // namespace sluice

@@ -1,6 +1,13 @@
 #include "models/switch/egress_scheduler.h"
 
+#include "models/switch/switch_policies.h"
+
 namespace sluice {
+namespace {
+const policy_registrar<scheduler_policies> reg{
+    "strict-dwrr", "prio<k>.sched strict classes first (highest first), the others by DWRR (weight, dwrr.quantum)",
+    [](const scheduler_config& c) { return std::make_unique<egress_scheduler>(c); }};
+}  // namespace
 
 egress_scheduler::egress_scheduler(const scheduler_config& config) : config_(config) {
   for (int q = 0; q < max_classes; ++q) (config_.strict[q] ? strict_mask_ : dwrr_mask_) |= 1u << q;

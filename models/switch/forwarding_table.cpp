@@ -1,6 +1,19 @@
 #include "models/switch/forwarding_table.h"
 
+#include "models/switch/switch_policies.h"
+
 namespace sluice {
+namespace {
+struct ecmp final : path_selector {
+  std::size_t select(const std::vector<uint16_t>& ports, uint32_t dst, uint32_t src, uint32_t flow_id,
+                     uint64_t salt) const override {
+    return ecmp_index(ports.size(), dst, src, flow_id, salt);
+  }
+};
+const policy_registrar<forwarding_policies> ecmp_reg{
+    "ecmp", "per-flow hash over the equal-cost ports (salted per switch from the seed)",
+    [] { return std::make_unique<ecmp>(); }};
+}  // namespace
 
 void forwarding_table::set_route(uint32_t dst, std::vector<uint16_t> ports) {
   if (dst >= routes_.size()) routes_.resize(dst + 1);

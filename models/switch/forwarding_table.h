@@ -9,10 +9,27 @@
 
 namespace sluice {
 
+// Which of a destination's equal-cost ports (two or more) a frame takes: the forwarding policy,
+// registered by name in forwarding_policies ("ecmp", "first"). Returns an index into `ports`.
+class path_selector {
+ public:
+  virtual ~path_selector() = default;
+  virtual std::size_t select(const std::vector<uint16_t>& ports, uint32_t dst, uint32_t src, uint32_t flow_id,
+                             uint64_t salt) const = 0;
+};
+
+// Per-flow ECMP: the flow (source, flow id, destination) hashes onto one port, salted per switch.
+inline std::size_t ecmp_index(std::size_t n, uint32_t dst, uint32_t src, uint32_t flow_id, uint64_t salt) {
+  uint64_t key = mix64(salt ^ (static_cast<uint64_t>(flow_id) << 32 | src) ^ mix64(dst));
+  return key % n;
+}
+
 class forwarding_table {
  public:
   explicit forwarding_table(uint64_t salt = 0) : salt_(salt) {}
   void set_salt(uint64_t salt) { salt_ = salt; }
+  // The equal-cost choice (not owned); null: per-flow ECMP.
+  void set_selector(const path_selector* s) { selector_ = s; }
   void set_route(uint32_t dst, std::vector<uint16_t> ports);
   const std::vector<uint16_t>& ports(uint32_t dst) const;
   // Returns the output port for the flow, or -1 if dst is unknown.
@@ -20,12 +37,13 @@ class forwarding_table {
     if (dst >= routes_.size() || routes_[dst].empty()) return -1;
     const std::vector<uint16_t>& set = routes_[dst];
     if (set.size() == 1) return set[0];
-    uint64_t key = mix64(salt_ ^ (static_cast<uint64_t>(flow_id) << 32 | src) ^ mix64(dst));
-    return set[key % set.size()];
+    if (selector_) return set[selector_->select(set, dst, src, flow_id, salt_)];
+    return set[ecmp_index(set.size(), dst, src, flow_id, salt_)];
   }
 
  private:
   uint64_t salt_;
+  const path_selector* selector_ = nullptr;
   std::vector<std::vector<uint16_t>> routes_;
 };
 

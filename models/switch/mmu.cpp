@@ -1,5 +1,7 @@
 #include "models/switch/mmu.h"
 
+#include "models/switch/switch_policies.h"
+
 namespace sluice {
 
 namespace {
@@ -20,10 +22,11 @@ const param_spec<byte_count> headroom_spec{
     byte_count{32 * 1024}, byte_count{0}, byte_count{1ull << 44}};
 const param_spec<byte_count> buffer_spec{"buffer", "shared buffer pool size", byte_count{12ull << 20}, byte_count{0},
                                          byte_count{1ull << 36}};
-const choice_spec threshold_spec{"threshold",
-                                 "per-group shared limit: a static byte count (port.pfc.xoff) or alpha x free pool",
-                                 "dynamic",
-                                 {"static", "dynamic"}};
+const choice_spec& threshold_spec() {
+  static const auto spec =
+      threshold_policies::instance().choice_for("threshold", "per-group shared limit", "dynamic");
+  return *spec;
+}
 const param_spec<double> alpha_spec{"alpha", "dynamic-threshold factor of lossless priority groups (SONiC Broadcom: 1/8)",
                                     0.125, 1.0 / 1024, 1024.0};
 const param_spec<double> alpha_lossy_spec{
@@ -44,7 +47,7 @@ mmu_port_params::mmu_port_params(const sc_core::sc_object& port)
 mmu::mmu(sc_core::sc_module_name name, int classes)
     : sc_module(name),
       buffer(this, buffer_spec),
-      threshold_mode(this, threshold_spec),
+      threshold_mode(this, threshold_spec()),
       alpha(this, alpha_spec),
       alpha_lossy(this, alpha_lossy_spec),
       cell(this, cell_spec),
@@ -58,7 +61,8 @@ void mmu::add_port(const sc_core::sc_object& port) { ports.push_back(std::make_u
 
 // Built at simulation start so parameter overrides applied after elaboration take effect.
 void mmu::start_of_simulation() {
-  buffer_config bc{buffer().bytes, threshold_mode() == "dynamic", cell().bytes};
+  threshold_ = threshold_policies::instance().make(threshold_mode.name(), threshold_mode());
+  buffer_config bc{buffer().bytes, true, cell().bytes, threshold_.get()};
   std::vector<pg_config> pgs;
   for (auto& pp : ports)
     for (int i = 0; i < classes_; ++i)

@@ -43,6 +43,7 @@ class mmu : public sc_core::sc_module, public mmu_if {
   void start_of_simulation() override;
   int classes_;
   resume_listener* listener_ = nullptr;
+  std::unique_ptr<threshold_policy> threshold_;  // chosen by threshold_mode
   std::unique_ptr<shared_buffer> state_;
 };
 

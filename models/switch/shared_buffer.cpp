@@ -3,11 +3,41 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "models/switch/switch_policies.h"
+
 namespace sluice {
+namespace {
+struct static_policy final : threshold_policy {
+  uint64_t limit(const pg_config& c, const pg_usage&, uint64_t) const override { return c.xoff; }
+  bool follows_pool() const override { return false; }
+};
+struct dynamic_policy final : threshold_policy {
+  uint64_t limit(const pg_config& c, const pg_usage&, uint64_t free_pool) const override {
+    return static_cast<uint64_t>(c.alpha * static_cast<double>(free_pool));
+  }
+  bool follows_pool() const override { return true; }
+};
+const policy_registrar<threshold_policies> static_reg{
+    "static", "a byte limit on the group's shared use (<port>.pfc.xoff)",
+    [] { return std::make_unique<static_policy>(); }};
+const policy_registrar<threshold_policies> dynamic_reg{
+    "dynamic", "alpha x free shared pool (<sw>.mmu.alpha, alpha_lossy; Choudhury-Hahne)",
+    [] { return std::make_unique<dynamic_policy>(); }};
+}  // namespace
+
+const threshold_policy& static_threshold() {
+  static const static_policy p;
+  return p;
+}
+const threshold_policy& dynamic_threshold() {
+  static const dynamic_policy p;
+  return p;
+}
 
 shared_buffer::shared_buffer(int ports, int priorities, buffer_config config, std::vector<pg_config> pgs)
     : priorities_(priorities),
       config_(config),
+      policy_(config.threshold ? config.threshold : config.dynamic ? &dynamic_threshold() : &static_threshold()),
       pgs_(std::move(pgs)),
       usage_(static_cast<std::size_t>(ports) * priorities),
       paused_(usage_.size(), 0) {
@@ -16,9 +46,9 @@ shared_buffer::shared_buffer(int ports, int priorities, buffer_config config, st
 }
 
 uint64_t shared_buffer::threshold(int port, int priority) const {
-  if (!config_.dynamic) return pgs_[at(port, priority)].xoff;
+  const std::size_t i = at(port, priority);
   uint64_t free = config_.shared_size > shared_used_ ? config_.shared_size - shared_used_ : 0;
-  return static_cast<uint64_t>(pgs_[at(port, priority)].alpha * static_cast<double>(free));
+  return policy_->limit(pgs_[i], usage_[i], free);
 }
 
 bool shared_buffer::xoff_condition(std::size_t i, const pg_usage& u, uint64_t threshold) const {
@@ -75,7 +105,7 @@ void shared_buffer::release(int port, int priority, uint64_t frame_bytes) {
   u.reserved -= std::min(u.reserved, bytes);
   if (paused_list_.empty()) return;
   resumed_.clear();
-  if (config_.dynamic && from_shared > 0) {
+  if (from_shared > 0 && policy_->follows_pool()) {
     // The pool grew: every paused group's threshold rose with it.
     for (std::size_t k = 0; k < paused_list_.size();) {
       uint32_t g = paused_list_[k];

@@ -22,10 +22,28 @@ struct pg_config {
   uint64_t headroom = 0;    // bytes absorbed after XOFF
 };
 
+struct pg_usage;
+
+// The MMU threshold policy: the most shared bytes a priority group may hold. Evaluated on every
+// admission (a virtual call on a policy chosen once, at the start of the simulation). Registered
+// by name in threshold_policies (models/switch/switch_policies.h): "static", "dynamic".
+class threshold_policy {
+ public:
+  virtual ~threshold_policy() = default;
+  // The group's shared limit, given its configuration, its usage and the free shared pool.
+  virtual uint64_t limit(const pg_config& c, const pg_usage& u, uint64_t free_pool) const = 0;
+  // True if the limit rises as the pool frees up: a release from the shared pool then
+  // re-checks every paused group, not only the releasing one.
+  virtual bool follows_pool() const = 0;
+};
+const threshold_policy& static_threshold();   // c.xoff
+const threshold_policy& dynamic_threshold();  // c.alpha x free pool (Choudhury-Hahne)
+
 struct buffer_config {
   uint64_t shared_size = 0;
-  bool dynamic = true;
-  uint64_t cell = 1;  // allocation unit: a frame occupies its size rounded up to whole cells
+  bool dynamic = true;  // when `threshold` is null: dynamic_threshold() or static_threshold()
+  uint64_t cell = 1;    // allocation unit: a frame occupies its size rounded up to whole cells
+  const threshold_policy* threshold = nullptr;  // not owned; outlives the buffer
 };
 
 enum class admit_verdict { admitted, dropped };
@@ -76,6 +94,7 @@ class shared_buffer {
   void pause_index(std::size_t i);
   int priorities_;
   buffer_config config_;
+  const threshold_policy* policy_;
   std::vector<pg_config> pgs_;
   std::vector<pg_usage> usage_;
   std::vector<char> paused_;

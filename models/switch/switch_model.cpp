@@ -2,6 +2,7 @@
 
 #include "models/core/stats.h"
 #include "models/protocol/ethernet.h"
+#include "models/switch/switch_policies.h"
 
 namespace sluice {
 namespace {
@@ -19,7 +20,20 @@ const choice_spec buffer_release_spec{
     "start",
     {"start", "end"}};
 
+const choice_spec& forwarding_spec() {
+  static const auto spec = forwarding_policies::instance().choice_for(
+      "forwarding", "which of a destination's equal-cost ports a frame takes", "ecmp");
+  return *spec;
+}
 }  // namespace
+
+forwarding_block::forwarding_block(sc_core::sc_module_name name)
+    : sc_module(name), policy(get_parent_object(), forwarding_spec()) {}
+
+void forwarding_block::start_of_simulation() {
+  selector_ = forwarding_policies::instance().make(policy.name(), policy());
+  table.set_selector(selector_.get());
+}
 
 switch_model::switch_model(sc_core::sc_module_name name, uint32_t node_id, int num_ports, int classes)
     : sc_module(name),
@@ -49,7 +63,12 @@ void switch_model::before_end_of_elaboration() {
   forwarding_port.bind(custom_forwarding_ ? *custom_forwarding_ : static_cast<forwarding_if&>(forwarding));
 }
 
+void switch_model::make_policies() {
+  for (auto& p : ports) p->make_policies(*this);
+}
+
 void switch_model::start_of_simulation() {
+  make_policies();  // if the simulation has not already
   mmu_port->set_listener(this);
   const bool at_end = buffer_release() == "end";
   for (auto& p : ports) p->egress.set_release_at_end(at_end);

@@ -17,12 +17,18 @@
 
 namespace sluice {
 
-// The default forwarding block: a static table with per-flow ECMP.
+// The default forwarding block: a static table; the choice among equal-cost ports is the
+// forwarding policy <sw>.forwarding (default ecmp: per-flow hash).
 class forwarding_block : public sc_core::sc_module, public forwarding_if {
  public:
-  explicit forwarding_block(sc_core::sc_module_name name) : sc_module(name) {}
+  explicit forwarding_block(sc_core::sc_module_name name);
   forwarding_table table;
+  choice_param policy;  // named under the switch: "sw0.forwarding"
   int route(const packet_header& h, int in_port) const override { return table.lookup(h.dst, h.src, h.flow_id); }
+
+ private:
+  void start_of_simulation() override;
+  std::unique_ptr<path_selector> selector_;
 };
 
 class switch_model : public sc_core::sc_module,
@@ -53,6 +59,9 @@ class switch_model : public sc_core::sc_module,
   int classes() const { return classes_; }
   uint64_t unroutable() const { return unroutable_; }
   const mmu_if& active_mmu() const { return *mmu_port.operator->(); }
+  // Makes the policies that declare parameters of their own (congestion points); the
+  // simulation calls it between the two passes of the overrides. Idempotent.
+  void make_policies();
 
  private:
   void before_end_of_elaboration() override;

@@ -1,6 +1,7 @@
 #include "models/switch/switch_port.h"
 
 #include "models/core/stats.h"
+#include "models/switch/switch_policies.h"
 
 namespace sluice {
 namespace {
@@ -27,6 +28,16 @@ const param_spec<byte_count> quantum_spec{"dwrr.quantum", "DWRR bytes per unit o
                                           byte_count{64}, byte_count{1 << 24}};
 const choice_spec sched_spec{"sched", "egress discipline of this class queue", "dwrr", {"strict", "dwrr"}};
 const param_spec<uint64_t> weight_spec{"weight", "DWRR weight", 1, 1, 1000000};
+const choice_spec& scheduler_spec() {
+  static const auto spec = scheduler_policies::instance().choice_for(
+      "scheduler", "egress scheduler of this port", "strict-dwrr");
+  return *spec;
+}
+const choice_spec& cp_spec() {
+  static const auto spec =
+      cp_policies::instance().choice_for("cp", "congestion point of this class queue", "none");
+  return *spec;
+}
 }  // namespace
 
 switch_port::switch_port(sc_core::sc_module_name name, int index, uint64_t mac_address, int classes,
@@ -35,6 +46,7 @@ switch_port::switch_port(sc_core::sc_module_name name, int index, uint64_t mac_a
       mac("mac", index, mac_address),
       flow_control("pfc", mac, classes, &ingress),
       quantum(this, quantum_spec),
+      scheduler(this, scheduler_spec()),
       egress(mac, flow_control, buffer, classes),
       mmu_(mmu) {
   mac.attach(&egress, nullptr);
@@ -42,6 +54,7 @@ switch_port::switch_port(sc_core::sc_module_name name, int index, uint64_t mac_a
   for (int i = 0; i < classes; ++i) {
     sched.push_back(std::make_unique<choice_param>(this, sched_spec, i));
     weight.push_back(std::make_unique<param<uint64_t>>(this, weight_spec, i));
+    cp.push_back(std::make_unique<choice_param>(this, cp_spec(), i));
   }
   add_stats(*this, class_stats, this, classes);
 }
@@ -53,8 +66,21 @@ void switch_port::start_of_simulation() {
     c.weight[i] = static_cast<uint32_t>((*weight[i])());
   }
   c.quantum = static_cast<uint32_t>(quantum().bytes);
-  default_scheduler_ = std::make_unique<egress_scheduler>(c);
+  default_scheduler_ = scheduler_policies::instance().make(scheduler.name(), scheduler(), c);
   egress.set_scheduler(custom_scheduler_ ? custom_scheduler_ : default_scheduler_.get());
+}
+
+}  // namespace sluice
+
+namespace sluice {
+
+void switch_port::make_policies(frame_injector_if& injector) {
+  if (policies_made_) return;
+  policies_made_ = true;
+  for (int i = 0; i < classes(); ++i) {
+    cp_policy_[i] = cp_policies::instance().make(cp[i]->name(), (*cp[i])(), *this, i, injector);
+    if (cp_policy_[i]) egress.set_congestion_point(i, cp_policy_[i].get());
+  }
 }
 
 }  // namespace sluice

@@ -19,13 +19,20 @@ class switch_port : public sc_core::sc_module {
   std::vector<std::unique_ptr<choice_param>> sched;      // per class
   std::vector<std::unique_ptr<param<uint64_t>>> weight;  // per class
   param<byte_count> quantum;
+  choice_param scheduler;                              // the egress scheduler policy, by name
+  std::vector<std::unique_ptr<choice_param>> cp;       // per class: the congestion point policy
   egress_port egress;
 
   switch_port(sc_core::sc_module_name name, int index, uint64_t mac_address, int classes, ingress_state_if& ingress,
               buffer_release_if& buffer, const sc_core::sc_port<mmu_if>& mmu);
 
-  // Replaces the default strict/DWRR scheduler (e.g. with an RTL adapter); call before sc_start.
+  // Replaces the scheduler chosen by `scheduler` (e.g. with an RTL adapter); call before sc_start.
   void bind_scheduler(scheduler_if& s) { custom_scheduler_ = &s; }
+  // Makes the congestion points chosen by `cp` (they may declare parameters of their own under
+  // this port); once, after the first pass of the overrides. A class whose choice is "none"
+  // keeps whatever egress.set_congestion_point bound.
+  void make_policies(frame_injector_if& injector);
+  congestion_point_if* congestion_point(int cls) const { return cp_policy_[cls].get(); }
 
   int index() const { return mac.index(); }
   int classes() const { return egress.classes(); }
@@ -37,7 +44,9 @@ class switch_port : public sc_core::sc_module {
 
  private:
   void start_of_simulation() override;
-  std::unique_ptr<egress_scheduler> default_scheduler_;
+  std::unique_ptr<scheduler_if> default_scheduler_;
+  std::array<std::unique_ptr<congestion_point_if>, max_classes> cp_policy_;
+  bool policies_made_ = false;
   scheduler_if* custom_scheduler_ = nullptr;
   const sc_core::sc_port<mmu_if>& mmu_;
   std::array<uint64_t, max_classes> drops_{};

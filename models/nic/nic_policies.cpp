@@ -1,0 +1,17 @@
+// The empty notification and reaction points; the others register next to their code.
+#include "models/nic/nic_policies.h"
+
+namespace sluice {
+
+namespace {
+const policy_registrar<np_policies> no_np{"none", "no notification point",
+                                          [](const sc_core::sc_object&, control_sender_if&, const flow_table&) {
+                                            return std::unique_ptr<notification_point_if>();
+                                          }};
+const policy_registrar<rp_policies> no_rp{"none", "no reaction point: flows keep their configured rate",
+                                          [](const sc_core::sc_object&, const flow&, rate_limiter_if&) {
+                                            return std::unique_ptr<reaction_point_if>();
+                                          }};
+}  // namespace
+
+}  // namespace sluice

@@ -1,0 +1,44 @@
+// Notification point "ecn-count": counts the CE-marked (ECN 3) data frames of each flow this NIC
+// receives, as statistics <nic>.np.flow<id>.ce_frames and the total <nic>.np.ce_frames. It sends
+// nothing back (a DCQCN NP would answer each marked flow with a CNP through `sender`).
+#include <string>
+#include <vector>
+
+#include "models/core/stats.h"
+#include "models/nic/nic_policies.h"
+
+namespace sluice {
+namespace {
+double read_count(const void* m, int) { return static_cast<double>(*static_cast<const uint64_t*>(m)); }
+const stat_desc total_stat[] = {{"ce_frames", "frames", "CE-marked data frames received (ecn-count)", read_count}};
+const stat_desc flow_stat[] = {{"ce_frames", "frames", "CE-marked data frames of this flow received (ecn-count)", read_count}};
+
+class ecn_count final : public notification_point_if {
+ public:
+  ecn_count(const sc_core::sc_object& nic, uint32_t node_id, const flow_table& flows) : ce_(flows.size(), 0) {
+    stat_registry::instance().add(&nic, "np", total_stat, 1, &total_);
+    for (const flow& f : flows) {
+      if (f.spec.dst != node_id) continue;
+      scopes_.push_back(std::make_unique<std::string>("np.flow" + std::to_string(f.id)));
+      stat_registry::instance().add(&nic, scopes_.back()->c_str(), flow_stat, 1, &ce_[f.id]);
+    }
+  }
+  void on_data(const packet_header& h, uint64_t) override {
+    if (h.ecn != 3) return;
+    ++total_;
+    if (h.flow_id < ce_.size()) ++ce_[h.flow_id];
+  }
+
+ private:
+  uint64_t total_ = 0;
+  std::vector<uint64_t> ce_;  // by flow id; sized once, so the registered addresses stay valid
+  std::vector<std::unique_ptr<std::string>> scopes_;
+};
+
+const policy_registrar<np_policies> reg{
+    "ecn-count", "count CE-marked data frames per flow (statistics np.flow<id>.ce_frames)",
+    [](const sc_core::sc_object& nic, control_sender_if& sender, const flow_table& flows) {
+      return std::make_unique<ecn_count>(nic, sender.node_id(), flows);
+    }};
+}  // namespace
+}  // namespace sluice

@@ -1,0 +1,131 @@
+// Policies chosen by name from the scenario: the parameter picks the policy per port, per class
+// or per switch, and the choice shows in what the fabric does.
+#include <gtest/gtest.h>
+
+#include "models/core/stats.h"
+#include "tests/support/harness.h"
+
+using namespace sluice;
+
+namespace {
+// The switch port that sent the most data frames, and its frames out on classes 3 and 5.
+std::pair<uint64_t, uint64_t> bottleneck_frames(simulation& sim) {
+  const switch_model& sw = *sim.fabric_model().switches[0];
+  const switch_port* busiest = nullptr;
+  uint64_t most = 0;
+  for (const auto& p : sw.ports) {
+    uint64_t n = p->queue(3).frames_out + p->queue(5).frames_out;
+    if (n > most) most = n, busiest = p.get();
+  }
+  return {busiest->queue(3).frames_out, busiest->queue(5).frames_out};
+}
+
+double counter(const nlohmann::json& s, const std::string& name) {
+  return s["counters"].contains(name) ? s["counters"][name].get<double>() : 0.0;
+}
+
+// a -> s0, then two equal-cost paths s0 -> s1 | s2 -> s3 -> b; eight flows a -> b.
+std::string two_paths() {
+  std::string traffic;
+  for (int i = 0; i < 8; ++i)
+    traffic += std::string(i ? ", " : "") + "{kind: finite, src: a, dst: b, size: 20KB}";
+  return "platform:\n  kind: custom\n  switches: [s0, s1, s2, s3]\n  nics: [a, b]\n"
+         "  links: [{a: a, b: s0}, {a: s0, b: s1}, {a: s0, b: s2}, {a: s1, b: s3}, {a: s2, b: s3}, {a: s3, b: b}]\n"
+         "traffic: [" + traffic + "]\n";
+}
+}  // namespace
+
+const std::vector<std::pair<std::string, std::string>> strict5 = {{"sw0.port*.prio5.sched", "strict"}};
+
+TEST(Policies, StrictDwrrByDefaultServesTheStrictClassFirst) {
+  // Classes 3 and 5 compete for r0's port; class 5 is strict under strict-dwrr.
+  auto sim = test::make_sim(test::two_senders(3, 5, "run: {until: 200us}\n"), strict5);
+  sim->run();
+  auto [c3, c5] = bottleneck_frames(*sim);
+  EXPECT_GT(c5, 20 * c3) << c3 << " vs " << c5;
+}
+
+TEST(Policies, RoundRobinChosenPerPortAlternatesTheClasses) {
+  // The same override, but round-robin on every port: one frame of each class in turn.
+  auto sets = strict5;
+  sets.emplace_back("sw0.port*.scheduler", "round-robin");
+  auto sim = test::make_sim(test::two_senders(3, 5, "run: {until: 200us}\n"), sets);
+  sim->run();
+  auto [c3, c5] = bottleneck_frames(*sim);
+  EXPECT_GT(c3, 100u);
+  EXPECT_LE(c3 > c5 ? c3 - c5 : c5 - c3, 1u) << c3 << " vs " << c5;
+}
+
+TEST(Policies, EcmpForwardingSpreadsFlowsOverBothPaths) {
+  auto sim = test::make_sim(two_paths());
+  sim->run();
+  const switch_model& s0 = *sim->fabric_model().switches[0];
+  EXPECT_GT(s0.ports[1]->queue(0).frames_out, 0u);
+  EXPECT_GT(s0.ports[2]->queue(0).frames_out, 0u);
+}
+
+TEST(Policies, FirstForwardingChosenPerSwitchTakesTheLowestPort) {
+  auto sim = test::make_sim(two_paths(), {{"s0.forwarding", "first"}});
+  sim->run();
+  const switch_model& s0 = *sim->fabric_model().switches[0];
+  EXPECT_EQ(s0.ports[1]->queue(0).frames_out, 8u * 20);  // 8 flows of 20 x 1000 B
+  EXPECT_EQ(s0.ports[2]->queue(0).frames_out, 0u);
+}
+
+TEST(Policies, EcnMarkerOnACongestedPortIsCountedAtTheReceivingNic) {
+  auto sim = test::make_sim(test::two_senders(3, 3, "run: {until: 200us}\n"),
+                            {{"sw0.port*.prio3.cp", "ecn-threshold"},
+                             {"sw0.port*.prio3.ecn.kmin", "20KB"},
+                             {"r0.np", "ecn-count"}});
+  sim->run();
+  nlohmann::json s = sim->summary();
+  double marked = 0;
+  for (auto& [name, value] : s["counters"].items())
+    if (name.find(".ecn_marked") != std::string::npos) marked += value.get<double>();
+  EXPECT_GT(marked, 100);
+  // Marked on dequeue: the last few marked frames may still be on the link at the end.
+  const double received = counter(s, "r0.np.ce_frames");
+  EXPECT_LE(received, marked);
+  EXPECT_GE(received, marked - 10);
+  EXPECT_EQ(counter(s, "r0.np.flow0.ce_frames") + counter(s, "r0.np.flow1.ce_frames"), received);
+  EXPECT_GT(counter(s, "r0.np.flow0.ce_frames"), 0);
+  EXPECT_GT(counter(s, "r0.np.flow1.ce_frames"), 0);
+}
+
+TEST(Policies, WithoutACongestionPointNothingIsMarked) {
+  auto sim = test::make_sim(test::two_senders(3, 3, "run: {until: 200us}\n"), {{"r0.np", "ecn-count"}});
+  sim->run();
+  nlohmann::json s = sim->summary();
+  EXPECT_EQ(counter(s, "r0.np.ce_frames"), 0);
+  for (auto& [name, value] : s["counters"].items()) EXPECT_EQ(name.find("ecn_marked"), std::string::npos) << name;
+  double deepest = 0;  // congested all the same
+  for (auto& [name, value] : s["counters"].items())
+    if (name.find("prio3.queue_max_bytes") != std::string::npos) deepest = std::max(deepest, value.get<double>());
+  EXPECT_GT(deepest, 20e3);
+}
+
+TEST(Policies, UnknownNameIsAnErrorNamingTheParameterAndTheChoices) {
+  try {
+    test::make_sim(test::two_senders(3, 3, ""), {{"sw0.port2.scheduler", "wfq"}});
+    FAIL();
+  } catch (const config_error& e) {
+    EXPECT_STREQ(e.what(), "--set: sw0.port2.scheduler: 'wfq' is not one of {strict-dwrr, round-robin, strict}");
+  }
+}
+
+TEST(Policies, ParameterOfAPolicyNotChosenMatchesNothing) {
+  EXPECT_THROW(test::make_sim(test::two_senders(3, 3, ""), {{"sw0.port2.prio3.ecn.kmin", "10KB"}}), config_error);
+}
+
+TEST(Policies, TheBinaryListsTheRegisteredNamesAndTakesThemFromSet) {
+  // The policy files are linked whole into `sluice` too: every registered name is a choice.
+  test::command_result r = test::run_cli("params " + test::scenario_path("incast.yaml") +
+                                         " --set 'sw0.port1.scheduler=round-robin' --match 'sw0.port1.scheduler'");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("{strict-dwrr, round-robin, strict}"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("strict-dwrr round-robin"), std::string::npos) << r.output;  // default, value
+  r = test::run_cli("params " + test::scenario_path("incast.yaml") + " --set 'sw0.port1.prio3.cp=ecn-threshold'" +
+                    " --set 'sw0.port1.prio3.ecn.kmin=10KB' --match 'sw0.port1.prio3.ecn.*'");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("sw0.port1.prio3.ecn.kmin"), std::string::npos) << r.output;
+}
