@@ -78,12 +78,12 @@ nlohmann::json simulation::summary() const {
         const queue_stats& q = port->queue(prio);
         uint64_t d = port->drops(prio);
         drops += d;
-        bool lossless = sw->mmu_block.is_lossless(prio);
+        bool lossless = sw->active_mmu().is_lossless(prio);
         if (lossless) lossless_drops += d;
         if (d && lossless)
           warnings.push_back(std::string(port->name()) + " priority " + std::to_string(prio) + ": " +
                              std::to_string(d) + " frames dropped on a lossless priority (headroom " +
-                             sw->mmu_block.ports[port->index()]->headroom.value_string() + " too small?)");
+                             format_bytes(byte_count{sw->active_mmu().headroom_bytes(port->index(), prio)}) + " too small?)");
         bool active =
             used.count(prio) || d || port->flow_control.xoff_sent(prio) || port->flow_control.pause_received(prio);
         if (!active) continue;
@@ -103,7 +103,7 @@ nlohmann::json simulation::summary() const {
              {"mean_queue_bytes", q.mean_bytes(now_ps)},
              {"max_ingress_bytes", sw->mmu_port->usage(port->index(), prio).peak_total},
              {"max_headroom_bytes", sw->mmu_port->usage(port->index(), prio).peak_headroom},
-             {"headroom_bytes", lossless ? json(sw->mmu_block.ports[port->index()]->headroom().bytes) : json(0)},
+             {"headroom_bytes", lossless ? json(sw->active_mmu().headroom_bytes(port->index(), prio)) : json(0)},
              {"frames_out", q.frames_out},
              {"bytes_out", q.bytes_out},
              {"drops", d}});
@@ -119,7 +119,7 @@ nlohmann::json simulation::summary() const {
                        {"port", 0},
                        {"peer", f.peer_of(n->name(), 0)},
                        {"priority", prio},
-                       {"lossless", peer_switch ? json(peer_switch->mmu_block.is_lossless(prio)) : json(nullptr)},
+                       {"lossless", peer_switch ? json(peer_switch->active_mmu().is_lossless(prio)) : json(nullptr)},
                        {"pause_sent", 0},
                        {"refresh_sent", 0},
                        {"resume_sent", 0},

@@ -36,7 +36,8 @@ class mmu : public sc_core::sc_module, public mmu_if {
   pg_usage usage(int port, int priority) const override {
     return state_ ? state_->usage(port, priority) : pg_usage{};  // empty before the simulation starts
   }
-  bool is_lossless(int priority) const { return (*lossless[priority])(); }
+  bool is_lossless(int priority) const override { return (*lossless[priority])(); }
+  uint64_t headroom_bytes(int port, int) const override { return ports[port]->headroom().bytes; }
   int classes() const { return classes_; }
 
  private:

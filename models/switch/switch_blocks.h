@@ -25,6 +25,10 @@ class mmu_if : public virtual sc_core::sc_interface {
   virtual bool try_resume(int port, int priority) = 0;
   // Current occupancy and high-water marks of the priority group, for statistics.
   virtual pg_usage usage(int port, int priority) const = 0;
+  // Configuration as this MMU applies it, for reports: whether a class is lossless (PFC-
+  // protected) and the headroom of a lossless group in bytes.
+  virtual bool is_lossless(int priority) const = 0;
+  virtual uint64_t headroom_bytes(int port, int priority) const = 0;
 };
 
 // An egress scheduler: which class queue of a port sends next. head_bytes[q] is the size of

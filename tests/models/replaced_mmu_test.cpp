@@ -11,6 +11,7 @@ TEST(ReplacedMmu, StaysBoundAndReportsReadThroughIt) {
   switch_model& sw = *sim->fabric_model().switches[0];
   test::counting_mmu mmu(sw.mmu_block);
   mmu.reported = pg_usage{0, 0, 0, 123456, 789};  // no real buffer holds this
+  mmu.reported_headroom = 4321;                   // nor is this configured anywhere
   sw.bind_mmu(mmu);
   sim->run();
   EXPECT_EQ(&sw.active_mmu(), static_cast<const mmu_if*>(&mmu));
@@ -22,6 +23,7 @@ TEST(ReplacedMmu, StaysBoundAndReportsReadThroughIt) {
   ASSERT_FALSE(port.is_null());
   EXPECT_EQ(port["max_ingress_bytes"].get<uint64_t>(), 123456u);
   EXPECT_EQ(port["max_headroom_bytes"].get<uint64_t>(), 789u);
+  EXPECT_EQ(port["headroom_bytes"].get<uint64_t>(), 4321u);  // configuration, also through the bound MMU
   const std::string prio = "sw0.port" + std::to_string(in) + ".prio3.";
   EXPECT_EQ(s["counters"][prio + "ingress_peak_bytes"].get<double>(), 123456.0);
   EXPECT_EQ(s["counters"][prio + "headroom_peak_bytes"].get<double>(), 789.0);

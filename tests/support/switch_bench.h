@@ -37,6 +37,12 @@ struct counting_mmu : mmu_if {
   bool pg_paused(int port, int prio) const override { return inner.pg_paused(port, prio); }
   bool try_resume(int port, int prio) override { return inner.try_resume(port, prio); }
   pg_usage usage(int port, int prio) const override { return reported ? *reported : inner.usage(port, prio); }
+  // Configuration: the inner MMU's unless a marker is set.
+  std::optional<uint64_t> reported_headroom;
+  bool is_lossless(int prio) const override { return inner.is_lossless(prio); }
+  uint64_t headroom_bytes(int port, int prio) const override {
+    return reported_headroom ? *reported_headroom : inner.headroom_bytes(port, prio);
+  }
   uint64_t bytes(const std::vector<mmu_event>& events) const {
     uint64_t n = 0;
     for (const mmu_event& e : events) n += e.bytes;
