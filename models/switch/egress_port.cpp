@@ -14,6 +14,8 @@ queue_view egress_port::view(int cls) const {
 
 void egress_port::enqueue(tlm::tlm_generic_payload* p) {
   packet_header& h = header(*p);
+  // A class the port does not have would sit in a queue no scheduler looks at: a model error.
+  if (h.priority >= classes_) SC_REPORT_ERROR("sluice/egress_port", "frame of a class this port does not have");
   queue_stats& s = stats_[h.priority];
   s.update(now_ps());
   s.bytes += h.size;
