@@ -3,7 +3,10 @@
 #include <gtest/gtest.h>
 
 #include "models/nic/policies/qcn_rp_state.h"
+#include "models/protocol/cnm_frame.h"
+#include "models/protocol/ethernet.h"
 #include "models/switch/policies/qcn_cp_state.h"
+#include "models/switch/switch_policies.h"
 
 using namespace sluice;
 
@@ -215,4 +218,58 @@ TEST(QcnRp, RateNeverFallsBelowTheMinimum) {
   EXPECT_DOUBLE_EQ(rp.current_rate(), 10e6);
   rp.on_cnm(63, 0, c);
   EXPECT_DOUBLE_EQ(rp.current_rate(), 10e6);
+}
+
+namespace {
+struct cp_owner : sc_core::sc_module {
+  explicit cp_owner(sc_core::sc_module_name n) : sc_module(n) {}
+};
+struct recording_injector : frame_injector_if {
+  std::vector<tlm::tlm_generic_payload*> frames;
+  void inject(tlm::tlm_generic_payload* p) override { frames.push_back(p); }
+  uint32_t node_id() const override { return 7; }
+};
+}  // namespace
+
+TEST(QcnCp, ChosenByNameSendsARealCnmToTheSampledFramesSource) {
+  cp_owner port("qcn_port");
+  recording_injector injector;
+  auto cp = cp_policies::instance().make("qcn_port.prio3.cp", "qcn", port, 3, injector);
+  ASSERT_TRUE(cp);
+  packet_header data;
+  data.kind = frame_kind::data;
+  data.priority = 3;
+  data.src = 3;
+  data.dst = 5;
+  data.flow_id = 11;
+  data.size = 1500;
+  const uint64_t port_mac = eth::mac_address(9, 2);
+  const queue_view q{2, 3, 60000, 40, port_mac};
+  // The first sample comes after 127.5-172.5 KB (150 KB +/- 15 %): at most 115 frames of 1500 B.
+  for (int i = 0; i < 115 && injector.frames.empty(); ++i) cp->on_enqueue(data, q);
+  ASSERT_EQ(injector.frames.size(), 1u);
+  tlm::tlm_generic_payload* p = injector.frames[0];
+  const packet_header& h = header(*p);
+  EXPECT_EQ(h.kind, frame_kind::cnm);
+  EXPECT_EQ(h.src, 7u);  // the switch
+  EXPECT_EQ(h.dst, 3u);  // the sampled frame's source
+  EXPECT_EQ(h.flow_id, 11u);
+  EXPECT_EQ(h.priority, 3);
+  ASSERT_NE(h.image, nullptr);
+  EXPECT_EQ(h.size, 18u + 24 + 64 + 4);  // header and tag, PDU, 64 B of the MSDU, FCS: 110 B
+  EXPECT_EQ(wire::get48(h.image->data(), 0), eth::mac_address(3, 0));  // DA: the source NIC
+  EXPECT_EQ(wire::get48(h.image->data(), 6), port_mac);                // SA: the CP's port
+  cnm_pdu pdu;
+  ASSERT_TRUE(decode_cnm(*h.image, pdu));  // 802.1Q tag, EtherType 0x22E7
+  // Q 60 000 against Qold 0: Qoff = 60 000 - 26 624 = 33 376, Qdelta = 60 000,
+  // Fb = -(33 376 + 120 000) = -153 376 beyond Fbmax = 133 120: qFb 63.
+  EXPECT_EQ(pdu.quantized_feedback, 63);
+  EXPECT_EQ(pdu.cpid, port_mac << 16 | 3);  // egress port MAC + priority
+  EXPECT_EQ(pdu.q_offset, 33376 / 64);      // units of 64 B: 521
+  EXPECT_EQ(pdu.q_delta, 60000 / 64);       // 937
+  EXPECT_EQ(pdu.encapsulated_priority, 3);
+  EXPECT_EQ(pdu.encapsulated_da, eth::mac_address(5, 0));
+  EXPECT_EQ(pdu.msdu_length, 1500 - 22);  // wire size less DA, SA, tag, EtherType and FCS
+  EXPECT_EQ(pdu.msdu_bytes, 64);
+  p->release();
 }
