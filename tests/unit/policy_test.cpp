@@ -66,7 +66,7 @@ TEST(PolicyRegistry, ShippedPoliciesAreRegistered) {
   EXPECT_EQ(scheduler_policies::instance().names(), (std::vector<std::string>{"strict-dwrr", "round-robin", "strict"}));
   EXPECT_EQ(threshold_policies::instance().names(), (std::vector<std::string>{"static", "dynamic"}));
   EXPECT_EQ(forwarding_policies::instance().names(), (std::vector<std::string>{"ecmp", "first"}));
-  EXPECT_EQ(cp_policies::instance().names(), (std::vector<std::string>{"none", "ecn-threshold"}));
+  EXPECT_EQ(cp_policies::instance().names(), (std::vector<std::string>{"none", "ecn-threshold", "qcn"}));
 }
 
 TEST(RoundRobinScheduler, OneFramePerEligibleClassInTurn) {

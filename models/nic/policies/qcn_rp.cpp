@@ -1,0 +1,142 @@
+// Reaction point "qcn": IEEE 802.1Qau QCN at the sender, one per flow (qcn_rp_state). A CNM about
+// the flow cuts its current rate; the byte counter (bytes the flow sends) and a timer (through
+// the event queue) drive fast recovery, active and hyper-active increase. Every change goes to
+// the flow's rate limiter at once; back at line rate the limit is lifted (rate 0: no limit).
+//
+// Parameters are declared once per NIC, <nic>.qcn.<leaf>, shared by all its flows' reaction
+// points (a function-local table keyed by the NIC makes them with the NIC's first flow), and read
+// at every event, so overrides apply. See docs/models/qcn.md.
+#include <map>
+#include <memory>
+
+#include "models/core/event_queue.h"
+#include "models/core/params.h"
+#include "models/nic/nic.h"
+#include "models/nic/nic_policies.h"
+#include "models/nic/policies/qcn_rp_state.h"
+#include "models/protocol/cnm_frame.h"
+
+namespace sluice {
+namespace {
+// Defaults from the tutorial's QCN table (10 Gb/s) and DEFAULTS.md 6 (see docs/models/qcn.md).
+const param_spec<double> gd_spec{"qcn.gd",
+                                 "qcn RP: decrease gain per unit of qFb/63, CR <- CR*(1 - gd*qFb/63) (tutorial table: "
+                                 "Gd 0.5, min decrease factor 0.5)",
+                                 0.5, 0.0, 1.0};
+const param_spec<data_rate> min_rate_spec{
+    "qcn.min_rate", "qcn RP: lowest current rate (DEFAULTS.md: 10 Mb/s; the tutorial's table: 100 Kb/s)",
+    data_rate{10e6}, data_rate{1e3}, data_rate{1e13}};
+const param_spec<byte_count> bc_spec{
+    "qcn.bc_limit", "qcn RP: bytes sent per byte-counter cycle in fast recovery, half after (tutorial table: 150 KB)",
+    byte_count{150000}, byte_count{64}, byte_count{1ull << 36}};
+const param_spec<sc_core::sc_time> timer_spec{
+    "qcn.timer", "qcn RP: timer cycle in fast recovery, half after (tutorial table: CM timer 15 ms)",
+    sc_core::sc_time(15, sc_core::SC_MS), sc_core::sc_time(1, sc_core::SC_US), sc_core::sc_time(10, sc_core::SC_SEC)};
+const param_spec<uint64_t> f_spec{
+    "qcn.fr_threshold", "qcn RP: fast-recovery cycles per counter before increase (tutorial table: 5)", 5, 1, 1000};
+const param_spec<data_rate> ai_spec{"qcn.r_ai",
+                                    "qcn RP: active-increase step of the target rate (tutorial table: 5 Mb/s)",
+                                    data_rate{5e6}, data_rate{1e3}, data_rate{1e13}};
+const param_spec<data_rate> hai_spec{"qcn.r_hai",
+                                     "qcn RP: hyper-active-increase step of the target rate (tutorial table: 50 Mb/s)",
+                                     data_rate{50e6}, data_rate{1e3}, data_rate{1e13}};
+const param_spec<bool> efr_spec{
+    "qcn.extra_fast_recovery",
+    "qcn RP: CNMs within the first fast-recovery cycle keep the target rate (tutorial table: enabled)", true, false,
+    true};
+
+struct qcn_rp_params {
+  param<double> gd;
+  param<data_rate> min_rate;
+  param<byte_count> bc;
+  param<sc_core::sc_time> timer;
+  param<uint64_t> f;
+  param<data_rate> r_ai, r_hai;
+  param<bool> efr;
+  explicit qcn_rp_params(const sc_core::sc_object* nic)
+      : gd(nic, gd_spec),
+        min_rate(nic, min_rate_spec),
+        bc(nic, bc_spec),
+        timer(nic, timer_spec),
+        f(nic, f_spec),
+        r_ai(nic, ai_spec),
+        r_hai(nic, hai_spec),
+        efr(nic, efr_spec) {}
+  qcn_rp_config config() const {
+    return {gd(), min_rate().bps, bc().bytes, to_ps(timer()), static_cast<int>(f()), r_ai().bps, r_hai().bps, efr()};
+  }
+};
+
+// One parameter set per NIC, made with its first QCN reaction point.
+// TODO(rp-params): move to the per-NIC reaction-point parameters once the NIC declares them.
+const qcn_rp_params& params_of(const sc_core::sc_object& nic) {
+  static std::map<const sc_core::sc_object*, std::unique_ptr<qcn_rp_params>> table;
+  auto& p = table[&nic];
+  if (!p) p = std::make_unique<qcn_rp_params>(&nic);
+  return *p;
+}
+
+class qcn_rp final : public reaction_point_if, public timed_client {
+ public:
+  qcn_rp(const sc_core::sc_object& owner, const flow& f, rate_limiter_if& limiter)
+      : params_(params_of(owner)),
+        nic_(dynamic_cast<const nic*>(&owner)),
+        source_rate_(f.spec.rate.bps),
+        limiter_(limiter) {}
+
+  void on_feedback(const packet_header& h, uint64_t now) override {
+    if (h.kind != frame_kind::cnm || !h.image) return;
+    cnm_qfb qfb = decode(h);
+    if (!qfb.ok) return;
+    if (state_.line_rate() <= 0) state_.set_line_rate(line_rate());
+    state_.on_cnm(qfb.value, now, params_.config());
+    apply();
+    event_queue::instance().schedule(this, state_.timer_due_ps());
+  }
+  void on_send(const packet_header& h, uint64_t) override {
+    if (state_.on_sent(h.size, params_.config())) apply();
+  }
+  void on_timer() override {
+    const uint64_t now = now_ps(), due = state_.timer_due_ps();
+    if (due == 0) return;  // released since
+    if (now < due) {       // a CNM moved the timer later: wait for the new time
+      event_queue::instance().schedule(this, due);
+      return;
+    }
+    if (state_.on_timer(now, params_.config())) apply();
+    if (state_.timer_due_ps()) event_queue::instance().schedule(this, state_.timer_due_ps());
+  }
+
+ private:
+  struct cnm_qfb {
+    bool ok;
+    uint8_t value;
+  };
+  static cnm_qfb decode(const packet_header& h);
+  double line_rate() const {
+    double line = nic_ && nic_->port.mac.has_wire() ? nic_->port.mac.wire().current_rate().bps : 0;
+    if (source_rate_ > 0 && (line <= 0 || source_rate_ < line)) line = source_rate_;
+    return line;
+  }
+  void apply() { limiter_.set_rate(data_rate{state_.limited() ? state_.current_rate() : 0.0}); }
+
+  const qcn_rp_params& params_;
+  const nic* nic_;
+  double source_rate_;
+  rate_limiter_if& limiter_;
+  qcn_rp_state state_;
+};
+
+qcn_rp::cnm_qfb qcn_rp::decode(const packet_header& h) {
+  cnm_pdu pdu;
+  if (!decode_cnm(*h.image, pdu)) return {false, 0};
+  return {true, pdu.quantized_feedback};
+}
+
+const policy_registrar<rp_policies> reg{
+    "qcn", "IEEE 802.1Qau QCN: cut on CNM by the quantized Fb, fast recovery, active and hyper-active increase",
+    [](const sc_core::sc_object& nic, const flow& f, rate_limiter_if& limiter) {
+      return std::make_unique<qcn_rp>(nic, f, limiter);
+    }};
+}  // namespace
+}  // namespace sluice

@@ -1,0 +1,102 @@
+// The IEEE 802.1Qau QCN reaction point as a pure state machine (no SystemC): one per flow, a
+// current rate CR and a target rate TR (rates in bit/s, times in ps).
+//
+//   On a CNM with quantized feedback qFb (1..63):
+//     TR <- CR, except in the first fast-recovery cycle after a previous CNM when extra fast
+//        recovery is on (no byte-counter or timer cycle has ended since: the cuts accumulate);
+//     CR <- max(CR * (1 - Gd * qFb / 63), min_rate)   (Gd = 0.5: the largest feedback halves CR);
+//     both stage counters <- 0, byte counter <- BC, timer <- now + T.
+//   Each cycle end (byte counter: every BC bytes sent, BC/2 once past F cycles; timer: every T,
+//   T/2 once past F cycles) increments its stage counter, then:
+//     both counters <= F           fast recovery:   CR <- (CR + TR)/2
+//     one counter  > F             active increase: TR <- TR + R_AI,            CR <- (CR + TR)/2
+//     both counters > F            hyper-active:    TR <- TR + i*R_HAI, i = min(counters) - F,
+//                                                   CR <- (CR + TR)/2
+//   CR never exceeds the line rate; when it reaches it the limiter is released (no counters, no
+//   timer) until the next CNM.
+//
+// The transient-response improvements (target-rate reduction at the end of FR1, SONAR probing,
+// path-based BA) are later switches on this class: they hook into on_cnm and end_cycle.
+#pragma once
+#include <algorithm>
+#include <cstdint>
+
+namespace sluice {
+
+struct qcn_rp_config {
+  double gd = 0.5;                     // cut per unit of qFb/63: 0.5 halves CR at qFb = 63
+  double min_rate_bps = 10e6;          // floor of CR
+  uint64_t bc_limit = 150000;          // bytes per byte-counter cycle in fast recovery (BC/2 after)
+  uint64_t timer_ps = 15000000000ull;  // timer cycle in fast recovery, 15 ms (T/2 after)
+  int fr_threshold = 5;                // F: cycles of fast recovery per counter
+  double r_ai_bps = 5e6;               // active-increase step of TR
+  double r_hai_bps = 50e6;             // hyper-active-increase step of TR, times i
+  bool extra_fast_recovery = true;     // cuts within FR1 keep TR (accumulate)
+};
+
+class qcn_rp_state {
+ public:
+  explicit qcn_rp_state(double line_bps = 0) { set_line_rate(line_bps); }
+  void set_line_rate(double bps) { line_ = cr_ = tr_ = bps; }
+
+  bool limited() const { return limited_; }
+  double current_rate() const { return cr_; }
+  double target_rate() const { return tr_; }
+  double line_rate() const { return line_; }
+  int byte_stage() const { return byte_stage_; }
+  int timer_stage() const { return timer_stage_; }
+  uint64_t bytes_left() const { return bytes_left_; }
+  uint64_t timer_due_ps() const { return limited_ ? timer_due_ : 0; }  // 0: not armed
+
+  void on_cnm(uint8_t qfb, uint64_t now_ps, const qcn_rp_config& c) {
+    if (qfb == 0) return;
+    const bool in_fr1 = limited_ && byte_stage_ == 0 && timer_stage_ == 0;
+    if (!(in_fr1 && c.extra_fast_recovery)) tr_ = cr_;
+    cr_ = std::max(cr_ * (1.0 - c.gd * qfb / 63.0), c.min_rate_bps);
+    limited_ = true;
+    byte_stage_ = timer_stage_ = 0;
+    bytes_left_ = c.bc_limit;
+    timer_due_ = now_ps + c.timer_ps;
+  }
+  // The flow started a frame of `bytes`; returns true if a byte-counter cycle ended (CR changed).
+  bool on_sent(uint64_t bytes, const qcn_rp_config& c) {
+    if (!limited_) return false;
+    if (bytes < bytes_left_) {
+      bytes_left_ -= bytes;
+      return false;
+    }
+    ++byte_stage_;
+    bytes_left_ = byte_stage_ < c.fr_threshold ? c.bc_limit : c.bc_limit / 2;
+    end_cycle(c);
+    return true;
+  }
+  // The timer is due (now_ps >= timer_due_ps()); returns true if a cycle ended.
+  bool on_timer(uint64_t now_ps, const qcn_rp_config& c) {
+    if (!limited_ || now_ps < timer_due_) return false;
+    ++timer_stage_;
+    timer_due_ = now_ps + (timer_stage_ < c.fr_threshold ? c.timer_ps : c.timer_ps / 2);
+    end_cycle(c);
+    return true;
+  }
+
+ private:
+  void end_cycle(const qcn_rp_config& c) {
+    const int f = c.fr_threshold;
+    if (byte_stage_ > f && timer_stage_ > f)
+      tr_ += (std::min(byte_stage_, timer_stage_) - f) * c.r_hai_bps;
+    else if (byte_stage_ > f || timer_stage_ > f)
+      tr_ += c.r_ai_bps;
+    cr_ = (cr_ + tr_) / 2;
+    if (cr_ >= line_) {  // back at line rate: release the limiter
+      cr_ = tr_ = line_;
+      limited_ = false;
+    }
+  }
+
+  double line_ = 0, cr_ = 0, tr_ = 0;
+  bool limited_ = false;
+  int byte_stage_ = 0, timer_stage_ = 0;
+  uint64_t bytes_left_ = 0, timer_due_ = 0;
+};
+
+}  // namespace sluice

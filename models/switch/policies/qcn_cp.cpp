@@ -1,0 +1,114 @@
+// Congestion point "qcn": IEEE 802.1Qau QCN at one egress queue (port, priority). It samples on
+// enqueue (qcn_cp_state: randomized, |Fb|-dependent interval) and, when Fb < 0, sends a CNM
+// (EtherType 0x22E7, the full PDU through encode_cnm) to the source of the sampled frame through
+// the switch's frame_injector_if, outside MMU accounting. Parameters <port>.prio<k>.qcn.*,
+// statistics <port>.prio<k>.qcn.{samples,cnm_sent,last_fb}. See docs/models/qcn.md.
+#include <algorithm>
+#include <string>
+
+#include "models/core/event_queue.h"
+#include "models/core/stats.h"
+#include "models/protocol/cnm_frame.h"
+#include "models/protocol/ethernet.h"
+#include "models/switch/policies/qcn_cp_state.h"
+#include "models/switch/switch_policies.h"
+
+namespace sluice {
+namespace {
+// Defaults: Qeq 26 KB (Mellanox CPCS cpqsp 26 048 B; the tutorial's table gives 20 or 66 KB at
+// 10 Gb/s), w 2 and the 150 KB sample base (tutorial table; CPCS cp_sample_base 150 016 B),
+// +/-15 % jitter (DEFAULTS.md 6.2, unverified against the 802.1Qau pseudo-code).
+const param_spec<byte_count> qeq_spec{
+    "qcn.qeq", "qcn: equilibrium queue depth Qeq (tutorial table: 20 or 66 KB at 10 Gb/s; CPCS 26 048 B)",
+    byte_count{26 * 1024}, byte_count{64}, byte_count{1ull << 30}};
+const param_spec<double> w_spec{
+    "qcn.w", "qcn: weight w of the queue growth Qdelta in Fb = -(Qoff + w*Qdelta) (tutorial table: 2)", 2.0, 0.0, 64.0};
+const param_spec<byte_count> base_spec{
+    "qcn.sample_base",
+    "qcn: sampling interval at small |Fb|, bytes arrived; shrinks to 1/10 at the largest |Fb| (tutorial table: 150 KB)",
+    byte_count{150000}, byte_count{64}, byte_count{1ull << 32}};
+const param_spec<double> jitter_spec{
+    "qcn.sample_jitter",
+    "qcn: each sampling interval is drawn uniformly from (1 +/- this) x nominal (DEFAULTS.md: about 15 %, unverified)",
+    0.15, 0.0, 0.9};
+
+constexpr uint32_t l2_overhead = eth::header + eth::vlan_tag + eth::fcs;  // around a data frame's MSDU
+
+class qcn_cp final : public congestion_point_if {
+ public:
+  qcn_cp(const sc_core::sc_object& port, int cls, frame_injector_if& injector)
+      : qeq_(&port, qeq_spec, cls),
+        w_(&port, w_spec, cls),
+        base_(&port, base_spec, cls),
+        jitter_(&port, jitter_spec, cls),
+        scope_("prio" + std::to_string(cls) + ".qcn"),
+        injector_(injector),
+        state_(derive_seed(random_streams::instance().seed(), std::string(port.name()) + "." + scope_)) {
+    static const stat_desc stats[] = {
+        {"samples", "frames", "data frames sampled by the qcn congestion point",
+         [](const void* m, int) { return static_cast<double>(stat_model<qcn_cp>(m).samples_); }},
+        {"cnm_sent", "frames", "CNMs sent by the qcn congestion point (samples with Fb < 0)",
+         [](const void* m, int) { return static_cast<double>(stat_model<qcn_cp>(m).cnms_); }},
+        {"last_fb", "bytes", "Fb of the last sample (negative: congestion)",
+         [](const void* m, int) { return static_cast<double>(stat_model<qcn_cp>(m).last_fb_); }},
+    };
+    stat_registry::instance().add(&port, scope_.c_str(), stats, 3, this);
+  }
+
+  void on_enqueue(packet_header& h, const queue_view& q) override {
+    const qcn_cp_config c{qeq_().bytes, w_(), base_().bytes, jitter_()};
+    const qcn_sample s = state_.on_arrival(h.size, q.bytes, c);
+    if (!s.sampled) return;
+    ++samples_;
+    last_fb_ = s.fb;
+    if (s.qfb == 0) return;
+    send_cnm(h, q, s);
+  }
+  void on_dequeue(packet_header&, const queue_view&) override {}
+
+ private:
+  static int16_t in_64_bytes(int64_t v) {  // cnmQOffset/cnmQDelta: signed, units of 64 octets
+    return static_cast<int16_t>(std::clamp<int64_t>(v / 64, INT16_MIN, INT16_MAX));
+  }
+  void send_cnm(const packet_header& data, const queue_view& q, const qcn_sample& s) {
+    cnm_pdu pdu;
+    pdu.quantized_feedback = s.qfb;
+    pdu.cpid = q.port_mac << 16 | static_cast<uint64_t>(q.cls);  // egress port MAC + priority
+    pdu.q_offset = in_64_bytes(s.q_offset);
+    pdu.q_delta = in_64_bytes(s.q_delta);
+    pdu.encapsulated_priority = data.priority;
+    pdu.encapsulated_da = eth::mac_address(data.dst, 0);
+    pdu.msdu_length = static_cast<uint16_t>(data.size > l2_overhead ? data.size - l2_overhead : 0);
+    // Data frames carry no wire image: the encapsulated MSDU bytes are zeros (the flow is named
+    // by the header's flow_id).
+    tlm::tlm_generic_payload* p = packet_pool::instance().acquire(true);
+    packet_header& h = header(*p);
+    h.kind = frame_kind::cnm;
+    h.priority = data.priority;
+    h.flow_id = data.flow_id;
+    h.src = injector_.node_id();
+    h.dst = data.src;
+    h.created_ps = now_ps();
+    h.size = encode_cnm(pdu, eth::mac_address(data.src, 0), q.port_mac, data.priority, *h.image);
+    ++cnms_;
+    injector_.inject(p);
+  }
+
+  param<byte_count> qeq_;
+  param<double> w_;
+  param<byte_count> base_;
+  param<double> jitter_;
+  std::string scope_;  // "prio3.qcn": the statistics' scope, kept for the registry
+  frame_injector_if& injector_;
+  qcn_cp_state state_;
+  uint64_t samples_ = 0, cnms_ = 0;
+  int64_t last_fb_ = 0;
+};
+
+const policy_registrar<cp_policies> reg{
+    "qcn", "IEEE 802.1Qau QCN: sample on enqueue, send a CNM with quantized Fb to the sampled frame's source",
+    [](const sc_core::sc_object& port, int cls, frame_injector_if& injector) {
+      return std::make_unique<qcn_cp>(port, cls, injector);
+    }};
+}  // namespace
+}  // namespace sluice

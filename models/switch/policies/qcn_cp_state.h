@@ -1,0 +1,90 @@
+// The IEEE 802.1Qau QCN congestion point as a pure state machine (no SystemC): one per egress
+// queue. It counts the bytes that arrive at the queue and samples a frame each time a randomized
+// interval has passed; at a sample it computes
+//   Qoff = Q - Qeq,  Qdelta = Q - Qold,  Fb = -(Qoff + w * Qdelta),  Qold = Q
+// and, when Fb < 0, the 6-bit quantized |Fb| the CNM carries:
+//   qFb = min(63, ceil(|Fb| * 63 / Fbmax)),  Fbmax = (1 + 2w) * Qeq
+// (rounded up, so every Fb < 0 yields a CNM with qFb >= 1). The next sampling interval depends on
+// the band of qFb (its top 3 bits) and is jittered uniformly by +/- `jitter`. See docs/models/qcn.md.
+#pragma once
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+
+#include "models/core/random.h"
+
+namespace sluice {
+
+struct qcn_cp_config {
+  uint64_t qeq = 26 * 1024;       // equilibrium queue depth, bytes
+  double w = 2.0;                 // weight of the queue's growth
+  uint64_t sample_base = 150000;  // sampling interval at qFb < 8, bytes arrived
+  double jitter = 0.15;           // each interval is drawn from [1 - jitter, 1 + jitter) x nominal
+};
+
+struct qcn_sample {
+  bool sampled = false;  // this frame was sampled
+  int64_t fb = 0;        // Fb, bytes (negative: congestion)
+  int64_t q_offset = 0, q_delta = 0;
+  uint8_t qfb = 0;  // quantized |Fb| (0 when Fb >= 0): a CNM is due when non-zero
+};
+
+class qcn_cp_state {
+ public:
+  // Sampling interval, in 1/100 of sample_base, per band k = qFb >> 3: a sampling probability
+  // rising linearly from 1 % (k = 0) to 10 % (k = 7) of 1500-B frames, 1/(1 + 9k/7):
+  // 150, 66.7, 42.0, 30.9, 24.4, 20.2, 17.2, 15.0 KB at a 150 KB base.
+  static double band_fraction(int k) { return 1.0 / (1.0 + 9.0 * k / 7.0); }
+  static uint64_t nominal_interval(const qcn_cp_config& c, uint8_t qfb) {
+    return static_cast<uint64_t>(std::llround(static_cast<double>(c.sample_base) * band_fraction(qfb >> 3)));
+  }
+  static uint8_t quantize(int64_t fb, const qcn_cp_config& c) {
+    if (fb >= 0) return 0;
+    const double fbmax = (1.0 + 2.0 * c.w) * static_cast<double>(c.qeq);
+    const double q = std::ceil(static_cast<double>(-fb) * 63.0 / fbmax);
+    return static_cast<uint8_t>(std::min(63.0, std::max(1.0, q)));
+  }
+  static int64_t feedback(uint64_t q, uint64_t qold, const qcn_cp_config& c) {
+    const double qoff = static_cast<double>(q) - static_cast<double>(c.qeq);
+    const double qdelta = static_cast<double>(q) - static_cast<double>(qold);
+    return -static_cast<int64_t>(std::llround(qoff + c.w * qdelta));
+  }
+
+  explicit qcn_cp_state(uint64_t seed) : rng_(seed) {}
+
+  // A frame of `bytes` arrived; `q` is the queue depth with it. `c` is read at every call, so
+  // parameters set after construction apply.
+  qcn_sample on_arrival(uint32_t bytes, uint64_t q, const qcn_cp_config& c) {
+    qcn_sample s;
+    if (!started_) {
+      started_ = true;
+      left_ = draw(c, 0);
+    }
+    if (bytes < left_) {
+      left_ -= bytes;
+      return s;
+    }
+    s.sampled = true;
+    s.q_offset = static_cast<int64_t>(q) - static_cast<int64_t>(c.qeq);
+    s.q_delta = static_cast<int64_t>(q) - static_cast<int64_t>(qold_);
+    s.fb = feedback(q, qold_, c);
+    s.qfb = quantize(s.fb, c);
+    qold_ = q;
+    left_ = draw(c, s.qfb);
+    return s;
+  }
+  uint64_t bytes_to_next_sample() const { return left_; }
+
+ private:
+  uint64_t draw(const qcn_cp_config& c, uint8_t qfb) {
+    rng_ = mix64(rng_);
+    const double u = static_cast<double>(rng_ >> 11) * (1.0 / 9007199254740992.0);  // [0, 1)
+    const double f = 1.0 + c.jitter * (2.0 * u - 1.0);
+    return std::max<uint64_t>(1, static_cast<uint64_t>(static_cast<double>(nominal_interval(c, qfb)) * f));
+  }
+  uint64_t rng_;
+  uint64_t qold_ = 0, left_ = 0;
+  bool started_ = false;
+};
+
+}  // namespace sluice

@@ -1,0 +1,275 @@
+// QCN (IEEE 802.1Qau) congestion and reaction points as pure state machines, against
+// hand-computed values (the arithmetic is in the comments).
+#include <gtest/gtest.h>
+
+#include "models/nic/policies/qcn_rp_state.h"
+#include "models/protocol/cnm_frame.h"
+#include "models/protocol/ethernet.h"
+#include "models/switch/policies/qcn_cp_state.h"
+#include "models/switch/switch_policies.h"
+
+using namespace sluice;
+
+namespace {
+// Qeq 26 KB = 26 624 B, w = 2: Fbmax = (1 + 2*2) * 26 624 = 133 120 B.
+qcn_cp_config cp_config(double jitter = 0.0) { return {26 * 1024, 2.0, 150000, jitter}; }
+}  // namespace
+
+TEST(QcnCp, FeedbackFromOffsetAndGrowth) {
+  const qcn_cp_config c = cp_config();
+  // Q 40 000, Qold 30 000: Qoff = 13 376, Qdelta = 10 000, Fb = -(13 376 + 2*10 000) = -33 376.
+  EXPECT_EQ(qcn_cp_state::feedback(40000, 30000, c), -33376);
+  // Q 20 000, Qold 30 000: Qoff = -6 624, Qdelta = -10 000, Fb = -(-6 624 - 20 000) = 26 624.
+  EXPECT_EQ(qcn_cp_state::feedback(20000, 30000, c), 26624);
+  // At Qeq and not moving: Fb = 0 (no congestion signalled).
+  EXPECT_EQ(qcn_cp_state::feedback(26624, 26624, c), 0);
+}
+
+TEST(QcnCp, SixBitQuantizationOfFbOverFbmax) {
+  const qcn_cp_config c = cp_config();
+  // |Fb| 33 376: 33 376 * 63 / 133 120 = 15.795..., rounded up: 16.
+  EXPECT_EQ(qcn_cp_state::quantize(-33376, c), 16);
+  // |Fb| = 1: 63 / 133 120 = 0.0005, rounded up: 1 (every Fb < 0 yields a CNM).
+  EXPECT_EQ(qcn_cp_state::quantize(-1, c), 1);
+  // |Fb| = Fbmax: 63; beyond it saturates at 63.
+  EXPECT_EQ(qcn_cp_state::quantize(-133120, c), 63);
+  EXPECT_EQ(qcn_cp_state::quantize(-573376, c), 63);
+  // Fb >= 0: no feedback.
+  EXPECT_EQ(qcn_cp_state::quantize(0, c), 0);
+  EXPECT_EQ(qcn_cp_state::quantize(26624, c), 0);
+}
+
+TEST(QcnCp, SamplingIntervalShrinksByFeedbackBand) {
+  const qcn_cp_config c = cp_config();
+  // Band k = qFb >> 3, interval = 150 000 / (1 + 9k/7).
+  EXPECT_EQ(qcn_cp_state::nominal_interval(c, 0), 150000u);  // k 0: 1 % of 1500-B frames
+  EXPECT_EQ(qcn_cp_state::nominal_interval(c, 7), 150000u);  // still band 0
+  EXPECT_EQ(qcn_cp_state::nominal_interval(c, 8), 65625u);   // k 1: 150 000 * 7/16
+  EXPECT_EQ(qcn_cp_state::nominal_interval(c, 16), 42000u);  // k 2: 150 000 * 7/25
+  EXPECT_EQ(qcn_cp_state::nominal_interval(c, 45), 20192u);  // k 5: 150 000 * 7/52 = 20 192.3
+  EXPECT_EQ(qcn_cp_state::nominal_interval(c, 63), 15000u);  // k 7: 150 000 / 10
+}
+
+TEST(QcnCp, SamplesEveryIntervalAndComputesFbAgainstTheLastSample) {
+  const qcn_cp_config c = cp_config();  // no jitter
+  qcn_cp_state cp(1);
+  // 150 000 B base: 99 frames of 1500 B leave 1 500 to go; the 100th is sampled.
+  for (int i = 0; i < 99; ++i) EXPECT_FALSE(cp.on_arrival(1500, 40000, c).sampled);
+  qcn_sample s = cp.on_arrival(1500, 40000, c);
+  ASSERT_TRUE(s.sampled);
+  // Qold starts at 0: Qoff = 13 376, Qdelta = 40 000, Fb = -(13 376 + 80 000) = -93 376;
+  // 93 376 * 63 / 133 120 = 44.19 -> 45.
+  EXPECT_EQ(s.fb, -93376);
+  EXPECT_EQ(s.q_offset, 13376);
+  EXPECT_EQ(s.q_delta, 40000);
+  EXPECT_EQ(s.qfb, 45);
+  // Next interval: band 5, 20 192 B: 13 frames leave 692, the 14th is sampled.
+  EXPECT_EQ(cp.bytes_to_next_sample(), 20192u);
+  for (int i = 0; i < 13; ++i) EXPECT_FALSE(cp.on_arrival(1500, 30000, c).sampled);
+  s = cp.on_arrival(1500, 30000, c);
+  ASSERT_TRUE(s.sampled);
+  // Q 30 000 against Qold 40 000: Fb = -(3 376 - 20 000) = 16 624 > 0: no CNM; back to 150 000.
+  EXPECT_EQ(s.fb, 16624);
+  EXPECT_EQ(s.qfb, 0);
+  EXPECT_EQ(cp.bytes_to_next_sample(), 150000u);
+}
+
+TEST(QcnCp, JitteredIntervalsStayWithinFifteenPercentAndAverageTheNominal) {
+  const qcn_cp_config c = cp_config(0.15);
+  qcn_cp_state cp(42);
+  double sum = 0;
+  const int n = 2000;
+  for (int i = 0; i < n; ++i) {
+    while (!cp.on_arrival(1000, 0, c).sampled) {
+    }
+    const uint64_t next = cp.bytes_to_next_sample();  // Q = 0 < Qeq: Fb > 0, band 0
+    EXPECT_GE(next, 127500u);                         // 150 000 * 0.85
+    EXPECT_LT(next, 172500u);                         // 150 000 * 1.15
+    sum += static_cast<double>(next);
+  }
+  EXPECT_NEAR(sum / n, 150000.0, 2000.0);  // uniform: sd of the mean 150 000*0.15/sqrt(3*2000) = 290
+}
+
+namespace {
+constexpr double line = 10e9;
+qcn_rp_config rp_config() { return qcn_rp_config{}; }  // tutorial defaults: Gd 0.5, BC 150 KB, F 5, ...
+// Sends `bytes` in 1500-B frames; returns the byte-counter cycles that ended.
+int send(qcn_rp_state& rp, uint64_t bytes, const qcn_rp_config& c) {
+  int cycles = 0;
+  for (uint64_t b = 0; b < bytes; b += 1500) cycles += rp.on_sent(1500, c);
+  return cycles;
+}
+}  // namespace
+
+TEST(QcnRp, CnmCutsTheRateByTheQuantizedFeedback) {
+  const qcn_rp_config c = rp_config();
+  qcn_rp_state rp(line);
+  EXPECT_FALSE(rp.limited());
+  // qFb 63: CR = 10 G * (1 - 0.5 * 63/63) = 5 G; TR = the rate before, 10 G.
+  rp.on_cnm(63, 0, c);
+  EXPECT_TRUE(rp.limited());
+  EXPECT_DOUBLE_EQ(rp.current_rate(), 5e9);
+  EXPECT_DOUBLE_EQ(rp.target_rate(), 10e9);
+  // One byte-counter cycle (FR), then qFb 21: TR = CR = 7.5 G; CR = 7.5 G * (1 - 0.5 * 21/63) = 6.25 G.
+  EXPECT_EQ(send(rp, 150000, c), 1);
+  rp.on_cnm(21, 0, c);
+  EXPECT_DOUBLE_EQ(rp.target_rate(), 7.5e9);
+  EXPECT_DOUBLE_EQ(rp.current_rate(), 6.25e9);
+}
+
+TEST(QcnRp, ExtraFastRecoveryAccumulatesCutsWithinTheFirstCycle) {
+  qcn_rp_config c = rp_config();
+  qcn_rp_state rp(line);
+  // Two CNMs of qFb 63 with no cycle between: TR stays 10 G, CR = 10 G / 2 / 2 = 2.5 G.
+  rp.on_cnm(63, 0, c);
+  rp.on_cnm(63, 0, c);
+  EXPECT_DOUBLE_EQ(rp.target_rate(), 10e9);
+  EXPECT_DOUBLE_EQ(rp.current_rate(), 2.5e9);
+  // Without it, the second CNM resets TR to CR: TR 5 G, CR 2.5 G.
+  c.extra_fast_recovery = false;
+  qcn_rp_state plain(line);
+  plain.on_cnm(63, 0, c);
+  plain.on_cnm(63, 0, c);
+  EXPECT_DOUBLE_EQ(plain.target_rate(), 5e9);
+  EXPECT_DOUBLE_EQ(plain.current_rate(), 2.5e9);
+}
+
+TEST(QcnRp, FastRecoveryHalvesTheGapOverFiveByteCounterCyclesThenActiveIncrease) {
+  const qcn_rp_config c = rp_config();
+  qcn_rp_state rp(line);
+  rp.on_cnm(63, 0, c);  // CR 5 G, TR 10 G
+  // Each 150 KB cycle: CR = (CR + TR)/2: 7.5, 8.75, 9.375, 9.6875, 9.84375 G; TR unchanged.
+  const double expected[] = {7.5e9, 8.75e9, 9.375e9, 9.6875e9, 9.84375e9};
+  for (double cr : expected) {
+    EXPECT_EQ(send(rp, 150000, c), 1);
+    EXPECT_DOUBLE_EQ(rp.current_rate(), cr);
+    EXPECT_DOUBLE_EQ(rp.target_rate(), 10e9);
+  }
+  EXPECT_EQ(rp.byte_stage(), 5);
+  // Active increase: cycles of BC/2 = 75 KB; TR = 10 G + 5 M = 10.005 G; CR = (9.84375 + 10.005)/2 G.
+  EXPECT_EQ(send(rp, 75000, c), 1);
+  EXPECT_DOUBLE_EQ(rp.target_rate(), 10.005e9);
+  EXPECT_DOUBLE_EQ(rp.current_rate(), (9.84375e9 + 10.005e9) / 2);  // 9.924375 G
+  // Two more: TR 10.010 G, CR 9.9671875 G; TR 10.015 G, CR 9.99109375 G; the next reaches
+  // (9.99109375 + 10.020)/2 > 10 G: the limiter is released at line rate.
+  send(rp, 75000, c);
+  send(rp, 75000, c);
+  EXPECT_DOUBLE_EQ(rp.current_rate(), 9.99109375e9);
+  EXPECT_TRUE(rp.limited());
+  send(rp, 75000, c);
+  EXPECT_FALSE(rp.limited());
+  EXPECT_DOUBLE_EQ(rp.current_rate(), line);
+  EXPECT_EQ(rp.timer_due_ps(), 0u);
+}
+
+TEST(QcnRp, TimerCyclesThenHyperActiveIncreaseWhenBothCountersPassFive) {
+  const qcn_rp_config c = rp_config();
+  const uint64_t t = c.timer_ps;  // 15 ms
+  qcn_rp_state rp(line);
+  // CNM, one byte cycle, CNM (not in FR1): TR = 7.5 G, CR = 3.75 G, far below line rate.
+  rp.on_cnm(63, 0, c);
+  send(rp, 150000, c);
+  rp.on_cnm(63, 0, c);
+  EXPECT_DOUBLE_EQ(rp.target_rate(), 7.5e9);
+  EXPECT_DOUBLE_EQ(rp.current_rate(), 3.75e9);
+  EXPECT_EQ(rp.timer_due_ps(), t);
+  EXPECT_FALSE(rp.on_timer(t - 1, c));  // not due yet
+  // Five timer cycles of 15 ms (FR): CR 5.625, 6.5625, 7.03125, 7.265625, 7.3828125 G.
+  uint64_t now = 0;
+  for (int i = 0; i < 5; ++i) {
+    now = rp.timer_due_ps();
+    EXPECT_TRUE(rp.on_timer(now, c));
+  }
+  EXPECT_DOUBLE_EQ(rp.current_rate(), 7.3828125e9);
+  EXPECT_EQ(rp.timer_due_ps(), now + t / 2);  // past F: T/2
+  // Timer cycle 6: active increase, TR 7.505 G, CR (7.3828125 + 7.505)/2 G.
+  rp.on_timer(rp.timer_due_ps(), c);
+  EXPECT_DOUBLE_EQ(rp.target_rate(), 7.505e9);
+  EXPECT_DOUBLE_EQ(rp.current_rate(), (7.3828125e9 + 7.505e9) / 2);
+  // Byte cycles 1..5 with the timer past F: active increase, TR + 5 M each.
+  for (int i = 0; i < 5; ++i) {
+    const double tr = rp.target_rate(), cr = rp.current_rate();
+    EXPECT_EQ(send(rp, 150000, c), 1);
+    EXPECT_DOUBLE_EQ(rp.target_rate(), tr + 5e6);
+    EXPECT_DOUBLE_EQ(rp.current_rate(), (cr + tr + 5e6) / 2);
+  }
+  // Byte cycle 6: both past F, i = min(6, 6) - 5 = 1: TR + 50 M.
+  double tr = rp.target_rate();
+  EXPECT_EQ(send(rp, 75000, c), 1);
+  EXPECT_DOUBLE_EQ(rp.target_rate(), tr + 50e6);
+  // Byte cycle 7 and timer cycle 7: i = min(7, 6) - 5 = 1, then min(7, 7) - 5 = 2: + 50 M, + 100 M.
+  tr = rp.target_rate();
+  send(rp, 75000, c);
+  EXPECT_DOUBLE_EQ(rp.target_rate(), tr + 50e6);
+  tr = rp.target_rate();
+  rp.on_timer(rp.timer_due_ps(), c);
+  EXPECT_DOUBLE_EQ(rp.target_rate(), tr + 100e6);
+  EXPECT_TRUE(rp.limited());
+}
+
+TEST(QcnRp, RateNeverFallsBelowTheMinimum) {
+  const qcn_rp_config c = rp_config();  // 10 Mb/s
+  qcn_rp_state rp(line);
+  // Nine CNMs of qFb 63 halve CR nine times: 10 G / 512 = 19.53 M > 10 M.
+  for (int i = 0; i < 9; ++i) rp.on_cnm(63, 0, c);
+  EXPECT_DOUBLE_EQ(rp.current_rate(), 10e9 / 512);
+  // The tenth would give 9.77 M: floored at 10 M; and it stays there.
+  rp.on_cnm(63, 0, c);
+  EXPECT_DOUBLE_EQ(rp.current_rate(), 10e6);
+  rp.on_cnm(63, 0, c);
+  EXPECT_DOUBLE_EQ(rp.current_rate(), 10e6);
+}
+
+namespace {
+struct cp_owner : sc_core::sc_module {
+  explicit cp_owner(sc_core::sc_module_name n) : sc_module(n) {}
+};
+struct recording_injector : frame_injector_if {
+  std::vector<tlm::tlm_generic_payload*> frames;
+  void inject(tlm::tlm_generic_payload* p) override { frames.push_back(p); }
+  uint32_t node_id() const override { return 7; }
+};
+}  // namespace
+
+TEST(QcnCp, ChosenByNameSendsARealCnmToTheSampledFramesSource) {
+  cp_owner port("qcn_port");
+  recording_injector injector;
+  auto cp = cp_policies::instance().make("qcn_port.prio3.cp", "qcn", port, 3, injector);
+  ASSERT_TRUE(cp);
+  packet_header data;
+  data.kind = frame_kind::data;
+  data.priority = 3;
+  data.src = 3;
+  data.dst = 5;
+  data.flow_id = 11;
+  data.size = 1500;
+  const uint64_t port_mac = eth::mac_address(9, 2);
+  const queue_view q{2, 3, 60000, 40, port_mac};
+  // The first sample comes after 127.5-172.5 KB (150 KB +/- 15 %): at most 115 frames of 1500 B.
+  for (int i = 0; i < 115 && injector.frames.empty(); ++i) cp->on_enqueue(data, q);
+  ASSERT_EQ(injector.frames.size(), 1u);
+  tlm::tlm_generic_payload* p = injector.frames[0];
+  const packet_header& h = header(*p);
+  EXPECT_EQ(h.kind, frame_kind::cnm);
+  EXPECT_EQ(h.src, 7u);  // the switch
+  EXPECT_EQ(h.dst, 3u);  // the sampled frame's source
+  EXPECT_EQ(h.flow_id, 11u);
+  EXPECT_EQ(h.priority, 3);
+  ASSERT_NE(h.image, nullptr);
+  EXPECT_EQ(h.size, 18u + 24 + 64 + 4);  // header and tag, PDU, 64 B of the MSDU, FCS: 110 B
+  EXPECT_EQ(wire::get48(h.image->data(), 0), eth::mac_address(3, 0));  // DA: the source NIC
+  EXPECT_EQ(wire::get48(h.image->data(), 6), port_mac);                // SA: the CP's port
+  cnm_pdu pdu;
+  ASSERT_TRUE(decode_cnm(*h.image, pdu));  // 802.1Q tag, EtherType 0x22E7
+  // Q 60 000 against Qold 0: Qoff = 60 000 - 26 624 = 33 376, Qdelta = 60 000,
+  // Fb = -(33 376 + 120 000) = -153 376 beyond Fbmax = 133 120: qFb 63.
+  EXPECT_EQ(pdu.quantized_feedback, 63);
+  EXPECT_EQ(pdu.cpid, port_mac << 16 | 3);  // egress port MAC + priority
+  EXPECT_EQ(pdu.q_offset, 33376 / 64);      // units of 64 B: 521
+  EXPECT_EQ(pdu.q_delta, 60000 / 64);       // 937
+  EXPECT_EQ(pdu.encapsulated_priority, 3);
+  EXPECT_EQ(pdu.encapsulated_da, eth::mac_address(5, 0));
+  EXPECT_EQ(pdu.msdu_length, 1500 - 22);  // wire size less DA, SA, tag, EtherType and FCS
+  EXPECT_EQ(pdu.msdu_bytes, 64);
+  p->release();
+}
