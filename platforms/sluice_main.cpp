@@ -1,5 +1,6 @@
 // The `sluice` command line: run a scenario, or list the parameters or statistics of its fabric.
 #include <boost/program_options.hpp>
+#include <array>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -32,19 +33,24 @@ std::pair<std::string, std::string> split_set(const std::string& s) {
   return {s.substr(0, eq), s.substr(eq + 1)};
 }
 
+// Columns as wide as their widest cell among the rows shown (a long choice list or name must
+// not run into the next column).
 void print_params(const std::string& match) {
-  std::size_t shown = 0;
-  std::cout << std::left << std::setw(36) << "parameter" << std::setw(8) << "unit" << std::setw(12) << "default"
-            << std::setw(12) << "value" << std::setw(28) << "range"
-            << "description\n";
+  using row = std::array<std::string, 6>;
+  std::vector<row> rows{{"parameter", "unit", "default", "value", "range", "description"}};
   for (param_base* p : param_registry::instance().all()) {
-    if (!glob_match(match.c_str(), p->name().c_str())) continue;
-    ++shown;
-    std::cout << std::left << std::setw(36) << p->name() << std::setw(8) << p->unit() << std::setw(12)
-              << p->default_string() << std::setw(12) << p->value_string() << std::setw(28) << p->range_string()
-              << p->description() << '\n';
+    std::string name = p->name();
+    if (!glob_match(match.c_str(), name.c_str())) continue;
+    rows.push_back({name, p->unit(), p->default_string(), p->value_string(), p->range_string(), p->description()});
   }
-  if (!shown) throw config_error("--match: '" + match + "' matches no parameter");
+  if (rows.size() == 1) throw config_error("--match: '" + match + "' matches no parameter");
+  std::array<std::size_t, 5> width{};
+  for (const row& r : rows)
+    for (std::size_t c = 0; c < width.size(); ++c) width[c] = std::max(width[c], r[c].size() + 2);
+  for (const row& r : rows) {
+    for (std::size_t c = 0; c < width.size(); ++c) std::cout << std::left << std::setw(static_cast<int>(width[c])) << r[c];
+    std::cout << r[5] << '\n';
+  }
 }
 
 void print_stats(const std::string& match) {
