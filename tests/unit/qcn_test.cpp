@@ -301,6 +301,15 @@ TEST(QcnRp, TargetReductionAtTheEndOfFr1WhenTrExceedsTenTimesCr) {
   EXPECT_DOUBLE_EQ(plain.target_rate(), 10e9);
   EXPECT_DOUBLE_EQ(plain.current_rate(), 5.3125e9);
 
+  // With path_ba (one cycle count, the 5 ms timer): the same at the first timer cycle end, 5 ms.
+  c.path_ba = true;
+  qcn_rp_state ba(line);
+  for (int i = 0; i < 4; ++i) ba.on_cnm(63, 0, c);
+  EXPECT_TRUE(ba.on_timer(5000000000ull, c));
+  EXPECT_DOUBLE_EQ(ba.target_rate(), 1.25e9);
+  EXPECT_DOUBLE_EQ(ba.current_rate(), 0.9375e9);
+  c.path_ba = false;
+
   // TR <= 10 x CR: no reduction. One CNM: CR 5 G, TR 10 G <= 50 G; CR = (5 + 10)/2 = 7.5 G.
   qcn_rp_state mild(line);
   mild.on_cnm(63, 0, c);

@@ -73,6 +73,7 @@ class qcn_rp_state {
     if (!(in_fr1 && c.extra_fast_recovery)) tr_ = cr_;
     cr_ = std::max(cr_ * (1.0 - c.gd * qfb / 63.0), c.min_rate_bps);
     limited_ = true;
+    fr1_ = true;
     byte_stage_ = timer_stage_ = 0;
     bytes_left_ = c.bc_limit;
     timer_due_ = now_ps + c.cycle_timer_ps();
@@ -104,8 +105,10 @@ class qcn_rp_state {
  private:
   void end_cycle(const qcn_rp_config& c) {
     const int f = c.fr_threshold;
-    // The end of FR1: the first cycle end (of either counter) since the last CNM.
-    if (c.target_reduction && byte_stage_ + timer_stage_ == 1 && tr_ > 10 * cr_) tr_ /= 8;
+    // The end of FR1: the first cycle end (of either counter) since the last cut (an Fb99
+    // push-back does not start a new FR1).
+    if (c.target_reduction && fr1_ && tr_ > 10 * cr_) tr_ /= 8;
+    fr1_ = false;
     if (byte_stage_ > f && timer_stage_ > f)
       tr_ += (std::min(byte_stage_, timer_stage_) - f) * c.r_hai_bps;
     else if (byte_stage_ > f || timer_stage_ > f)
@@ -119,6 +122,7 @@ class qcn_rp_state {
 
   double line_ = 0, cr_ = 0, tr_ = 0;
   bool limited_ = false;
+  bool fr1_ = false;  // no cycle has ended since the last cut
   int byte_stage_ = 0, timer_stage_ = 0;
   uint64_t bytes_left_ = 0, timer_due_ = 0;
 };
