@@ -156,7 +156,7 @@ double og_hotspot_recovery_ms(const std::string& sets, const std::string& tag) {
 // fast-recovery cycles (~120 ms) bring CR only to TR ~ the congested rate, then active increase
 // adds 5 Mb/s per cycle. With path_ba: BA = 1 10 ms after the queue drains, then the 5 ms timer
 // (2.5 ms past F) drives the one cycle count into hyper-active increase. Measured (seeds 1-3):
-// baseline 316, 328, 288 ms; target_reduction + path_ba 35, 37.5, 34 ms (8.5-9x). Bound 5x: the
+// baseline 316.5, 327.5, 288 ms; target_reduction + path_ba 36.5, 35, 34.5 ms (8.3-9.4x). Bound 5x: the
 // brief's, with margin below the measured ratios.
 TEST(Qcn, OgHotspotTargetReductionAndPathBaRecoverAtLeastFiveTimesFaster) {
   const double base = og_hotspot_recovery_ms("", "base");
