@@ -273,3 +273,173 @@ TEST(QcnCp, ChosenByNameSendsARealCnmToTheSampledFramesSource) {
   EXPECT_EQ(pdu.msdu_bytes, 64);
   p->release();
 }
+
+// ---- The seed's transient-response improvements (qcn-transient-response), all off by default.
+
+TEST(QcnRp, TargetReductionAtTheEndOfFr1WhenTrExceedsTenTimesCr) {
+  qcn_rp_config c = rp_config();
+  c.target_reduction = true;
+  qcn_rp_state rp(line);
+  // Four qFb-63 CNMs within FR1 (extra fast recovery keeps TR = 10 G): CR = 10/2/2/2/2 = 0.625 G.
+  for (int i = 0; i < 4; ++i) rp.on_cnm(63, 0, c);
+  EXPECT_DOUBLE_EQ(rp.current_rate(), 0.625e9);
+  EXPECT_DOUBLE_EQ(rp.target_rate(), 10e9);
+  // End of FR1 (first byte-counter cycle): TR 10 G > 10 x 0.625 G = 6.25 G, so TR = 10/8 = 1.25 G,
+  // CR = (0.625 + 1.25)/2 = 0.9375 G.
+  EXPECT_EQ(send(rp, 150000, c), 1);
+  EXPECT_DOUBLE_EQ(rp.target_rate(), 1.25e9);
+  EXPECT_DOUBLE_EQ(rp.current_rate(), 0.9375e9);
+  // FR2 is not the end of FR1: no further reduction, CR = (0.9375 + 1.25)/2 = 1.09375 G.
+  EXPECT_EQ(send(rp, 150000, c), 1);
+  EXPECT_DOUBLE_EQ(rp.target_rate(), 1.25e9);
+  EXPECT_DOUBLE_EQ(rp.current_rate(), 1.09375e9);
+
+  // Off (the baseline): the same FR1 end gives CR = (0.625 + 10)/2 = 5.3125 G.
+  qcn_rp_state plain(line);
+  for (int i = 0; i < 4; ++i) plain.on_cnm(63, 0, rp_config());
+  send(plain, 150000, rp_config());
+  EXPECT_DOUBLE_EQ(plain.target_rate(), 10e9);
+  EXPECT_DOUBLE_EQ(plain.current_rate(), 5.3125e9);
+
+  // With path_ba (one cycle count, the 5 ms timer): the same at the first timer cycle end, 5 ms.
+  c.path_ba = true;
+  qcn_rp_state ba(line);
+  for (int i = 0; i < 4; ++i) ba.on_cnm(63, 0, c);
+  EXPECT_TRUE(ba.on_timer(5000000000ull, c));
+  EXPECT_DOUBLE_EQ(ba.target_rate(), 1.25e9);
+  EXPECT_DOUBLE_EQ(ba.current_rate(), 0.9375e9);
+  c.path_ba = false;
+
+  // TR <= 10 x CR: no reduction. One CNM: CR 5 G, TR 10 G <= 50 G; CR = (5 + 10)/2 = 7.5 G.
+  qcn_rp_state mild(line);
+  mild.on_cnm(63, 0, c);
+  send(mild, 150000, c);
+  EXPECT_DOUBLE_EQ(mild.target_rate(), 10e9);
+  EXPECT_DOUBLE_EQ(mild.current_rate(), 7.5e9);
+}
+
+TEST(QcnRp, PathBaFb99PushesBackOneCycleAndRestartsTheTimer) {
+  constexpr uint64_t ms = 1000000000ull;  // ps
+  qcn_rp_config c = rp_config();
+  // Off: a qFb = 0 CNM is ignored, as in the baseline.
+  qcn_rp_state off(line);
+  off.on_cnm(63, 0, c);
+  EXPECT_FALSE(off.on_cnm(0, 1 * ms, c));
+  EXPECT_EQ(off.timer_due_ps(), 15 * ms);  // the 15 ms qcn.timer
+
+  c.path_ba = true;
+  qcn_rp_state rp(line);
+  EXPECT_FALSE(rp.on_cnm(0, 0, c));  // not limited: nothing to push back
+  EXPECT_FALSE(rp.limited());
+  rp.on_cnm(63, 0, c);                   // CR 5 G, TR 10 G
+  EXPECT_EQ(rp.timer_due_ps(), 5 * ms);  // the 5 ms ba_timer replaces the 15 ms timer
+  EXPECT_TRUE(rp.on_timer(5 * ms, c));   // cycle 1 (FR): CR = (5 + 10)/2 = 7.5 G
+  EXPECT_EQ(rp.timer_stage(), 1);
+  EXPECT_EQ(rp.byte_stage(), 1);  // one cycle count: a timer cycle counts for both
+  EXPECT_DOUBLE_EQ(rp.current_rate(), 7.5e9);
+  // Fb99 at 6 ms: CR, TR unchanged; back one cycle (1 -> 0); timer restarts, due 6 + 5 = 11 ms.
+  EXPECT_TRUE(rp.on_cnm(0, 6 * ms, c));
+  EXPECT_DOUBLE_EQ(rp.current_rate(), 7.5e9);
+  EXPECT_DOUBLE_EQ(rp.target_rate(), 10e9);
+  EXPECT_EQ(rp.timer_stage(), 0);
+  EXPECT_EQ(rp.byte_stage(), 0);
+  EXPECT_EQ(rp.timer_due_ps(), 11 * ms);
+  EXPECT_FALSE(rp.on_timer(10 * ms, c));  // the old due time no longer ends a cycle
+  EXPECT_TRUE(rp.on_timer(11 * ms, c));   // CR = (7.5 + 10)/2 = 8.75 G, count 1
+  EXPECT_DOUBLE_EQ(rp.current_rate(), 8.75e9);
+  // A byte-counter cycle continues the same count: 1 -> 2 for both; CR = (8.75 + 10)/2 = 9.375 G.
+  EXPECT_EQ(send(rp, 150000, c), 1);
+  EXPECT_EQ(rp.byte_stage(), 2);
+  EXPECT_EQ(rp.timer_stage(), 2);
+  EXPECT_DOUBLE_EQ(rp.current_rate(), 9.375e9);
+  // Another Fb99: 2 -> 1, the count never goes below 0 on repeats (1 -> 0 -> 0).
+  rp.on_cnm(0, 12 * ms, c);
+  EXPECT_EQ(rp.timer_stage(), 1);
+  rp.on_cnm(0, 12 * ms, c);
+  rp.on_cnm(0, 12 * ms, c);
+  EXPECT_EQ(rp.timer_stage(), 0);
+  EXPECT_EQ(rp.byte_stage(), 0);
+  EXPECT_EQ(rp.timer_due_ps(), 17 * ms);
+}
+
+TEST(QcnRp, PathBaTimerAloneReachesHyperActiveIncrease) {
+  constexpr uint64_t ms = 1000000000ull;
+  qcn_rp_config c = rp_config();
+  c.path_ba = true;
+  qcn_rp_state rp(line);
+  rp.on_cnm(63, 0, c);  // CR 5 G, TR 10 G
+  // Five FR timer cycles at 5, 10, 15, 20, 25 ms: CR 7.5, 8.75, 9.375, 9.6875, 9.84375 G.
+  for (uint64_t t = 5; t <= 25; t += 5) EXPECT_TRUE(rp.on_timer(t * ms, c));
+  EXPECT_DOUBLE_EQ(rp.current_rate(), 9.84375e9);
+  EXPECT_EQ(rp.timer_due_ps(), 27500000000ull);  // past F: T/2 = 2.5 ms
+  // Cycle 6 at 27.5 ms: both counts 6 > F = 5: hyper-active, i = 6 - 5 = 1:
+  // TR = 10 + 0.05 = 10.05 G, CR = (9.84375 + 10.05)/2 = 9.946875 G.
+  EXPECT_TRUE(rp.on_timer(27500000000ull, c));
+  EXPECT_DOUBLE_EQ(rp.target_rate(), 10.05e9);
+  EXPECT_DOUBLE_EQ(rp.current_rate(), 9.946875e9);
+  // Cycle 7 at 30 ms, i = 2: TR = 10.15 G, CR = (9.946875 + 10.15)/2 = 10.048 G >= 10 G: released.
+  EXPECT_TRUE(rp.on_timer(30 * ms, c));
+  EXPECT_FALSE(rp.limited());
+
+  // The baseline with the same timer cycles: only the timer counter passes F, active increase:
+  // cycle 6 TR = 10 + 0.005 = 10.005 G, CR = (9.84375 + 10.005)/2 = 9.924375 G.
+  qcn_rp_config b = rp_config();
+  b.timer_ps = 5 * ms;
+  qcn_rp_state base(line);
+  base.on_cnm(63, 0, b);
+  for (uint64_t t = 5; t <= 25; t += 5) base.on_timer(t * ms, b);
+  base.on_timer(27500000000ull, b);
+  EXPECT_EQ(base.byte_stage(), 0);
+  EXPECT_DOUBLE_EQ(base.target_rate(), 10.005e9);
+  EXPECT_DOUBLE_EQ(base.current_rate(), 9.924375e9);
+}
+
+TEST(QcnCp, PathBaBandwidthAvailableAfterTheQueueStaysLowAndFb99Otherwise) {
+  constexpr uint64_t ms = 1000000000ull;
+  qcn_cp_config c = cp_config();  // Qeq 26 624 B, w 2, base 150 KB, no jitter
+  c.path_ba = true;               // BA: below 9 000 B for 10 ms
+  qcn_cp_state cp(1);
+  cp.on_depth(20000, 0, c);  // above the BA threshold: BA = 0
+  // t = 1 ms, a 150 000-B arrival (the whole first interval), Q = 20 000, Qold = 0:
+  // Fb = -(20 000 - 26 624 + 2 x 20 000) = -33 376 < 0: an ordinary CNM, qFb 16 (band 2).
+  qcn_sample s = cp.on_arrival(150000, 20000, c, 1 * ms);
+  EXPECT_TRUE(s.sampled);
+  EXPECT_EQ(s.qfb, 16);
+  EXPECT_FALSE(s.push_back);
+  EXPECT_EQ(cp.bytes_to_next_sample(), 42000u);  // 150 000 x 7/25
+  // t = 2 ms, Q = 20 000 = Qold: Fb = -(-6 624 + 0) = 6 624 >= 0 with BA = 0: Fb99 push-back.
+  // Next interval: the band of quantized |Fb| = ceil(6 624 x 63 / 133 120) = ceil(3.13) = 4, band 0:
+  // 150 000.
+  s = cp.on_arrival(42000, 20000, c, 2 * ms);
+  EXPECT_TRUE(s.sampled);
+  EXPECT_EQ(s.fb, 6624);
+  EXPECT_EQ(s.qfb, 0);
+  EXPECT_TRUE(s.push_back);
+  EXPECT_EQ(cp.bytes_to_next_sample(), 150000u);
+  // The queue falls to 5 000 B (< 9 000) at 3 ms: BA = 1 from 13 ms on.
+  cp.on_depth(5000, 3 * ms, c);
+  EXPECT_FALSE(cp.bandwidth_available(12 * ms, c));
+  EXPECT_TRUE(cp.bandwidth_available(13 * ms, c));
+  // t = 13 ms, Q = 5 000: Fb = -(5 000 - 26 624 + 2 x (5 000 - 20 000)) = 51 624 >= 0, BA = 1:
+  // no push-back. quantized |Fb| = ceil(51 624 x 63 / 133 120) = ceil(24.43) = 25, band 3: the
+  // next interval shrinks to 150 000 / (1 + 27/7) = 30 882 (a positive Fb samples faster too).
+  s = cp.on_arrival(150000, 5000, c, 13 * ms);
+  EXPECT_TRUE(s.sampled);
+  EXPECT_EQ(s.fb, 51624);
+  EXPECT_FALSE(s.push_back);
+  EXPECT_EQ(cp.bytes_to_next_sample(), 30882u);
+  // At or above the threshold the BA timer restarts: up at 14 ms, down at 15 ms: BA from 25 ms.
+  cp.on_depth(9000, 14 * ms, c);
+  EXPECT_FALSE(cp.bandwidth_available(14 * ms, c));
+  cp.on_depth(100, 15 * ms, c);
+  EXPECT_FALSE(cp.bandwidth_available(24 * ms, c));
+  EXPECT_TRUE(cp.bandwidth_available(25 * ms, c));
+
+  // Off (the baseline): the same Fb >= 0 sample asks for nothing and keeps the band-0 interval.
+  qcn_cp_state plain(1);
+  plain.on_arrival(150000, 20000, cp_config(), 1 * ms);
+  s = plain.on_arrival(42000, 20000, cp_config(), 2 * ms);
+  EXPECT_TRUE(s.sampled);
+  EXPECT_FALSE(s.push_back);
+  EXPECT_EQ(s.qfb, 0);
+}

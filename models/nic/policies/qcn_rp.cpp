@@ -45,6 +45,19 @@ const param_spec<bool> efr_spec{
     "qcn RP: CNMs within the first fast-recovery cycle keep the target rate (tutorial table: enabled)", true, false,
     true};
 
+const param_spec<bool> tr_spec{
+    "qcn.target_reduction",
+    "qcn RP: at the end of fast-recovery cycle 1, if TR > 10*CR then TR <- TR/8 (seed qcn-transient-response)", false,
+    false, true};
+const param_spec<bool> ba_spec{
+    "qcn.path_ba",
+    "qcn RP: path-based bandwidth available: a qFb = 0 CNM (Fb99) pushes back one cycle and restarts the timer, "
+    "whose period is qcn.ba_timer (seed qcn-transient-response)",
+    false, false, true};
+const param_spec<sc_core::sc_time> ba_timer_spec{
+    "qcn.ba_timer", "qcn RP: rate-increase timer with path_ba, half after F cycles (seed: 5 ms)",
+    sc_core::sc_time(5, sc_core::SC_MS), sc_core::sc_time(1, sc_core::SC_US), sc_core::sc_time(10, sc_core::SC_SEC)};
+
 struct qcn_rp_params {
   param<double> gd;
   param<data_rate> min_rate;
@@ -53,6 +66,8 @@ struct qcn_rp_params {
   param<uint64_t> f;
   param<data_rate> r_ai, r_hai;
   param<bool> efr;
+  param<bool> target_reduction, path_ba;
+  param<sc_core::sc_time> ba_timer;
   explicit qcn_rp_params(const sc_core::sc_object* nic)
       : gd(nic, gd_spec),
         min_rate(nic, min_rate_spec),
@@ -61,9 +76,13 @@ struct qcn_rp_params {
         f(nic, f_spec),
         r_ai(nic, ai_spec),
         r_hai(nic, hai_spec),
-        efr(nic, efr_spec) {}
+        efr(nic, efr_spec),
+        target_reduction(nic, tr_spec),
+        path_ba(nic, ba_spec),
+        ba_timer(nic, ba_timer_spec) {}
   qcn_rp_config config() const {
-    return {gd(), min_rate().bps, bc().bytes, to_ps(timer()), static_cast<int>(f()), r_ai().bps, r_hai().bps, efr()};
+    return {gd(), min_rate().bps, bc().bytes, to_ps(timer()), static_cast<int>(f()), r_ai().bps, r_hai().bps, efr(),
+            target_reduction(), path_ba(), to_ps(ba_timer())};
   }
 };
 
@@ -89,7 +108,7 @@ class qcn_rp final : public reaction_point_if, public timed_client {
     cnm_qfb qfb = decode(h);
     if (!qfb.ok) return;
     if (state_.line_rate() <= 0) state_.set_line_rate(line_rate());
-    state_.on_cnm(qfb.value, now, params_.config());
+    if (!state_.on_cnm(qfb.value, now, params_.config())) return;
     apply();
     event_queue::instance().schedule(this, state_.timer_due_ps());
   }

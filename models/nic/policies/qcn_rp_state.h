@@ -15,8 +15,16 @@
 //   CR never exceeds the line rate; when it reaches it the limiter is released (no counters, no
 //   timer) until the next CNM.
 //
-// The transient-response improvements (target-rate reduction at the end of FR1, SONAR probing,
-// path-based BA) are later switches on this class: they hook into on_cnm and end_cycle.
+// Transient-response improvements (seed qcn-transient-response; all off by default):
+//   target_reduction  at the end of FR1 (the first cycle end after a CNM), if TR > 10*CR:
+//                     TR <- TR/8, then CR <- (CR + TR)/2 as usual;
+//   path_ba           a CNM with qFb = 0 is the CP's "Fb99" push-back (bandwidth not available
+//                     on the path): CR and TR unchanged, both stage counters go back one cycle
+//                     (not below 0), the timer restarts; the timer period is ba_timer instead of
+//                     timer (also restarted by every Fb < 0); and the two counters make one
+//                     cycle count: a cycle end of either sets both to max(both) + 1, so past F
+//                     cycles it is hyper-active increase (the timer expiring without a push-back
+//                     is the path's "bandwidth available", docs/models/qcn.md).
 #pragma once
 #include <algorithm>
 #include <cstdint>
@@ -32,6 +40,10 @@ struct qcn_rp_config {
   double r_ai_bps = 5e6;               // active-increase step of TR
   double r_hai_bps = 50e6;             // hyper-active-increase step of TR, times i
   bool extra_fast_recovery = true;     // cuts within FR1 keep TR (accumulate)
+  bool target_reduction = false;       // end of FR1 with TR > 10*CR: TR <- TR/8
+  bool path_ba = false;                // qFb = 0 is Fb99 (push back one cycle); timer = ba_timer
+  uint64_t ba_timer_ps = 5000000000ull;  // the path-BA rate-increase timer, 5 ms (seed)
+  uint64_t cycle_timer_ps() const { return path_ba ? ba_timer_ps : timer_ps; }
 };
 
 class qcn_rp_state {
@@ -48,15 +60,24 @@ class qcn_rp_state {
   uint64_t bytes_left() const { return bytes_left_; }
   uint64_t timer_due_ps() const { return limited_ ? timer_due_ : 0; }  // 0: not armed
 
-  void on_cnm(uint8_t qfb, uint64_t now_ps, const qcn_rp_config& c) {
-    if (qfb == 0) return;
+  // Returns true if the state changed (a cut, or an Fb99 push-back with path_ba).
+  bool on_cnm(uint8_t qfb, uint64_t now_ps, const qcn_rp_config& c) {
+    if (qfb == 0) {  // Fb99: only with path_ba, only while limited
+      if (!c.path_ba || !limited_) return false;
+      byte_stage_ = std::max(0, byte_stage_ - 1);
+      timer_stage_ = std::max(0, timer_stage_ - 1);
+      timer_due_ = now_ps + c.cycle_timer_ps();
+      return true;
+    }
     const bool in_fr1 = limited_ && byte_stage_ == 0 && timer_stage_ == 0;
     if (!(in_fr1 && c.extra_fast_recovery)) tr_ = cr_;
     cr_ = std::max(cr_ * (1.0 - c.gd * qfb / 63.0), c.min_rate_bps);
     limited_ = true;
+    fr1_ = true;
     byte_stage_ = timer_stage_ = 0;
     bytes_left_ = c.bc_limit;
-    timer_due_ = now_ps + c.timer_ps;
+    timer_due_ = now_ps + c.cycle_timer_ps();
+    return true;
   }
   // The flow started a frame of `bytes`; returns true if a byte-counter cycle ended (CR changed).
   bool on_sent(uint64_t bytes, const qcn_rp_config& c) {
@@ -66,6 +87,7 @@ class qcn_rp_state {
       return false;
     }
     ++byte_stage_;
+    if (c.path_ba) timer_stage_ = byte_stage_ = std::max(byte_stage_, timer_stage_ + 1);
     bytes_left_ = byte_stage_ < c.fr_threshold ? c.bc_limit : c.bc_limit / 2;
     end_cycle(c);
     return true;
@@ -74,7 +96,8 @@ class qcn_rp_state {
   bool on_timer(uint64_t now_ps, const qcn_rp_config& c) {
     if (!limited_ || now_ps < timer_due_) return false;
     ++timer_stage_;
-    timer_due_ = now_ps + (timer_stage_ < c.fr_threshold ? c.timer_ps : c.timer_ps / 2);
+    if (c.path_ba) timer_stage_ = byte_stage_ = std::max(timer_stage_, byte_stage_ + 1);
+    timer_due_ = now_ps + (timer_stage_ < c.fr_threshold ? c.cycle_timer_ps() : c.cycle_timer_ps() / 2);
     end_cycle(c);
     return true;
   }
@@ -82,6 +105,10 @@ class qcn_rp_state {
  private:
   void end_cycle(const qcn_rp_config& c) {
     const int f = c.fr_threshold;
+    // The end of FR1: the first cycle end (of either counter) since the last cut (an Fb99
+    // push-back does not start a new FR1).
+    if (c.target_reduction && fr1_ && tr_ > 10 * cr_) tr_ /= 8;
+    fr1_ = false;
     if (byte_stage_ > f && timer_stage_ > f)
       tr_ += (std::min(byte_stage_, timer_stage_) - f) * c.r_hai_bps;
     else if (byte_stage_ > f || timer_stage_ > f)
@@ -95,6 +122,7 @@ class qcn_rp_state {
 
   double line_ = 0, cr_ = 0, tr_ = 0;
   bool limited_ = false;
+  bool fr1_ = false;  // no cycle has ended since the last cut
   int byte_stage_ = 0, timer_stage_ = 0;
   uint64_t bytes_left_ = 0, timer_due_ = 0;
 };

@@ -32,6 +32,18 @@ const param_spec<double> jitter_spec{
     "qcn: each sampling interval is drawn uniformly from (1 +/- this) x nominal (DEFAULTS.md: about 15 %, unverified)",
     0.15, 0.0, 0.9};
 
+const param_spec<bool> ba_spec{
+    "qcn.path_ba",
+    "qcn: path-based bandwidth available: sample with Fb of either sign, send an Fb99 push-back (qFb = 0 CNM) for a "
+    "sample with Fb >= 0 while BA = 0 (seed qcn-transient-response)",
+    false, false, true};
+const param_spec<byte_count> ba_threshold_spec{
+    "qcn.ba_threshold", "qcn path_ba: BA needs the queue below this (seed: 6 packets)", byte_count{9000},
+    byte_count{1}, byte_count{1ull << 30}};
+const param_spec<sc_core::sc_time> ba_time_spec{
+    "qcn.ba_time", "qcn path_ba: BA = 1 once the queue stayed below ba_threshold this long (seed: 10 ms)",
+    sc_core::sc_time(10, sc_core::SC_MS), sc_core::sc_time(0, sc_core::SC_PS), sc_core::sc_time(10, sc_core::SC_SEC)};
+
 constexpr uint32_t l2_overhead = eth::header + eth::vlan_tag + eth::fcs;  // around a data frame's MSDU
 
 class qcn_cp final : public congestion_point_if {
@@ -41,6 +53,9 @@ class qcn_cp final : public congestion_point_if {
         w_(&port, w_spec, cls),
         base_(&port, base_spec, cls),
         jitter_(&port, jitter_spec, cls),
+        path_ba_(&port, ba_spec, cls),
+        ba_threshold_(&port, ba_threshold_spec, cls),
+        ba_time_(&port, ba_time_spec, cls),
         scope_("prio" + std::to_string(cls) + ".qcn"),
         injector_(injector),
         state_(derive_seed(random_streams::instance().seed(), std::string(port.name()) + "." + scope_)) {
@@ -51,22 +66,31 @@ class qcn_cp final : public congestion_point_if {
          [](const void* m, int) { return static_cast<double>(stat_model<qcn_cp>(m).cnms_); }},
         {"last_fb", "bytes", "Fb of the last sample (negative: congestion)",
          [](const void* m, int) { return static_cast<double>(stat_model<qcn_cp>(m).last_fb_); }},
+        {"fb99_sent", "frames", "path_ba push-backs sent (qFb = 0 CNMs: Fb >= 0 but no bandwidth available)",
+         [](const void* m, int) { return static_cast<double>(stat_model<qcn_cp>(m).fb99_); }},
     };
-    stat_registry::instance().add(&port, scope_.c_str(), stats, 3, this);
+    stat_registry::instance().add(&port, scope_.c_str(), stats, 4, this);
   }
 
   void on_enqueue(packet_header& h, const queue_view& q) override {
-    const qcn_cp_config c{qeq_().bytes, w_(), base_().bytes, jitter_()};
-    const qcn_sample s = state_.on_arrival(h.size, q.bytes, c);
+    const qcn_cp_config c = config();
+    const qcn_sample s = state_.on_arrival(h.size, q.bytes, c, now_ps());
     if (!s.sampled) return;
     ++samples_;
     last_fb_ = s.fb;
-    if (s.qfb == 0) return;
+    if (s.qfb == 0 && !s.push_back) return;
+    if (s.push_back) ++fb99_;
     send_cnm(h, q, s);
   }
-  void on_dequeue(packet_header&, const queue_view&) override {}
+  void on_dequeue(packet_header&, const queue_view& q) override {
+    const qcn_cp_config c = config();
+    if (c.path_ba) state_.on_depth(q.bytes, now_ps(), c);
+  }
 
  private:
+  qcn_cp_config config() const {
+    return {qeq_().bytes, w_(), base_().bytes, jitter_(), path_ba_(), ba_threshold_().bytes, to_ps(ba_time_())};
+  }
   static int16_t in_64_bytes(int64_t v) {  // cnmQOffset/cnmQDelta: signed, units of 64 octets
     return static_cast<int16_t>(std::clamp<int64_t>(v / 64, INT16_MIN, INT16_MAX));
   }
@@ -90,7 +114,7 @@ class qcn_cp final : public congestion_point_if {
     h.dst = data.src;
     h.created_ps = now_ps();
     h.size = encode_cnm(pdu, eth::mac_address(data.src, 0), q.port_mac, data.priority, *h.image);
-    ++cnms_;
+    if (s.qfb) ++cnms_;
     injector_.inject(p);
   }
 
@@ -98,10 +122,13 @@ class qcn_cp final : public congestion_point_if {
   param<double> w_;
   param<byte_count> base_;
   param<double> jitter_;
+  param<bool> path_ba_;
+  param<byte_count> ba_threshold_;
+  param<sc_core::sc_time> ba_time_;
   std::string scope_;  // "prio3.qcn": the statistics' scope, kept for the registry
   frame_injector_if& injector_;
   qcn_cp_state state_;
-  uint64_t samples_ = 0, cnms_ = 0;
+  uint64_t samples_ = 0, cnms_ = 0, fb99_ = 0;
   int64_t last_fb_ = 0;
 };
 

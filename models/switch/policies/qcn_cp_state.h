@@ -6,6 +6,12 @@
 //   qFb = min(63, ceil(|Fb| * 63 / Fbmax)),  Fbmax = (1 + 2w) * Qeq
 // (rounded up, so every Fb < 0 yields a CNM with qFb >= 1). The next sampling interval depends on
 // the band of qFb (its top 3 bits) and is jittered uniformly by +/- `jitter`. See docs/models/qcn.md.
+//
+// path_ba (seed qcn-transient-response, off by default): the CP also keeps a binary "bandwidth
+// available" signal, BA = 1 once the queue has stayed below ba_threshold for ba_time without a
+// break (the seed: < 6 packets for 10 ms). The sampling interval then also shortens with a
+// positive Fb (the band of the quantized |Fb|, either sign), and a sample with Fb >= 0 while
+// BA = 0 asks for an "Fb99" push-back (a CNM with qFb = 0).
 #pragma once
 #include <algorithm>
 #include <cmath>
@@ -20,6 +26,9 @@ struct qcn_cp_config {
   double w = 2.0;                 // weight of the queue's growth
   uint64_t sample_base = 150000;  // sampling interval at qFb < 8, bytes arrived
   double jitter = 0.15;           // each interval is drawn from [1 - jitter, 1 + jitter) x nominal
+  bool path_ba = false;           // BA signal and Fb99 push-back
+  uint64_t ba_threshold = 9000;   // BA needs the queue below this (seed: 6 packets)...
+  uint64_t ba_time_ps = 10000000000ull;  // ...for this long without a break (seed: 10 ms)
 };
 
 struct qcn_sample {
@@ -27,6 +36,7 @@ struct qcn_sample {
   int64_t fb = 0;        // Fb, bytes (negative: congestion)
   int64_t q_offset = 0, q_delta = 0;
   uint8_t qfb = 0;  // quantized |Fb| (0 when Fb >= 0): a CNM is due when non-zero
+  bool push_back = false;  // path_ba: Fb >= 0 with BA = 0, an Fb99 (qFb = 0 CNM) is due
 };
 
 class qcn_cp_state {
@@ -54,7 +64,9 @@ class qcn_cp_state {
 
   // A frame of `bytes` arrived; `q` is the queue depth with it. `c` is read at every call, so
   // parameters set after construction apply.
-  qcn_sample on_arrival(uint32_t bytes, uint64_t q, const qcn_cp_config& c) {
+  // `now_ps` matters only with path_ba (the BA signal at that time).
+  qcn_sample on_arrival(uint32_t bytes, uint64_t q, const qcn_cp_config& c, uint64_t now_ps = 0) {
+    if (c.path_ba) on_depth(q, now_ps, c);
     qcn_sample s;
     if (!started_) {
       started_ = true;
@@ -70,8 +82,25 @@ class qcn_cp_state {
     s.fb = feedback(q, qold_, c);
     s.qfb = quantize(s.fb, c);
     qold_ = q;
-    left_ = draw(c, s.qfb);
+    if (c.path_ba && s.fb >= 0) {
+      s.push_back = !bandwidth_available(now_ps, c);
+      left_ = draw(c, quantize(-s.fb, c));  // sampling shortens with a positive Fb too
+    } else {
+      left_ = draw(c, s.qfb);
+    }
     return s;
+  }
+  // path_ba: the queue depth after any change (enqueue or dequeue) at now_ps.
+  void on_depth(uint64_t q, uint64_t now_ps, const qcn_cp_config& c) {
+    if (q >= c.ba_threshold) {
+      low_ = false;
+    } else if (!low_) {
+      low_ = true;
+      low_since_ = now_ps;
+    }
+  }
+  bool bandwidth_available(uint64_t now_ps, const qcn_cp_config& c) const {
+    return low_ && now_ps - low_since_ >= c.ba_time_ps;
   }
   uint64_t bytes_to_next_sample() const { return left_; }
 
@@ -85,6 +114,8 @@ class qcn_cp_state {
   uint64_t rng_;
   uint64_t qold_ = 0, left_ = 0;
   bool started_ = false;
+  bool low_ = true;  // path_ba: the queue is below ba_threshold, since low_since_
+  uint64_t low_since_ = 0;
 };
 
 }  // namespace sluice
