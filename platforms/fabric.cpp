@@ -152,6 +152,12 @@ void fabric::make_policies() {
   for (auto& n : nics) n->make_policies();
 }
 
+void fabric::check_policies() const {
+  for (const auto& sw : switches)
+    for (const auto& p : sw->ports) p->check_policies();
+  for (const auto& n : nics) n->check_policies();
+}
+
 void apply_overrides(const std::vector<std::pair<std::string, std::string>>& overrides, const std::string& origin,
                      bool require_match) {
   for (const auto& [pattern, value] : overrides) {

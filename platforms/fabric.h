@@ -45,6 +45,8 @@ class fabric {
   // Makes the policies chosen by name that declare parameters of their own (congestion,
   // notification and reaction points); between the two passes of the overrides.
   void make_policies();
+  // Cross-parameter checks of the chosen policies (Kmin <= Kmax, ...); after the overrides.
+  void check_policies() const;
   // Name of the node on the far side of a node's port.
   const std::string& peer_of(const std::string& node, int port) const;
 

@@ -88,6 +88,7 @@ simulation::simulation(const scenario& s, const run_options& options) {
   fabric_->make_policies();
   apply_overrides(s.params, "params");
   apply_overrides(options.sets, "--set");
+  fabric_->check_policies();
   fabric_->derive_defaults();
   elab_s_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - elab_start).count();
 }

@@ -9,8 +9,8 @@ const policy_registrar<np_policies> no_np{"none", "no notification point",
                                             return std::unique_ptr<notification_point_if>();
                                           }};
 const policy_registrar<rp_policies> no_rp{"none", "no reaction point: flows keep their configured rate",
-                                          [](const sc_core::sc_object&, const flow&, rate_limiter_if&) {
-                                            return std::unique_ptr<reaction_point_if>();
+                                          [](const sc_core::sc_object&, const mac_port&) {
+                                            return std::unique_ptr<reaction_point_maker>();
                                           }};
 }  // namespace
 

@@ -129,3 +129,47 @@ TEST(Policies, TheBinaryListsTheRegisteredNamesAndTakesThemFromSet) {
   EXPECT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("sw0.port1.prio3.ecn.kmin"), std::string::npos) << r.output;
 }
+
+namespace {
+// A test reaction point whose maker declares one parameter per NIC; every flow's instance reads
+// it (and counts its frames) through the maker.
+const param_spec<double> test_gain_spec{"rp.test_gain", "test: a per-NIC reaction point parameter", 1.0, 0.0, 10.0};
+struct shared_gain_maker final : reaction_point_maker {
+  explicit shared_gain_maker(const sc_core::sc_object& nic) : gain(&nic, test_gain_spec) {}
+  struct rp final : reaction_point_if {
+    explicit rp(const shared_gain_maker& m) : maker(m) {}
+    void on_feedback(const packet_header&, uint64_t) override {}
+    void on_send(const packet_header&, uint64_t) override { seen_gain = maker.gain(); }
+    const shared_gain_maker& maker;
+    double seen_gain = 0;
+  };
+  std::unique_ptr<reaction_point_if> make(const flow&, rate_limiter_if&) override {
+    auto r = std::make_unique<rp>(*this);
+    made.push_back(r.get());
+    return r;
+  }
+  param<double> gain;
+  std::vector<rp*> made;
+};
+shared_gain_maker* last_maker = nullptr;
+const policy_registrar<rp_policies> shared_gain_reg{"test-shared-gain", "test: one parameter per NIC",
+                                                    [](const sc_core::sc_object& nic, const mac_port&) {
+                                                      auto m = std::make_unique<shared_gain_maker>(nic);
+                                                      last_maker = m.get();
+                                                      return m;
+                                                    }};
+}  // namespace
+
+TEST(Policies, ReactionPointParametersAreDeclaredOncePerNicAndReadByEveryFlow) {
+  auto sim = test::make_sim(test::two_nics("{kind: finite, src: a, dst: b, size: 10KB}, "
+                                           "{kind: finite, src: a, dst: b, size: 10KB}",
+                                           "run: {until: 50us}\n"),
+                            {{"a.rp", "test-shared-gain"}, {"a.rp.test_gain", "2.5"}});
+  std::size_t named = 0;
+  for (param_base* p : param_registry::instance().all()) named += p->name() == "a.rp.test_gain";
+  EXPECT_EQ(named, 1u);  // all() also fails on a name declared twice
+  sim->run();
+  ASSERT_NE(last_maker, nullptr);
+  ASSERT_EQ(last_maker->made.size(), 2u);  // one reaction point per flow
+  for (auto* r : last_maker->made) EXPECT_EQ(r->seen_gain, 2.5);
+}
