@@ -12,8 +12,11 @@
 // flow's reaction point (made by the maker) reads them from it.
 #pragma once
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "models/core/policy_registry.h"
+#include "models/core/stats.h"
 #include "models/link/mac_port.h"
 #include "models/nic/cc_slots.h"
 #include "models/nic/flow.h"
@@ -40,5 +43,20 @@ class reaction_point_maker {
 // owner: the NIC (parameters are named under it); mac: the NIC's port, for the line rate
 // (mac.wire().current_rate(), read at run time).
 using rp_policies = policy_registry<reaction_point_maker, const sc_core::sc_object&, const mac_port&>;
+
+// A counter per flow a NIC receives, for notification points: registered as the statistic
+// <nic>.np.flow<id>.<leaf of `desc`> for each flow whose destination is `node_id`.
+class received_flow_counts {
+ public:
+  received_flow_counts(const sc_core::sc_object& nic, uint32_t node_id, const flow_table& flows,
+                       const stat_desc& desc);
+  void add(uint32_t flow_id) {
+    if (flow_id < counts_.size()) ++counts_[flow_id];
+  }
+
+ private:
+  std::vector<uint64_t> counts_;  // by flow id; sized once, so the registered addresses stay valid
+  std::vector<std::unique_ptr<std::string>> scopes_;  // "np.flow3", kept for the registry
+};
 
 }  // namespace sluice

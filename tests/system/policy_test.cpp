@@ -173,3 +173,57 @@ TEST(Policies, ReactionPointParametersAreDeclaredOncePerNicAndReadByEveryFlow) {
   ASSERT_EQ(last_maker->made.size(), 2u);  // one reaction point per flow
   for (auto* r : last_maker->made) EXPECT_EQ(r->seen_gain, 2.5);
 }
+
+namespace {
+const std::vector<std::pair<std::string, std::string>> dcqcn_by_hand = {
+    {"sw0.port*.prio3.cp", "dcqcn"}, {"r0.np", "dcqcn"}, {"h*.rp", "dcqcn"}};
+std::vector<std::pair<std::string, std::string>> with(std::vector<std::pair<std::string, std::string>> sets,
+                                                      std::pair<std::string, std::string> more) {
+  sets.push_back(std::move(more));
+  return sets;
+}
+}  // namespace
+
+TEST(Dcqcn, CnpsAreRealFramesThatCutTheSendersRates) {
+  auto sim = test::make_sim(test::two_senders(3, 3, "run: {until: 500us}\n"), dcqcn_by_hand);
+  sim->run();
+  nlohmann::json s = sim->summary();
+  const double sent = counter(s, "r0.cnp_sent");
+  EXPECT_GT(sent, 2);
+  // Every CNP made was a frame the receiver's MAC sent, crossing the switch to a sender (the
+  // last one may still be on its way).
+  EXPECT_EQ(counter(s, "r0.np.flow0.cnps") + counter(s, "r0.np.flow1.cnps"), sent);
+  const double received = counter(s, "h0.cnp_received") + counter(s, "h1.cnp_received");
+  EXPECT_LE(received, sent);
+  EXPECT_GE(received, sent - 2);
+  EXPECT_EQ(counter(s, "h0.feedback_unmatched") + counter(s, "h1.feedback_unmatched"), 0);
+  EXPECT_GT(counter(s, "sw0.port2.prio3.ecn_marked"), 0);
+  // The rate limiters were cut below the 40 Gb/s line rate.
+  fabric& f = sim->fabric_model();
+  for (int i = 0; i < 2; ++i) {
+    nic& n = *f.nics[i];
+    const uint32_t id = n.flows_sent().at(0);
+    EXPECT_GT(n.limiter(id).rate().bps, 0);
+    EXPECT_LT(n.limiter(id).rate().bps, 40e9);
+    EXPECT_GT(n.reaction_point(id)->target_rate().bps, 0);
+  }
+}
+
+TEST(Dcqcn, KminAboveKmaxIsAOneLineError) {
+  try {
+    test::make_sim(test::two_senders(3, 3, ""), with(dcqcn_by_hand, {"sw0.port2.prio3.ecn.kmin", "300KB"}));
+    FAIL();
+  } catch (const config_error& e) {
+    EXPECT_STREQ(e.what(), "sw0.port2.prio3.ecn.kmin: 300KB is above sw0.port2.prio3.ecn.kmax (200KB)");
+  }
+}
+
+TEST(Dcqcn, NegativeGainIsAnErrorNamingTheParameter) {
+  try {
+    test::make_sim(test::two_senders(3, 3, ""), with(dcqcn_by_hand, {"h0.rp.g", "-0.5"}));
+    FAIL();
+  } catch (const config_error& e) {
+    EXPECT_EQ(std::string(e.what()).find("--set: h0.rp.g: '-0.5' is outside the valid range"), 0u) << e.what();
+    EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos);
+  }
+}
