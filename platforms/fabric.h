@@ -45,6 +45,11 @@ class fabric {
   // Makes the policies chosen by name that declare parameters of their own (congestion,
   // notification and reaction points); between the two passes of the overrides.
   void make_policies();
+  // Chooses each flow's congestion-control scheme (cc_scheme): `all` if not empty (--cc),
+  // else the flow's own (`cc:` in its traffic group), else none is chosen. For each flow with a
+  // scheme: <src>.rp, <dst>.np, and <sw>.port<i>.prio<k>.cp on every switch port at the flow's
+  // class. Before the overrides, which may change any of these afterwards.
+  void choose_congestion_control(const std::string& all);
   // Cross-parameter checks of the chosen policies (Kmin <= Kmax, ...); after the overrides.
   void check_policies() const;
   // Name of the node on the far side of a node's port.

@@ -227,3 +227,48 @@ TEST(Dcqcn, NegativeGainIsAnErrorNamingTheParameter) {
     EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos);
   }
 }
+
+TEST(Dcqcn, CcSwitchesEveryFlowAndIsOverriddenBySet) {
+  run_options o;
+  o.cc = "dcqcn";
+  o.sets = {{"sw0.port1.prio3.cp", "ecn-threshold"}};  // --set still wins over --cc
+  simulation sim(load_scenario_text(test::two_senders(3, 3, "")), o);
+  fabric& f = sim.fabric_model();
+  for (auto& n : f.nics) {
+    const bool sends = !n->flows_sent().empty();
+    EXPECT_EQ(n->rp(), sends ? "dcqcn" : "none") << n->name();
+    EXPECT_EQ(n->np(), sends ? "none" : "dcqcn") << n->name();
+  }
+  for (auto& port : f.switches[0]->ports) {
+    EXPECT_EQ((*port->cp[3])(), std::string(port->name()) == "sw0.port1" ? "ecn-threshold" : "dcqcn");
+    EXPECT_EQ((*port->cp[0])(), "none");  // no traffic on class 0
+  }
+}
+
+TEST(Dcqcn, TrafficGroupCcAndCcNone) {
+  const std::string yaml =
+      "platform: {kind: incast, senders: 2, link_rate: 40Gbps, link_delay: 1us}\ntraffic:\n"
+      "  - {kind: constant, src: h0, dst: r0, rate: 40Gbps, priority: 3, cc: dcqcn}\n"
+      "  - {kind: constant, src: h1, dst: r0, rate: 40Gbps, priority: 2}\n";
+  {
+    simulation sim(load_scenario_text(yaml), run_options{});
+    fabric& f = sim.fabric_model();
+    EXPECT_EQ(f.nics[0]->rp(), "dcqcn");
+    EXPECT_EQ(f.nics[1]->rp(), "none");
+    EXPECT_EQ((*f.switches[0]->ports[0]->cp[3])(), "dcqcn");
+    EXPECT_EQ((*f.switches[0]->ports[0]->cp[2])(), "none");
+  }
+  EXPECT_THROW(load_scenario_text(yaml + "  - {kind: constant, src: h1, dst: r0, rate: 1Gbps, cc: fast}\n"),
+               config_error);
+}
+
+TEST(Dcqcn, UnknownCcIsAOneLineErrorListingTheNames) {
+  test::command_result r = test::run_cli("run " + test::scenario_path("dumbbell.yaml") + " --cc fast -q");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.output, "sluice: error: --cc: 'fast' is not one of {none, dcqcn}\n");
+  r = test::run_cli("params " + test::scenario_path("dumbbell.yaml") + " --cc dcqcn --match 'h0.rp.*'");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("h0.rp.rai"), std::string::npos) << r.output;
+  r = test::run_cli("stats " + test::scenario_path("dumbbell.yaml") + " --cc dcqcn");
+  EXPECT_EQ(r.status, 2);
+}
