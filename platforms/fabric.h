@@ -38,6 +38,7 @@ class fabric {
   std::vector<link_entry> links;
 
   link& link_named(const std::string& name);
+  const nic& nic_at(uint32_t node_id) const { return *nic_of_node_.at(node_id); }  // a NIC's node id
   const switch_model* switch_named(const std::string& name) const;  // nullptr if not a switch
   // Recomputes defaults that depend on other parameters (PFC headroom from the link rate and
   // delay, the peer's pause response and the largest NIC frame); call after overrides.

@@ -47,6 +47,7 @@ class nic : public sc_core::sc_module, public control_sender_if {
   void on_flow_complete(std::function<void(uint32_t flow_id)> hook) { rx_.on_flow_complete(std::move(hook)); }
   // The flow's rate limiter, for congestion control to drive; valid for the whole run.
   rate_limiter_if& limiter(uint32_t flow_id);
+  const rate_limiter_if& limiter(uint32_t flow_id) const { return const_cast<nic*>(this)->limiter(flow_id); }
   // Replaces the flow's default pacing limiter (e.g. with an RTL or firmware model); before
   // the flow starts sending.
   void bind_limiter(uint32_t flow_id, rate_limiter_if& replacement);

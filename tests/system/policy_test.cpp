@@ -2,6 +2,9 @@
 // or per switch, and the choice shows in what the fabric does.
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <fstream>
+
 #include "models/core/stats.h"
 #include "tests/support/harness.h"
 
@@ -271,4 +274,32 @@ TEST(Dcqcn, UnknownCcIsAOneLineErrorListingTheNames) {
   EXPECT_NE(r.output.find("h0.rp.rai"), std::string::npos) << r.output;
   r = test::run_cli("stats " + test::scenario_path("dumbbell.yaml") + " --cc dcqcn");
   EXPECT_EQ(r.status, 2);
+}
+
+TEST(Dcqcn, FeedbackTotalsAndFlowRateSeries) {
+  const std::string dir = ::testing::TempDir() + "/dcqcn_out";
+  test::command_result r = test::run_cli("run " + test::scenario_path("dumbbell.yaml") +
+                                         " --cc dcqcn --until 1ms --sample-period 100us -q --out " + dir);
+  ASSERT_EQ(r.status, 0) << r.output;
+  std::ifstream in(dir + "/summary.json");
+  nlohmann::json s = nlohmann::json::parse(in);
+  double received = 0, per_flow = 0;
+  for (const char* h : {"h0", "h1", "h2", "h3"}) received += counter(s, std::string(h) + ".cnp_received");
+  for (const auto& f : s["flows"]) per_flow += f["cnp_frames"].get<double>();
+  EXPECT_GT(received, 0);
+  EXPECT_EQ(s["totals"]["cnp_frames"].get<double>(), received);  // counted where they arrive
+  EXPECT_EQ(per_flow, received);
+  EXPECT_EQ(s["totals"]["cnm_frames"], 0);
+  std::ifstream csv(dir + "/flow_rate.csv");
+  std::string header, line, last;
+  std::getline(csv, header);
+  EXPECT_EQ(header, "time_us,h0->r0,h0->r0 target,h1->r1,h1->r1 target,h2->r2,h2->r2 target,h3->r3,h3->r3 target");
+  std::getline(csv, line);
+  EXPECT_EQ(line.rfind("100.000,", 0), 0u) << line;
+  while (std::getline(csv, line)) last = line;
+  double t, rate;  // at 1 ms every flow was cut well below its 20 Gb/s pace
+  ASSERT_EQ(std::sscanf(last.c_str(), "%lf,%lf", &t, &rate), 2) << last;
+  EXPECT_EQ(t, 1000.0);
+  EXPECT_LT(rate, 10e9);
+  EXPECT_GT(rate, 100e6);
 }
