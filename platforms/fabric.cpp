@@ -1,9 +1,11 @@
 #include "platforms/fabric.h"
 
 #include <algorithm>
+#include <map>
 #include <unordered_set>
 
 #include "models/core/random.h"
+#include "platforms/congestion_control.h"
 
 namespace sluice {
 
@@ -150,6 +152,27 @@ const std::string& fabric::peer_of(const std::string& node, int port) const {
 void fabric::make_policies() {
   for (auto& sw : switches) sw->make_policies();
   for (auto& n : nics) n->make_policies();
+}
+
+void fabric::choose_congestion_control(const std::string& all) {
+  std::map<int, const cc_scheme*> cp_by_class;  // class -> scheme, set once per class below
+  for (const flow& f : flows) {
+    const std::string& name = all.empty() ? f.spec.cc : all;
+    if (name.empty()) continue;
+    const cc_scheme& cc = cc_scheme_named(name, all.empty() ? "traffic: cc" : "--cc");
+    nic_of_node_[f.spec.src]->rp.set_from_string(cc.rp);
+    nic_of_node_[f.spec.dst]->np.set_from_string(cc.np);
+    cp_by_class[f.spec.priority] = &cc;
+  }
+  for (auto& sw : switches)
+    for (auto& port : sw->ports)
+      for (const auto& [cls, cc] : cp_by_class) port->cp[cls]->set_from_string(cc->cp);
+}
+
+void fabric::check_policies() const {
+  for (const auto& sw : switches)
+    for (const auto& p : sw->ports) p->check_policies();
+  for (const auto& n : nics) n->check_policies();
 }
 
 void apply_overrides(const std::vector<std::pair<std::string, std::string>>& overrides, const std::string& origin,

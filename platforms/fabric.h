@@ -38,6 +38,7 @@ class fabric {
   std::vector<link_entry> links;
 
   link& link_named(const std::string& name);
+  const nic& nic_at(uint32_t node_id) const { return *nic_of_node_.at(node_id); }  // a NIC's node id
   const switch_model* switch_named(const std::string& name) const;  // nullptr if not a switch
   // Recomputes defaults that depend on other parameters (PFC headroom from the link rate and
   // delay, the peer's pause response and the largest NIC frame); call after overrides.
@@ -45,6 +46,13 @@ class fabric {
   // Makes the policies chosen by name that declare parameters of their own (congestion,
   // notification and reaction points); between the two passes of the overrides.
   void make_policies();
+  // Chooses each flow's congestion-control scheme (cc_scheme): `all` if not empty (--cc),
+  // else the flow's own (`cc:` in its traffic group), else none is chosen. For each flow with a
+  // scheme: <src>.rp, <dst>.np, and <sw>.port<i>.prio<k>.cp on every switch port at the flow's
+  // class. Before the overrides, which may change any of these afterwards.
+  void choose_congestion_control(const std::string& all);
+  // Cross-parameter checks of the chosen policies (Kmin <= Kmax, ...); after the overrides.
+  void check_policies() const;
   // Name of the node on the far side of a node's port.
   const std::string& peer_of(const std::string& node, int port) const;
 

@@ -154,7 +154,9 @@ nlohmann::json simulation::summary() const {
               {"tx_bytes", fl.stats.tx_bytes},
               {"rx_frames", fl.stats.rx_frames},
               {"rx_bytes", fl.stats.rx_bytes},
-              {"completed", fl.stats.completed()}};
+              {"completed", fl.stats.completed()},
+              {"cnp_frames", fl.stats.cnp_rx},
+              {"cnm_frames", fl.stats.cnm_rx}};
     j["size_bytes"] = s.kind == flow_kind::finite ? json(s.size) : json(nullptr);
     j["first_rx_ns"] = fl.stats.rx_frames ? json(ns(fl.stats.first_rx_ps)) : json(nullptr);
     j["last_rx_ns"] = fl.stats.rx_frames ? json(ns(fl.stats.last_rx_ps)) : json(nullptr);
@@ -178,12 +180,21 @@ nlohmann::json simulation::summary() const {
   if (unroutable) warnings.push_back(std::to_string(unroutable) + " frames had no route");
   if (misdelivered) warnings.push_back(std::to_string(misdelivered) + " frames reached the wrong NIC");
 
+  // Congestion feedback frames, counted where they arrive: at the NICs (the sources they are
+  // addressed to), whatever made them (a NIC's NP for CNPs, a switch's CP for CNMs).
+  uint64_t cnp_frames = 0, cnm_frames = 0;
+  for (const auto& n : f.nics) {
+    cnp_frames += n->receiver().received(frame_kind::cnp);
+    cnm_frames += n->receiver().received(frame_kind::cnm);
+  }
   double mean_fct = 0;
   for (double v : fcts) mean_fct += v;
   if (!fcts.empty()) mean_fct /= static_cast<double>(fcts.size());
   out["totals"] = {{"drops", drops},
                    {"lossless_drops", lossless_drops},
                    {"pause_frames", pause_frames},
+                   {"cnp_frames", cnp_frames},
+                   {"cnm_frames", cnm_frames},
                    {"packet_hops", link::packet_hops()},
                    {"sim_time_ns", ns(now_ps)},
                    {"wall_time_s", wall_s_},
@@ -289,6 +300,7 @@ void simulation::write_outputs(const std::string& dir) const {
   sampler_->link_throughput.write_csv(dir + "/link_throughput.csv", "time_us");
   sampler_->flow_throughput.write_csv(dir + "/flow_throughput.csv", "time_us");
   sampler_->paused_fraction.write_csv(dir + "/paused_fraction.csv", "time_us");
+  sampler_->flow_rate.write_csv(dir + "/flow_rate.csv", "time_us");
 }
 
 }  // namespace sluice

@@ -69,10 +69,31 @@ double sampler::estimated_bytes(double samples) const {
   std::size_t columns = 0;
   for (const series* s : {&queue_depth, &link_throughput, &flow_throughput, &paused_fraction})
     columns += s->columns.size() + (sizeof(std::vector<double>) + 16 + sizeof(double)) / sizeof(double);
+  columns += 2 * flow_columns_.size();  // flow_rate: its columns are chosen at the start of the run
   return samples * static_cast<double>(columns) * sizeof(double);
 }
 
-void sampler::start_of_simulation() { tick_.notify(period_); }
+void sampler::start_of_simulation() {
+  // The reaction points exist now (made after the overrides' first pass).
+  for (uint32_t id : flow_columns_) {
+    const flow& fl = fabric_.flows[id];
+    flow_rate.columns.push_back(fl.spec.name);
+    if (fabric_.nic_at(fl.spec.src).reaction_point(id)) {
+      target_columns_.push_back(id);
+      flow_rate.columns.push_back(fl.spec.name + " target");
+    }
+  }
+  tick_.notify(period_);
+}
+
+double sampler::flow_rate_now(uint32_t id) const {
+  const flow& fl = fabric_.flows[id];
+  const nic& n = fabric_.nic_at(fl.spec.src);
+  double pace = n.port.mac.wire().current_rate().bps;
+  if (fl.spec.rate.bps > 0 && fl.spec.rate.bps < pace) pace = fl.spec.rate.bps;
+  const double limit = n.limiter(id).rate().bps;
+  return limit > 0 && limit < pace ? limit : pace;
+}
 
 void sampler::finish() {
   if (to_ps(sc_core::sc_time_stamp()) > last_sample_ps_) sample();
@@ -117,6 +138,21 @@ void sampler::sample() {
   }
   flow_throughput.times_us.push_back(t_us);
   flow_throughput.rows.push_back(std::move(flows));
+
+  std::vector<double> rates;
+  rates.reserve(flow_rate.columns.size());
+  std::size_t next_target = 0;
+  for (uint32_t id : flow_columns_) {
+    const double rate = flow_rate_now(id);
+    rates.push_back(rate);
+    if (next_target < target_columns_.size() && target_columns_[next_target] == id) {
+      ++next_target;
+      const double target = fabric_.nic_at(fabric_.flows[id].spec.src).reaction_point(id)->target_rate().bps;
+      rates.push_back(target > 0 ? target : rate);
+    }
+  }
+  flow_rate.times_us.push_back(t_us);
+  flow_rate.rows.push_back(std::move(rates));
 
   std::vector<double> paused;
   paused.reserve(pauses_.size());

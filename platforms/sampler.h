@@ -26,6 +26,10 @@ class sampler : public sc_core::sc_module {
   series link_throughput;  // Gb/s, column "sw0->r0"
   series flow_throughput;  // Gb/s of delivered payload, column = flow name ("all workload flows")
   series paused_fraction;  // share of the period each MAC port's priority was paused, "sw0.port2.p3"
+  // bit/s: each listed flow's current rate limit, column = flow name (its limiter's rate; the
+  // flow's own pace, configured or line rate, when unlimited), and for a flow with a reaction
+  // point its target rate, column "<flow> target" (the current rate while the RP has none).
+  series flow_rate;
 
   // Memory the rows of a run of `samples` samples will hold: columns x 8 B per sample, plus each
   // row's vector and its time, in the four series.
@@ -58,6 +62,8 @@ class sampler : public sc_core::sc_module {
   std::vector<pause_ref> pauses_;
   std::vector<uint64_t> last_link_bytes_, last_flow_bytes_;  // the latter by flow id
   std::vector<uint32_t> flow_columns_;                       // flow ids with a column of their own
+  std::vector<uint32_t> target_columns_;                     // of those, flow ids with a reaction point
+  double flow_rate_now(uint32_t flow_id) const;
   bool workload_column_ = false;
   uint64_t last_workload_bytes_ = 0;
   uint64_t last_sample_ps_ = 0;

@@ -12,6 +12,7 @@
 #include "models/core/packet.h"
 #include "models/core/params.h"
 #include "platforms/builders.h"
+#include "platforms/congestion_control.h"
 #include "platforms/workload.h"
 #include "platforms/yaml_section.h"
 
@@ -71,6 +72,12 @@ std::string cdf_path(const std::string& name, const std::string& base_dir) {
   return base_dir + "/" + name;
 }
 
+// A traffic group's congestion-control scheme (`cc: dcqcn`), "" if none.
+std::string read_cc(section& t) {
+  if (!t.has("cc")) return "";
+  return cc_scheme_named(t.text("cc"), t.key_path("cc")).name;
+}
+
 // kind: workload — src (NICs), dst (NICs to pick from), cdf, load, start, stop, priority.
 void read_workload(section& t, std::size_t index, scenario& s, const std::string& base_dir) {
   workload_spec w;
@@ -87,6 +94,7 @@ void read_workload(section& t, std::size_t index, scenario& s, const std::string
   w.stop = parse_time(t.text("stop"), t.key_path("stop"));
   if (!(w.start < w.stop)) throw config_error(t.key_path("stop") + ": must be after start");
   w.priority = read_priority(t, s.topology.classes);
+  w.cc = read_cc(t);
   t.finish();
   size_cdf::from_file(w.cdf_path, t.key_path("cdf"));  // fail at load time, not at run time
   s.workloads.push_back(w);
@@ -118,6 +126,7 @@ void read_traffic(section& top, scenario& s, const std::string& base_dir) {
     auto dsts = match_nics(s.topology, name_list(t.get("dst"), t.key_path("dst")), t.key_path("dst"));
     if (dsts.size() != 1) throw config_error(t.key_path("dst") + ": must name exactly one NIC");
     f.priority = read_priority(t, s.topology.classes);
+    f.cc = read_cc(t);
     f.start = parse_time(t.text_or("start", "0us"), t.key_path("start"));
     if (f.kind != flow_kind::finite || t.has("rate")) f.rate = parse_link_rate(t.text("rate"), t.key_path("rate"));
     if (f.kind == flow_kind::finite) {

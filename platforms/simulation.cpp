@@ -83,11 +83,15 @@ simulation::simulation(const scenario& s, const run_options& options) {
   // Two passes: the first chooses the policies (and sets what exists), the chosen policies then
   // declare their own parameters, and the second pass sets those too; only then is a pattern
   // that matches nothing an error. Re-applying in the same order leaves the same values.
+  // The congestion-control schemes (--cc, or each traffic group's cc:) choose policies first,
+  // as defaults the scenario's params and --set may still change.
+  fabric_->choose_congestion_control(options.cc);
   apply_overrides(s.params, "params", false);
   apply_overrides(options.sets, "--set", false);
   fabric_->make_policies();
   apply_overrides(s.params, "params");
   apply_overrides(options.sets, "--set");
+  fabric_->check_policies();
   fabric_->derive_defaults();
   elab_s_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - elab_start).count();
 }

@@ -18,6 +18,7 @@ struct run_options {
   std::optional<sc_core::sc_time> until;
   std::optional<uint64_t> seed;
   std::optional<sc_core::sc_time> sample_period;
+  std::string cc;  // --cc: one congestion-control scheme for every flow ("" : the scenario's)
 };
 
 // Plays the scenario's timed events (link capacity changes).

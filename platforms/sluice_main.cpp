@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "models/core/stats.h"
+#include "platforms/congestion_control.h"
 #include "platforms/simulation.h"
 
 namespace po = boost::program_options;
@@ -22,8 +23,8 @@ namespace {
 
 const char* usage =
     "usage: sluice run SCENARIO.yaml [--set PATH=VALUE ...] [--until 20ms] [--seed N] [--sample-period 10us]\n"
-    "                  [--out DIR] [--quiet]\n"
-    "       sluice params SCENARIO.yaml [--set PATH=VALUE ...] [--match GLOB]\n"
+    "                  [--cc NAME] [--out DIR] [--quiet]\n"
+    "       sluice params SCENARIO.yaml [--set PATH=VALUE ...] [--cc NAME] [--match GLOB]\n"
     "       sluice stats SCENARIO.yaml [--match GLOB]\n";
 
 std::pair<std::string, std::string> split_set(const std::string& s) {
@@ -85,7 +86,7 @@ void check_out_dir(const std::string& dir) {
 }
 
 int run(int argc, char* argv[]) {
-  std::string command, scenario_path, out_dir, until, sample_period, seed, match = "*";
+  std::string command, scenario_path, out_dir, until, sample_period, seed, cc, match = "*";
   std::vector<std::string> sets;
   bool quiet = false;
   po::options_description options("options");
@@ -93,7 +94,10 @@ int run(int argc, char* argv[]) {
                                                     "override parameters: PATH=VALUE, PATH may use * and ?")(
       "until", po::value(&until), "simulated time to run, e.g. 20ms (overrides run.until)")(
       "sample-period", po::value(&sample_period), "period of the CSV time series (overrides run.sample_period)")(
-      "seed", po::value(&seed), "random seed (overrides run.seed)")("out", po::value(&out_dir),
+      "seed", po::value(&seed), "random seed (overrides run.seed)")(
+      "cc", po::value(&cc),
+      "run, params: one congestion-control scheme for every flow (none, dcqcn, qcn): its congestion point on the "
+      "switch queues of the traffic's classes, notification point at receivers, reaction point at senders")("out", po::value(&out_dir),
                                                                     "write summary.json and time-series CSVs into DIR")(
       "quiet,q", po::bool_switch(&quiet), "do not print the summary table")(
       "match", po::value(&match), "params, stats: list only names matching GLOB");
@@ -120,8 +124,9 @@ int run(int argc, char* argv[]) {
       throw config_error(std::string("--") + opt + ": applies to 'run' only, not '" + command + "'");
   if (run_command && vm.count("match")) throw config_error("--match: applies to 'params' and 'stats', not 'run'");
   if (command == "stats" && !sets.empty()) throw config_error("--set: applies to 'run' and 'params', not 'stats'");
+  if (command == "stats" && vm.count("cc")) throw config_error("--cc: applies to 'run' and 'params', not 'stats'");
   // An empty value ('--until ""') is an error, not "no option".
-  for (const char* opt : {"until", "sample-period", "seed", "out", "match"})
+  for (const char* opt : {"until", "sample-period", "seed", "out", "match", "cc"})
     if (vm.count(opt) && vm[opt].as<std::string>().empty())
       throw config_error(std::string("--") + opt + ": '' is empty");
 
@@ -137,6 +142,7 @@ int run(int argc, char* argv[]) {
     if (*opts.until == sc_core::SC_ZERO_TIME) throw config_error("--until: must be positive");
   }
   if (vm.count("seed")) opts.seed = parse_count(seed, "--seed");
+  if (vm.count("cc")) opts.cc = cc_scheme_named(cc, "--cc").name;
   simulation sim(s, opts);
   if (command == "params") {
     print_params(match);

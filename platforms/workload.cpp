@@ -98,6 +98,7 @@ void expand_workloads(scenario& s, uint64_t seed) {
         f.size = cdf.sample(uniform(rng));
         f.start = from_ps(static_cast<uint64_t>(std::llround(t * 1e12)));
         f.priority = w.priority;
+        f.cc = w.cc;
         f.from_workload = true;
         s.flows.push_back(f);
         s.flow_ends.emplace_back(src, dst);

@@ -39,6 +39,7 @@ struct workload_spec {
   double load = 0;  // fraction of each source's link rate
   sc_core::sc_time start, stop;
   uint8_t priority = 0;
+  std::string cc;  // congestion-control scheme of its flows (`cc:`), "" if none
 };
 
 // Appends the flows of every workload of `s` to s.flows, drawn from streams seeded by `seed`.

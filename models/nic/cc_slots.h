@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "models/core/packet.h"
+#include "models/core/units.h"
 
 namespace sluice {
 
@@ -15,6 +16,8 @@ class notification_point_if {
   virtual ~notification_point_if() = default;
   // A data frame of one of this NIC's incoming flows arrived (after it was counted).
   virtual void on_data(const packet_header& h, uint64_t now_ps) = 0;
+  // Cross-parameter checks, once the overrides are final (throws config_error, one line).
+  virtual void check() const {}
 };
 
 class reaction_point_if {
@@ -24,6 +27,9 @@ class reaction_point_if {
   virtual void on_feedback(const packet_header& h, uint64_t now_ps) = 0;
   // The flow started a frame of `bytes` wire bytes (byte counters, RTT stamps).
   virtual void on_send(const packet_header& h, uint64_t now_ps) = 0;
+  // The rate this reaction point is heading for (QCN's and DCQCN's target rate), for the
+  // flow_rate.csv series; 0: the algorithm has none.
+  virtual data_rate target_rate() const { return data_rate{0}; }
 };
 
 // Where an NP (or anything else in the NIC) hands a frame it made: queued ahead of data on the

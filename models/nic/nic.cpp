@@ -79,8 +79,10 @@ void nic::make_policies() {
   policies_made_ = true;
   np_policy_ = np_policies::instance().make(np.name(), np(), *this, *this, flows_);
   if (np_policy_) set_notification_point(np_policy_.get());
+  rp_maker_ = rp_policies::instance().make(rp.name(), rp(), *this, port.mac);
+  if (!rp_maker_) return;
   for (uint32_t id : flow_ids_) {
-    auto r = rp_policies::instance().make(rp.name(), rp(), *this, flows_[id], limiter(id));
+    auto r = rp_maker_->make(flows_[id], limiter(id));
     if (!r) continue;
     set_reaction_point(id, r.get());
     rp_policies_.push_back(std::move(r));
@@ -112,6 +114,17 @@ void nic::set_reaction_point(uint32_t flow_id, reaction_point_if* rp) {
     throw config_error(std::string(name()) + ": flow " + std::to_string(flow_id) + " is not sent by this NIC");
   tx_.set_reaction_point(flow_id, rp);
   rx_.set_reaction_point(flow_id, rp);
+  reaction_points_[flow_id] = rp;
+}
+
+const reaction_point_if* nic::reaction_point(uint32_t flow_id) const {
+  auto it = reaction_points_.find(flow_id);
+  return it == reaction_points_.end() ? nullptr : it->second;
+}
+
+void nic::check_policies() const {
+  if (np_policy_) np_policy_->check();
+  if (rp_maker_) rp_maker_->check();
 }
 
 }  // namespace sluice

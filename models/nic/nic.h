@@ -47,6 +47,7 @@ class nic : public sc_core::sc_module, public control_sender_if {
   void on_flow_complete(std::function<void(uint32_t flow_id)> hook) { rx_.on_flow_complete(std::move(hook)); }
   // The flow's rate limiter, for congestion control to drive; valid for the whole run.
   rate_limiter_if& limiter(uint32_t flow_id);
+  const rate_limiter_if& limiter(uint32_t flow_id) const { return const_cast<nic*>(this)->limiter(flow_id); }
   // Replaces the flow's default pacing limiter (e.g. with an RTL or firmware model); before
   // the flow starts sending.
   void bind_limiter(uint32_t flow_id, rate_limiter_if& replacement);
@@ -56,6 +57,10 @@ class nic : public sc_core::sc_module, public control_sender_if {
   // Congestion-control slots (not owned; nullptr: none).
   void set_notification_point(notification_point_if* np) { rx_.set_notification_point(np); }
   void set_reaction_point(uint32_t flow_id, reaction_point_if* rp);
+  // The flow's reaction point (null: none), e.g. for its target rate.
+  const reaction_point_if* reaction_point(uint32_t flow_id) const;
+  // Cross-parameter checks of the chosen policies, once the overrides are final.
+  void check_policies() const;
   // control_sender_if: a frame this NIC made (CNP, ACK), queued ahead of data on its class.
   void send_control(tlm::tlm_generic_payload* frame) override { tx_.queue_control(frame); }
   uint32_t node_id() const override { return node_id_; }
@@ -80,7 +85,9 @@ class nic : public sc_core::sc_module, public control_sender_if {
   std::map<uint32_t, pacing_limiter> limiters_;  // by flow id; node-based, so references stay valid
   std::map<uint32_t, rate_limiter_if*> bound_limiters_;
   std::unique_ptr<notification_point_if> np_policy_;
+  std::unique_ptr<reaction_point_maker> rp_maker_;  // the `rp` policy: its parameters, once per NIC
   std::vector<std::unique_ptr<reaction_point_if>> rp_policies_;
+  std::map<uint32_t, const reaction_point_if*> reaction_points_;  // by flow id, as set
   bool policies_made_ = false;
 };
 

@@ -9,9 +9,19 @@ const policy_registrar<np_policies> no_np{"none", "no notification point",
                                             return std::unique_ptr<notification_point_if>();
                                           }};
 const policy_registrar<rp_policies> no_rp{"none", "no reaction point: flows keep their configured rate",
-                                          [](const sc_core::sc_object&, const flow&, rate_limiter_if&) {
-                                            return std::unique_ptr<reaction_point_if>();
+                                          [](const sc_core::sc_object&, const mac_port&) {
+                                            return std::unique_ptr<reaction_point_maker>();
                                           }};
 }  // namespace
+
+received_flow_counts::received_flow_counts(const sc_core::sc_object& nic, uint32_t node_id, const flow_table& flows,
+                                           const stat_desc& desc)
+    : counts_(flows.size(), 0) {
+  for (const flow& f : flows) {
+    if (f.spec.dst != node_id) continue;
+    scopes_.push_back(std::make_unique<std::string>("np.flow" + std::to_string(f.id)));
+    stat_registry::instance().add(&nic, scopes_.back()->c_str(), &desc, 1, &counts_[f.id]);
+  }
+}
 
 }  // namespace sluice

@@ -19,6 +19,11 @@ void rx_dispatcher::receive_frame(tlm::tlm_generic_payload* p, int) {
     case frame_kind::cnm:
     case frame_kind::cnp:
     case frame_kind::ack:
+      if (h.dst == node_id_ && h.flow_id < flows_.size() && flows_[h.flow_id].spec.src == node_id_) {
+        flow_stats& st = flows_[h.flow_id].stats;
+        st.cnp_rx += h.kind == frame_kind::cnp;
+        st.cnm_rx += h.kind == frame_kind::cnm;
+      }
       if (h.dst == node_id_ && h.flow_id < rp_.size() && rp_[h.flow_id])
         rp_[h.flow_id]->on_feedback(h, now_ps());
       else

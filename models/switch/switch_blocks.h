@@ -71,6 +71,8 @@ class congestion_point_if {
   virtual ~congestion_point_if() = default;
   virtual void on_enqueue(packet_header& h, const queue_view& q) = 0;
   virtual void on_dequeue(packet_header& h, const queue_view& q) = 0;
+  // Cross-parameter checks, once the overrides are final (throws config_error, one line).
+  virtual void check() const {}
 };
 
 }  // namespace sluice

@@ -126,7 +126,7 @@ TEST(Cli, RunWritesSummaryAndSeries) {
   EXPECT_NE(r.output.find("Links"), std::string::npos);
   std::ifstream in(dir + "/summary.json");
   nlohmann::json j = nlohmann::json::parse(in);
-  for (const char* k : {"drops", "pause_frames", "packet_hops", "sim_time_ns", "wall_time_s"})
+  for (const char* k : {"drops", "pause_frames", "cnp_frames", "cnm_frames", "packet_hops", "sim_time_ns", "wall_time_s"})
     EXPECT_TRUE(j["totals"].contains(k)) << k;
   EXPECT_EQ(j["totals"]["sim_time_ns"], 50000.0);
   std::ifstream q(dir + "/queue_depth.csv");
@@ -134,7 +134,8 @@ TEST(Cli, RunWritesSummaryAndSeries) {
   std::getline(q, header);
   EXPECT_EQ(header.rfind("time_us,sw0.port0.p3", 0), 0u) << header;
   // Every series has one row per 10 us sample period of the 50 us run, the last at 50 us.
-  for (const char* csv : {"/queue_depth.csv", "/link_throughput.csv", "/flow_throughput.csv", "/paused_fraction.csv"}) {
+  for (const char* csv : {"/queue_depth.csv", "/link_throughput.csv", "/flow_throughput.csv", "/paused_fraction.csv",
+                          "/flow_rate.csv"}) {
     std::ifstream in(dir + csv);
     std::string line, last;
     int rows = -1;

@@ -2,6 +2,8 @@
 // or per switch, and the choice shows in what the fabric does.
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <fstream>
 #include <regex>
 
 #include "models/core/stats.h"
@@ -130,4 +132,175 @@ TEST(Policies, TheBinaryListsTheRegisteredNamesAndTakesThemFromSet) {
                     " --set 'sw0.port1.prio3.ecn.kmin=10KB' --match 'sw0.port1.prio3.ecn.*'");
   EXPECT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("sw0.port1.prio3.ecn.kmin"), std::string::npos) << r.output;
+}
+
+namespace {
+// A test reaction point whose maker declares one parameter per NIC; every flow's instance reads
+// it (and counts its frames) through the maker.
+const param_spec<double> test_gain_spec{"rp.test_gain", "test: a per-NIC reaction point parameter", 1.0, 0.0, 10.0};
+struct shared_gain_maker final : reaction_point_maker {
+  explicit shared_gain_maker(const sc_core::sc_object& nic) : gain(&nic, test_gain_spec) {}
+  struct rp final : reaction_point_if {
+    explicit rp(const shared_gain_maker& m) : maker(m) {}
+    void on_feedback(const packet_header&, uint64_t) override {}
+    void on_send(const packet_header&, uint64_t) override { seen_gain = maker.gain(); }
+    const shared_gain_maker& maker;
+    double seen_gain = 0;
+  };
+  std::unique_ptr<reaction_point_if> make(const flow&, rate_limiter_if&) override {
+    auto r = std::make_unique<rp>(*this);
+    made.push_back(r.get());
+    return r;
+  }
+  param<double> gain;
+  std::vector<rp*> made;
+};
+shared_gain_maker* last_maker = nullptr;
+const policy_registrar<rp_policies> shared_gain_reg{"test-shared-gain", "test: one parameter per NIC",
+                                                    [](const sc_core::sc_object& nic, const mac_port&) {
+                                                      auto m = std::make_unique<shared_gain_maker>(nic);
+                                                      last_maker = m.get();
+                                                      return m;
+                                                    }};
+}  // namespace
+
+TEST(Policies, ReactionPointParametersAreDeclaredOncePerNicAndReadByEveryFlow) {
+  auto sim = test::make_sim(test::two_nics("{kind: finite, src: a, dst: b, size: 10KB}, "
+                                           "{kind: finite, src: a, dst: b, size: 10KB}",
+                                           "run: {until: 50us}\n"),
+                            {{"a.rp", "test-shared-gain"}, {"a.rp.test_gain", "2.5"}});
+  std::size_t named = 0;
+  for (param_base* p : param_registry::instance().all()) named += p->name() == "a.rp.test_gain";
+  EXPECT_EQ(named, 1u);  // all() also fails on a name declared twice
+  sim->run();
+  ASSERT_NE(last_maker, nullptr);
+  ASSERT_EQ(last_maker->made.size(), 2u);  // one reaction point per flow
+  for (auto* r : last_maker->made) EXPECT_EQ(r->seen_gain, 2.5);
+}
+
+namespace {
+const std::vector<std::pair<std::string, std::string>> dcqcn_by_hand = {
+    {"sw0.port*.prio3.cp", "dcqcn"}, {"r0.np", "dcqcn"}, {"h*.rp", "dcqcn"}};
+std::vector<std::pair<std::string, std::string>> with(std::vector<std::pair<std::string, std::string>> sets,
+                                                      std::pair<std::string, std::string> more) {
+  sets.push_back(std::move(more));
+  return sets;
+}
+}  // namespace
+
+TEST(Dcqcn, CnpsAreRealFramesThatCutTheSendersRates) {
+  auto sim = test::make_sim(test::two_senders(3, 3, "run: {until: 500us}\n"), dcqcn_by_hand);
+  sim->run();
+  nlohmann::json s = sim->summary();
+  const double sent = counter(s, "r0.cnp_sent");
+  EXPECT_GT(sent, 2);
+  // Every CNP made was a frame the receiver's MAC sent, crossing the switch to a sender (the
+  // last one may still be on its way).
+  EXPECT_EQ(counter(s, "r0.np.flow0.cnps") + counter(s, "r0.np.flow1.cnps"), sent);
+  const double received = counter(s, "h0.cnp_received") + counter(s, "h1.cnp_received");
+  EXPECT_LE(received, sent);
+  EXPECT_GE(received, sent - 2);
+  EXPECT_EQ(counter(s, "h0.feedback_unmatched") + counter(s, "h1.feedback_unmatched"), 0);
+  EXPECT_GT(counter(s, "sw0.port2.prio3.ecn_marked"), 0);
+  // The rate limiters were cut below the 40 Gb/s line rate.
+  fabric& f = sim->fabric_model();
+  for (int i = 0; i < 2; ++i) {
+    nic& n = *f.nics[i];
+    const uint32_t id = n.flows_sent().at(0);
+    EXPECT_GT(n.limiter(id).rate().bps, 0);
+    EXPECT_LT(n.limiter(id).rate().bps, 40e9);
+    EXPECT_GT(n.reaction_point(id)->target_rate().bps, 0);
+  }
+}
+
+TEST(Dcqcn, KminAboveKmaxIsAOneLineError) {
+  try {
+    test::make_sim(test::two_senders(3, 3, ""), with(dcqcn_by_hand, {"sw0.port2.prio3.ecn.kmin", "300KB"}));
+    FAIL();
+  } catch (const config_error& e) {
+    EXPECT_STREQ(e.what(), "sw0.port2.prio3.ecn.kmin: 300KB is above sw0.port2.prio3.ecn.kmax (200KB)");
+  }
+}
+
+TEST(Dcqcn, NegativeGainIsAnErrorNamingTheParameter) {
+  try {
+    test::make_sim(test::two_senders(3, 3, ""), with(dcqcn_by_hand, {"h0.rp.g", "-0.5"}));
+    FAIL();
+  } catch (const config_error& e) {
+    EXPECT_EQ(std::string(e.what()).find("--set: h0.rp.g: '-0.5' is outside the valid range"), 0u) << e.what();
+    EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos);
+  }
+}
+
+TEST(Dcqcn, CcSwitchesEveryFlowAndIsOverriddenBySet) {
+  run_options o;
+  o.cc = "dcqcn";
+  o.sets = {{"sw0.port1.prio3.cp", "ecn-threshold"}};  // --set still wins over --cc
+  simulation sim(load_scenario_text(test::two_senders(3, 3, "")), o);
+  fabric& f = sim.fabric_model();
+  for (auto& n : f.nics) {
+    const bool sends = !n->flows_sent().empty();
+    EXPECT_EQ(n->rp(), sends ? "dcqcn" : "none") << n->name();
+    EXPECT_EQ(n->np(), sends ? "none" : "dcqcn") << n->name();
+  }
+  for (auto& port : f.switches[0]->ports) {
+    EXPECT_EQ((*port->cp[3])(), std::string(port->name()) == "sw0.port1" ? "ecn-threshold" : "dcqcn");
+    EXPECT_EQ((*port->cp[0])(), "none");  // no traffic on class 0
+  }
+}
+
+TEST(Dcqcn, TrafficGroupCcAndCcNone) {
+  const std::string yaml =
+      "platform: {kind: incast, senders: 2, link_rate: 40Gbps, link_delay: 1us}\ntraffic:\n"
+      "  - {kind: constant, src: h0, dst: r0, rate: 40Gbps, priority: 3, cc: dcqcn}\n"
+      "  - {kind: constant, src: h1, dst: r0, rate: 40Gbps, priority: 2}\n";
+  {
+    simulation sim(load_scenario_text(yaml), run_options{});
+    fabric& f = sim.fabric_model();
+    EXPECT_EQ(f.nics[0]->rp(), "dcqcn");
+    EXPECT_EQ(f.nics[1]->rp(), "none");
+    EXPECT_EQ((*f.switches[0]->ports[0]->cp[3])(), "dcqcn");
+    EXPECT_EQ((*f.switches[0]->ports[0]->cp[2])(), "none");
+  }
+  EXPECT_THROW(load_scenario_text(yaml + "  - {kind: constant, src: h1, dst: r0, rate: 1Gbps, cc: fast}\n"),
+               config_error);
+}
+
+TEST(Dcqcn, UnknownCcIsAOneLineErrorListingTheNames) {
+  test::command_result r = test::run_cli("run " + test::scenario_path("dumbbell.yaml") + " --cc fast -q");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.output, "sluice: error: --cc: 'fast' is not one of {none, dcqcn, qcn}\n");
+  r = test::run_cli("params " + test::scenario_path("dumbbell.yaml") + " --cc dcqcn --match 'h0.rp.*'");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("h0.rp.rai"), std::string::npos) << r.output;
+  r = test::run_cli("stats " + test::scenario_path("dumbbell.yaml") + " --cc dcqcn");
+  EXPECT_EQ(r.status, 2);
+}
+
+TEST(Dcqcn, FeedbackTotalsAndFlowRateSeries) {
+  const std::string dir = ::testing::TempDir() + "/dcqcn_out";
+  test::command_result r = test::run_cli("run " + test::scenario_path("dumbbell.yaml") +
+                                         " --cc dcqcn --until 1ms --sample-period 100us -q --out " + dir);
+  ASSERT_EQ(r.status, 0) << r.output;
+  std::ifstream in(dir + "/summary.json");
+  nlohmann::json s = nlohmann::json::parse(in);
+  double received = 0, per_flow = 0;
+  for (const char* h : {"h0", "h1", "h2", "h3"}) received += counter(s, std::string(h) + ".cnp_received");
+  for (const auto& f : s["flows"]) per_flow += f["cnp_frames"].get<double>();
+  EXPECT_GT(received, 0);
+  EXPECT_EQ(s["totals"]["cnp_frames"].get<double>(), received);  // counted where they arrive
+  EXPECT_EQ(per_flow, received);
+  EXPECT_EQ(s["totals"]["cnm_frames"], 0);
+  std::ifstream csv(dir + "/flow_rate.csv");
+  std::string header, line, last;
+  std::getline(csv, header);
+  EXPECT_EQ(header, "time_us,h0->r0,h0->r0 target,h1->r1,h1->r1 target,h2->r2,h2->r2 target,h3->r3,h3->r3 target");
+  std::getline(csv, line);
+  EXPECT_EQ(line.rfind("100.000,", 0), 0u) << line;
+  while (std::getline(csv, line)) last = line;
+  double t, rate;  // at 1 ms every flow was cut well below its 20 Gb/s pace
+  ASSERT_EQ(std::sscanf(last.c_str(), "%lf,%lf", &t, &rate), 2) << last;
+  EXPECT_EQ(t, 1000.0);
+  EXPECT_LT(rate, 10e9);
+  EXPECT_GT(rate, 100e6);
 }

@@ -167,3 +167,21 @@ TEST(Qcn, OgHotspotTargetReductionAndPathBaRecoverAtLeastFiveTimesFaster) {
   EXPECT_LT(improved, 60) << "path_ba should recover within tens of ms";
   EXPECT_GE(base, 5 * improved) << "baseline " << base << " ms, improved " << improved << " ms";
 }
+
+// `--cc qcn` alone (no per-port choices) puts the CP on every switch queue the traffic uses and
+// the RP at the senders; QCN has no notification point. The CNMs are counted where they arrive.
+TEST(Qcn, CcQcnChoosesTheCpOnTheTrafficsQueuesAndTheRpAtTheSenders) {
+  run_options o;
+  o.cc = "qcn";
+  o.until = sc_core::sc_time(3, sc_core::SC_MS);
+  simulation sim(load_scenario_file(test::scenario_path("dumbbell.yaml")), o);
+  for (auto& n : sim.fabric_model().nics) {
+    EXPECT_EQ(n->rp(), n->flows_sent().empty() ? "none" : "qcn") << n->name();
+    EXPECT_EQ(n->np(), "none") << n->name();
+  }
+  EXPECT_EQ((*sim.fabric_model().switches[0]->ports[4]->cp[3])(), "qcn");
+  sim.run();
+  const nlohmann::json s = sim.summary();
+  EXPECT_GT(s["totals"]["cnm_frames"].get<double>(), 0);
+  EXPECT_EQ(s["totals"]["cnp_frames"].get<double>(), 0);
+}

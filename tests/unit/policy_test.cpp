@@ -4,6 +4,7 @@
 #include <set>
 
 #include "models/switch/egress_scheduler.h"
+#include "models/nic/nic_policies.h"
 #include "models/switch/switch_policies.h"
 
 using namespace sluice;
@@ -66,7 +67,9 @@ TEST(PolicyRegistry, ShippedPoliciesAreRegistered) {
   EXPECT_EQ(scheduler_policies::instance().names(), (std::vector<std::string>{"strict-dwrr", "round-robin", "strict"}));
   EXPECT_EQ(threshold_policies::instance().names(), (std::vector<std::string>{"static", "dynamic"}));
   EXPECT_EQ(forwarding_policies::instance().names(), (std::vector<std::string>{"ecmp", "first"}));
-  EXPECT_EQ(cp_policies::instance().names(), (std::vector<std::string>{"none", "ecn-threshold", "qcn"}));
+  EXPECT_EQ(cp_policies::instance().names(), (std::vector<std::string>{"none", "dcqcn", "ecn-threshold", "qcn"}));
+  EXPECT_EQ(np_policies::instance().names(), (std::vector<std::string>{"none", "dcqcn", "ecn-count"}));
+  EXPECT_EQ(rp_policies::instance().names(), (std::vector<std::string>{"none", "dcqcn", "qcn"}));
 }
 
 TEST(RoundRobinScheduler, OneFramePerEligibleClassInTurn) {

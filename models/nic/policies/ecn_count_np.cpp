@@ -15,24 +15,19 @@ const stat_desc flow_stat[] = {{"ce_frames", "frames", "CE-marked data frames of
 
 class ecn_count final : public notification_point_if {
  public:
-  ecn_count(const sc_core::sc_object& nic, uint32_t node_id, const flow_table& flows) : ce_(flows.size(), 0) {
+  ecn_count(const sc_core::sc_object& nic, uint32_t node_id, const flow_table& flows)
+      : ce_(nic, node_id, flows, flow_stat[0]) {
     stat_registry::instance().add(&nic, "np", total_stat, 1, &total_);
-    for (const flow& f : flows) {
-      if (f.spec.dst != node_id) continue;
-      scopes_.push_back(std::make_unique<std::string>("np.flow" + std::to_string(f.id)));
-      stat_registry::instance().add(&nic, scopes_.back()->c_str(), flow_stat, 1, &ce_[f.id]);
-    }
   }
   void on_data(const packet_header& h, uint64_t) override {
     if (h.ecn != 3) return;
     ++total_;
-    if (h.flow_id < ce_.size()) ++ce_[h.flow_id];
+    ce_.add(h.flow_id);
   }
 
  private:
   uint64_t total_ = 0;
-  std::vector<uint64_t> ce_;  // by flow id; sized once, so the registered addresses stay valid
-  std::vector<std::unique_ptr<std::string>> scopes_;
+  received_flow_counts ce_;
 };
 
 const policy_registrar<np_policies> reg{

@@ -4,9 +4,8 @@
 // the flow's rate limiter at once; back at line rate the limit is lifted (rate 0: no limit).
 //
 // Parameters are declared once per NIC, <nic>.qcn.<leaf>, shared by all its flows' reaction
-// points (a function-local table keyed by the NIC makes them with the NIC's first flow), and read
-// at every event, so overrides apply. See docs/models/qcn.md.
-#include <map>
+// points through the NIC's reaction-point maker (qcn_maker), and read at every event, so
+// overrides apply. See docs/models/qcn.md.
 #include <memory>
 
 #include "models/core/event_queue.h"
@@ -86,22 +85,20 @@ struct qcn_rp_params {
   }
 };
 
-// One parameter set per NIC, made with its first QCN reaction point.
-// TODO(rp-params): move to the per-NIC reaction-point parameters once the NIC declares them.
-const qcn_rp_params& params_of(const sc_core::sc_object& nic) {
-  static std::map<const sc_core::sc_object*, std::unique_ptr<qcn_rp_params>> table;
-  auto& p = table[&nic];
-  if (!p) p = std::make_unique<qcn_rp_params>(&nic);
-  return *p;
-}
+// The QCN reaction points of one NIC: the parameters, declared once under the NIC ("h0.qcn.gd"),
+// and the NIC's port for the line rate.
+class qcn_maker final : public reaction_point_maker {
+ public:
+  qcn_maker(const sc_core::sc_object& nic, const mac_port& mac) : params(&nic), mac(mac) {}
+  std::unique_ptr<reaction_point_if> make(const flow& f, rate_limiter_if& limiter) override;
+  qcn_rp_params params;
+  const mac_port& mac;
+};
 
 class qcn_rp final : public reaction_point_if, public timed_client {
  public:
-  qcn_rp(const sc_core::sc_object& owner, const flow& f, rate_limiter_if& limiter)
-      : params_(params_of(owner)),
-        nic_(dynamic_cast<const nic*>(&owner)),
-        source_rate_(f.spec.rate.bps),
-        limiter_(limiter) {}
+  qcn_rp(const qcn_maker& maker, const flow& f, rate_limiter_if& limiter)
+      : params_(maker.params), mac_(maker.mac), source_rate_(f.spec.rate.bps), limiter_(limiter) {}
 
   void on_feedback(const packet_header& h, uint64_t now) override {
     if (h.kind != frame_kind::cnm || !h.image) return;
@@ -133,14 +130,14 @@ class qcn_rp final : public reaction_point_if, public timed_client {
   };
   static cnm_qfb decode(const packet_header& h);
   double line_rate() const {
-    double line = nic_ && nic_->port.mac.has_wire() ? nic_->port.mac.wire().current_rate().bps : 0;
+    double line = mac_.has_wire() ? mac_.wire().current_rate().bps : 0;
     if (source_rate_ > 0 && (line <= 0 || source_rate_ < line)) line = source_rate_;
     return line;
   }
   void apply() { limiter_.set_rate(data_rate{state_.limited() ? state_.current_rate() : 0.0}); }
 
   const qcn_rp_params& params_;
-  const nic* nic_;
+  const mac_port& mac_;
   double source_rate_;
   rate_limiter_if& limiter_;
   qcn_rp_state state_;
@@ -152,10 +149,12 @@ qcn_rp::cnm_qfb qcn_rp::decode(const packet_header& h) {
   return {true, pdu.quantized_feedback};
 }
 
+std::unique_ptr<reaction_point_if> qcn_maker::make(const flow& f, rate_limiter_if& limiter) {
+  return std::make_unique<qcn_rp>(*this, f, limiter);
+}
+
 const policy_registrar<rp_policies> reg{
     "qcn", "IEEE 802.1Qau QCN: cut on CNM by the quantized Fb, fast recovery, active and hyper-active increase",
-    [](const sc_core::sc_object& nic, const flow& f, rate_limiter_if& limiter) {
-      return std::make_unique<qcn_rp>(nic, f, limiter);
-    }};
+    [](const sc_core::sc_object& nic, const mac_port& mac) { return std::make_unique<qcn_maker>(nic, mac); }};
 }  // namespace
 }  // namespace sluice

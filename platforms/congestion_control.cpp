@@ -1,0 +1,26 @@
+#include "platforms/congestion_control.h"
+
+#include "models/core/units.h"
+
+namespace sluice {
+
+const std::vector<cc_scheme>& cc_schemes() {
+  // A scheme joins this table when its policies are registered (qcn, ecm, timely, pcn, ... next).
+  static const std::vector<cc_scheme> schemes = {
+      {"none", "none", "none", "none"},
+      {"dcqcn", "dcqcn", "dcqcn", "dcqcn"},
+      {"qcn", "qcn", "none", "qcn"},  // QCN has no notification point: the CP sends CNMs to the source
+  };
+  return schemes;
+}
+
+const cc_scheme& cc_scheme_named(const std::string& name, const std::string& key) {
+  std::string names;
+  for (const cc_scheme& s : cc_schemes()) {
+    if (name == s.name) return s;
+    names += std::string(names.empty() ? "" : ", ") + s.name;
+  }
+  throw config_error(key + ": '" + name + "' is not one of {" + names + "}");
+}
+
+}  // namespace sluice

@@ -1,0 +1,23 @@
+// Congestion-control schemes by name (`sluice run --cc NAME`, a traffic group's `cc:`): each
+// names the congestion point put on every switch egress queue of the traffic's classes, the
+// notification point of the receiving NICs and the reaction point of the sending NICs, all
+// policies chosen by name from their registries (docs/architecture.md, "Policies by name").
+#pragma once
+#include <string>
+#include <vector>
+
+namespace sluice {
+
+struct cc_scheme {
+  const char* name;
+  const char* cp;  // <sw>.port<i>.prio<k>.cp
+  const char* np;  // <receiver>.np
+  const char* rp;  // <sender>.rp
+};
+
+// The schemes, in the order errors list them.
+const std::vector<cc_scheme>& cc_schemes();
+// The scheme called `name`; else config_error "<key>: 'x' is not one of {none, dcqcn, qcn}".
+const cc_scheme& cc_scheme_named(const std::string& name, const std::string& key);
+
+}  // namespace sluice
