@@ -26,4 +26,17 @@ void packet_pool::free(tlm::tlm_generic_payload* p) {
   (pp->own.image ? free_control_ : free_).push_back(pp);
 }
 
+tlm::tlm_generic_payload* make_feedback_frame(frame_kind kind, const packet_header& about, uint32_t from,
+                                              uint64_t now_ps) {
+  tlm::tlm_generic_payload* p = packet_pool::instance().acquire(true);
+  packet_header& h = header(*p);
+  h.kind = kind;
+  h.priority = about.priority;
+  h.flow_id = about.flow_id;
+  h.src = from;
+  h.dst = about.src;
+  h.created_ps = now_ps;
+  return p;
+}
+
 }  // namespace sluice

@@ -112,4 +112,10 @@ class packet_pool : public tlm::tlm_mm_interface {
   std::vector<pooled_payload*> free_, free_control_;  // without and with an image
 };
 
+// A feedback frame (CNM, CNP, ACK) about the data frame `about`, made by node `from` and
+// addressed back to that frame's source, on its class and about its flow; it carries a wire
+// image. The caller sets the size and writes the image.
+tlm::tlm_generic_payload* make_feedback_frame(frame_kind kind, const packet_header& about, uint32_t from,
+                                              uint64_t now_ps);
+
 }  // namespace sluice

@@ -41,15 +41,9 @@ class dcqcn_np final : public notification_point_if {
 
  private:
   tlm::tlm_generic_payload* make_cnp(const packet_header& data, uint64_t now) const {
-    tlm::tlm_generic_payload* p = packet_pool::instance().acquire(true);
+    tlm::tlm_generic_payload* p = make_feedback_frame(frame_kind::cnp, data, sender_.node_id(), now);
     packet_header& h = header(*p);
-    h.kind = frame_kind::cnp;
-    h.priority = data.priority;
-    h.flow_id = data.flow_id;
-    h.src = sender_.node_id();
-    h.dst = data.src;
     h.size = roce::cnp_bytes;
-    h.created_ps = now;
     roce::headers w;
     w.da = eth::mac_address(data.src, 0);
     w.sa = eth::mac_address(h.src, 0);

@@ -105,14 +105,8 @@ class qcn_cp final : public congestion_point_if {
     pdu.msdu_length = static_cast<uint16_t>(data.size > l2_overhead ? data.size - l2_overhead : 0);
     // Data frames carry no wire image: the encapsulated MSDU bytes are zeros (the flow is named
     // by the header's flow_id).
-    tlm::tlm_generic_payload* p = packet_pool::instance().acquire(true);
+    tlm::tlm_generic_payload* p = make_feedback_frame(frame_kind::cnm, data, injector_.node_id(), now_ps());
     packet_header& h = header(*p);
-    h.kind = frame_kind::cnm;
-    h.priority = data.priority;
-    h.flow_id = data.flow_id;
-    h.src = injector_.node_id();
-    h.dst = data.src;
-    h.created_ps = now_ps();
     h.size = encode_cnm(pdu, eth::mac_address(data.src, 0), q.port_mac, data.priority, *h.image);
     if (s.qfb) ++cnms_;
     injector_.inject(p);
