@@ -87,10 +87,10 @@ simulation::simulation(const scenario& s, const run_options& options) {
   // as defaults the scenario's params and --set may still change.
   fabric_->choose_congestion_control(options.cc);
   apply_overrides(s.params, "params", false);
-  apply_overrides(options.sets, "--set", false);
+  apply_overrides(options.sets, options.sets_origin, false);
   fabric_->make_policies();
   apply_overrides(s.params, "params");
-  apply_overrides(options.sets, "--set");
+  apply_overrides(options.sets, options.sets_origin);
   fabric_->check_policies();
   fabric_->derive_defaults();
   elab_s_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - elab_start).count();

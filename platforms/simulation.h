@@ -15,6 +15,7 @@ namespace sluice {
 
 struct run_options {
   std::vector<std::pair<std::string, std::string>> sets;  // --set PATTERN=VALUE, in order
+  std::string sets_origin = "--set";                       // how errors name them ("set" in Python)
   std::optional<sc_core::sc_time> until;
   std::optional<uint64_t> seed;
   std::optional<sc_core::sc_time> sample_period;

@@ -9,7 +9,8 @@
 #include <unistd.h>
 
 #include "models/core/stats.h"
-#include "platforms/congestion_control.h"
+#include "platforms/listing.h"
+#include "platforms/run_request.h"
 #include "platforms/simulation.h"
 
 namespace po = boost::program_options;
@@ -37,33 +38,23 @@ std::pair<std::string, std::string> split_set(const std::string& s) {
 // Columns as wide as their widest cell among the rows shown (a long choice list or name must
 // not run into the next column).
 void print_params(const std::string& match) {
-  using row = std::array<std::string, 6>;
-  std::vector<row> rows{{"parameter", "unit", "default", "value", "range", "description"}};
-  for (param_base* p : param_registry::instance().all()) {
-    std::string name = p->name();
-    if (!glob_match(match.c_str(), name.c_str())) continue;
-    rows.push_back({name, p->unit(), p->default_string(), p->value_string(), p->range_string(), p->description()});
-  }
-  if (rows.size() == 1) throw config_error("--match: '" + match + "' matches no parameter");
+  std::vector<param_row> rows{{"parameter", "unit", "default", "value", "range", "description"}};
+  for (param_row& r : list_params(match, "--match")) rows.push_back(std::move(r));
   std::array<std::size_t, 5> width{};
-  for (const row& r : rows)
+  for (const param_row& r : rows)
     for (std::size_t c = 0; c < width.size(); ++c) width[c] = std::max(width[c], r[c].size() + 2);
-  for (const row& r : rows) {
+  for (const param_row& r : rows) {
     for (std::size_t c = 0; c < width.size(); ++c) std::cout << std::left << std::setw(static_cast<int>(width[c])) << r[c];
     std::cout << r[5] << '\n';
   }
 }
 
 void print_stats(const std::string& match) {
-  std::size_t shown = 0;
+  const std::vector<stat_registry::row> rows = list_stats(match, "--match");
   std::cout << std::left << std::setw(40) << "statistic" << std::setw(8) << "unit"
             << "description\n";
-  for (const stat_registry::row& r : stat_registry::instance().rows()) {
-    if (!glob_match(match.c_str(), r.name.c_str())) continue;
-    ++shown;
+  for (const stat_registry::row& r : rows)
     std::cout << std::left << std::setw(40) << r.name << std::setw(8) << r.desc->unit << r.desc->description << '\n';
-  }
-  if (!shown) throw config_error("--match: '" + match + "' matches no statistic");
 }
 
 // --out DIR must be a folder we can write, created if needed.
@@ -125,24 +116,17 @@ int run(int argc, char* argv[]) {
   if (run_command && vm.count("match")) throw config_error("--match: applies to 'params' and 'stats', not 'run'");
   if (command == "stats" && !sets.empty()) throw config_error("--set: applies to 'run' and 'params', not 'stats'");
   if (command == "stats" && vm.count("cc")) throw config_error("--cc: applies to 'run' and 'params', not 'stats'");
-  // An empty value ('--until ""') is an error, not "no option".
-  for (const char* opt : {"until", "sample-period", "seed", "out", "match", "cc"})
+  for (const char* opt : {"out", "match"})  // an empty value is an error, not "no option"
     if (vm.count(opt) && vm[opt].as<std::string>().empty())
       throw config_error(std::string("--") + opt + ": '' is empty");
-
+  run_request request;
+  for (const std::string& kv : sets) request.sets.push_back(split_set(kv));
+  if (vm.count("until")) request.until = until;
+  if (vm.count("sample-period")) request.sample_period = sample_period;
+  if (vm.count("seed")) request.seed = seed;
+  if (vm.count("cc")) request.cc = cc;
+  const run_options opts = parse_run_request(request, "--");
   scenario s = load_scenario_file(scenario_path);
-  run_options opts;
-  for (const std::string& kv : sets) opts.sets.push_back(split_set(kv));
-  if (vm.count("sample-period")) {
-    opts.sample_period = parse_time(sample_period, "--sample-period");
-    if (*opts.sample_period == sc_core::SC_ZERO_TIME) throw config_error("--sample-period: must be positive");
-  }
-  if (vm.count("until")) {
-    opts.until = parse_time(until, "--until");
-    if (*opts.until == sc_core::SC_ZERO_TIME) throw config_error("--until: must be positive");
-  }
-  if (vm.count("seed")) opts.seed = parse_count(seed, "--seed");
-  if (vm.count("cc")) opts.cc = cc_scheme_named(cc, "--cc").name;
   simulation sim(s, opts);
   if (command == "params") {
     print_params(match);

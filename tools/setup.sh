@@ -11,6 +11,7 @@ packages=(
   libsystemc-dev libboost-program-options-dev libyaml-cpp-dev nlohmann-json3-dev
   libgtest-dev pybind11-dev
   python3 python3-dev python3-venv python3-numpy python3-pandas python3-matplotlib python3-pytest
+  python3-dask python3-distributed
 )
 
 missing=()
@@ -30,7 +31,11 @@ if [ ! -x .venv/bin/python ]; then
   /usr/bin/python3 -m venv --system-site-packages .venv
 fi
 
-cmake -S . -B build >/dev/null
+# The Python module is built for the venv's interpreter, and the venv finds the package and the
+# built module through a .pth file (no PyPI, nothing installed into the venv).
+cmake -S . -B build -DPython3_EXECUTABLE="$root/.venv/bin/python" >/dev/null
+site="$(.venv/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
+printf '%s\n' "$root/bindings/python" "$root/build/python" >"$site/sluice.pth"
 # The full build log goes to build/build.log; on failure its tail is shown and setup fails.
 echo "setup: building (log: build/build.log)"
 if ! cmake --build build -j2 >build/build.log 2>&1; then

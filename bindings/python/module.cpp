@@ -1,0 +1,364 @@
+// _sluice: the native half of the `sluice` Python package. It runs ONE simulation in the
+// current process (SystemC elaborates once per process); the package (sluice/simulation.py)
+// forks a child for each run, so a Python session can run many.
+//
+// Loading, running and reporting are the command line's (platforms/: load_scenario_*,
+// parse_run_request, simulation, summary, listing); this file only converts to and from Python.
+// The GIL is released while SystemC runs and taken back only for a Python callback. Python
+// never owns a SystemC object: the views handed to callbacks hold plain pointers, and the
+// simulation is left for the process's exit (as the CLI does: teardown is O(n^2) in SystemC).
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <functional>
+#include <map>
+#include <unordered_map>
+
+#include "models/core/params.h"
+#include "platforms/listing.h"
+#include "platforms/run_request.h"
+#include "platforms/simulation.h"
+#include "platforms/timed_callbacks.h"
+
+namespace py = pybind11;
+using namespace sluice;
+
+// SystemC's library defines main() and needs sc_main. The module enters the kernel through
+// sc_elab_and_sim, which calls sc_main, which runs the body the module has set.
+namespace {
+std::function<void()> main_body;
+std::exception_ptr main_error;
+}  // namespace
+
+__attribute__((visibility("default"))) int sc_main(int, char*[]) {
+  try {
+    main_body();
+    return 0;
+  } catch (...) {
+    main_error = std::current_exception();
+    return 1;
+  }
+}
+
+namespace {
+
+bool elaborated = false;
+
+// Runs `body` inside the SystemC kernel with the GIL released; rethrows what it threw.
+void in_kernel(std::function<void()> body) {
+  if (elaborated)
+    throw std::runtime_error(
+        "_sluice: one simulation per process (SystemC elaborates once); sluice.Simulation runs each in a child process");
+  elaborated = true;
+  main_body = std::move(body);
+  main_error = nullptr;
+  {
+    py::gil_scoped_release release;
+    char name[] = "sluice";
+    char* argv[] = {name, nullptr};
+    sc_core::sc_elab_and_sim(1, argv);
+  }
+  if (main_error) std::rethrow_exception(main_error);
+}
+
+// What to simulate, as the Python keywords give it.
+struct run_spec {
+  std::optional<std::string> path, text;
+  std::string base_dir = ".";
+  run_request request;
+};
+
+run_spec spec_from(const py::dict& kw) {
+  run_spec s;
+  auto text = [&](const char* key) -> std::optional<std::string> {
+    if (!kw.contains(key) || kw[key].is_none()) return std::nullopt;
+    return py::str(kw[key]).cast<std::string>();
+  };
+  s.path = text("path");
+  s.text = text("text");
+  if (auto d = text("base_dir")) s.base_dir = *d;
+  if (kw.contains("sets"))
+    for (auto item : kw["sets"].cast<py::list>()) {
+      auto pair = item.cast<py::tuple>();
+      s.request.sets.emplace_back(py::str(pair[0]).cast<std::string>(), py::str(pair[1]).cast<std::string>());
+    }
+  s.request.until = text("until");
+  s.request.sample_period = text("sample_period");
+  s.request.seed = text("seed");
+  s.request.cc = text("cc");
+  return s;
+}
+
+// The simulation of `spec`, elaborated; left for the process's exit (see the top comment).
+simulation& elaborate(const run_spec& spec) {
+  const run_options opts = parse_run_request(spec.request, "");
+  const scenario s = spec.path ? load_scenario_file(*spec.path) : load_scenario_text(*spec.text, "scenario", spec.base_dir);
+  return *new simulation(s, opts);
+}
+
+// ---- What callbacks see -------------------------------------------------------------------
+
+struct link_view {
+  sluice::link* model;
+  std::string name() const { return model->name(); }
+  std::string rate() const { return format_rate(model->current_rate()); }
+  double rate_bps() const { return model->current_rate().bps; }
+  void set_rate(const std::string& text) {
+    const data_rate r = parse_rate(text, std::string(model->name()) + ".rate");
+    model->rate.validate(r);
+    model->set_rate(r);
+  }
+};
+
+// The live fabric during a run: valid only inside a callback.
+class live_view {
+ public:
+  explicit live_view(simulation& sim) : sim_(sim) {}
+  double now_us() const { return static_cast<double>(now_ps()) * 1e-6; }
+  double counter(const std::string& name) {
+    if (counters_.empty())
+      for (stat_registry::row& r : stat_registry::instance().rows()) counters_.emplace(r.name, std::move(r));
+    auto it = counters_.find(name);
+    if (it == counters_.end()) throw config_error("counter: '" + name + "' is not a statistic (see sluice.stats)");
+    return it->second.value();
+  }
+  std::map<std::string, double> counters(const std::string& match) {
+    std::map<std::string, double> out;
+    for (const stat_registry::row& r : list_stats(match, "counters")) out.emplace(r.name, r.value());
+    return out;
+  }
+  // "a-b" (the link) or "a->b" / "b->a" (one of its directions: the rate is the link's).
+  link_view link_named(const std::string& name) {
+    if (name.find("->") == std::string::npos) return {&sim_.fabric_model().link_named(name)};
+    for (link_entry& e : sim_.fabric_model().links)
+      if (e.model->ab.label() == name || e.model->ba.label() == name) return {e.model.get()};
+    throw config_error("link: '" + name + "' is not a link direction");
+  }
+  std::string param(const std::string& name) const {
+    param_base* p = param_registry::instance().find(name);
+    if (!p) throw config_error("param: '" + name + "' is not a parameter (see sluice.params)");
+    return p->value_string();
+  }
+  void stop() { event_queue::instance().request_stop(); }
+
+ private:
+  simulation& sim_;
+  std::unordered_map<std::string, stat_registry::row> counters_;
+};
+
+// ---- Ctrl-C and progress ------------------------------------------------------------------
+
+std::atomic<bool> interrupt_requested{false};
+extern "C" void on_sigint(int) { interrupt_requested = true; }
+
+// A tick every 1/200 of the run: stops the run cleanly after Ctrl-C, and (unless quiet) shows
+// simulated time, wall time and the ETA on stderr once the run has taken a second.
+struct progress_meter {
+  uint64_t end_ps;
+  bool show;
+  bool interrupted = false, shown = false;
+  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now(), last = start;
+  void tick() {
+    if (interrupt_requested && !interrupted) {
+      interrupted = true;
+      event_queue::instance().request_stop();
+    }
+    if (!show) return;
+    const auto now = std::chrono::steady_clock::now();
+    if (now - last < std::chrono::seconds(1)) return;
+    last = now;
+    const double wall = std::chrono::duration<double>(now - start).count();
+    const double done = static_cast<double>(now_ps()) / static_cast<double>(end_ps);
+    std::fprintf(stderr, "\rsluice: %s of %s simulated, %.1f s wall, ETA %.0f s   ", format_time(from_ps(now_ps())).c_str(),
+                 format_time(from_ps(end_ps)).c_str(), wall, done > 0 ? wall * (1 - done) / done : 0.0);
+    shown = true;
+  }
+  void done() const {
+    if (shown) std::fprintf(stderr, "\n");
+  }
+};
+
+py::dict series_dict(const series& s) {
+  py::array_t<double> values({s.rows.size(), s.columns.size()});
+  auto v = values.mutable_unchecked<2>();
+  for (std::size_t r = 0; r < s.rows.size(); ++r)
+    for (std::size_t c = 0; c < s.columns.size(); ++c) v(r, c) = s.rows[r][c];
+  py::dict d;
+  d["columns"] = s.columns;
+  d["time_us"] = py::array_t<double>(s.times_us.size(), s.times_us.data());
+  d["values"] = values;
+  return d;
+}
+
+struct callback_spec {
+  std::string at, every;  // one of them
+  py::function fn;
+};
+
+// Runs a simulation with Python callbacks; returns the summary (JSON text), the time series,
+// each callback's non-None return values as (time_us, value) and whether Ctrl-C stopped it.
+py::dict run(const py::dict& kw, const std::vector<callback_spec>& callbacks, bool progress) {
+  const run_spec spec = spec_from(kw);
+  std::vector<py::list> returns(callbacks.size());
+  py::object view_object = py::none();
+  std::exception_ptr callback_error;
+  std::string summary_text;
+  bool interrupted = false;
+  simulation* simp = nullptr;
+  interrupt_requested = false;
+  struct sigaction action {}, previous{};
+  action.sa_handler = on_sigint;
+  sigaction(SIGINT, &action, &previous);
+  try {
+    in_kernel([&] {
+      simulation& sim = elaborate(spec);
+      simp = &sim;
+      const uint64_t end = to_ps(sim.until());
+      auto* timed = new timed_callbacks("python_callbacks", end);  // owned by the kernel's hierarchy
+      auto* view = new live_view(sim);
+      for (std::size_t i = 0; i < callbacks.size(); ++i) {
+        const callback_spec& c = callbacks[i];
+        const bool periodic = !c.every.empty();
+        const uint64_t t = to_ps(parse_time(periodic ? c.every : c.at, periodic ? "every" : "at"));
+        if (periodic && t == 0) throw config_error("every: '" + c.every + "' must be positive");
+        // Captures by reference: copying a Python object needs the GIL, which is released here.
+        timed->add(t, periodic ? t : 0, [&, i, fn = &c.fn, view] {
+          if (callback_error) return;
+          py::gil_scoped_acquire gil;
+          try {
+            if (view_object.is_none()) view_object = py::cast(view, py::return_value_policy::reference);
+            py::object value = (*fn)(view_object);
+            if (!value.is_none()) returns[i].append(py::make_tuple(static_cast<double>(now_ps()) * 1e-6, value));
+          } catch (...) {
+            callback_error = std::current_exception();  // raised once the kernel has stopped
+            event_queue::instance().request_stop();
+          }
+        });
+      }
+      auto meter = std::make_shared<progress_meter>(progress_meter{end, progress});
+      timed->add(std::max<uint64_t>(end / 200, 1), std::max<uint64_t>(end / 200, 1), [meter] { meter->tick(); });
+      sim.run();
+      if (!meter->interrupted && !callback_error) timed->finish();
+      meter->done();
+      interrupted = meter->interrupted;
+      summary_text = sim.summary().dump();
+    });
+  } catch (...) {
+    sigaction(SIGINT, &previous, nullptr);
+    throw;
+  }
+  sigaction(SIGINT, &previous, nullptr);
+  if (callback_error) std::rethrow_exception(callback_error);
+  const sampler& samples = simp->samples();
+  py::dict out, all_series;
+  out["summary"] = summary_text;
+  all_series["queue_depth"] = series_dict(samples.queue_depth);
+  all_series["link_throughput"] = series_dict(samples.link_throughput);
+  all_series["flow_throughput"] = series_dict(samples.flow_throughput);
+  all_series["paused_fraction"] = series_dict(samples.paused_fraction);
+  all_series["flow_rate"] = series_dict(samples.flow_rate);
+  out["series"] = all_series;
+  out["returns"] = returns;
+  out["interrupted"] = interrupted;
+  return out;
+}
+
+// The parameters of the elaborated scenario: (name, unit, default, value, range, description).
+std::vector<param_row> params(const py::dict& kw, const std::string& match) {
+  const run_spec spec = spec_from(kw);
+  std::vector<param_row> rows;
+  in_kernel([&] {
+    elaborate(spec);
+    rows = list_params(match, "match");
+  });
+  return rows;
+}
+
+// The statistics of the elaborated scenario: (name, unit, description).
+std::vector<std::array<std::string, 3>> stats(const py::dict& kw, const std::string& match) {
+  const run_spec spec = spec_from(kw);
+  std::vector<std::array<std::string, 3>> rows;
+  in_kernel([&] {
+    elaborate(spec);
+    for (const stat_registry::row& r : list_stats(match, "match")) rows.push_back({r.name, r.desc->unit, r.desc->description});
+  });
+  return rows;
+}
+
+// The built fabric: switches, NICs, ports (with their peers), links and flows, as plain rows.
+py::dict fabric_rows(const py::dict& kw) {
+  const run_spec spec = spec_from(kw);
+  simulation* simp = nullptr;
+  in_kernel([&] { simp = &elaborate(spec); });
+  fabric& f = simp->fabric_model();
+  py::list switches, nics, ports, links, flows;
+  for (auto& sw : f.switches) {
+    switches.append(py::dict(py::arg("name") = sw->name(), py::arg("ports") = sw->ports.size()));
+    for (std::size_t i = 0; i < sw->ports.size(); ++i)
+      ports.append(py::dict(py::arg("port") = sw->ports[i]->name(), py::arg("node") = sw->name(), py::arg("index") = i,
+                            py::arg("peer") = f.peer_of(sw->name(), static_cast<int>(i))));
+  }
+  for (auto& n : f.nics) {
+    nics.append(n->name());
+    ports.append(py::dict(py::arg("port") = n->port.name(), py::arg("node") = n->name(), py::arg("index") = 0,
+                          py::arg("peer") = f.peer_of(n->name(), 0)));
+  }
+  for (link_entry& e : f.links)
+    links.append(py::dict(py::arg("name") = e.model->name(), py::arg("ab") = e.model->ab.label(),
+                          py::arg("ba") = e.model->ba.label(), py::arg("rate") = format_rate(e.model->rate()),
+                          py::arg("delay") = format_time(e.model->delay())));
+  for (const flow& fl : f.flows)
+    flows.append(py::dict(py::arg("id") = fl.id, py::arg("name") = fl.spec.name,
+                          py::arg("src") = f.nic_at(fl.spec.src).name(), py::arg("dst") = f.nic_at(fl.spec.dst).name(),
+                          py::arg("priority") = static_cast<int>(fl.spec.priority),
+                          py::arg("size_bytes") = fl.spec.size ? py::object(py::int_(fl.spec.size)) : py::none()));
+  py::dict out;
+  out["switches"] = switches;
+  out["nics"] = nics;
+  out["ports"] = ports;
+  out["links"] = links;
+  out["flows"] = flows;
+  return out;
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_sluice, m) {
+  m.doc() = "Sluice's native module: one simulation per process (use the sluice package)";
+  // The model's one-line message for bad input, as ValueError; kernel reports as RuntimeError.
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const config_error& e) {
+      PyErr_SetString(PyExc_ValueError, e.what());
+    } catch (const sc_core::sc_report& e) {
+      PyErr_SetString(PyExc_RuntimeError, printable(std::string(e.get_msg_type()) + ": " + e.get_msg()).c_str());
+    }
+  });
+  py::class_<link_view>(m, "Link", "A link of the running fabric (both directions share its rate)")
+      .def_property_readonly("name", &link_view::name)
+      .def_property_readonly("rate", &link_view::rate, "current rate, e.g. '40Gbps'")
+      .def_property_readonly("rate_bps", &link_view::rate_bps)
+      .def("set_rate", &link_view::set_rate, py::arg("rate"), "change both directions' rate from now on");
+  py::class_<live_view>(m, "Live", "The fabric during a callback")
+      .def_property_readonly("now_us", &live_view::now_us, "simulated time in microseconds")
+      .def("counter", &live_view::counter, py::arg("name"), "current value of a registered statistic")
+      .def("counters", &live_view::counters, py::arg("match") = "*", "statistics whose names match a glob")
+      .def("link", &live_view::link_named, py::arg("name"), "a link, by name 'a-b' or direction 'a->b'")
+      .def("param", &live_view::param, py::arg("name"), "a parameter's current value, as text")
+      .def("stop", &live_view::stop, "end the run now (results so far are kept)");
+  py::class_<callback_spec>(m, "Callback")
+      .def(py::init([](std::string at, std::string every, py::function fn) {
+             return callback_spec{std::move(at), std::move(every), std::move(fn)};
+           }),
+           py::arg("at") = "", py::arg("every") = "", py::arg("fn"));
+  m.def("run", &run, py::arg("spec"), py::arg("callbacks"), py::arg("progress") = true);
+  m.def("params", &params, py::arg("spec"), py::arg("match") = "*");
+  m.def("stats", &stats, py::arg("spec"), py::arg("match") = "*");
+  m.def("fabric", &fabric_rows, py::arg("spec"));
+}

@@ -1,0 +1,227 @@
+"""Simulation, Result and the listings (params, stats, fabric): the user-facing API.
+
+Each run, and each listing, elaborates a fabric in a forked child (see _child.py); the native
+module _sluice does the work with the same code as the `sluice` command line.
+"""
+
+import json
+import os
+import time
+
+import pandas as pd
+
+from . import _child
+
+# result.timeseries(name): short names for the report's CSV series (docs/outputs.md).
+SERIES = {
+    "queue": "queue_depth",
+    "link": "link_throughput",
+    "throughput": "link_throughput",
+    "flow": "flow_throughput",
+    "paused": "paused_fraction",
+    "pause": "paused_fraction",
+    "rate": "flow_rate",
+}
+SERIES_NAMES = ("queue_depth", "link_throughput", "flow_throughput", "paused_fraction", "flow_rate")
+
+
+def _native():
+    import _sluice  # the built module (build/python); imported in the child that uses it
+
+    return _sluice
+
+
+def _time_text(value, key):
+    """'2ms' stays as it is; a number is seconds."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return f"{round(value * 1e12)}ps"
+    raise ValueError(f"{key}: '{value}' is not a time (e.g. '2ms', or seconds as a number)")
+
+
+def scenario_spec(scenario, base_dir=None):
+    """What the native module loads: a YAML file (path) or a scenario given as a dict.
+
+    A dict is the parsed form of a scenario file (same keys); it is passed on as JSON, which
+    YAML reads. Relative paths inside it (CDF files) resolve against base_dir (default: the
+    current folder); a file's resolve against the file's folder.
+    """
+    if isinstance(scenario, dict):
+        return {"text": json.dumps(scenario), "base_dir": os.path.abspath(base_dir or os.getcwd())}
+    if isinstance(scenario, (str, os.PathLike)):
+        return {"path": os.path.abspath(os.fspath(scenario))}
+    raise ValueError(f"scenario: '{scenario!r}' is neither a file path nor a dict")
+
+
+def _overrides(set_):
+    """--set overrides, in order: a dict {pattern: value} or (pattern, value) pairs."""
+    if set_ is None:
+        return []
+    items = set_.items() if isinstance(set_, dict) else set_
+    return [(str(k), str(v)) for k, v in items]
+
+
+def _run_spec(scenario, base_dir, set_, seed, cc, sample_period, until):
+    spec = scenario_spec(scenario, base_dir)
+    spec["sets"] = _overrides(set_)
+    if seed is not None:
+        spec["seed"] = str(seed)
+    if cc is not None:
+        spec["cc"] = str(cc)
+    if sample_period is not None:
+        spec["sample_period"] = _time_text(sample_period, "sample_period")
+    if until is not None:
+        spec["until"] = _time_text(until, "until")
+    return spec
+
+
+class Simulation:
+    """A scenario with its overrides and the Python callbacks to call at simulated times.
+
+    Nothing is elaborated here; each run() elaborates and runs in a child process, so the same
+    Simulation can run again (same seed, same results) and many can run in one session.
+    """
+
+    def __init__(self, scenario, seed=None, set=None, cc=None, sample_period=None, base_dir=None):  # noqa: A002
+        self._spec_args = dict(scenario=scenario, base_dir=base_dir, set_=set, seed=seed, cc=cc, sample_period=sample_period)
+        scenario_spec(scenario, base_dir)  # a bad argument fails here, not in the child
+        self._callbacks = []  # (name, at, every, fn)
+
+    def at(self, time, fn, name=None):
+        """Calls fn(live) once at simulated `time` ('2ms'); its return value, if not None, is
+        kept as result.probe(name). Returns the name (default 'at<i>')."""
+        return self._add(name or f"at{len(self._callbacks)}", _time_text(time, "at"), "", fn)
+
+    def every(self, period, fn, name=None):
+        """Calls fn(live) at period, 2 x period, ... up to and including the end of the run;
+        non-None return values become result.probe(name) (default 'every<i>')."""
+        return self._add(name or f"every{len(self._callbacks)}", "", _time_text(period, "every"), fn)
+
+    def _add(self, name, at, every, fn):
+        if not callable(fn):
+            raise ValueError(f"{name}: '{fn!r}' is not callable")
+        if any(name == c[0] for c in self._callbacks):
+            raise ValueError(f"{name}: a callback of that name exists")
+        self._callbacks.append((name, at, every, fn))
+        return name
+
+    def run(self, until=None, progress=True):
+        """Elaborates and runs (in a child process); returns a Result.
+
+        progress: show simulated time, wall time and ETA on stderr for runs longer than a
+        second. Ctrl-C stops the run cleanly: the Result holds what was measured up to then
+        (result.interrupted is True).
+        """
+        spec = _run_spec(until=until, **self._spec_args)
+        callbacks = self._callbacks
+        start = time.perf_counter()
+        raw = _child.call_in_child(_run_native, spec, callbacks, progress)
+        return Result(raw, [c[0] for c in callbacks], time.perf_counter() - start)
+
+
+def _run_native(spec, callbacks, progress):
+    native = _native()
+    natives = [native.Callback(at=at, every=every, fn=fn) for _, at, every, fn in callbacks]
+    return native.run(spec, natives, progress)
+
+
+class Result:
+    """One run's results: the summary (as summary.json), the time series and the probes."""
+
+    def __init__(self, raw, probe_names, wall_s):
+        self.summary = json.loads(raw["summary"])
+        self.interrupted = raw["interrupted"]
+        self.wall_s = wall_s  # the whole run() as the caller saw it, fork and transfer included
+        self._series = raw["series"]
+        self._probes = dict(zip(probe_names, raw["returns"]))
+
+    def timeseries(self, name):
+        """A CSV series of the report as a DataFrame: index time_us, one column per
+        port/priority, link direction or flow. name: queue, link (or throughput), flow,
+        paused (or pause), rate, or a file's name (queue_depth, ...)."""
+        key = SERIES.get(name, name)
+        if key not in SERIES_NAMES:
+            raise ValueError(f"timeseries: '{name}' is not a series ({', '.join(sorted(SERIES))} or {', '.join(SERIES_NAMES)})")
+        s = self._series[key]
+        index = pd.Index(s["time_us"], name="time_us")
+        return pd.DataFrame(s["values"], index=index, columns=list(s["columns"]))
+
+    def probe(self, name):
+        """The non-None return values of a callback, as a Series indexed by time_us."""
+        if name not in self._probes:
+            raise ValueError(f"probe: '{name}' is not a callback of this run ({', '.join(self._probes) or 'none'})")
+        rows = self._probes[name]
+        return pd.Series([v for _, v in rows], index=pd.Index([t for t, _ in rows], name="time_us"), name=name)
+
+    @property
+    def probes(self):
+        return {name: self.probe(name) for name in self._probes}
+
+    @property
+    def flows(self):
+        """Per-flow results (summary.json's flows[]): FCT, throughput, size, ..., by name."""
+        return pd.DataFrame(self.summary["flows"]).set_index("name")
+
+    @property
+    def ports(self):
+        return pd.DataFrame(self.summary["ports"])
+
+    @property
+    def links(self):
+        return pd.DataFrame(self.summary["links"]).set_index("name")
+
+    @property
+    def totals(self):
+        return self.summary["totals"]
+
+    @property
+    def counters(self):
+        """Every non-zero registered statistic at the end of the run, by name."""
+        return self.summary["counters"]
+
+    def __repr__(self):
+        t = self.totals
+        return (
+            f"<sluice.Result {self.summary['scenario']!r} seed {self.summary['seed']}: {t['sim_time_ns'] / 1e3:g} us simulated, "
+            f"drops {t['drops']}, PFC frames {t['pause_frames']}, flows completed {t['flows_completed']}/{t['flows']}"
+            f"{', interrupted' if self.interrupted else ''}>"
+        )
+
+
+def params(scenario, match="*", set=None, cc=None, base_dir=None):  # noqa: A002
+    """The parameters of the scenario's fabric as a DataFrame: name, unit, default, value,
+    range, description (what `sluice params` prints)."""
+    spec = _run_spec(scenario, base_dir, set, None, cc, None, None)
+    rows = _child.call_in_child(lambda: _native().params(spec, match))
+    return pd.DataFrame(rows, columns=["name", "unit", "default", "value", "range", "description"])
+
+
+def stats(scenario, match="*", base_dir=None):
+    """The statistics the scenario's fabric registers: name, unit, description."""
+    spec = scenario_spec(scenario, base_dir)
+    rows = _child.call_in_child(lambda: _native().stats(spec, match))
+    return pd.DataFrame(rows, columns=["name", "unit", "description"])
+
+
+class Fabric:
+    """The built fabric of a scenario: switches, nics, ports, links and flows as DataFrames."""
+
+    def __init__(self, rows):
+        self.switches = pd.DataFrame(rows["switches"])
+        self.nics = list(rows["nics"])
+        self.ports = pd.DataFrame(rows["ports"])
+        self.links = pd.DataFrame(rows["links"])
+        self.flows = pd.DataFrame(rows["flows"])
+
+    def __repr__(self):
+        return (
+            f"<sluice.Fabric {len(self.switches)} switches, {len(self.nics)} NICs, {len(self.links)} links, "
+            f"{len(self.flows)} flows>"
+        )
+
+
+def fabric(scenario, set=None, base_dir=None):  # noqa: A002
+    """Elaborates the scenario (without running it) and describes what was built."""
+    spec = _run_spec(scenario, base_dir, set, None, None, None, None)
+    return Fabric(_child.call_in_child(lambda: _native().fabric(spec)))

@@ -1,0 +1,180 @@
+"""Parameter sweeps: a grid of overrides x seeds, run in parallel, returned as one tidy DataFrame.
+
+Locally, points run on `workers` threads, each waiting on its own simulation process (the
+simulation runs in a forked child; the thread only waits). With a Dask distributed cluster
+(`client` = a distributed.Client or a scheduler address), points run as tasks on its workers.
+A point that fails becomes a row with its parameters and the error; the others are kept.
+"""
+
+import concurrent.futures
+import itertools
+import os
+import sys
+import time
+
+import pandas as pd
+
+from . import _child
+from .simulation import Simulation
+
+# Grid keys that are run options rather than parameter patterns.
+RUN_KEYS = ("until", "cc", "sample_period")
+
+DEFAULT_METRICS = (
+    "totals.drops",
+    "totals.lossless_drops",
+    "totals.pause_frames",
+    "totals.flows_completed",
+    "totals.mean_fct_ns",
+    "totals.p99_fct_ns",
+    "congestion_tree.max_ports_paused",
+    "congestion_tree.paused_port_time_ns",
+)
+
+
+def _metric(result, name):
+    """A dotted path into the summary ('totals.drops'), else a counter (0 when absent: the
+    summary lists non-zero counters only)."""
+    head, _, rest = name.partition(".")
+    if head in result.summary and rest:
+        node = result.summary
+        for part in name.split("."):
+            node = node.get(part) if isinstance(node, dict) else None
+        return node
+    return result.counters.get(name, 0.0)
+
+
+def _column(name):
+    return name[len("totals."):] if name.startswith("totals.") else name
+
+
+def run_point(scenario, point, seed, metrics, base_dir=None, set=None):  # noqa: A002
+    """One grid point: a row of parameters, seed, metrics and error (None if it ran)."""
+    row = dict(point)
+    row["seed"] = seed
+    row["error"] = None
+    try:
+        run_opts = {k: v for k, v in point.items() if k in RUN_KEYS}
+        overrides = list((set or {}).items()) + [(k, v) for k, v in point.items() if k not in RUN_KEYS]
+        sim = Simulation(scenario, seed=seed, set=overrides, cc=run_opts.get("cc"),
+                         sample_period=run_opts.get("sample_period"), base_dir=base_dir)
+        result = sim.run(until=run_opts.get("until"), progress=False)
+        if callable(metrics):
+            row.update(metrics(result))
+        else:
+            for m in metrics:
+                row[_column(m)] = _metric(result, m)
+        row["interrupted"] = result.interrupted
+        row["wall_s"] = result.wall_s
+    except Exception as e:  # noqa: BLE001 - a failing point is a row, not the end of the sweep
+        row["error"] = f"{type(e).__name__}: {e}"
+    return row
+
+
+def _points(grid, seeds):
+    keys = list(grid)
+    for values in itertools.product(*(_as_list(grid[k]) for k in keys)):
+        for seed in seeds:
+            yield dict(zip(keys, values)), seed
+
+
+def _as_list(v):
+    return list(v) if isinstance(v, (list, tuple, range)) else [v]
+
+
+class _Progress:
+    def __init__(self, total, show):
+        self.total, self.show, self.done, self.failed = total, show, 0, 0
+        self.start = time.perf_counter()
+
+    def tick(self, row):
+        self.done += 1
+        self.failed += row.get("error") is not None
+        if not self.show:
+            return
+        wall = time.perf_counter() - self.start
+        eta = wall * (self.total - self.done) / self.done
+        print(f"\rsweep: {self.done}/{self.total} points ({self.failed} failed), {wall:.1f} s wall, ETA {eta:.0f} s   ",
+              end="", file=sys.stderr, flush=True)
+
+    def end(self):
+        if self.show and self.done:
+            print(file=sys.stderr, flush=True)
+
+
+def sweep(scenario, grid, seeds=(1,), metrics=DEFAULT_METRICS, set=None, base_dir=None,  # noqa: A002
+          workers=None, client=None, progress=True):
+    """Runs every combination of `grid` for every seed; one row per (point, seed).
+
+    grid: {parameter pattern or run option (until, cc, sample_period): value or list of values}.
+    metrics: summary paths ('totals.drops') or counter names, one column each (the 'totals.'
+    prefix is dropped from column names); or a function result -> dict of columns.
+    set: overrides common to every point. workers: local parallel runs (default: CPU count).
+    client: a distributed.Client, or a scheduler address ('tcp://host:8786'); scenario files
+    must then exist at the same absolute path on the workers.
+    The rows come back in grid order, with an `error` column (None where the point ran).
+    Ctrl-C stops the runs in progress cleanly and returns the rows measured so far
+    (df.attrs['interrupted'] is True).
+    """
+    tasks = list(_points(grid, seeds))
+    meter = _Progress(len(tasks), progress)
+    rows = [None] * len(tasks)
+    interrupted = False
+    try:
+        if client is not None:
+            interrupted = _on_dask(client, scenario, tasks, metrics, base_dir, set, rows, meter)
+        else:
+            interrupted = _locally(workers, scenario, tasks, metrics, base_dir, set, rows, meter)
+    finally:
+        meter.end()
+    columns = list(grid) + ["seed"]
+    df = pd.DataFrame([r for r in rows if r is not None])
+    if not df.empty:
+        df = df[columns + [c for c in df.columns if c not in columns]]
+    df.attrs["interrupted"] = interrupted
+    return df
+
+
+def _locally(workers, scenario, tasks, metrics, base_dir, set_, rows, meter):
+    workers = workers or os.cpu_count() or 1
+    pool = concurrent.futures.ThreadPoolExecutor(max_workers=workers)
+    futures = {pool.submit(run_point, scenario, p, s, metrics, base_dir, set_): i for i, (p, s) in enumerate(tasks)}
+    try:
+        for f in concurrent.futures.as_completed(futures):
+            rows[futures[f]] = f.result()
+            meter.tick(rows[futures[f]])
+    except KeyboardInterrupt:
+        for f in futures:
+            f.cancel()
+        _child.interrupt_all()  # the running points stop cleanly and report what they measured
+        pool.shutdown(wait=True)
+        for f, i in futures.items():
+            if f.done() and not f.cancelled():
+                rows[i] = f.result()
+        return True
+    pool.shutdown(wait=True)
+    return False
+
+
+def _on_dask(client, scenario, tasks, metrics, base_dir, set_, rows, meter):
+    import distributed
+
+    if isinstance(client, str):
+        client = distributed.Client(client)
+    futures = client.map(run_point, [scenario] * len(tasks), [p for p, _ in tasks], [s for _, s in tasks],
+                         [metrics] * len(tasks), [base_dir] * len(tasks), [set_] * len(tasks), pure=False)
+    index = {f.key: i for i, f in enumerate(futures)}
+    try:
+        for f in distributed.as_completed(futures):
+            i = index[f.key]
+            try:
+                rows[i] = f.result()
+            except Exception as e:  # noqa: BLE001 - a worker lost: the point is a row with its error
+                point, seed = tasks[i]
+                rows[i] = dict(point, seed=seed, error=f"{type(e).__name__}: {e}")
+            meter.tick(rows[i])
+    except KeyboardInterrupt:
+        client.cancel(futures)
+        return True
+    return False
+

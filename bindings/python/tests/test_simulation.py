@@ -1,0 +1,166 @@
+"""The Python API: repeated runs, dict scenarios, callbacks in simulated time, errors, listings."""
+
+import json
+import os
+import signal
+import subprocess
+
+import pandas as pd
+import pytest
+
+import sluice
+from conftest import ROOT, small_incast
+
+# Fields that measure the host, not the model.
+HOST_FIELDS = ("wall_time_s", "elaboration_s")
+
+
+def model_summary(summary):
+    out = json.loads(json.dumps(summary))
+    for f in HOST_FIELDS:
+        out["totals"].pop(f)
+    return out
+
+
+def test_same_scenario_twice_in_one_session_gives_identical_results(incast):
+    sim = sluice.Simulation(incast, seed=7, set={"sw0.port*.pfc.xoff": "96KiB"})
+    sim.every("50us", lambda s: s.counter("sw0.port16.prio3.queue_bytes"), name="q")
+    a, b = sim.run(until="300us"), sim.run(until="300us")
+    assert model_summary(a.summary) == model_summary(b.summary)
+    for name in sluice.SERIES_NAMES:
+        pd.testing.assert_frame_equal(a.timeseries(name), b.timeseries(name))
+    pd.testing.assert_series_equal(a.probe("q"), b.probe("q"))
+    assert a.summary["seed"] == 7
+
+
+def test_module_and_cli_share_one_implementation(incast, tmp_path):
+    """The same scenario, seed and overrides through the CLI and through Python give the same
+    summary and the same series: one loader, one run, one report."""
+    cli = os.environ.get("SLUICE_BINARY", str(ROOT / "build" / "platforms" / "sluice"))
+    subprocess.run([cli, "run", incast, "--until", "300us", "--seed", "3", "--set", "*.mtu=1500B", "--out", str(tmp_path),
+                    "--quiet"], check=True)
+    result = sluice.Simulation(incast, seed=3, set={"*.mtu": "1500B"}).run(until="300us", progress=False)
+    assert model_summary(json.loads((tmp_path / "summary.json").read_text())) == model_summary(result.summary)
+    csv = pd.read_csv(tmp_path / "queue_depth.csv", index_col="time_us")
+    pd.testing.assert_frame_equal(csv.astype(float), result.timeseries("queue"), check_exact=False, rtol=1e-5)  # CSV: 6 digits
+
+
+def test_dict_scenario_and_the_built_fabric():
+    fabric = sluice.fabric(small_incast(senders=3))
+    assert list(fabric.switches.name) == ["sw0"]
+    assert fabric.nics == ["h0", "h1", "h2", "r0"]
+    assert set(fabric.flows.name) == {"h0->r0", "h1->r0", "h2->r0"}
+    assert len(fabric.links) == 4  # one per NIC
+    sw_ports = fabric.ports[fabric.ports.node == "sw0"]
+    assert list(sw_ports.peer) == ["h0", "h1", "h2", "r0"]
+    result = sluice.Simulation(small_incast(senders=3)).run(progress=False)
+    assert result.summary["scenario"] == "small-incast"
+    assert result.totals["sim_time_ns"] == 200_000  # run.until of the dict
+    assert list(result.flows.index) == ["h0->r0", "h1->r0", "h2->r0"]
+
+
+def test_callback_changing_a_link_rate_shows_in_the_throughput_series_at_that_time(incast):
+    # 16 senders x 10 Gb/s offer 160 Gb/s to sw0->r0, so it stays saturated: 40 Gb/s until the
+    # callback at 300 us, then 10 Gb/s. A row counts the 1000 B frames (mtu 1000B, header 0)
+    # that started in its 10 us period: 40 Gb/s = 50 frames exactly; 10 Gb/s = 12.5 frames, so
+    # a row holds 12 or 13 of them, 9.6 or 10.4 Gb/s: within one frame (8000 bit / 10 us =
+    # 0.8 Gb/s) of 10.
+    sim = sluice.Simulation(incast)
+    sim.at("300us", lambda s: s.link("sw0->r0").set_rate("10Gbps"))
+    r = sim.run(until="500us", progress=False).timeseries("link")["sw0->r0"]
+    before, after = r[(r.index > 20) & (r.index <= 300)], r[r.index > 300]
+    assert (abs(before - 40) <= 0.8).all(), before
+    assert (abs(after - 10) <= 0.8).all(), after
+    assert abs(after.mean() - 10) < 0.1
+    assert len(after) == 20  # rows at 310 ... 500 us
+
+
+def test_periodic_probe_returns_one_sample_per_period_up_to_the_end(incast):
+    # every 100 us over 1 ms: calls at 100, 200, ..., 1000 us (the end included) = 10 samples.
+    sim = sluice.Simulation(incast)
+    sim.every("100us", lambda s: s.counter("sw0.port16.prio3.queue_bytes"), name="queue")
+    sim.every("250us", lambda s: s.now_us, name="clock")
+    result = sim.run(until="1ms", progress=False)
+    q = result.probe("queue")
+    assert list(q.index) == [100.0 * k for k in range(1, 11)]
+    assert (q > 0).all()  # 160 Gb/s into 40 Gb/s: a standing queue
+    clock = result.probe("clock")
+    assert list(clock.index) == list(clock) == [250.0, 500.0, 750.0, 1000.0]  # the callback sees its own time
+
+
+def test_callback_reads_and_writes_the_live_fabric(incast):
+    seen = {}
+
+    def look(s):
+        seen["rate"] = s.link("h0-sw0").rate
+        seen["xoff"] = s.param("sw0.port16.pfc.xoff")
+        seen["links"] = len(s.counters("*.ab.frames"))
+        return s.counter("h0-sw0.ab.frames")
+
+    sim = sluice.Simulation(incast, set={"sw0.port*.pfc.xoff": "96KiB"})
+    sim.at("100us", look, name="frames")
+    result = sim.run(until="200us", progress=False)
+    # In the child: values come back as the callback's return, not through the closure.
+    assert seen == {}
+    assert result.probe("frames").iloc[0] > 0
+    sim2 = sluice.Simulation(incast, set={"sw0.port*.pfc.xoff": "96KiB"})
+    sim2.at("100us", lambda s: (s.link("h0-sw0").rate, s.param("sw0.port16.pfc.xoff"), len(s.counters("*.ab.frames"))), name="v")
+    assert sim2.run(until="200us", progress=False).probe("v").iloc[0] == ("40Gbps", "96KiB", 17)
+
+
+def test_invalid_parameter_raises_value_error_with_the_models_message(incast):
+    with pytest.raises(ValueError) as e:
+        sluice.Simulation(incast, set={"sw0.port*.pfc.xoff": "lots"}).run()
+    assert str(e.value) == "set: sw0.port0.pfc.xoff: 'lots' is not a number with a unit"
+    with pytest.raises(ValueError, match=r"^set: nosuch\.\*: no parameter matches"):
+        sluice.Simulation(incast, set={"nosuch.*": "1"}).run()
+    with pytest.raises(ValueError, match=r"^until: 'soon' "):
+        sluice.Simulation(incast).run(until="soon")
+    bad = small_incast()
+    bad["platform"]["sendrs"] = 2
+    with pytest.raises(ValueError, match="sendrs"):
+        sluice.Simulation(bad).run()
+    sim = sluice.Simulation(incast)
+    sim.at("10us", lambda s: s.link("sw0->nowhere").set_rate("1Gbps"))
+    with pytest.raises(ValueError, match=r"^link: 'sw0->nowhere' is not a link direction$"):
+        sim.run(until="20us")
+
+
+def test_exception_in_a_callback_reaches_the_caller(incast):
+    sim = sluice.Simulation(incast)
+    sim.at("10us", lambda s: 1 / 0)
+    with pytest.raises(ZeroDivisionError):
+        sim.run(until="100us")
+
+
+def test_interrupt_stops_cleanly_and_keeps_what_was_measured(incast):
+    # SIGINT to the simulation process (what Ctrl-C does) at 100 us: the run stops at its next
+    # check, every until/200 = 10 us, and returns its results so far.
+    sim = sluice.Simulation(incast)
+    sim.at("100us", lambda s: os.kill(os.getpid(), signal.SIGINT))
+    result = sim.run(until="2ms", progress=False)
+    assert result.interrupted
+    assert 100_000 <= result.totals["sim_time_ns"] <= 110_000
+    assert result.totals["packet_hops"] > 0
+
+
+def test_params_and_stats_as_dataframes(incast):
+    p = sluice.params(incast, match="sw0.port16.pfc.*")
+    assert list(p.columns) == ["name", "unit", "default", "value", "range", "description"]
+    xoff = p.set_index("name").loc["sw0.port16.pfc.xoff"]
+    assert (xoff.unit, xoff.default) == ("bytes", "48KiB")
+    assert sluice.params(incast, match="sw0.port16.pfc.xoff", set={"*.xoff": "96KiB"}).value[0] == "96KiB"
+    s = sluice.stats(incast, match="sw0.port16.prio3.*")
+    assert "sw0.port16.prio3.queue_bytes" in set(s.name)
+    with pytest.raises(ValueError, match=r"^match: 'zzz' matches no parameter$"):
+        sluice.params(incast, match="zzz")
+
+
+def test_timeseries_names_map_to_the_report_series(incast):
+    result = sluice.Simulation(incast).run(until="100us", progress=False)
+    q = result.timeseries("queue")
+    assert q.index.name == "time_us" and len(q) == 10  # sample_period 10us over 100us
+    assert "sw0.port16.p3" in q.columns
+    assert list(result.timeseries("link").columns[:2]) == ["h0->sw0", "sw0->h0"]
+    with pytest.raises(ValueError, match="timeseries: 'nope'"):
+        result.timeseries("nope")

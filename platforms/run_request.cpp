@@ -1,0 +1,39 @@
+#include "platforms/run_request.h"
+
+#include <algorithm>
+
+#include "platforms/congestion_control.h"
+
+namespace sluice {
+
+run_options parse_run_request(const run_request& r, const std::string& prefix) {
+  // "--sample-period" on the command line, "sample_period" as a Python keyword.
+  auto key = [&](std::string name) {
+    if (prefix.empty()) std::replace(name.begin(), name.end(), '-', '_');
+    return prefix + name;
+  };
+  // An empty value ('--until ""') is an error, not "no option".
+  for (const auto& [name, value] : {std::pair{"until", &r.until}, std::pair{"sample-period", &r.sample_period},
+                                    std::pair{"seed", &r.seed}, std::pair{"cc", &r.cc}})
+    if (*value && (*value)->empty()) throw config_error(key(name) + ": '' is empty");
+  run_options opts;
+  opts.sets_origin = key("set");
+  for (const auto& [pattern, value] : r.sets) {
+    if (pattern.empty() || value.empty())
+      throw config_error(key("set") + ": '" + pattern + "=" + value + "' must look like PATH=VALUE");
+    opts.sets.emplace_back(pattern, value);
+  }
+  if (r.sample_period) {
+    opts.sample_period = parse_time(*r.sample_period, key("sample-period"));
+    if (*opts.sample_period == sc_core::SC_ZERO_TIME) throw config_error(key("sample-period") + ": must be positive");
+  }
+  if (r.until) {
+    opts.until = parse_time(*r.until, key("until"));
+    if (*opts.until == sc_core::SC_ZERO_TIME) throw config_error(key("until") + ": must be positive");
+  }
+  if (r.seed) opts.seed = parse_count(*r.seed, key("seed"));
+  if (r.cc) opts.cc = cc_scheme_named(*r.cc, key("cc")).name;
+  return opts;
+}
+
+}  // namespace sluice

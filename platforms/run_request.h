@@ -1,0 +1,21 @@
+// A run's options as text, as the command line and the Python module receive them, checked and
+// parsed into run_options in one place so both give the same one-line errors. `prefix` names
+// an option in those errors: "--" on the command line ("--until: ..."), "" in Python.
+#pragma once
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "platforms/simulation.h"
+
+namespace sluice {
+
+struct run_request {
+  std::vector<std::pair<std::string, std::string>> sets;  // (pattern, value), in order
+  std::optional<std::string> until, sample_period, seed, cc;
+};
+
+run_options parse_run_request(const run_request& r, const std::string& prefix);
+
+}  // namespace sluice
