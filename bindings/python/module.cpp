@@ -218,6 +218,8 @@ py::dict run(const py::dict& kw, const std::vector<callback_spec>& callbacks, bo
     in_kernel([&] {
       simulation& sim = elaborate(spec);
       simp = &sim;
+      // sc_stop (Ctrl-C, live.stop()) is announced as an info on stdout: the caller knows.
+      sc_core::sc_report_handler::set_actions("/OSCI/SystemC", sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
       const uint64_t end = to_ps(sim.until());
       auto* timed = new timed_callbacks("python_callbacks", end);  // owned by the kernel's hierarchy
       auto* view = new live_view(sim);

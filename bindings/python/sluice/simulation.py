@@ -26,9 +26,14 @@ SERIES_NAMES = ("queue_depth", "link_throughput", "flow_throughput", "paused_fra
 
 
 def _native():
-    import _sluice  # the built module (build/python); imported in the child that uses it
+    # The built module (build/python). Imported in the parent once, not in every child: loading
+    # it (and SystemC) is half of a short run's overhead. Importing does not elaborate.
+    import _sluice
 
     return _sluice
+
+
+_native()
 
 
 def _time_text(value, key):

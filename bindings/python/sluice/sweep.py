@@ -48,13 +48,15 @@ def _column(name):
     return name[len("totals."):] if name.startswith("totals.") else name
 
 
-def run_point(scenario, point, seed, metrics, base_dir=None, set=None):  # noqa: A002
-    """One grid point: a row of parameters, seed, metrics and error (None if it ran)."""
+def run_point(scenario, point, seed, metrics, base_dir=None, set=None, run_options=None):  # noqa: A002
+    """One grid point: a row of parameters, seed, metrics and error (None if it ran).
+    run_options: until, cc, sample_period for every point (the point's own win)."""
     row = dict(point)
     row["seed"] = seed
     row["error"] = None
     try:
-        run_opts = {k: v for k, v in point.items() if k in RUN_KEYS}
+        run_opts = dict(run_options or {})
+        run_opts.update({k: v for k, v in point.items() if k in RUN_KEYS})
         overrides = list((set or {}).items()) + [(k, v) for k, v in point.items() if k not in RUN_KEYS]
         sim = Simulation(scenario, seed=seed, set=overrides, cc=run_opts.get("cc"),
                          sample_period=run_opts.get("sample_period"), base_dir=base_dir)
@@ -83,33 +85,39 @@ def _as_list(v):
 
 
 class _Progress:
+    """Points done, failed, wall time and ETA on stderr: from the first second on, at most
+    twice a second, and once at the end."""
+
     def __init__(self, total, show):
         self.total, self.show, self.done, self.failed = total, show, 0, 0
-        self.start = time.perf_counter()
+        self.start = self.last = time.perf_counter()
+        self.shown = False
 
     def tick(self, row):
         self.done += 1
         self.failed += row.get("error") is not None
-        if not self.show:
+        now = time.perf_counter()
+        if not self.show or now - self.start < 1 or (now - self.last < 0.5 and self.done < self.total):
             return
-        wall = time.perf_counter() - self.start
+        self.last, self.shown = now, True
+        wall = now - self.start
         eta = wall * (self.total - self.done) / self.done
         print(f"\rsweep: {self.done}/{self.total} points ({self.failed} failed), {wall:.1f} s wall, ETA {eta:.0f} s   ",
               end="", file=sys.stderr, flush=True)
 
     def end(self):
-        if self.show and self.done:
+        if self.shown:
             print(file=sys.stderr, flush=True)
 
 
-def sweep(scenario, grid, seeds=(1,), metrics=DEFAULT_METRICS, set=None, base_dir=None,  # noqa: A002
-          workers=None, client=None, progress=True):
+def sweep(scenario, grid, seeds=(1,), metrics=DEFAULT_METRICS, set=None, until=None, cc=None,  # noqa: A002
+          sample_period=None, base_dir=None, workers=None, client=None, progress=True):
     """Runs every combination of `grid` for every seed; one row per (point, seed).
 
     grid: {parameter pattern or run option (until, cc, sample_period): value or list of values}.
     metrics: summary paths ('totals.drops') or counter names, one column each (the 'totals.'
     prefix is dropped from column names); or a function result -> dict of columns.
-    set: overrides common to every point. workers: local parallel runs (default: CPU count).
+    set, until, cc, sample_period: common to every point. workers: local parallel runs (default: CPU count).
     client: a distributed.Client, or a scheduler address ('tcp://host:8786'); scenario files
     must then exist at the same absolute path on the workers.
     The rows come back in grid order, with an `error` column (None where the point ran).
@@ -117,14 +125,15 @@ def sweep(scenario, grid, seeds=(1,), metrics=DEFAULT_METRICS, set=None, base_di
     (df.attrs['interrupted'] is True).
     """
     tasks = list(_points(grid, seeds))
+    common = {k: v for k, v in (("until", until), ("cc", cc), ("sample_period", sample_period)) if v is not None}
     meter = _Progress(len(tasks), progress)
     rows = [None] * len(tasks)
     interrupted = False
     try:
         if client is not None:
-            interrupted = _on_dask(client, scenario, tasks, metrics, base_dir, set, rows, meter)
+            interrupted = _on_dask(client, scenario, tasks, (metrics, base_dir, set, common), rows, meter)
         else:
-            interrupted = _locally(workers, scenario, tasks, metrics, base_dir, set, rows, meter)
+            interrupted = _locally(workers, scenario, tasks, (metrics, base_dir, set, common), rows, meter)
     finally:
         meter.end()
     columns = list(grid) + ["seed"]
@@ -135,10 +144,10 @@ def sweep(scenario, grid, seeds=(1,), metrics=DEFAULT_METRICS, set=None, base_di
     return df
 
 
-def _locally(workers, scenario, tasks, metrics, base_dir, set_, rows, meter):
+def _locally(workers, scenario, tasks, shared, rows, meter):
     workers = workers or os.cpu_count() or 1
     pool = concurrent.futures.ThreadPoolExecutor(max_workers=workers)
-    futures = {pool.submit(run_point, scenario, p, s, metrics, base_dir, set_): i for i, (p, s) in enumerate(tasks)}
+    futures = {pool.submit(run_point, scenario, p, s, *shared): i for i, (p, s) in enumerate(tasks)}
     try:
         for f in concurrent.futures.as_completed(futures):
             rows[futures[f]] = f.result()
@@ -156,13 +165,14 @@ def _locally(workers, scenario, tasks, metrics, base_dir, set_, rows, meter):
     return False
 
 
-def _on_dask(client, scenario, tasks, metrics, base_dir, set_, rows, meter):
+def _on_dask(client, scenario, tasks, shared, rows, meter):
     import distributed
 
     if isinstance(client, str):
         client = distributed.Client(client)
-    futures = client.map(run_point, [scenario] * len(tasks), [p for p, _ in tasks], [s for _, s in tasks],
-                         [metrics] * len(tasks), [base_dir] * len(tasks), [set_] * len(tasks), pure=False)
+    n = len(tasks)
+    futures = client.map(run_point, [scenario] * n, [p for p, _ in tasks], [s for _, s in tasks],
+                         *([x] * n for x in shared), pure=False)
     index = {f.key: i for i, f in enumerate(futures)}
     try:
         for f in distributed.as_completed(futures):
