@@ -96,6 +96,7 @@ run_spec spec_from(const py::dict& kw) {
 
 // The simulation of `spec`, elaborated; left for the process's exit (see the top comment).
 simulation& elaborate(const run_spec& spec) {
+  if (!spec.path && !spec.text) throw config_error("scenario: give a file's path or a scenario's text");
   const run_options opts = parse_run_request(spec.request, "");
   const scenario s = spec.path ? load_scenario_file(*spec.path) : load_scenario_text(*spec.text, "scenario", spec.base_dir);
   return *new simulation(s, opts);

@@ -168,8 +168,9 @@ def _locally(workers, scenario, tasks, shared, rows, meter):
 def _on_dask(client, scenario, tasks, shared, rows, meter):
     import distributed
 
-    if isinstance(client, str):
-        client = distributed.Client(client)
+    if isinstance(client, str):  # an address: our own client, closed when the sweep ends
+        with distributed.Client(client) as own:
+            return _on_dask(own, scenario, tasks, shared, rows, meter)
     n = len(tasks)
     futures = client.map(run_point, [scenario] * n, [p for p, _ in tasks], [s for _, s in tasks],
                          *([x] * n for x in shared), pure=False)

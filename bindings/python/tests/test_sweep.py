@@ -10,10 +10,11 @@ HEADROOMS = ["2KiB", "4KiB", "8KiB", "16KiB"]
 
 def test_sweep_of_8_points_on_a_2_worker_dask_cluster(incast):
     distributed = pytest.importorskip("distributed")
+    # Given the scheduler's address, as for an existing cluster.
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
-                                  silence_logs=40) as cluster, distributed.Client(cluster) as client:
+                                  silence_logs=40) as cluster:
         df = sluice.sweep(incast, grid={"sw0.port*.pfc.headroom": HEADROOMS, "until": "200us"}, seeds=[1, 2],
-                          set={"sw0.mmu.threshold": "static"}, client=client, progress=False)
+                          set={"sw0.mmu.threshold": "static"}, client=cluster.scheduler_address, progress=False)
     assert len(df) == 8  # 4 headrooms x 2 seeds
     assert list(df.columns[:3]) == ["sw0.port*.pfc.headroom", "until", "seed"]
     assert df.error.isna().all(), df.error
