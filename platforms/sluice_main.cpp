@@ -10,6 +10,7 @@
 
 #include "models/core/stats.h"
 #include "platforms/listing.h"
+#include "platforms/run_progress.h"
 #include "platforms/run_request.h"
 #include "platforms/simulation.h"
 
@@ -137,13 +138,21 @@ int run(int argc, char* argv[]) {
     finish(0);
   }
   if (!out_dir.empty()) check_out_dir(out_dir);  // before the run, not after it
+  // Progress on a terminal; Ctrl-C ends the run early and still reports and writes the outputs.
+  const uint64_t end_ps = to_ps(sim.until());
+  timed_callbacks calls("progress", end_ps);
+  run_progress progress(calls, end_ps, !quiet && isatty(STDERR_FILENO));
   sim.run();
+  progress.done();
+  if (progress.interrupted())
+    std::cerr << "sluice: interrupted at " << format_time(sc_core::sc_time_stamp()) << " of " << format_time(sim.until())
+              << ": the summary and outputs hold what was measured until then\n";
   if (!quiet) std::cout << sim.table();
   if (!out_dir.empty()) {
     sim.write_outputs(out_dir);
     if (!quiet) std::cout << "outputs written to " << out_dir << "/\n";
   }
-  finish(0);
+  finish(progress.interrupted() ? 130 : 0);
 }
 
 }  // namespace

@@ -11,16 +11,13 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
-#include <atomic>
-#include <chrono>
-#include <csignal>
-#include <cstdio>
 #include <functional>
 #include <map>
 #include <unordered_map>
 
 #include "models/core/params.h"
 #include "platforms/listing.h"
+#include "platforms/run_progress.h"
 #include "platforms/run_request.h"
 #include "platforms/simulation.h"
 #include "platforms/timed_callbacks.h"
@@ -152,38 +149,6 @@ class live_view {
   std::unordered_map<std::string, stat_registry::row> counters_;
 };
 
-// ---- Ctrl-C and progress ------------------------------------------------------------------
-
-std::atomic<bool> interrupt_requested{false};
-extern "C" void on_sigint(int) { interrupt_requested = true; }
-
-// A tick every 1/200 of the run: stops the run cleanly after Ctrl-C, and (unless quiet) shows
-// simulated time, wall time and the ETA on stderr once the run has taken a second.
-struct progress_meter {
-  uint64_t end_ps;
-  bool show;
-  bool interrupted = false, shown = false;
-  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now(), last = start;
-  void tick() {
-    if (interrupt_requested && !interrupted) {
-      interrupted = true;
-      event_queue::instance().request_stop();
-    }
-    if (!show) return;
-    const auto now = std::chrono::steady_clock::now();
-    if (now - last < std::chrono::seconds(1)) return;
-    last = now;
-    const double wall = std::chrono::duration<double>(now - start).count();
-    const double done = static_cast<double>(now_ps()) / static_cast<double>(end_ps);
-    std::fprintf(stderr, "\rsluice: %s of %s simulated, %.1f s wall, ETA %.0f s   ", format_time(from_ps(now_ps())).c_str(),
-                 format_time(from_ps(end_ps)).c_str(), wall, done > 0 ? wall * (1 - done) / done : 0.0);
-    shown = true;
-  }
-  void done() const {
-    if (shown) std::fprintf(stderr, "\n");
-  }
-};
-
 py::dict series_dict(const series& s) {
   py::array_t<double> values({s.rows.size(), s.columns.size()});
   auto v = values.mutable_unchecked<2>();
@@ -211,51 +176,38 @@ py::dict run(const py::dict& kw, const std::vector<callback_spec>& callbacks, bo
   std::string summary_text;
   bool interrupted = false;
   simulation* simp = nullptr;
-  interrupt_requested = false;
-  struct sigaction action {}, previous{};
-  action.sa_handler = on_sigint;
-  sigaction(SIGINT, &action, &previous);
-  try {
-    in_kernel([&] {
-      simulation& sim = elaborate(spec);
-      simp = &sim;
-      // sc_stop (Ctrl-C, live.stop()) is announced as an info on stdout: the caller knows.
-      sc_core::sc_report_handler::set_actions("/OSCI/SystemC", sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
-      const uint64_t end = to_ps(sim.until());
-      auto* timed = new timed_callbacks("python_callbacks", end);  // owned by the kernel's hierarchy
-      auto* view = new live_view(sim);
-      for (std::size_t i = 0; i < callbacks.size(); ++i) {
-        const callback_spec& c = callbacks[i];
-        const bool periodic = !c.every.empty();
-        const uint64_t t = to_ps(parse_time(periodic ? c.every : c.at, periodic ? "every" : "at"));
-        if (periodic && t == 0) throw config_error("every: '" + c.every + "' must be positive");
-        // Captures by reference: copying a Python object needs the GIL, which is released here.
-        timed->add(t, periodic ? t : 0, [&, i, fn = &c.fn, view] {
-          if (callback_error) return;
-          py::gil_scoped_acquire gil;
-          try {
-            if (view_object.is_none()) view_object = py::cast(view, py::return_value_policy::reference);
-            py::object value = (*fn)(view_object);
-            if (!value.is_none()) returns[i].append(py::make_tuple(static_cast<double>(now_ps()) * 1e-6, value));
-          } catch (...) {
-            callback_error = std::current_exception();  // raised once the kernel has stopped
-            event_queue::instance().request_stop();
-          }
-        });
-      }
-      auto meter = std::make_shared<progress_meter>(progress_meter{end, progress});
-      timed->add(std::max<uint64_t>(end / 200, 1), std::max<uint64_t>(end / 200, 1), [meter] { meter->tick(); });
-      sim.run();
-      if (!meter->interrupted && !callback_error) timed->finish();
-      meter->done();
-      interrupted = meter->interrupted;
-      summary_text = sim.summary().dump();
-    });
-  } catch (...) {
-    sigaction(SIGINT, &previous, nullptr);
-    throw;
-  }
-  sigaction(SIGINT, &previous, nullptr);
+  in_kernel([&] {
+    simulation& sim = elaborate(spec);
+    simp = &sim;
+    const uint64_t end = to_ps(sim.until());
+    auto* timed = new timed_callbacks("python_callbacks", end);  // owned by the kernel's hierarchy
+    auto* view = new live_view(sim);
+    for (std::size_t i = 0; i < callbacks.size(); ++i) {
+      const callback_spec& c = callbacks[i];
+      const bool periodic = !c.every.empty();
+      const uint64_t t = to_ps(parse_time(periodic ? c.every : c.at, periodic ? "every" : "at"));
+      if (periodic && t == 0) throw config_error("every: '" + c.every + "' must be positive");
+      // Captures by reference: copying a Python object needs the GIL, which is released here.
+      timed->add(t, periodic ? t : 0, [&, i, fn = &c.fn, view] {
+        if (callback_error) return;
+        py::gil_scoped_acquire gil;
+        try {
+          if (view_object.is_none()) view_object = py::cast(view, py::return_value_policy::reference);
+          py::object value = (*fn)(view_object);
+          if (!value.is_none()) returns[i].append(py::make_tuple(static_cast<double>(now_ps()) * 1e-6, value));
+        } catch (...) {
+          callback_error = std::current_exception();  // raised once the kernel has stopped
+          event_queue::instance().request_stop();
+        }
+      });
+    }
+    run_progress meter(*timed, end, progress);
+    sim.run();
+    if (!meter.interrupted() && !callback_error) timed->finish();
+    meter.done();
+    interrupted = meter.interrupted();
+    summary_text = sim.summary().dump();
+  });
   if (callback_error) std::rethrow_exception(callback_error);
   const sampler& samples = simp->samples();
   py::dict out, all_series;

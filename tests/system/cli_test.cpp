@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 
@@ -287,4 +288,33 @@ TEST(Cli, ScenarioFileMustBeABoundedRegularFile) {
   expect_cli_error("run " + ::testing::TempDir(), "is not a regular file");
   std::string big = write_temp("big.yaml", "# " + std::string(max_scenario_bytes, 'x') + "\n");
   expect_cli_error("run " + big, "is larger than 16777216 bytes");
+}
+
+TEST(Cli, CtrlCStopsTheRunAndKeepsWhatWasMeasured) {
+  // pcn-basic for 10 s of simulated time takes many seconds of wall time; SIGINT after 1 s ends
+  // it cleanly at the next check (every 10 s / 200 = 50 ms simulated): exit 130, and a summary
+  // and series of the time reached, which is a multiple of 50 ms and short of 10 s.
+  std::string dir = ::testing::TempDir() + "/cli-int-" + std::to_string(getpid());
+  std::string cmd = "timeout --preserve-status -s INT 1 " + std::string(SLUICE_BINARY) + " run " +
+                    test::scenario_path("pcn-basic.yaml") + " --until 10s --sample-period 10ms -q --out " + dir +
+                    " 2>&1";
+  FILE* pipe = popen(cmd.c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  std::array<char, 4096> buf;
+  std::string output;
+  for (std::size_t n; (n = fread(buf.data(), 1, buf.size(), pipe)) > 0;) output.append(buf.data(), n);
+  const int status = pclose(pipe);
+  ASSERT_TRUE(WIFEXITED(status)) << output;
+  EXPECT_EQ(WEXITSTATUS(status), 130) << output;
+  EXPECT_EQ(output.rfind("sluice: interrupted at ", 0), 0u) << output;
+  const nlohmann::json s = nlohmann::json::parse(test::slurp(dir + "/summary.json"));
+  const double reached_ns = s["totals"]["sim_time_ns"];
+  EXPECT_GT(reached_ns, 0);
+  EXPECT_LT(reached_ns, 10e9);
+  EXPECT_EQ(std::fmod(reached_ns, 50e6), 0) << reached_ns;
+  std::ifstream in(dir + "/queue_depth.csv");
+  std::string line;
+  int rows = -1;
+  while (std::getline(in, line)) ++rows;
+  EXPECT_EQ(rows, static_cast<int>(reached_ns / 10e6));  // one row per 10 ms reached
 }
