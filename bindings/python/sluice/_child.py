@@ -44,7 +44,10 @@ def _child_main(write_fd, fn, args, kwargs):
             message = ("ok", fn(*args, **kwargs))
         except BaseException as e:  # noqa: BLE001 - everything goes back to the parent
             message = ("error", _portable(e))
-        data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+        try:
+            data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+        except Exception as e:  # noqa: BLE001 - e.g. a callback returned something unpicklable
+            data = pickle.dumps(("error", RuntimeError(f"the result cannot be sent back (pickle): {e}")))
         with os.fdopen(write_fd, "wb") as out:
             out.write(data)
     except BaseException:  # noqa: BLE001 - cannot even report: exit non-zero

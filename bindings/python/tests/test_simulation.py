@@ -133,6 +133,48 @@ def test_exception_in_a_callback_reaches_the_caller(incast):
         sim.run(until="100us")
 
 
+def test_the_gil_is_released_while_simulating(incast):
+    # A Python thread started by the first callback notes the longest pause in its loop until
+    # the second callback, 50 ms of simulated time (well over 0.1 s of wall time) later. Were
+    # the GIL held while SystemC runs, the thread would stand still from the end of the first
+    # callback to the second: its longest pause would be nearly the whole interval. With the
+    # GIL free it loops throughout, its pauses only the OS's and the callbacks' (milliseconds).
+    import threading
+    import time
+
+    spin = {"gap": 0.0, "stop": threading.Event()}
+
+    def start(s):
+        spin["t0"] = time.perf_counter()
+
+        def loop():
+            last = time.perf_counter()
+            while not spin["stop"].is_set():
+                now = time.perf_counter()
+                spin["gap"] = max(spin["gap"], now - last)
+                last = now
+
+        threading.Thread(target=loop, daemon=True).start()
+
+    def read(s):
+        spin["stop"].set()
+        return spin["gap"], time.perf_counter() - spin["t0"]
+
+    sim = sluice.Simulation(incast)
+    sim.at("1us", start)
+    sim.at("50ms", read, name="spin")
+    gap, wall = sim.run(until="50ms", progress=False).probe("spin").iloc[0]
+    assert wall > 0.05
+    assert gap < wall / 2, (gap, wall)
+
+
+def test_an_unpicklable_probe_value_is_an_error_not_a_lost_child(incast):
+    sim = sluice.Simulation(incast)
+    sim.at("10us", lambda s: s)  # the live view itself: it cannot leave the run
+    with pytest.raises(RuntimeError, match=r"^the result cannot be sent back \(pickle\)"):
+        sim.run(until="20us")
+
+
 def test_interrupt_stops_cleanly_and_keeps_what_was_measured(incast):
     # SIGINT to the simulation process (what Ctrl-C does) at 100 us: the run stops at its next
     # check, every until/200 = 10 us, and returns its results so far.
