@@ -3,7 +3,7 @@
 import pytest
 
 import sluice
-from conftest import small_incast
+from conftest import ROOT, small_incast
 
 HEADROOMS = ["2KiB", "4KiB", "8KiB", "16KiB"]
 
@@ -51,3 +51,20 @@ def test_metrics_function_gives_its_own_columns(incast):
                       metrics=lambda r: {"sim_us": r.totals["sim_time_ns"] / 1e3, "hops": r.totals["packet_hops"]})
     assert list(df.sim_us) == [50.0, 100.0]
     assert df.hops.iloc[1] > df.hops.iloc[0]
+
+
+def test_ctrl_c_stops_a_sweep_and_keeps_the_points_measured_so_far():
+    # 4 points of pcn-basic for 1 s simulated (seconds of wall time each) on 2 workers; SIGINT
+    # to this process after 0.5 s: the two running points stop cleanly and come back as
+    # interrupted rows, the two waiting ones never start.
+    import os
+    import signal
+    import threading
+
+    scenario = str(ROOT / "scenarios" / "pcn-basic.yaml")
+    threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT)).start()
+    df = sluice.sweep(scenario, grid={"sw0.port*.pfc.xoff": ["256KB", "512KB", "768KB", "1MB"]}, until="1s",
+                      sample_period="10ms", workers=2, progress=False)
+    assert df.attrs["interrupted"]
+    assert len(df) == 2 and df.interrupted.all() and df.error.isna().all()
+    assert list(df["sw0.port*.pfc.xoff"]) == ["256KB", "512KB"]
