@@ -28,8 +28,11 @@ SERIES_NAMES = ("queue_depth", "link_throughput", "flow_throughput", "paused_fra
 def _native():
     # The built module (build/python). Imported in the parent once, not in every child: loading
     # it (and SystemC) is half of a short run's overhead. Importing does not elaborate.
-    import _sluice
-
+    try:
+        import _sluice
+    except ImportError as e:
+        raise ImportError(f"sluice: the native module _sluice is not importable ({e}): build it with tools/setup.sh, "
+                          "which also puts build/python on .venv's path") from e
     return _sluice
 
 

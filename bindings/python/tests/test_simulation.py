@@ -186,6 +186,19 @@ def test_interrupt_stops_cleanly_and_keeps_what_was_measured(incast):
     assert result.totals["packet_hops"] > 0
 
 
+def test_interrupt_reaching_only_the_parent_is_forwarded_to_the_run():
+    # A Jupyter interrupt: SIGINT to the Python process only, while it waits for the run
+    # (pcn-basic for 1 s simulated: seconds of wall time). The parent forwards it; the run
+    # stops at its next check (every 5 ms simulated) and its results come back.
+    import threading
+
+    threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT)).start()
+    result = sluice.Simulation(ROOT / "scenarios" / "pcn-basic.yaml").run(until="1s", progress=False)
+    assert result.interrupted
+    assert 0 < result.totals["sim_time_ns"] < 1e9
+    assert result.totals["sim_time_ns"] % 5e6 == 0
+
+
 def test_params_and_stats_as_dataframes(incast):
     p = sluice.params(incast, match="sw0.port16.pfc.*")
     assert list(p.columns) == ["name", "unit", "default", "value", "range", "description"]
