@@ -124,6 +124,8 @@ def sweep(scenario, grid, seeds=(1,), metrics=DEFAULT_METRICS, set=None, until=N
     Ctrl-C stops the runs in progress cleanly and returns the rows measured so far
     (df.attrs['interrupted'] is True).
     """
+    if not isinstance(scenario, dict):  # resolved here: a worker's current folder is not ours
+        scenario = os.path.abspath(os.fspath(scenario))
     tasks = list(_points(grid, seeds))
     common = {k: v for k, v in (("until", until), ("cc", cc), ("sample_period", sample_period)) if v is not None}
     meter = _Progress(len(tasks), progress)
