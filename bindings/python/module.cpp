@@ -28,6 +28,9 @@ using namespace sluice;
 // SystemC's library defines main() and needs sc_main. The module enters the kernel through
 // sc_elab_and_sim, which calls sc_main, which runs the body the module has set.
 namespace {
+// The tool owns its output, as the CLI does: no SystemC copyright banner in a user's script or
+// notebook. Set when the module loads, before any run enters the kernel.
+[[maybe_unused]] const bool banner_off = setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0) == 0;
 std::function<void()> main_body;
 std::exception_ptr main_error;
 }  // namespace

@@ -4,6 +4,7 @@ import json
 import os
 import signal
 import subprocess
+import sys
 
 import pandas as pd
 import pytest
@@ -219,3 +220,13 @@ def test_timeseries_names_map_to_the_report_series(incast):
     assert list(result.timeseries("link").columns[:2]) == ["h0->sw0", "sw0->h0"]
     with pytest.raises(ValueError, match="timeseries: 'nope'"):
         result.timeseries("nope")
+
+
+def test_a_run_prints_no_systemc_banner(incast):
+    """The tool owns its output in a script as on the command line: SystemC's copyright banner
+    must not appear even when the caller's environment does not turn it off."""
+    env = {k: v for k, v in os.environ.items() if k != "SYSTEMC_DISABLE_COPYRIGHT_MESSAGE"}
+    code = f"import sluice; sluice.Simulation({incast!r}).run(until='1us')"
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "Copyright" not in done.stdout + done.stderr
