@@ -9,7 +9,7 @@ egress_port::egress_port(mac_port& mac, flow_control_if& gate, buffer_release_if
 
 queue_view egress_port::view(int cls) const {
   return queue_view{mac_.index(), cls, stats_[cls].bytes, static_cast<uint32_t>(stats_[cls].frames),
-                    mac_.mac_address()};
+                    mac_.mac_address(), &gate_};
 }
 
 void egress_port::enqueue(tlm::tlm_generic_payload* p) {

@@ -11,7 +11,6 @@
 #include "models/core/stats.h"
 #include "models/nic/nic_policies.h"
 #include "models/nic/policies/dcqcn_np.h"
-#include "models/protocol/roce_frame.h"
 
 namespace sluice {
 namespace {
@@ -36,26 +35,10 @@ class dcqcn_np final : public notification_point_if {
     ce_ += ce;
     if (!pacer_.on_data(h.flow_id, ce, now, to_ps(interval_()))) return;
     cnps_.add(h.flow_id);
-    sender_.send_control(make_cnp(h, now));
+    sender_.send_control(make_roce_cnp(h, sender_.node_id(), now));
   }
 
  private:
-  tlm::tlm_generic_payload* make_cnp(const packet_header& data, uint64_t now) const {
-    tlm::tlm_generic_payload* p = make_feedback_frame(frame_kind::cnp, data, sender_.node_id(), now);
-    packet_header& h = header(*p);
-    h.size = roce::cnp_bytes;
-    roce::headers w;
-    w.da = eth::mac_address(data.src, 0);
-    w.sa = eth::mac_address(h.src, 0);
-    w.pcp = data.priority;
-    w.src_ip = roce::node_ip(h.src);
-    w.dst_ip = roce::node_ip(data.src);
-    w.opcode = roce::opcode_cnp;
-    w.dest_qp = data.flow_id;  // the model's QP number is the flow id
-    roce::encode(w, h.image->data());
-    return p;
-  }
-
   param<sc_core::sc_time> interval_;
   control_sender_if& sender_;
   cnp_pacer pacer_;
