@@ -11,6 +11,7 @@ const std::vector<cc_scheme>& cc_schemes() {
       {"dcqcn", "dcqcn", "dcqcn", "dcqcn"},
       {"qcn", "qcn", "none", "qcn"},  // QCN has no notification point: the CP sends CNMs to the source
       {"pcn", "pcn", "pcn", "pcn"},
+      {"dcqcn+tcd", "tcd", "dcqcn-tcd", "dcqcn-tcd"},  // TCD's ternary detector under DCQCN
   };
   return schemes;
 }

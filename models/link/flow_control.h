@@ -47,9 +47,11 @@ class flow_control_if {
   virtual uint64_t off_end_ps(int cls, uint64_t now_ps) const { return 0; }
   // The loop behind that pattern, for TCD's ON-OFF model (docs/models/tcd.md): gap_bytes = B1 - B0,
   // the bytes between the downstream buffer's OFF and ON thresholds; tau_ps, the response time
-  // from a threshold crossing there to its effect on the bytes arriving there. {0, 0}: none.
+  // from a threshold crossing there to its effect on the bytes arriving there; rate_bps, C, the
+  // link's. All 0: none.
   struct on_off_loop {
     uint64_t gap_bytes = 0, tau_ps = 0;
+    double rate_bps = 0;
   };
   virtual on_off_loop on_off(int cls) const { return {}; }
 };

@@ -190,7 +190,7 @@ flow_control_if::on_off_loop pfc::on_off(int cls) const {
   const data_rate rate = wire_rate();
   const uint64_t tau = 2 * to_ps(mac_.wire().propagation()) + to_ps(response()) +
                        to_ps(rate.serialization(pfc_frame_bytes));
-  return {buffer_ ? buffer_->xon_gap_bytes(mac_.index(), cls) : 0, tau};
+  return {buffer_ ? buffer_->xon_gap_bytes(mac_.index(), cls) : 0, tau, rate.bps};
 }
 
 sc_core::sc_time pfc::paused_time(int cls, const sc_core::sc_time& now) const {

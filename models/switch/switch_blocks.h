@@ -77,6 +77,9 @@ class congestion_point_if {
   virtual void on_dequeue(packet_header& h, const queue_view& q) = 0;
   // Cross-parameter checks, once the overrides are final (throws config_error, one line).
   virtual void check() const {}
+  // A detector's current verdict, for the cp_state time series (TCD: 0 non-congestion,
+  // 1 undetermined, 2 congestion); -1: this congestion point keeps none.
+  virtual int state() const { return -1; }
 };
 
 }  // namespace sluice
