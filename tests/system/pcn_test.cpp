@@ -5,8 +5,9 @@
 //     the receiving rates) = (1 - w_min) C = 9.922 Gb/s;
 //   - the queue built before that drains at C - sum R = w_min C = 78 Mb/s per second, emptying
 //     after ceil(1 + (sum R(0) - C) / (w_min C)) periods of the overshoot;
-//   - then it oscillates between 0 and dQ = (N - 2 + w_min) w_min C T = 9.8 KB while the link
-//     stays busy at (1 - w_min) C or more.
+//   - then it oscillates between 0 and dQ = (N - 2 + w_min) w_min C T = 9.8 KB (here up to about
+//     twice that, see below) while the link stays busy at (1 - w_min) C or more, and the flows
+//     converge to the fair share C/N.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -23,7 +24,7 @@ std::size_t column(const series& s, const std::string& name) {
 }
 }  // namespace
 
-TEST(PcnSystem, DumbbellCutsToTheBottleneckInOneLoopDrainsAtWminCAndKeepsASmallQueue) {
+TEST(PcnSystem, DumbbellCutsInOneLoopDrainsAtWminCThenSharesFairlyWithASmallQueue) {
   simulation sim(load_scenario_file(test::scenario_path("dumbbell-pcn.yaml")), {});
   sim.run();
   const sampler& s = sim.samples();
@@ -60,34 +61,83 @@ TEST(PcnSystem, DumbbellCutsToTheBottleneckInOneLoopDrainsAtWminCAndKeepsASmallQ
   EXPECT_GT(empty_us - peak_us, 0.5 * drain_us);
   EXPECT_LT(empty_us - peak_us, 1.05 * drain_us);
 
-  // Steady state (from 250 ms): the fluid model's oscillation is dQ = (4 - 2 + 1/128) x (1/128) x
-  // 1.25 GB/s x 500 us = 9.80 KB. Frames arrive in bursts (h0's two flows leave back to back), so
-  // single samples reach several dQ; the time average stays within 2 dQ (measured 15.8 KB) and
-  // the median within dQ plus one 1062-byte frame (measured 8 KB).
-  const double dq = (N - 2 + w_min) * w_min * C / 8 * T;
+  // After the drain (from 300 ms). The fluid model assumes each decrease acts within the period
+  // that built the queue; here a CNP describes the period before it and acts an RTT (= T) later,
+  // so an overshoot lasts two periods (2 dQ), and the four flows' periods are not aligned (each
+  // starts at its flow's first frame), so the decreases ending one arrive spread over a further
+  // period: at most 2 x 2 dQ = 39.2 KB on average (measured mean 24.6 KB, median 20.5 KB).
+  const double dq = (N - 2 + w_min) * w_min * C / 8 * T;  // 9.80 KB
   EXPECT_NEAR(dq, 9803, 1);
   std::vector<double> steady;
   for (std::size_t r = 0; r < q.rows.size(); ++r)
-    if (q.times_us[r] > 250000) steady.push_back(q.rows[r][qc]);
+    if (q.times_us[r] > 300000) steady.push_back(q.rows[r][qc]);
   ASSERT_FALSE(steady.empty());
   double mean = 0;
   for (double v : steady) mean += v / static_cast<double>(steady.size());
   std::nth_element(steady.begin(), steady.begin() + steady.size() / 2, steady.end());
-  EXPECT_LT(mean, 2 * dq);
-  EXPECT_LT(steady[steady.size() / 2], dq + 1062);
+  EXPECT_LT(mean, 4 * dq);
+  EXPECT_LT(steady[steady.size() / 2], 4 * dq);
+  // Fair share C/N = 2.5 Gb/s. The allocation ratio converges geometrically by
+  // a = (1 - w)^2 / ((1 - w)^2 + N w) = 0.9692 per N periods (eq. 13): from h0's flows' 1/6 to
+  // within 10 % of 1/4 takes ln(0.3)/ln(1/0.9692) = 38.5 cycles of N T = 2 ms, 77 ms, doubled by
+  // the two-period loop: by 215 + 154 = 369 ms. So over 350-400 ms each flow is within 10 % of
+  // C/N (measured 2.30, 2.30, 2.67, 2.71 Gb/s) and Jain's index is >= 0.99 (0.9938).
+  const series& tput = s.flow_throughput;
+  std::vector<double> share(tput.columns.size(), 0.0);
+  int rows = 0;
+  for (std::size_t r = 0; r < tput.rows.size(); ++r)
+    if (tput.times_us[r] > 350000) {
+      ++rows;
+      for (std::size_t c = 0; c < share.size(); ++c) share[c] += tput.rows[r][c];
+    }
+  double sum = 0, sq = 0;
+  for (double& x : share) {
+    x /= rows;
+    EXPECT_NEAR(x, C / N / 1e9, 0.1 * C / N / 1e9);
+    sum += x;
+    sq += x * x;
+  }
+  EXPECT_GE(sum * sum / (static_cast<double>(share.size()) * sq), 0.99);
   // The bottleneck stays busy at (1 - w_min) C or more, less 1 % for the sampled average.
   const std::size_t lc = column(s.link_throughput, "sw0->sw1");
   double busy = 0;
   int n = 0;
   for (std::size_t r = 0; r < s.link_throughput.rows.size(); ++r)
-    if (s.link_throughput.times_us[r] > 250000) busy += s.link_throughput.rows[r][lc], ++n;
+    if (s.link_throughput.times_us[r] > 300000) busy += s.link_throughput.rows[r][lc], ++n;
   EXPECT_GT(busy / n, 0.99 * (1 - w_min) * C / 1e9);
 
-  nlohmann::json sum = sim.summary();
-  EXPECT_EQ(sum["totals"]["pause_frames"], 0);  // PCN keeps the queue below any PFC threshold
-  EXPECT_EQ(sum["totals"]["drops"], 0);
+  nlohmann::json summary = sim.summary();
+  EXPECT_EQ(summary["totals"]["pause_frames"], 0);  // PCN keeps the queue below any PFC threshold
+  EXPECT_EQ(summary["totals"]["drops"], 0);
   // One CNP per flow per period while frames arrive: 4 flows x 400 ms / 500 us = 3200, less the
   // first period of each (the first frame arrives after ~250 us).
-  EXPECT_GE(sum["totals"]["cnp_frames"].get<double>(), 3180);
-  EXPECT_LE(sum["totals"]["cnp_frames"].get<double>(), 3200);
+  EXPECT_GE(summary["totals"]["cnp_frames"].get<double>(), 3180);
+  EXPECT_LE(summary["totals"]["cnp_frames"].get<double>(), 3200);
+}
+
+// The paper's section 3 claim (scenarios/pcn-basic.yaml under --cc pcn): NP-ECN marks only at the
+// really congested port (sw1 -> r1), so only F1 is cut, to its receiving rate there; no port is
+// paused into an ON-OFF pattern that would mark F0, and F0, alone on sw0 -> sw1 once F1 is cut,
+// climbs to use the spare bandwidth. So no PAUSE reaches sw0 or the victim's sender, and F0 gets
+// more than its 20 Gb/s pre-burst share while the bursts last (measured 35.4 Gb/s over
+// 1.2-4 ms), F1 less than a fifteenth of 40 Gb/s (it shares r1 with 14 burst senders; 2.0).
+TEST(PcnSystem, PcnBasicKeepsPauseOffTheVictimsPathAndLetsTheVictimUseTheSpareBandwidth) {
+  run_options o;
+  o.cc = "pcn";
+  simulation sim(load_scenario_file(test::scenario_path("pcn-basic.yaml")), o);
+  sim.run();
+  nlohmann::json s = sim.summary();
+  EXPECT_EQ(test::find_port(s, "sw1", "sw0", 3)["pause_sent"], 0);
+  EXPECT_EQ(test::find_port(s, "sw0", "h0", 3)["pause_sent"], 0);
+  EXPECT_EQ(test::find_port(s, "sw0", "h1", 3)["pause_sent"], 0);
+  EXPECT_GT(test::find_port(s, "sw1", "h2", 3)["pause_sent"].get<double>(), 0);  // the bursts still trip PFC
+  EXPECT_EQ(s["totals"]["drops"], 0);
+  const series& f = sim.samples().flow_throughput;
+  const std::size_t f0 = column(f, "h0->r0"), f1 = column(f, "h1->r1");
+  double a = 0, b = 0;
+  int n = 0;
+  for (std::size_t r = 0; r < f.rows.size(); ++r)
+    if (f.times_us[r] > 1200 && f.times_us[r] <= 3800) a += f.rows[r][f0], b += f.rows[r][f1], ++n;
+  EXPECT_GT(a / n, 30.0);
+  EXPECT_LT(b / n, 40.0 / 15);
 }

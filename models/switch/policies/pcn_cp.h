@@ -16,9 +16,9 @@ namespace sluice {
 class np_ecn {
  public:
   // A data frame leaves. off_end_ps: when the class's latest OFF period ended (0: never paused);
-  // queued: frames in the queue with the departing one; waited: the departing frame found the
-  // queue non-empty (it waited after clearing the pipeline). Returns whether to mark it CE.
-  bool on_dequeue(uint64_t off_end_ps, uint32_t queued, bool waited) {
+  // queued: frames in the queue with the departing one; behind: the departing frame found another
+  // frame queued ahead of it (not counting one on the wire). Returns whether to mark it CE.
+  bool on_dequeue(uint64_t off_end_ps, uint32_t queued, bool behind) {
     if (off_end_ps > seen_off_end_) {  // a resume since the last departure: PN <- N
       seen_off_end_ = off_end_ps;
       pn_ = queued;
@@ -27,7 +27,7 @@ class np_ecn {
       --pn_;
       return false;
     }
-    return waited;
+    return behind;
   }
   uint32_t pn() const { return pn_; }
 
