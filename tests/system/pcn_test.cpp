@@ -141,3 +141,10 @@ TEST(PcnSystem, PcnBasicKeepsPauseOffTheVictimsPathAndLetsTheVictimUseTheSpareBa
   EXPECT_GT(a / n, 30.0);
   EXPECT_LT(b / n, 40.0 / 15);
 }
+
+TEST(PcnSystem, WminAboveWmaxIsAOneLineError) {
+  test::command_result r = test::run_cli("run " + test::scenario_path("dumbbell-pcn.yaml") +
+                                         " --set h0.rp.w_min=0.75 --set h0.rp.w_max=0.5 -q");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.output, "sluice: error: h0.rp.w_min: 0.75 is above h0.rp.w_max (0.5)\n");
+}

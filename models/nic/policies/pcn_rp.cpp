@@ -24,8 +24,8 @@ class pcn_maker final : public reaction_point_maker {
   pcn_rp_config config() const { return {w_min(), w_max(), mac_.wire().current_rate().bps, min_rate().bps}; }
   void check() const override {
     if (w_max() < w_min())
-      throw config_error(w_min.name() + ": " + std::to_string(w_min()) + " is above " + w_max.name() + " (" +
-                         std::to_string(w_max()) + ")");
+      throw config_error(w_min.name() + ": " + format_number(w_min()) + " is above " + w_max.name() + " (" +
+                         format_number(w_max()) + ")");
   }
 
   param<double> w_min, w_max;
