@@ -116,3 +116,34 @@ TEST(LosslessCp, TcdLowAboveHighIsAOneLineError) {
     EXPECT_STREQ(e.what(), "tcd_bad.prio3.tcd.low: 6KB is above tcd_bad.prio3.tcd.high (5KB)");
   }
 }
+
+// ce_marking = red: in the congestion state CE follows DCQCN's RED law instead of every frame.
+// The sequence of TcdReadsItsLoopFromTheGateAndMarksUeThenCe, with tcd.kmin = 10 KB: at 250 us the
+// port turns congestion with 8000 B queued, below kmin: probability 0, left unmarked (not UE
+// either); at 260 us, 300 KB queued, above kmax: probability 1, CE.
+TEST(LosslessCp, TcdRedCeMarkingFollowsTheRedLawInTheCongestionState) {
+  port_object port("tcd_red");
+  fake_gate gate;
+  no_injector inj;
+  auto cp = cp_policies::instance().make("tcd_red.prio3.cp", "tcd", port, 3, inj);
+  param_registry::instance().set("tcd_red.prio3.tcd.ce_marking", "red");
+  param_registry::instance().set("tcd_red.prio3.tcd.kmin", "10KB");
+  std::vector<int> ecn, state;
+  auto leave = [&](uint64_t q) {
+    packet_header h = data_frame(now_ps());
+    cp->on_dequeue(h, queue_view{2, 3, q, static_cast<uint32_t>(q / 1062), 0, &gate});
+    ecn.push_back(h.ecn);
+    state.push_back(cp->state());
+  };
+  test::step_driver d("driver");
+  d.at(sc_time(6, SC_US), [&] {
+    gate.off_end = ns_ps(5000);
+    leave(8000);  // undetermined: UE as before
+  });
+  d.at(sc_time(127, SC_US), [&] { leave(8000); });
+  d.at(sc_time(250, SC_US), [&] { leave(8000); });
+  d.at(sc_time(260, SC_US), [&] { leave(300000); });
+  start(sc_time(270, SC_US));
+  EXPECT_EQ(state, (std::vector<int>{1, 1, 2, 2}));
+  EXPECT_EQ(ecn, (std::vector<int>{ecn_ue, ecn_ue, 0, ecn_ce}));
+}

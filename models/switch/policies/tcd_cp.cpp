@@ -9,7 +9,9 @@
 
 #include "models/core/event_queue.h"
 #include "models/core/params.h"
+#include "models/core/random.h"
 #include "models/core/stats.h"
+#include "models/switch/policies/dcqcn_cp.h"
 #include "models/switch/policies/tcd_cp.h"
 #include "models/switch/switch_policies.h"
 
@@ -35,6 +37,17 @@ const param_spec<byte_count> low_spec{"tcd.low",
                                       "authors' ns-3 setting)",
                                       byte_count{2000}, byte_count{0}, byte_count{1ull << 36}};
 
+const choice_spec ce_marking_spec{"tcd.ce_marking",
+                                  "tcd: CE in the congestion state on every frame (the paper's Table 1) or with DCQCN's "
+                                  "RED probability between tcd.kmin and tcd.kmax (tcd.pmax)",
+                                  "all", {"all", "red"}};
+const param_spec<byte_count> kmin_spec{"tcd.kmin", "tcd: ce_marking=red: RED marking starts here (DCQCN: 5 KB)",
+                                       byte_count{5000}, byte_count{0}, byte_count{1ull << 36}};
+const param_spec<byte_count> kmax_spec{"tcd.kmax", "tcd: ce_marking=red: probability pmax here, 1 above (DCQCN: 200 KB)",
+                                       byte_count{200000}, byte_count{0}, byte_count{1ull << 36}};
+const param_spec<double> pmax_spec{"tcd.pmax", "tcd: ce_marking=red: marking probability at kmax (DCQCN: 0.01)", 0.01,
+                                   0.0, 1.0};
+
 double ns(uint64_t ps) { return static_cast<double>(ps) / 1e3; }
 
 class tcd_cp final : public congestion_point_if {
@@ -45,7 +58,13 @@ class tcd_cp final : public congestion_point_if {
         period_(&port, period_spec, cls),
         high_(&port, high_spec, cls),
         low_(&port, low_spec, cls),
-        scope_("prio" + std::to_string(cls) + ".tcd") {
+        ce_marking_(&port, ce_marking_spec, cls),
+        kmin_(&port, kmin_spec, cls),
+        kmax_(&port, kmax_spec, cls),
+        pmax_(&port, pmax_spec, cls),
+        scope_("prio" + std::to_string(cls) + ".tcd"),
+        draws_(derive_seed(random_streams::instance().seed(),
+                           std::string(port.name()) + ".prio" + std::to_string(cls) + ".cp")) {
     using S = tcd_state;
     static const stat_desc stats[] = {
         {"to_congestion", "transitions", "entries into the congestion state",
@@ -80,14 +99,21 @@ class tcd_cp final : public congestion_point_if {
     const uint64_t now = now_ps();
     if (!configured_) configure(q);
     const uint64_t off_end = q.gate ? q.gate->off_end_ps(q.cls, now) : 0;
-    const tcd_state s = detector_.on_dequeue(config_, now, off_end, q.bytes);
+    tcd_state s = detector_.on_dequeue(config_, now, off_end, q.bytes);
     const uint8_t before = h.ecn;
+    if (s == tcd_state::congestion && red_) {  // CE only with RED's probability; no draw below kmin
+      const red_marking red{kmin_().bytes, kmax_().bytes, pmax_()};
+      if (q.bytes <= red.kmin || !red.mark(q.bytes, draws_.uniform())) s = tcd_state::non_congestion;
+    }
     tcd_mark(h.ecn, s);
     ce_ += h.ecn == ecn_ce && before != ecn_ce;
     ue_ += h.ecn == ecn_ue && before != ecn_ue;
   }
   int state() const override { return static_cast<int>(detector_.state()); }
   void check() const override {
+    if (kmax_().bytes < kmin_().bytes)
+      throw config_error(kmin_.name() + ": " + format_bytes(kmin_()) + " is above " + kmax_.name() + " (" +
+                         format_bytes(kmax_()) + ")");
     if (high_().bytes < low_().bytes)
       throw config_error(low_.name() + ": " + format_bytes(low_()) + " is above " + high_.name() + " (" +
                          format_bytes(high_()) + ")");
@@ -104,13 +130,18 @@ class tcd_cp final : public congestion_point_if {
     }
     const uint64_t period = to_ps(period_());
     config_ = {max_ton, period ? period : max_ton, high_().bytes, low_().bytes};
+    red_ = ce_marking_() == "red";
   }
 
   param<double> eps_;
   param<sc_time> max_ton_, period_;
   param<byte_count> high_, low_;
+  choice_param ce_marking_;
+  param<byte_count> kmin_, kmax_;
+  param<double> pmax_;
   std::string scope_;  // "prio3.tcd": the statistics' scope, kept for the registry
-  bool configured_ = false;
+  random_stream draws_;  // ce_marking=red: as dcqcn's, seeded "<port>.prio<k>.cp"
+  bool configured_ = false, red_ = false;
   tcd_config config_;
   tcd_detector detector_;
   uint64_t ce_ = 0, ue_ = 0;
