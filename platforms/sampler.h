@@ -63,7 +63,7 @@ class sampler : public sc_core::sc_module {
   std::vector<queue_ref> queues_;
   std::vector<const link_channel*> channels_;
   std::vector<pause_ref> pauses_;
-  std::vector<const congestion_point_if*> states_;  // cp_state's columns
+  std::vector<const congestion_point_if*> states_;           // cp_state's columns
   std::vector<uint64_t> last_link_bytes_, last_flow_bytes_;  // the latter by flow id
   std::vector<uint32_t> flow_columns_;                       // flow ids with a column of their own
   std::vector<uint32_t> target_columns_;                     // of those, flow ids with a reaction point

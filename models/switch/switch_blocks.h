@@ -63,7 +63,7 @@ struct queue_view {
   int port = 0, cls = 0;
   uint64_t bytes = 0;  // queue depth (frames in the pipeline included)
   uint32_t frames = 0;
-  uint64_t port_mac = 0;  // the egress port's MAC address (a CPID source)
+  uint64_t port_mac = 0;                  // the egress port's MAC address (a CPID source)
   const flow_control_if* gate = nullptr;  // the port's flow control: its ON-OFF pattern (NP-ECN, TCD)
 };
 

@@ -8,8 +8,8 @@
 #include "tests/support/mac_bench.h"
 
 using namespace sluice;
-using sc_core::SC_US;
 using sc_core::sc_time;
+using sc_core::SC_US;
 using test::ns_ps;
 
 namespace {
@@ -56,10 +56,10 @@ TEST(LosslessCp, PcnMarksFramesQueuedBehindAnotherAndSparesThoseWaitingAtAResume
     ecn.push_back(h.ecn);
   };
   test::step_driver d("driver");
-  d.at(sc_time(1, SC_US), [&] { leave(1000, 0); });     // A: nothing ahead
-  d.at(sc_time(1.2, SC_US), [&] { leave(1100, 0); });   // B: ready while A was on the wire only: unmarked
-  d.at(sc_time(1.4, SC_US), [&] { leave(1150, 0); });   // C: ready at 1.15 us, B left at 1.2: B was queued: CE
-  d.at(sc_time(2, SC_US), [&] {                         // paused until 2 us with D, E, F waiting: PN = 3
+  d.at(sc_time(1, SC_US), [&] { leave(1000, 0); });    // A: nothing ahead
+  d.at(sc_time(1.2, SC_US), [&] { leave(1100, 0); });  // B: ready while A was on the wire only: unmarked
+  d.at(sc_time(1.4, SC_US), [&] { leave(1150, 0); });  // C: ready at 1.15 us, B left at 1.2: B was queued: CE
+  d.at(sc_time(2, SC_US), [&] {                        // paused until 2 us with D, E, F waiting: PN = 3
     gate.off_end = ns_ps(2000);
     leave(1500, 2);  // D
   });

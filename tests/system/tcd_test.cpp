@@ -49,9 +49,10 @@ TEST(TcdSystem, PausedVictimPortIsUndeterminedAndTheRootPortIsCongestion) {
   EXPECT_GE(share_at(st, "sw1.port16.p3", congestion, 1250, 3800), 0.95);
   // And at the end both are back to non-congestion; the victim never was congestion, the root
   // never undetermined.
-  EXPECT_EQ(st.rows.back()[0 + static_cast<std::size_t>(std::find(st.columns.begin(), st.columns.end(), "sw0.port2.p3") -
-                                                        st.columns.begin())],
-            non_congestion);
+  EXPECT_EQ(
+      st.rows.back()[0 + static_cast<std::size_t>(std::find(st.columns.begin(), st.columns.end(), "sw0.port2.p3") -
+                                                  st.columns.begin())],
+      non_congestion);
   nlohmann::json s = sim.summary();
   EXPECT_EQ(counter(s, "sw0.port2.prio3.tcd.to_congestion"), 0);
   EXPECT_GE(counter(s, "sw0.port2.prio3.tcd.to_undetermined"), 1);
@@ -102,9 +103,13 @@ void expect_on_periods_follow_the_model(double rd_bps, const std::string& rate) 
 }  // namespace
 
 // Rd = 10 Gb/s: (240 000 + 2.0128e-6 x 10e9) / 30e9 + 2.0128 us = 8.6709 + 2.0128 = 10.684 us.
-TEST(TcdSystem, OnPeriodsOfAPausedPortFollowTheOnOffModelAtRd10G) { expect_on_periods_follow_the_model(10e9, "10Gbps"); }
+TEST(TcdSystem, OnPeriodsOfAPausedPortFollowTheOnOffModelAtRd10G) {
+  expect_on_periods_follow_the_model(10e9, "10Gbps");
+}
 // Rd = 20 Gb/s: (240 000 + 2.0128e-6 x 20e9) / 20e9 + 2.0128 us = 14.0128 + 2.0128 = 16.026 us.
-TEST(TcdSystem, OnPeriodsOfAPausedPortFollowTheOnOffModelAtRd20G) { expect_on_periods_follow_the_model(20e9, "20Gbps"); }
+TEST(TcdSystem, OnPeriodsOfAPausedPortFollowTheOnOffModelAtRd20G) {
+  expect_on_periods_follow_the_model(20e9, "20Gbps");
+}
 
 // TCD-aware DCQCN on tcd-victim with F0 under dcqcn+tcd (the bursts and F1 without congestion
 // control, so the tree still forms): F0 crosses only the paused sw0 port and the idle sw1 -> r0
@@ -116,7 +121,8 @@ TEST(TcdSystem, DcqcnTcdHoldsAVictimOnUeAndCutsItOnlyWhenConfiguredTo) {
   std::ifstream in(test::scenario_path("tcd-victim.yaml"));
   std::string yaml((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   const std::string f0 = "{kind: constant, src: h0, dst: r0, rate: 15Gbps, priority: 3}";
-  yaml.replace(yaml.find(f0), f0.size(), "{kind: constant, src: h0, dst: r0, rate: 15Gbps, priority: 3, cc: dcqcn+tcd}");
+  yaml.replace(yaml.find(f0), f0.size(),
+               "{kind: constant, src: h0, dst: r0, rate: 15Gbps, priority: 3, cc: dcqcn+tcd}");
   const std::string dir = ::testing::TempDir() + "/tcd-dcqcn-" + std::to_string(getpid());
   std::ofstream(dir + ".yaml") << yaml;
   auto run = [&](const std::string& reaction) {

@@ -24,10 +24,10 @@ TEST(PcnCp, FramesWaitingAtAResumeLeaveUnmarkedThenZeroThreshold) {
   // they all waited.
   EXPECT_FALSE(cp.on_dequeue(100, 3, true));  // PN 3 -> 2
   EXPECT_EQ(cp.pn(), 2u);
-  EXPECT_FALSE(cp.on_dequeue(100, 4, true));  // PN 2 -> 1 (a frame arrived meanwhile: queue 4)
-  EXPECT_FALSE(cp.on_dequeue(100, 3, true));  // PN 1 -> 0
-  EXPECT_TRUE(cp.on_dequeue(100, 2, true));   // arrived after the resume and waited: CE
-  EXPECT_FALSE(cp.on_dequeue(100, 1, false)); // did not wait: unmarked
+  EXPECT_FALSE(cp.on_dequeue(100, 4, true));   // PN 2 -> 1 (a frame arrived meanwhile: queue 4)
+  EXPECT_FALSE(cp.on_dequeue(100, 3, true));   // PN 1 -> 0
+  EXPECT_TRUE(cp.on_dequeue(100, 2, true));    // arrived after the resume and waited: CE
+  EXPECT_FALSE(cp.on_dequeue(100, 1, false));  // did not wait: unmarked
   // Paused again, resumed at t = 300 with 2 frames: PN reloaded to 2.
   EXPECT_FALSE(cp.on_dequeue(300, 2, true));
   // Paused again before PN ran out; resumed at t = 500 with 5 waiting: PN = 5, not 1 + 5.

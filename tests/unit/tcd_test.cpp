@@ -10,7 +10,7 @@
 using namespace sluice;
 
 namespace {
-constexpr uint64_t us = 1'000'000;  // ps
+constexpr uint64_t us = 1'000'000;                     // ps
 const tcd_config cfg{100 * us, 100 * us, 5000, 2000};  // max(Ton) = T = 100 us, high 5 KB, low 2 KB
 }  // namespace
 
@@ -29,7 +29,7 @@ TEST(TcdMaxTon, WorkedExampleOfTheReference) {
 TEST(TcdDetector, ContinuousOnPortFollowsTheQueueTrendAndThresholds) {
   tcd_detector d;
   EXPECT_EQ(d.on_dequeue(cfg, 10 * us, 0, 1000), tcd_state::non_congestion);  // never paused, queue <= low
-  EXPECT_EQ(d.entries(tcd_state::non_congestion), 0u);                         // it started there
+  EXPECT_EQ(d.entries(tcd_state::non_congestion), 0u);                        // it started there
   // 100 us: a period since the last check (at 0), 8000 > high and >= 0 (level a period ago): congestion
   EXPECT_EQ(d.on_dequeue(cfg, 100 * us, 0, 8000), tcd_state::congestion);
   EXPECT_EQ(d.on_dequeue(cfg, 150 * us, 0, 6000), tcd_state::congestion);  // mid-period, above low: stays
@@ -57,7 +57,7 @@ TEST(TcdDetector, PausedPortIsUndeterminedThenLeavesByTheQueueTrend) {
   // 9000 B): 4000 < 9000, the queue drains: no verdict yet, stays undetermined.
   EXPECT_EQ(d.on_dequeue(cfg, 421 * us, 320 * us, 4000), tcd_state::undetermined);
   EXPECT_EQ(d.on_dequeue(cfg, 430 * us, 320 * us, 2000), tcd_state::non_congestion);  // <= low
-  EXPECT_EQ(d.entries(tcd_state::congestion), 0u);  // a victim never became congestion
+  EXPECT_EQ(d.entries(tcd_state::congestion), 0u);                       // a victim never became congestion
   EXPECT_EQ(d.time_in_ps(tcd_state::undetermined, 430 * us), 125 * us);  // 305 -> 430 us
 }
 
@@ -88,7 +88,7 @@ TEST(TcdMarking, UeOnlyWhenNotAlreadyCe) {
 TEST(DcqcnTcdRp, HoldKeepsTheRateAndRestartsTheRecoveryFromIt) {
   const dcqcn_rp_config c{};
   dcqcn_rp_state rp(40e9, 1.0);
-  rp.on_cnp(c);  // rt 40G, rc 20G, alpha 1
+  rp.on_cnp(c);         // rt 40G, rc 20G, alpha 1
   rp.on_rate_timer(c);  // fast recovery: rc = (40 + 20) / 2 = 30G
   EXPECT_DOUBLE_EQ(rp.rc(), 30e9);
   rp.on_hold();  // UE: rt <- rc = 30G, stages reset; no cut, alpha unchanged

@@ -5,6 +5,8 @@
 // (make_roce_cnp). A period without frames sends nothing. Each flow's period timer is its own
 // wake-up on the event queue. Counts CE-marked frames (<nic>.np.ce_frames), marked CNPs
 // (np.congested_cnps) and the CNPs per flow (np.flow<id>.cnps).
+#include "models/nic/policies/pcn_np.h"
+
 #include <memory>
 #include <vector>
 
@@ -12,7 +14,6 @@
 #include "models/core/params.h"
 #include "models/core/stats.h"
 #include "models/nic/nic_policies.h"
-#include "models/nic/policies/pcn_np.h"
 
 namespace sluice {
 namespace {
@@ -82,7 +83,8 @@ class pcn_np final : public notification_point_if {
 };
 
 const policy_registrar<np_policies> reg{
-    "pcn", "PCN: a CNP per flow every np.period with the congestion flag (>= np.congested_share CE) and the receiving rate",
+    "pcn",
+    "PCN: a CNP per flow every np.period with the congestion flag (>= np.congested_share CE) and the receiving rate",
     [](const sc_core::sc_object& nic, control_sender_if& sender, const flow_table& flows) {
       return std::make_unique<pcn_np>(nic, sender, flows);
     }};

@@ -2,15 +2,16 @@
 // driving the flow's rate limiter. It reads the CNP off the wire image (roce::decode): the IPv4
 // ECN bits (CE: congested) and the receiving rate in the first reserved word (1 Mb/s units).
 // A flow sends at line rate until its first CNP. Parameters once per NIC (<nic>.rp.<leaf>).
+#include "models/nic/policies/pcn_rp.h"
+
 #include "models/core/params.h"
 #include "models/nic/nic_policies.h"
-#include "models/nic/policies/pcn_rp.h"
 #include "models/protocol/roce_frame.h"
 
 namespace sluice {
 namespace {
-const param_spec<double> w_min_spec{"rp.w_min", "pcn: smallest increase weight, and the decrease discount (paper: 1/128)",
-                                    1.0 / 128, 0.0, 1.0};
+const param_spec<double> w_min_spec{
+    "rp.w_min", "pcn: smallest increase weight, and the decrease discount (paper: 1/128)", 1.0 / 128, 0.0, 1.0};
 const param_spec<double> w_max_spec{"rp.w_max", "pcn: largest increase weight (paper: 0.5)", 0.5, 0.0, 1.0};
 const param_spec<data_rate> min_spec{"rp.min_rate",
                                      "pcn: lowest rate a CNP may set (the paper gives none; as DCQCN's ns3-rdma floor)",

@@ -4,11 +4,12 @@
 // threshold; the frame on the wire and frames still in the pipeline do not count).
 // Every data frame is taken as ECN-capable (ECT is not modelled; as ecn-threshold). Counts marks
 // in <port>.prio<k>.pcn.ecn_marked and the frames spared by PN in pcn.pn_spared.
+#include "models/switch/policies/pcn_cp.h"
+
 #include <string>
 
 #include "models/core/event_queue.h"
 #include "models/core/stats.h"
-#include "models/switch/policies/pcn_cp.h"
 #include "models/switch/switch_policies.h"
 
 namespace sluice {

@@ -5,6 +5,8 @@
 // prio<k>.tcd.max_ton sets it; it is computed at the first departure, when the overrides are
 // final. Statistics under <port>.prio<k>.tcd: entries into each state, time in each, UE/CE
 // marks, the ON periods it measured and the max(Ton) it uses.
+#include "models/switch/policies/tcd_cp.h"
+
 #include <string>
 
 #include "models/core/event_queue.h"
@@ -12,7 +14,6 @@
 #include "models/core/random.h"
 #include "models/core/stats.h"
 #include "models/switch/policies/dcqcn_cp.h"
-#include "models/switch/policies/tcd_cp.h"
 #include "models/switch/switch_policies.h"
 
 namespace sluice {
@@ -37,13 +38,16 @@ const param_spec<byte_count> low_spec{"tcd.low",
                                       "authors' ns-3 setting)",
                                       byte_count{2000}, byte_count{0}, byte_count{1ull << 36}};
 
-const choice_spec ce_marking_spec{"tcd.ce_marking",
-                                  "tcd: CE in the congestion state on every frame (the paper's Table 1) or with DCQCN's "
-                                  "RED probability between tcd.kmin and tcd.kmax (tcd.pmax)",
-                                  "all", {"all", "red"}};
+const choice_spec ce_marking_spec{
+    "tcd.ce_marking",
+    "tcd: CE in the congestion state on every frame (the paper's Table 1) or with DCQCN's "
+    "RED probability between tcd.kmin and tcd.kmax (tcd.pmax)",
+    "all",
+    {"all", "red"}};
 const param_spec<byte_count> kmin_spec{"tcd.kmin", "tcd: ce_marking=red: RED marking starts here (DCQCN: 5 KB)",
                                        byte_count{5000}, byte_count{0}, byte_count{1ull << 36}};
-const param_spec<byte_count> kmax_spec{"tcd.kmax", "tcd: ce_marking=red: probability pmax here, 1 above (DCQCN: 200 KB)",
+const param_spec<byte_count> kmax_spec{"tcd.kmax",
+                                       "tcd: ce_marking=red: probability pmax here, 1 above (DCQCN: 200 KB)",
                                        byte_count{200000}, byte_count{0}, byte_count{1ull << 36}};
 const param_spec<double> pmax_spec{"tcd.pmax", "tcd: ce_marking=red: marking probability at kmax (DCQCN: 0.01)", 0.01,
                                    0.0, 1.0};
@@ -139,7 +143,7 @@ class tcd_cp final : public congestion_point_if {
   choice_param ce_marking_;
   param<byte_count> kmin_, kmax_;
   param<double> pmax_;
-  std::string scope_;  // "prio3.tcd": the statistics' scope, kept for the registry
+  std::string scope_;    // "prio3.tcd": the statistics' scope, kept for the registry
   random_stream draws_;  // ce_marking=red: as dcqcn's, seeded "<port>.prio<k>.cp"
   bool configured_ = false, red_ = false;
   tcd_config config_;

@@ -102,8 +102,10 @@ class tcd_detector {
 
 // Marks a departing frame's ECN field for state s (UE never over CE).
 inline void tcd_mark(uint8_t& ecn, tcd_state s) {
-  if (s == tcd_state::congestion) ecn = ecn_ce;
-  else if (s == tcd_state::undetermined && ecn != ecn_ce) ecn = ecn_ue;
+  if (s == tcd_state::congestion)
+    ecn = ecn_ce;
+  else if (s == tcd_state::undetermined && ecn != ecn_ce)
+    ecn = ecn_ue;
 }
 
 }  // namespace sluice
