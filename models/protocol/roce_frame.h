@@ -41,8 +41,8 @@ struct headers {
 inline uint32_t node_ip(uint32_t node_id) { return 10u << 24 | (node_id & 0xFFFFFF); }
 
 // Writes Ethernet, IPv4, UDP and BTH into `out` (66 - 8 bytes of trailers), and for a CNP its 16
-// reserved bytes; returns the header length (58; a CNP 74). IPv4 total length and UDP length count `payload` and the
-// ICRC.
+// reserved bytes; returns the header length (58; a CNP 74). IPv4 total length and UDP length
+// count `payload` and the ICRC.
 std::size_t encode(const headers& h, uint8_t* out);
 // Returns false unless the image holds IPv4/UDP to port 4791.
 bool decode(const uint8_t* in, headers& out);
