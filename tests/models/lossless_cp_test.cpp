@@ -41,6 +41,22 @@ packet_header data_frame(uint64_t ready_ps) {
   h.ready_ps = ready_ps;
   return h;
 }
+// A tcd congestion point on port `name` whose departures (queue left behind) are recorded.
+struct tcd_bench {
+  port_object port;
+  fake_gate gate;
+  no_injector inj;
+  std::unique_ptr<congestion_point_if> cp;
+  std::vector<int> ecn, state;
+  explicit tcd_bench(const char* name)
+      : port(name), cp(cp_policies::instance().make(std::string(name) + ".prio3.cp", "tcd", port, 3, inj)) {}
+  void leave(uint64_t q) {
+    packet_header h = data_frame(now_ps());
+    cp->on_dequeue(h, queue_view{2, 3, q, static_cast<uint32_t>(q / 1062), 0, &gate});
+    ecn.push_back(h.ecn);
+    state.push_back(cp->state());
+  }
+};
 }  // namespace
 
 TEST(LosslessCp, PcnMarksFramesQueuedBehindAnotherAndSparesThoseWaitingAtAResume) {
@@ -78,30 +94,20 @@ TEST(LosslessCp, PcnMarksFramesQueuedBehindAnotherAndSparesThoseWaitingAtAResume
 // verdict, still undetermined (UE). At 250 us (a period after 127 us) the queue is 8000 B > high
 // and not below its level a period earlier: congestion (CE).
 TEST(LosslessCp, TcdReadsItsLoopFromTheGateAndMarksUeThenCe) {
-  port_object port("tcd_port");
-  fake_gate gate;
-  no_injector inj;
-  auto cp = cp_policies::instance().make("tcd_port.prio3.cp", "tcd", port, 3, inj);
-  ASSERT_TRUE(cp);
-  std::vector<int> ecn, state;
-  auto leave = [&](uint64_t q) {
-    packet_header h = data_frame(now_ps());
-    cp->on_dequeue(h, queue_view{2, 3, q, static_cast<uint32_t>(q / 1062), 0, &gate});
-    ecn.push_back(h.ecn);
-    state.push_back(cp->state());
-  };
+  tcd_bench b("tcd_port");
+  ASSERT_TRUE(b.cp);
   test::step_driver d("driver");
-  d.at(sc_time(1, SC_US), [&] { leave(1000); });  // never paused, queue at low: non-congestion
+  d.at(sc_time(1, SC_US), [&] { b.leave(1000); });  // never paused, queue at low: non-congestion
   d.at(sc_time(6, SC_US), [&] {
-    gate.off_end = ns_ps(5000);
-    leave(8000);
+    b.gate.off_end = ns_ps(5000);
+    b.leave(8000);
   });
-  d.at(sc_time(127, SC_US), [&] { leave(8000); });  // Ton 122 us < 122.1408 us: still undetermined
-  d.at(sc_time(128, SC_US), [&] { leave(8000); });  // Ton 123 us: continuous ON, no check due yet
-  d.at(sc_time(250, SC_US), [&] { leave(8000); });  // trend check: congestion
+  d.at(sc_time(127, SC_US), [&] { b.leave(8000); });  // Ton 122 us < 122.1408 us: still undetermined
+  d.at(sc_time(128, SC_US), [&] { b.leave(8000); });  // Ton 123 us: continuous ON, no check due yet
+  d.at(sc_time(250, SC_US), [&] { b.leave(8000); });  // trend check: congestion
   start(sc_time(260, SC_US));
-  EXPECT_EQ(state, (std::vector<int>{0, 1, 1, 1, 2}));
-  EXPECT_EQ(ecn, (std::vector<int>{0, ecn_ue, ecn_ue, ecn_ue, ecn_ce}));
+  EXPECT_EQ(b.state, (std::vector<int>{0, 1, 1, 1, 2}));
+  EXPECT_EQ(b.ecn, (std::vector<int>{0, ecn_ue, ecn_ue, ecn_ue, ecn_ce}));
 }
 
 TEST(LosslessCp, TcdLowAboveHighIsAOneLineError) {
@@ -122,28 +128,18 @@ TEST(LosslessCp, TcdLowAboveHighIsAOneLineError) {
 // port turns congestion with 8000 B queued, below kmin: probability 0, left unmarked (not UE
 // either); at 260 us, 300 KB queued, above kmax: probability 1, CE.
 TEST(LosslessCp, TcdRedCeMarkingFollowsTheRedLawInTheCongestionState) {
-  port_object port("tcd_red");
-  fake_gate gate;
-  no_injector inj;
-  auto cp = cp_policies::instance().make("tcd_red.prio3.cp", "tcd", port, 3, inj);
+  tcd_bench b("tcd_red");
   param_registry::instance().set("tcd_red.prio3.tcd.ce_marking", "red");
   param_registry::instance().set("tcd_red.prio3.tcd.kmin", "10KB");
-  std::vector<int> ecn, state;
-  auto leave = [&](uint64_t q) {
-    packet_header h = data_frame(now_ps());
-    cp->on_dequeue(h, queue_view{2, 3, q, static_cast<uint32_t>(q / 1062), 0, &gate});
-    ecn.push_back(h.ecn);
-    state.push_back(cp->state());
-  };
   test::step_driver d("driver");
   d.at(sc_time(6, SC_US), [&] {
-    gate.off_end = ns_ps(5000);
-    leave(8000);  // undetermined: UE as before
+    b.gate.off_end = ns_ps(5000);
+    b.leave(8000);  // undetermined: UE as before
   });
-  d.at(sc_time(127, SC_US), [&] { leave(8000); });
-  d.at(sc_time(250, SC_US), [&] { leave(8000); });
-  d.at(sc_time(260, SC_US), [&] { leave(300000); });
+  d.at(sc_time(127, SC_US), [&] { b.leave(8000); });
+  d.at(sc_time(250, SC_US), [&] { b.leave(8000); });
+  d.at(sc_time(260, SC_US), [&] { b.leave(300000); });
   start(sc_time(270, SC_US));
-  EXPECT_EQ(state, (std::vector<int>{1, 1, 2, 2}));
-  EXPECT_EQ(ecn, (std::vector<int>{ecn_ue, ecn_ue, 0, ecn_ce}));
+  EXPECT_EQ(b.state, (std::vector<int>{1, 1, 2, 2}));
+  EXPECT_EQ(b.ecn, (std::vector<int>{ecn_ue, ecn_ue, 0, ecn_ce}));
 }
