@@ -10,6 +10,8 @@ const std::vector<cc_scheme>& cc_schemes() {
       {"none", "none", "none", "none"},
       {"dcqcn", "dcqcn", "dcqcn", "dcqcn"},
       {"qcn", "qcn", "none", "qcn"},  // QCN has no notification point: the CP sends CNMs to the source
+      {"pcn", "pcn", "pcn", "pcn"},
+      {"dcqcn+tcd", "tcd", "dcqcn-tcd", "dcqcn-tcd"},  // TCD's ternary detector under DCQCN
   };
   return schemes;
 }

@@ -301,6 +301,7 @@ void simulation::write_outputs(const std::string& dir) const {
   sampler_->flow_throughput.write_csv(dir + "/flow_throughput.csv", "time_us");
   sampler_->paused_fraction.write_csv(dir + "/paused_fraction.csv", "time_us");
   sampler_->flow_rate.write_csv(dir + "/flow_rate.csv", "time_us");
+  if (!sampler_->cp_state.columns.empty()) sampler_->cp_state.write_csv(dir + "/cp_state.csv", "time_us");
 }
 
 }  // namespace sluice

@@ -83,6 +83,11 @@ void sampler::start_of_simulation() {
       flow_rate.columns.push_back(fl.spec.name + " target");
     }
   }
+  for (const queue_ref& q : queues_)  // the congestion points exist now too
+    if (const congestion_point_if* cp = q.port->congestion_point(q.priority); cp && cp->state() >= 0) {
+      states_.push_back(cp);
+      cp_state.columns.push_back(std::string(q.port->name()) + ".p" + std::to_string(q.priority));
+    }
   tick_.notify(period_);
 }
 
@@ -169,6 +174,14 @@ void sampler::sample() {
   }
   paused_fraction.times_us.push_back(t_us);
   paused_fraction.rows.push_back(std::move(paused));
+
+  if (!states_.empty()) {
+    std::vector<double> states;
+    states.reserve(states_.size());
+    for (const congestion_point_if* cp : states_) states.push_back(cp->state());
+    cp_state.times_us.push_back(t_us);
+    cp_state.rows.push_back(std::move(states));
+  }
 
   tick_.notify(period_);
 }

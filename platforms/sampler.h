@@ -30,6 +30,9 @@ class sampler : public sc_core::sc_module {
   // flow's own pace, configured or line rate, when unlimited), and for a flow with a reaction
   // point its target rate, column "<flow> target" (the current rate while the RP has none).
   series flow_rate;
+  // Each congestion point that keeps a state (TCD: 0 non-congestion, 1 undetermined,
+  // 2 congestion), at the sample time, column "sw0.port2.p3"; no columns without such points.
+  series cp_state;
 
   // Memory the rows of a run of `samples` samples will hold: columns x 8 B per sample, plus each
   // row's vector and its time, in the four series.
@@ -60,6 +63,7 @@ class sampler : public sc_core::sc_module {
   std::vector<queue_ref> queues_;
   std::vector<const link_channel*> channels_;
   std::vector<pause_ref> pauses_;
+  std::vector<const congestion_point_if*> states_;           // cp_state's columns
   std::vector<uint64_t> last_link_bytes_, last_flow_bytes_;  // the latter by flow id
   std::vector<uint32_t> flow_columns_;                       // flow ids with a column of their own
   std::vector<uint32_t> target_columns_;                     // of those, flow ids with a reaction point

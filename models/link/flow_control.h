@@ -40,6 +40,20 @@ class flow_control_if {
   virtual void on_admit(int cls, uint32_t bytes, bool xoff_due) = 0;
   // The buffer released `bytes` of that class; xon_due: the upstream sender may resume.
   virtual void on_release(int cls, uint32_t bytes, bool xon_due) = 0;
+
+  // --- the ON-OFF pattern it imposes on this port's transmitter (NP-ECN, TCD) ---
+  // When the class's latest OFF period (paused, or starved of credits) ended, at or before
+  // now_ps: now_ps while it is OFF, 0 if it never was.
+  virtual uint64_t off_end_ps(int cls, uint64_t now_ps) const { return 0; }
+  // The loop behind that pattern, for TCD's ON-OFF model (docs/models/tcd.md): gap_bytes = B1 - B0,
+  // the bytes between the downstream buffer's OFF and ON thresholds; tau_ps, the response time
+  // from a threshold crossing there to its effect on the bytes arriving there; rate_bps, C, the
+  // link's. All 0: none.
+  struct on_off_loop {
+    uint64_t gap_bytes = 0, tau_ps = 0;
+    double rate_bps = 0;
+  };
+  virtual on_off_loop on_off(int cls) const { return {}; }
 };
 
 // What a flow-control generator may ask of the buffer behind its port (the switch answers).
@@ -50,6 +64,8 @@ class ingress_state_if {
   // Re-evaluates the class's XON condition at the port's ingress (a group whose threshold rose,
   // or which holds nothing after a drop, resumes here).
   virtual pause_check recheck_pause(int port, int cls) = 0;
+  // The XOFF-to-XON hysteresis of the class's group at the port's ingress, in bytes (0: none).
+  virtual uint64_t xon_gap_bytes(int port, int cls) const { return 0; }
 };
 
 }  // namespace sluice

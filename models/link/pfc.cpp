@@ -172,10 +172,25 @@ void pfc::apply_pause(int cls, uint64_t effective_ps, uint64_t until_ps) {
   if (s.from_ps <= effective_ps && effective_ps < s.until_ps) {
     s.until_ps = std::max(until_ps, effective_ps);  // refresh or resume an ongoing pause
   } else {
+    if (s.until_ps > s.from_ps) s.prev_until_ps = s.until_ps;
     s.closed_ps += s.until_ps - s.from_ps;
     s.from_ps = effective_ps;
     s.until_ps = until_ps;
   }
+}
+
+uint64_t pfc::off_end_ps(int cls, uint64_t now_ps) const {
+  const pause_state& s = state_[cls];
+  // A pause not yet in effect (response delay) or an empty one (XON while open) ends no OFF period.
+  if (s.from_ps > now_ps || s.until_ps == s.from_ps) return std::min(now_ps, s.prev_until_ps);
+  return std::min(now_ps, s.until_ps);
+}
+
+flow_control_if::on_off_loop pfc::on_off(int cls) const {
+  const data_rate rate = wire_rate();
+  const uint64_t tau = 2 * to_ps(mac_.wire().propagation()) + to_ps(response()) +
+                       to_ps(rate.serialization(pfc_frame_bytes));
+  return {buffer_ ? buffer_->xon_gap_bytes(mac_.index(), cls) : 0, tau, rate.bps};
 }
 
 sc_core::sc_time pfc::paused_time(int cls, const sc_core::sc_time& now) const {

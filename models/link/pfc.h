@@ -54,6 +54,10 @@ class pfc : public sc_core::sc_module, public flow_control_if, public timed_clie
   void on_release(int cls, uint32_t, bool xon_due) override {
     if (xon_due) resume_upstream(cls);
   }
+  uint64_t off_end_ps(int cls, uint64_t now_ps) const override;
+  // gap: this port's own ingress XON hysteresis (the downstream's is taken to be the same);
+  // tau: 2 x propagation + this port's response + a PFC frame's serialization.
+  on_off_loop on_off(int cls) const override;
 
   // Generator: sends XOFF / XON for a priority (also usable by tests and firmware models).
   void pause_upstream(int cls);
@@ -78,6 +82,7 @@ class pfc : public sc_core::sc_module, public flow_control_if, public timed_clie
   enum class reason : uint8_t { none, xoff, refresh, xon };
   struct pause_state {
     uint64_t from_ps = 0, until_ps = 0, closed_ps = 0;  // current interval; paused time before it
+    uint64_t prev_until_ps = 0;                         // end of the last non-empty interval before it
     uint64_t xoff_received = 0, xon_received = 0;
     uint64_t xoff_sent = 0, refresh_sent = 0, xon_sent = 0;
   };

@@ -1,6 +1,8 @@
 // The empty notification and reaction points; the others register next to their code.
 #include "models/nic/nic_policies.h"
 
+#include "models/protocol/roce_frame.h"
+
 namespace sluice {
 
 namespace {
@@ -13,6 +15,26 @@ const policy_registrar<rp_policies> no_rp{"none", "no reaction point: flows keep
                                             return std::unique_ptr<reaction_point_maker>();
                                           }};
 }  // namespace
+
+tlm::tlm_generic_payload* make_roce_cnp(const packet_header& data, uint32_t from, uint64_t now_ps, uint8_t ecn,
+                                        uint32_t rate_mbps) {
+  tlm::tlm_generic_payload* p = make_feedback_frame(frame_kind::cnp, data, from, now_ps);
+  packet_header& h = header(*p);
+  h.size = roce::cnp_bytes;
+  h.ecn = ecn;
+  roce::headers w;
+  w.da = eth::mac_address(data.src, 0);
+  w.sa = eth::mac_address(h.src, 0);
+  w.pcp = data.priority;
+  w.ecn = ecn;
+  w.src_ip = roce::node_ip(h.src);
+  w.dst_ip = roce::node_ip(data.src);
+  w.opcode = roce::opcode_cnp;
+  w.dest_qp = data.flow_id;  // the model's QP number is the flow id
+  w.cnp_rate_mbps = rate_mbps;
+  roce::encode(w, h.image->data());
+  return p;
+}
 
 received_flow_counts::received_flow_counts(const sc_core::sc_object& nic, uint32_t node_id, const flow_table& flows,
                                            const stat_desc& desc)

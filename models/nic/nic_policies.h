@@ -44,6 +44,12 @@ class reaction_point_maker {
 // (mac.wire().current_rate(), read at run time).
 using rp_policies = policy_registry<reaction_point_maker, const sc_core::sc_object&, const mac_port&>;
 
+// A RoCEv2 CNP (82 B, real wire image) about the data frame `data`, from node `from` back to the
+// frame's source, on its class; destination QP = the flow id. The IPv4 ECN bits carry `ecn` and
+// the first reserved word `rate_mbps` (both 0 for DCQCN; PCN's congestion flag and RecRate).
+tlm::tlm_generic_payload* make_roce_cnp(const packet_header& data, uint32_t from, uint64_t now_ps, uint8_t ecn = 0,
+                                        uint32_t rate_mbps = 0);
+
 // A counter per flow a NIC receives, for notification points: registered as the statistic
 // <nic>.np.flow<id>.<leaf of `desc`> for each flow whose destination is `node_id`.
 class received_flow_counts {

@@ -27,6 +27,11 @@ std::size_t encode(const headers& h, uint8_t* b) {
   wire::put8(b, at + 4, static_cast<uint8_t>((h.fecn ? 0x80 : 0) | (h.becn ? 0x40 : 0)));
   wire::put24(b, at + 5, h.dest_qp);
   wire::put32(b, at + 8, h.psn & 0xFFFFFF);
+  if (h.opcode == opcode_cnp) {
+    wire::put32(b, at + bth, h.cnp_rate_mbps);
+    for (uint32_t i = 4; i < cnp_reserved; ++i) wire::put8(b, at + bth + i, 0);
+    return at + bth + cnp_reserved;
+  }
   return at + bth;
 }
 
@@ -52,6 +57,7 @@ bool decode(const uint8_t* b, headers& h) {
   h.dest_qp = wire::get24(b, at + 5);
   h.psn = wire::get32(b, at + 8) & 0xFFFFFF;
   const uint32_t extra = h.opcode == opcode_cnp ? cnp_reserved : h.opcode == opcode_acknowledge ? aeth : 0;
+  h.cnp_rate_mbps = h.opcode == opcode_cnp ? wire::get32(b, at + bth) : 0;
   h.payload = ip_len - (ipv4 + udp + bth + extra + icrc);
   return true;
 }

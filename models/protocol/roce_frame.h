@@ -32,13 +32,17 @@ struct headers {
   bool fecn = false, becn = false;  // BTH bits (IB semantics; RoCEv2 uses ECN instead)
   uint32_t dest_qp = 0, psn = 0;
   uint32_t payload = 0;
+  // CNP only: the first 4 of the 16 reserved bytes. PCN (NSDI'20, Fig. 9) puts the receiving rate
+  // there, in units of 1 Mb/s; the other 12 stay zero.
+  uint32_t cnp_rate_mbps = 0;
 };
 
 // IPv4 address of a node: 10.N.N.N from its 24-bit id.
 inline uint32_t node_ip(uint32_t node_id) { return 10u << 24 | (node_id & 0xFFFFFF); }
 
-// Writes Ethernet, IPv4, UDP and BTH into `out` (66 - 8 bytes of trailers); returns the header
-// length (58). IPv4 total length and UDP length count `payload` and the ICRC.
+// Writes Ethernet, IPv4, UDP and BTH into `out` (66 - 8 bytes of trailers), and for a CNP its 16
+// reserved bytes; returns the header length (58; a CNP 74). IPv4 total length and UDP length
+// count `payload` and the ICRC.
 std::size_t encode(const headers& h, uint8_t* out);
 // Returns false unless the image holds IPv4/UDP to port 4791.
 bool decode(const uint8_t* in, headers& out);

@@ -8,8 +8,9 @@ egress_port::egress_port(mac_port& mac, flow_control_if& gate, buffer_release_if
     : mac_(mac), gate_(gate), buffer_(buffer), classes_(classes), queues_{}, leaving_(4) {}
 
 queue_view egress_port::view(int cls) const {
-  return queue_view{mac_.index(), cls, stats_[cls].bytes, static_cast<uint32_t>(stats_[cls].frames),
-                    mac_.mac_address()};
+  queue_view v{mac_.index(), cls, stats_[cls].bytes, static_cast<uint32_t>(stats_[cls].frames), mac_.mac_address()};
+  v.gate = &gate_;
+  return v;
 }
 
 void egress_port::enqueue(tlm::tlm_generic_payload* p) {

@@ -7,6 +7,7 @@
 #include <systemc>
 
 #include "models/core/packet.h"
+#include "models/link/flow_control.h"
 #include "models/switch/shared_buffer.h"
 
 namespace sluice {
@@ -29,6 +30,8 @@ class mmu_if : public virtual sc_core::sc_interface {
   // protected) and the headroom of a lossless group in bytes.
   virtual bool is_lossless(int priority) const = 0;
   virtual uint64_t headroom_bytes(int port, int priority) const = 0;
+  // The group's XON hysteresis below its XOFF threshold, in bytes (TCD's B1 - B0).
+  virtual uint64_t xon_offset_bytes(int port, int priority) const { return 0; }
 };
 
 // An egress scheduler: which class queue of a port sends next. head_bytes[q] is the size of
@@ -60,7 +63,8 @@ struct queue_view {
   int port = 0, cls = 0;
   uint64_t bytes = 0;  // queue depth (frames in the pipeline included)
   uint32_t frames = 0;
-  uint64_t port_mac = 0;  // the egress port's MAC address (a CPID source)
+  uint64_t port_mac = 0;                  // the egress port's MAC address (a CPID source)
+  const flow_control_if* gate = nullptr;  // the port's flow control: its ON-OFF pattern (NP-ECN, TCD)
 };
 
 // A congestion point: sees every data frame entering and leaving one egress queue. It may mark
@@ -73,6 +77,9 @@ class congestion_point_if {
   virtual void on_dequeue(packet_header& h, const queue_view& q) = 0;
   // Cross-parameter checks, once the overrides are final (throws config_error, one line).
   virtual void check() const {}
+  // A detector's current verdict, for the cp_state time series (TCD: 0 non-congestion,
+  // 1 undetermined, 2 congestion); -1: this congestion point keeps none.
+  virtual int state() const { return -1; }
 };
 
 }  // namespace sluice

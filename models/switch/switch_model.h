@@ -68,6 +68,7 @@ class switch_model : public sc_core::sc_module,
   void start_of_simulation() override;
   void release(int ingress_port, int cls, uint32_t bytes) override;
   pause_check recheck_pause(int port, int cls) override;
+  uint64_t xon_gap_bytes(int port, int cls) const override { return active_mmu().xon_offset_bytes(port, cls); }
   void resumed(int port, int cls) override { ports[port]->flow_control.on_release(cls, 0, true); }
   void drop_unroutable(tlm::tlm_generic_payload* frame);
   mmu_if* custom_mmu_ = nullptr;

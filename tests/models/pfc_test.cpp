@@ -19,6 +19,7 @@ struct fake_buffer : ingress_state_if {
   pause_check recheck_pause(int, int cls) override {
     return paused[cls] ? pause_check::still_paused : pause_check::not_paused;
   }
+  uint64_t xon_gap_bytes(int, int) const override { return 3000; }
 };
 
 // a generates PFC (it has a buffer behind it); b honours it: b_src sends on b's gate.
@@ -164,4 +165,34 @@ TEST(PfcComponent, ARefreshMergedIntoAWaitingXoffLeavesItAnXoff) {
   EXPECT_EQ(b.gen.frames_sent(), 1u);
   EXPECT_EQ(b.gen.xoff_sent(3), 1u);
   EXPECT_EQ(b.gen.refresh_sent(3), 0u);
+}
+
+// What NP-ECN and TCD read of the gate: the end of the latest OFF period (0 before any, now while
+// paused, unchanged by a pause not yet in effect) and the loop of the ON-OFF model.
+TEST(PfcComponent, TheGateReportsTheEndOfTheLatestOffPeriodAndItsLoop) {
+  pfc_bench b;
+  b.m.b_src.add(3, 1000, 1000);
+  test::step_driver d("driver");
+  std::vector<uint64_t> seen;
+  auto probe = [&] { seen.push_back(b.rcv.off_end_ps(3, now_ps())); };
+  d.at(sc_time(5, SC_US), probe);                               // never paused: 0
+  d.at(sc_time(10, SC_US), [&] { b.gen.pause_upstream(3); });  // in effect at 11.0128 us
+  d.at(sc_time(12, SC_US), probe);                              // paused now: 12 us
+  d.at(sc_time(15, SC_US), [&] { b.gen.resume_upstream(3); });  // XON lands at 16.0128 us
+  d.at(sc_time(17, SC_US), probe);                              // 16.0128 us
+  d.at(sc_time(19, SC_US), [&] { b.rcv.response.set(sc_time(300, SC_NS)); });
+  d.at(sc_time(20, SC_US), [&] { b.gen.pause_upstream(3); });  // lands 21.0128, in effect 21.3128 us
+  d.at(sc_time(21.2, SC_US), probe);                            // not yet in effect: still 16.0128 us
+  d.at(sc_time(22, SC_US), probe);                              // paused: 22 us
+  start(sc_time(23, SC_US));
+  EXPECT_EQ(seen, (std::vector<uint64_t>{0, ns_ps(12000), ns_ps(16012.8), ns_ps(16012.8), ns_ps(22000)}));
+  EXPECT_EQ(b.rcv.off_end_ps(4, ns_ps(22000)), 0u);  // another class: never paused
+  // The loop: tau = 2 x 1 us + response 300 ns + 64 B at 40 Gb/s (12.8 ns) = 2.3128 us; the gap is
+  // the port's own ingress hysteresis (a port without a buffer behind it has none).
+  const flow_control_if::on_off_loop rcv = b.rcv.on_off(3), gen = b.gen.on_off(3);
+  EXPECT_EQ(rcv.tau_ps, ns_ps(2312.8));
+  EXPECT_EQ(rcv.gap_bytes, 0u);
+  EXPECT_DOUBLE_EQ(rcv.rate_bps, 40e9);
+  EXPECT_EQ(gen.tau_ps, ns_ps(2012.8));
+  EXPECT_EQ(gen.gap_bytes, 3000u);
 }

@@ -97,6 +97,25 @@ TEST(RoceCodec, CnpCarriesOpcode0x81AndNoPayload) {
   ASSERT_TRUE(roce::decode(img.data(), out));
   EXPECT_EQ(out.opcode, roce::opcode_cnp);
   EXPECT_EQ(out.payload, 0u);
+  EXPECT_EQ(out.cnp_rate_mbps, 0u);
+}
+
+TEST(RoceCodec, PcnCnpCarriesTheRateInTheFirstReservedWordAndTheEcnFlag) {
+  roce::headers in = data_headers(), out;
+  in.opcode = roce::opcode_cnp;
+  in.payload = 0;
+  in.ecn = 3;
+  in.cnp_rate_mbps = 39683;  // 39.683 Gb/s in 1 Mb/s units = 0x00009B03
+  frame_image img;
+  img.fill(0xEE);  // stale bytes from a previous use: the reserved bytes must be rewritten
+  EXPECT_EQ(roce::encode(in, img.data()), 58u + 16);
+  // The reserved segment follows the 12-byte BTH at 46: bytes 58..73, rate first, big-endian.
+  EXPECT_EQ(bytes(img.data(), 58, 6), (std::vector<uint8_t>{0x00, 0x00, 0x9B, 0x03, 0x00, 0x00}));
+  EXPECT_EQ(img[73], 0x00);
+  EXPECT_EQ(img[74], 0xEE);  // beyond the CNP's header: untouched
+  ASSERT_TRUE(roce::decode(img.data(), out));
+  EXPECT_EQ(out.cnp_rate_mbps, 39683u);
+  EXPECT_EQ(out.ecn, 3);
 }
 
 TEST(PfcCodec, AllEightTimersAndPaddingTo64Bytes) {

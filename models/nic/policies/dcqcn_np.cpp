@@ -4,6 +4,11 @@
 // through the NIC's control path (control_sender_if::send_control) ahead of data and subject
 // to that class's pause; it crosses the fabric like any frame. Counts CE-marked frames
 // (<nic>.np.ce_frames) and the CNPs it made per flow (<nic>.np.flow<id>.cnps).
+//
+// Notification point "dcqcn-tcd": the same for TCD's ternary code points (docs/models/tcd.md):
+// a CE frame gets a CNP as above, a UE (10) frame one too when no CNP of either kind went to
+// its flow in the interval; the CNP's IPv4 ECN bits carry the code point that caused it, for
+// the reaction point to tell them apart. Counts UE frames in <nic>.np.ue_frames.
 #include <string>
 #include <vector>
 
@@ -11,7 +16,6 @@
 #include "models/core/stats.h"
 #include "models/nic/nic_policies.h"
 #include "models/nic/policies/dcqcn_np.h"
-#include "models/protocol/roce_frame.h"
 
 namespace sluice {
 namespace {
@@ -20,53 +24,58 @@ const param_spec<sc_core::sc_time> interval_spec{
     sc_core::sc_time(50, sc_core::SC_US), sc_core::SC_ZERO_TIME, sc_core::sc_time(1, sc_core::SC_SEC)};
 double read_count(const void* m, int) { return static_cast<double>(*static_cast<const uint64_t*>(m)); }
 const stat_desc total_stat[] = {{"ce_frames", "frames", "CE-marked data frames received (dcqcn)", read_count}};
+const stat_desc ue_stat[] = {{"ue_frames", "frames", "UE-marked (TCD 10) data frames received (dcqcn-tcd)", read_count}};
+constexpr uint8_t ecn_ue = 2, ecn_ce = 3;
 const stat_desc flow_stat[] = {{"cnps", "frames", "CNPs made for this flow (dcqcn)", read_count}};
 
 class dcqcn_np final : public notification_point_if {
  public:
-  dcqcn_np(const sc_core::sc_object& nic, control_sender_if& sender, const flow_table& flows)
+  dcqcn_np(const sc_core::sc_object& nic, control_sender_if& sender, const flow_table& flows, bool ternary)
       : interval_(&nic, interval_spec),
         sender_(sender),
         pacer_(flows.size()),
+        any_(flows.size()),
+        ternary_(ternary),
         cnps_(nic, sender.node_id(), flows, flow_stat[0]) {
     stat_registry::instance().add(&nic, "np", total_stat, 1, &ce_);
+    if (ternary_) stat_registry::instance().add(&nic, "np", ue_stat, 1, &ue_);
   }
   void on_data(const packet_header& h, uint64_t now) override {
-    const bool ce = h.ecn == 3;
+    const bool ce = h.ecn == ecn_ce;
     ce_ += ce;
-    if (!pacer_.on_data(h.flow_id, ce, now, to_ps(interval_()))) return;
-    cnps_.add(h.flow_id);
-    sender_.send_control(make_cnp(h, now));
+    const uint64_t interval = to_ps(interval_());
+    if (pacer_.on_data(h.flow_id, ce, now, interval)) {
+      if (ternary_) any_.on_data(h.flow_id, true, now, 0);  // a CE CNP also holds back UE ones
+      send(h, now, ternary_ ? ecn_ce : 0);
+    } else if (ternary_ && h.ecn == ecn_ue) {
+      ++ue_;
+      if (any_.on_data(h.flow_id, true, now, interval)) send(h, now, ecn_ue);
+    }
   }
 
  private:
-  tlm::tlm_generic_payload* make_cnp(const packet_header& data, uint64_t now) const {
-    tlm::tlm_generic_payload* p = make_feedback_frame(frame_kind::cnp, data, sender_.node_id(), now);
-    packet_header& h = header(*p);
-    h.size = roce::cnp_bytes;
-    roce::headers w;
-    w.da = eth::mac_address(data.src, 0);
-    w.sa = eth::mac_address(h.src, 0);
-    w.pcp = data.priority;
-    w.src_ip = roce::node_ip(h.src);
-    w.dst_ip = roce::node_ip(data.src);
-    w.opcode = roce::opcode_cnp;
-    w.dest_qp = data.flow_id;  // the model's QP number is the flow id
-    roce::encode(w, h.image->data());
-    return p;
+  void send(const packet_header& h, uint64_t now, uint8_t code) {
+    cnps_.add(h.flow_id);
+    sender_.send_control(make_roce_cnp(h, sender_.node_id(), now, code));
   }
 
   param<sc_core::sc_time> interval_;
   control_sender_if& sender_;
-  cnp_pacer pacer_;
-  uint64_t ce_ = 0;
+  cnp_pacer pacer_, any_;  // CE CNPs; CNPs of either kind (dcqcn-tcd)
+  bool ternary_;
+  uint64_t ce_ = 0, ue_ = 0;
   received_flow_counts cnps_;
 };
 
 const policy_registrar<np_policies> reg{
     "dcqcn", "DCQCN: a CNP to the source of a CE-marked flow, at most one per flow per np.cnp_interval",
     [](const sc_core::sc_object& nic, control_sender_if& sender, const flow_table& flows) {
-      return std::make_unique<dcqcn_np>(nic, sender, flows);
+      return std::make_unique<dcqcn_np>(nic, sender, flows, false);
+    }};
+const policy_registrar<np_policies> reg_tcd{
+    "dcqcn-tcd", "DCQCN with TCD: CNPs for CE and UE frames, the code point in the CNP's ECN bits (np.cnp_interval)",
+    [](const sc_core::sc_object& nic, control_sender_if& sender, const flow_table& flows) {
+      return std::make_unique<dcqcn_np>(nic, sender, flows, true);
     }};
 }  // namespace
 }  // namespace sluice

@@ -6,12 +6,18 @@
 // CNP and served by one wake-up of the event queue (timed_client), and a byte counter over the
 // wire bytes it sends. Once rc and rt are back at the line rate the timers stop; the alpha
 // decays missed meanwhile are applied at the next CNP.
+//
+// Reaction point "dcqcn-tcd": the same machine reading TCD's code point from the CNP's IPv4 ECN
+// bits (dcqcn-tcd NP): a CE CNP gets <nic>.rp.ce_reaction, a UE CNP <nic>.rp.ue_reaction, each
+// `cut` (DCQCN's cut), `hold` (dcqcn_rp_state::on_hold: no cut, no increase until the next
+// stage event) or `ignore`; defaults cut and hold (docs/models/tcd.md).
 #include <optional>
 
 #include "models/core/event_queue.h"
 #include "models/core/params.h"
 #include "models/nic/nic_policies.h"
 #include "models/nic/policies/dcqcn_rp.h"
+#include "models/protocol/roce_frame.h"
 
 namespace sluice {
 namespace {
@@ -39,9 +45,19 @@ const param_spec<data_rate> rhai_spec{"rp.rhai", "dcqcn: hyper increase step R_H
 const param_spec<data_rate> min_spec{"rp.min_rate", "dcqcn: lowest rate a cut may set (ns3-rdma: 100 Mb/s)",
                                      data_rate{100e6}, data_rate{1e3}, data_rate{1e13}};
 
+const choice_spec ce_reaction_spec{"rp.ce_reaction", "dcqcn-tcd: reaction to a CNP for a CE (congestion) frame",
+                                   "cut", {"cut", "hold", "ignore"}};
+const choice_spec ue_reaction_spec{"rp.ue_reaction",
+                                   "dcqcn-tcd: reaction to a CNP for a UE (undetermined: perhaps a victim) frame",
+                                   "hold", {"cut", "hold", "ignore"}};
+enum class reaction { cut, hold, ignore };
+reaction reaction_named(const std::string& name) {
+  return name == "cut" ? reaction::cut : name == "hold" ? reaction::hold : reaction::ignore;
+}
+
 class dcqcn_maker final : public reaction_point_maker {
  public:
-  dcqcn_maker(const sc_core::sc_object& nic, const mac_port& mac)
+  dcqcn_maker(const sc_core::sc_object& nic, const mac_port& mac, bool ternary)
       : g(&nic, g_spec),
         alpha0(&nic, alpha0_spec),
         alpha_timer(&nic, alpha_timer_spec),
@@ -51,7 +67,12 @@ class dcqcn_maker final : public reaction_point_maker {
         rai(&nic, rai_spec),
         rhai(&nic, rhai_spec),
         min_rate(&nic, min_spec),
-        mac_(mac) {}
+        mac_(mac) {
+    if (ternary) {
+      ce_reaction = std::make_unique<choice_param>(&nic, ce_reaction_spec);
+      ue_reaction = std::make_unique<choice_param>(&nic, ue_reaction_spec);
+    }
+  }
   std::unique_ptr<reaction_point_if> make(const flow&, rate_limiter_if& limiter) override;
   dcqcn_rp_config config() const {
     return {g(), byte_counter().bytes, static_cast<uint32_t>(fast_recovery()), rai().bps, rhai().bps,
@@ -63,6 +84,15 @@ class dcqcn_maker final : public reaction_point_maker {
   param<byte_count> byte_counter;
   param<uint64_t> fast_recovery;
   param<data_rate> rai, rhai, min_rate;
+  std::unique_ptr<choice_param> ce_reaction, ue_reaction;  // dcqcn-tcd only
+
+  // What to do with this CNP: always a cut for plain DCQCN; by its code point for dcqcn-tcd.
+  reaction reaction_to(const packet_header& cnp) const {
+    if (!ce_reaction) return reaction::cut;
+    roce::headers w;
+    if (!cnp.image || !roce::decode(cnp.image->data(), w)) return reaction::ignore;
+    return reaction_named(w.ecn == 2 ? (*ue_reaction)() : (*ce_reaction)());
+  }
 
  private:
   const mac_port& mac_;
@@ -74,11 +104,16 @@ class dcqcn_rp final : public reaction_point_if, public timed_client {
 
   void on_feedback(const packet_header& h, uint64_t now) override {
     if (h.kind != frame_kind::cnp) return;
+    const reaction r = maker_.reaction_to(h);
+    if (r == reaction::ignore) return;
     const dcqcn_rp_config c = maker_.config();
     if (!state_) state_.emplace(c.line_rate, maker_.alpha0());
     const uint64_t tau = to_ps(maker_.alpha_timer());
     if (alpha_due_ && now >= alpha_due_) state_->on_alpha_timer(c, (now - alpha_due_) / tau + 1);  // catch up
-    state_->on_cnp(c);
+    if (r == reaction::cut)
+      state_->on_cnp(c);
+    else
+      state_->on_hold();
     limiter_.set_rate(data_rate{state_->rc()});
     alpha_due_ = now + tau;
     rate_due_ = now + to_ps(maker_.timer());
@@ -119,6 +154,9 @@ std::unique_ptr<reaction_point_if> dcqcn_maker::make(const flow&, rate_limiter_i
 
 const policy_registrar<rp_policies> reg{
     "dcqcn", "DCQCN: alpha-based rate cut per CNP, fast recovery, additive and hyper increase (rp.*)",
-    [](const sc_core::sc_object& nic, const mac_port& mac) { return std::make_unique<dcqcn_maker>(nic, mac); }};
+    [](const sc_core::sc_object& nic, const mac_port& mac) { return std::make_unique<dcqcn_maker>(nic, mac, false); }};
+const policy_registrar<rp_policies> reg_tcd{
+    "dcqcn-tcd", "DCQCN reading TCD's code point from the CNP: rp.ce_reaction (cut) and rp.ue_reaction (hold)",
+    [](const sc_core::sc_object& nic, const mac_port& mac) { return std::make_unique<dcqcn_maker>(nic, mac, true); }};
 }  // namespace
 }  // namespace sluice

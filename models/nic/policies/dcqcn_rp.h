@@ -3,6 +3,7 @@
 // rate-timer events and the flow's sent bytes into byte-counter events, and sets the flow's
 // limiter to rc after each event.
 //
+//   hold (TCD):   rt <- rc; byte counter and stage counts reset (no cut, alpha unchanged)
 //   CNP:          rt <- rc; rc <- max(rc * (1 - alpha/2), min); alpha <- (1 - g) alpha + g;
 //                 byte counter, both stage counts reset (the timers restart, by the caller)
 //   alpha timer:  alpha <- (1 - g) alpha                      (no CNP for tau')
@@ -39,6 +40,14 @@ class dcqcn_rp_state {
     rt_ = rc_;
     rc_ = std::max(rc_ * (1 - alpha_ / 2), c.min_rate);
     alpha_ = (1 - c.g) * alpha_ + c.g;
+    bytes_ = 0;
+    timer_stage_ = byte_stage_ = 0;
+  }
+  // TCD's "hold" (dcqcn-tcd, docs/models/tcd.md): no cut and no alpha change, but the recovery
+  // restarts from here: rt <- rc, byte counter and both stage counts reset (the timers restart,
+  // by the caller). The rate stays until the next increase event.
+  void on_hold() {
+    rt_ = rc_;
     bytes_ = 0;
     timer_stage_ = byte_stage_ = 0;
   }

@@ -1,0 +1,147 @@
+// TCD's detector end to end on CEE (PFC): a paused victim port against the root, the ON periods of
+// a paused port against the ON-OFF model, and TCD-aware DCQCN reacting differently to UE and CE.
+// Bounds derived in the comments and in docs/models/tcd.md ("Validation").
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <fstream>
+
+#include "models/switch/policies/tcd_cp.h"
+#include "tests/support/harness.h"
+
+using namespace sluice;
+
+namespace {
+// Share of the samples in (from_us, to_us] where column `name` equals `value`.
+double share_at(const series& s, const std::string& name, double value, double from_us, double to_us) {
+  const auto c = static_cast<std::size_t>(std::find(s.columns.begin(), s.columns.end(), name) - s.columns.begin());
+  EXPECT_LT(c, s.columns.size()) << name;
+  int hit = 0, n = 0;
+  for (std::size_t r = 0; r < s.rows.size() && c < s.columns.size(); ++r)
+    if (s.times_us[r] > from_us && s.times_us[r] <= to_us) {
+      ++n;
+      hit += s.rows[r][c] == value;
+    }
+  return n ? static_cast<double>(hit) / n : 0.0;
+}
+double counter(const nlohmann::json& summary, const std::string& name) {
+  const nlohmann::json& c = summary["counters"];
+  return c.contains(name) ? c[name].get<double>() : 0.0;
+}
+}  // namespace
+
+// scenarios/tcd-victim.yaml: PFC alone, F0 and F1 at 15 Gb/s, bursts to r1 from 1 ms. The bursts
+// (14 x 16 x 64 KB = 14.3 MB at 40 Gb/s) last at least 2.87 ms. sw1 pauses sw0's port towards it
+// (port 2) on and off: its ON periods are tens of us, far below max(Ton) = 122.1 us (gap 3000 B,
+// tau 10.0128 us, 40 Gb/s, eps 0.05: TcdMaxTon.WorkedExampleOfTheReference), so it is undetermined;
+// sw1's port towards r1 (port 16) is never paused and its queue grows: congestion.
+TEST(TcdSystem, PausedVictimPortIsUndeterminedAndTheRootPortIsCongestion) {
+  simulation sim(load_scenario_file(test::scenario_path("tcd-victim.yaml")), {});
+  sim.run();
+  const series& st = sim.samples().cp_state;
+  const double undetermined = 1, congestion = 2, non_congestion = 0;
+  // Before the bursts every port is non-congestion (F0 + F1 = 30 Gb/s < 40 Gb/s).
+  EXPECT_EQ(share_at(st, "sw0.port2.p3", non_congestion, 0, 1000), 1.0);
+  EXPECT_EQ(share_at(st, "sw1.port16.p3", non_congestion, 0, 1000), 1.0);
+  // While the bursts last (from 1.5 ms, once the tree has formed, to 3.8 ms): the victim is
+  // undetermined, the root congestion, in at least 95 % of the 20 us samples.
+  EXPECT_GE(share_at(st, "sw0.port2.p3", undetermined, 1500, 3800), 0.95);
+  EXPECT_GE(share_at(st, "sw1.port16.p3", congestion, 1250, 3800), 0.95);
+  // And at the end both are back to non-congestion; the victim never was congestion, the root
+  // never undetermined.
+  EXPECT_EQ(share_at(st, "sw0.port2.p3", non_congestion, st.times_us.back() - 1, st.times_us.back()), 1.0);
+  EXPECT_EQ(share_at(st, "sw1.port16.p3", non_congestion, st.times_us.back() - 1, st.times_us.back()), 1.0);
+  nlohmann::json s = sim.summary();
+  EXPECT_EQ(counter(s, "sw0.port2.prio3.tcd.to_congestion"), 0);
+  EXPECT_GE(counter(s, "sw0.port2.prio3.tcd.to_undetermined"), 1);
+  EXPECT_GT(counter(s, "sw0.port2.prio3.tcd.ue_marked"), 0);
+  EXPECT_EQ(counter(s, "sw1.port16.prio3.tcd.to_undetermined"), 0);
+  EXPECT_GE(counter(s, "sw1.port16.prio3.tcd.to_congestion"), 1);
+  EXPECT_NEAR(counter(s, "sw0.port2.prio3.tcd.max_ton"), 122140.8, 0.1);  // ns
+  EXPECT_LT(counter(s, "sw0.port2.prio3.tcd.on_mean"), 122140.8);
+  EXPECT_EQ(s["totals"]["drops"], 0);
+}
+
+namespace {
+// One 40 Gb/s sender through sw0 and sw1 to r0 on a slower last link (Rd): sw1's ingress group
+// from sw0 fills at Ri - Rd = 40 Gb/s - Rd and sw1 pauses sw0's port towards it (port 1) in a
+// steady ON-OFF cycle. Static XOFF 100 KB, XON gap 30 KB, 1 us links.
+std::unique_ptr<simulation> on_off_dumbbell(const std::string& last_link_rate) {
+  return test::make_sim(
+      "platform: {kind: dumbbell, senders: 1, receivers: 1, link_rate: 40Gbps, bottleneck_rate: 40Gbps, "
+      "link_delay: 1us}\n"
+      "traffic: [{kind: constant, src: h0, dst: r0, rate: 40Gbps, priority: 3}]\n"
+      "run: {until: 2ms, seed: 1, sample_period: 20us}\n"
+      "params: {'*.mtu': 1000B, '*.mmu.threshold': static, '*.pfc.xoff': 100KB, '*.pfc.xon_offset': 30KB,\n"
+      "         'sw1-r0.rate': " +
+      last_link_rate + ", 'sw*.port*.prio3.cp': tcd}\n");
+}
+// Eq. (1) with B1 - B0 = 30 000 B and tau = 2 x 1 us + 64 B at 40 Gb/s = 2.0128 us, against the mean
+// ON period the detector measured (end of an OFF period to the last departure before the next).
+// Tolerance: the XOFF/XON decisions fall on frame boundaries at sw1, +-1062 B at Ri - Rd; and the
+// measurement stops at the last departure, up to one frame time (1062 B at 40 Gb/s = 0.2124 us)
+// before the pause takes effect.
+void expect_on_periods_follow_the_model(double rd_bps, const std::string& rate) {
+  auto sim = on_off_dumbbell(rate);
+  sim->run();
+  nlohmann::json s = sim->summary();
+  const double model_ns = tcd_on_period_s(30000, 2.0128e-6, 40e9, rd_bps) * 1e9;
+  const double frame_at_threshold_ns = 1062 * 8 / (40e9 - rd_bps) * 1e9, frame_time_ns = 212.4;
+  EXPECT_GE(counter(s, "sw0.port1.prio3.tcd.on_periods"), 20);
+  const double mean = counter(s, "sw0.port1.prio3.tcd.on_mean");
+  EXPECT_GE(mean, model_ns - frame_at_threshold_ns - frame_time_ns) << model_ns;
+  EXPECT_LE(mean, model_ns + frame_at_threshold_ns) << model_ns;
+  EXPECT_LE(counter(s, "sw0.port1.prio3.tcd.on_max"), model_ns + frame_at_threshold_ns);
+  // Far below max(Ton) = (2 x 30000 x 8 + 2.0128e-6 x 40e9) / (2 x 0.05 x 40e9) + 2.0128 us = 142.1408 us:
+  // the paused port is undetermined, and the root (sw1 towards r0) congestion.
+  EXPECT_NEAR(counter(s, "sw0.port1.prio3.tcd.max_ton"), 142140.8, 0.1);
+  EXPECT_EQ(sim->samples().cp_state.rows.back()[1], 1.0);  // columns: sw0.port0, sw0.port1, sw1.port0, sw1.port1
+  EXPECT_EQ(sim->samples().cp_state.rows.back()[3], 2.0);
+}
+}  // namespace
+
+// Rd = 10 Gb/s: (240 000 + 2.0128e-6 x 10e9) / 30e9 + 2.0128 us = 8.6709 + 2.0128 = 10.684 us.
+TEST(TcdSystem, OnPeriodsOfAPausedPortFollowTheOnOffModelAtRd10G) {
+  expect_on_periods_follow_the_model(10e9, "10Gbps");
+}
+// Rd = 20 Gb/s: (240 000 + 2.0128e-6 x 20e9) / 20e9 + 2.0128 us = 14.0128 + 2.0128 = 16.026 us.
+TEST(TcdSystem, OnPeriodsOfAPausedPortFollowTheOnOffModelAtRd20G) {
+  expect_on_periods_follow_the_model(20e9, "20Gbps");
+}
+
+// TCD-aware DCQCN on tcd-victim with F0 under dcqcn+tcd (the bursts and F1 without congestion
+// control, so the tree still forms): F0 crosses only the paused sw0 port and the idle sw1 -> r0
+// port, so it sees UE and never CE. With the default ue_reaction = hold its rate is never cut and
+// it is back at its 15 Gb/s as soon as the bursts are gone; told to cut on UE, DCQCN cuts the
+// victim like a culprit (each CNP halves it at alpha = 1) and it is still far below 15 Gb/s at the
+// end (additive increase: 40 Mb/s per 55 us, ~1.5 Gb/s in 2 ms).
+TEST(TcdSystem, DcqcnTcdHoldsAVictimOnUeAndCutsItOnlyWhenConfiguredTo) {
+  std::ifstream in(test::scenario_path("tcd-victim.yaml"));
+  std::string yaml((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string f0 = "{kind: constant, src: h0, dst: r0, rate: 15Gbps, priority: 3}";
+  yaml.replace(yaml.find(f0), f0.size(),
+               "{kind: constant, src: h0, dst: r0, rate: 15Gbps, priority: 3, cc: dcqcn+tcd}");
+  const std::string dir = ::testing::TempDir() + "/tcd-dcqcn-" + std::to_string(getpid());
+  std::ofstream(dir + ".yaml") << yaml;
+  auto run = [&](const std::string& reaction) {
+    const std::string out = dir + "-" + reaction;
+    test::command_result r =
+        test::run_cli("run " + dir + ".yaml -q --set h0.rp.ue_reaction=" + reaction + " --out " + out, "/dev/null");
+    EXPECT_EQ(r.status, 0) << r.output;
+    std::ifstream sum(out + "/summary.json");
+    return nlohmann::json::parse(sum);
+  };
+  const nlohmann::json hold = run("hold"), cut = run("cut");
+  for (const nlohmann::json* s : {&hold, &cut}) {
+    EXPECT_GT(counter(*s, "r0.np.ue_frames"), 0);
+    EXPECT_EQ(counter(*s, "r0.np.ce_frames"), 0);  // F0 never crosses the root
+    EXPECT_GT(counter(*s, "r0.np.flow0.cnps"), 0);
+  }
+  // F0's delivered bytes over the run: 6 ms at 15 Gb/s = 11.25 MB at most. Hold loses only the
+  // burst period to PFC (~2.9 ms at ~1 Gb/s): at least 11.25 MB x 3/6 = 5.6 MB; cut also loses the
+  // 2 ms after the bursts: at most 11.25 MB x 4.5/6 less 1.5 MB.
+  const double hold_mb = test::find_flow(hold, "h0->r0")["rx_bytes"].get<double>() / 1e6;
+  const double cut_mb = test::find_flow(cut, "h0->r0")["rx_bytes"].get<double>() / 1e6;
+  EXPECT_GT(hold_mb, 5.6);
+  EXPECT_GT(hold_mb, cut_mb + 2.0);
+}
