@@ -10,6 +10,7 @@ const std::vector<cc_scheme>& cc_schemes() {
       {"none", "none", "none", "none"},
       {"dcqcn", "dcqcn", "dcqcn", "dcqcn"},
       {"qcn", "qcn", "none", "qcn"},  // QCN has no notification point: the CP sends CNMs to the source
+      {"timely", "none", "timely", "timely"},  // TIMELY needs no switch support: RTT from the receiver's ACKs
   };
   return schemes;
 }

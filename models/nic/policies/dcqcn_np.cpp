@@ -44,15 +44,7 @@ class dcqcn_np final : public notification_point_if {
     tlm::tlm_generic_payload* p = make_feedback_frame(frame_kind::cnp, data, sender_.node_id(), now);
     packet_header& h = header(*p);
     h.size = roce::cnp_bytes;
-    roce::headers w;
-    w.da = eth::mac_address(data.src, 0);
-    w.sa = eth::mac_address(h.src, 0);
-    w.pcp = data.priority;
-    w.src_ip = roce::node_ip(h.src);
-    w.dst_ip = roce::node_ip(data.src);
-    w.opcode = roce::opcode_cnp;
-    w.dest_qp = data.flow_id;  // the model's QP number is the flow id
-    roce::encode(w, h.image->data());
+    roce::encode(roce::reply_to(data, h.src, roce::opcode_cnp), h.image->data());
     return p;
   }
 
