@@ -11,6 +11,7 @@ const std::vector<cc_scheme>& cc_schemes() {
       {"dcqcn", "dcqcn", "dcqcn", "dcqcn"},
       {"qcn", "qcn", "none", "qcn"},  // QCN has no notification point: the CP sends CNMs to the source
       {"timely", "none", "timely", "timely"},  // TIMELY needs no switch support: RTT from the receiver's ACKs
+      {"ecm", "ecm", "none", "ecm"},  // like QCN: the CP sends BCN to the source
   };
   return schemes;
 }

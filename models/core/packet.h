@@ -52,6 +52,7 @@ struct frame_fields {
   uint32_t payload = 0;                // application bytes carried (0 for control frames)
   uint16_t ingress_port = no_ingress;  // switch-local: the port the frame came in on
   uint16_t hops = 0;
+  uint32_t cp_tag = 0;      // ECM: the CPID tag of a rate-limited data frame (0: untagged; bcn_frame.h)
   uint64_t seq = 0;         // byte offset of the first payload byte within its flow
   uint64_t created_ps = 0;  // when the frame was built (ACK: echoes the data frame's)
   uint64_t ready_ps = 0;    // switch-local: when the frame clears the forwarding pipeline

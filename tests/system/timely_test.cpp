@@ -7,11 +7,7 @@
 
 using namespace sluice;
 
-namespace {
-double counter(const nlohmann::json& s, const std::string& name) {
-  return s["counters"].contains(name) ? s["counters"][name].get<double>() : 0.0;
-}
-}  // namespace
+using test::counter;
 
 TEST(TimelySystem, TheRttOfAnAckedFrameIsPropagationBothWaysPlusTheAcksSerialization) {
   // a -> b over one 40 Gb/s, 1 us link; 16 001 B in 1000-B frames (header 0): frames 1..16 end

@@ -7,6 +7,7 @@
 #include "models/protocol/ethernet.h"
 #include "models/switch/policies/qcn_cp_state.h"
 #include "models/switch/switch_policies.h"
+#include "tests/support/switch_bench.h"
 
 using namespace sluice;
 
@@ -220,31 +221,17 @@ TEST(QcnRp, RateNeverFallsBelowTheMinimum) {
   EXPECT_DOUBLE_EQ(rp.current_rate(), 10e6);
 }
 
-namespace {
-struct cp_owner : sc_core::sc_module {
-  explicit cp_owner(sc_core::sc_module_name n) : sc_module(n) {}
-};
-struct recording_injector : frame_injector_if {
-  std::vector<tlm::tlm_generic_payload*> frames;
-  void inject(tlm::tlm_generic_payload* p) override { frames.push_back(p); }
-  uint32_t node_id() const override { return 7; }
-};
-}  // namespace
+using test::cp_owner;
+using test::recording_injector;
 
 TEST(QcnCp, ChosenByNameSendsARealCnmToTheSampledFramesSource) {
   cp_owner port("qcn_port");
   recording_injector injector;
   auto cp = cp_policies::instance().make("qcn_port.prio3.cp", "qcn", port, 3, injector);
   ASSERT_TRUE(cp);
-  packet_header data;
-  data.kind = frame_kind::data;
-  data.priority = 3;
-  data.src = 3;
-  data.dst = 5;
-  data.flow_id = 11;
-  data.size = 1500;
-  const uint64_t port_mac = eth::mac_address(9, 2);
-  const queue_view q{2, 3, 60000, 40, port_mac};
+  packet_header data = test::sampled_data_frame();
+  const queue_view q = test::sampled_queue();
+  const uint64_t port_mac = q.port_mac;
   // The first sample comes after 127.5-172.5 KB (150 KB +/- 15 %): at most 115 frames of 1500 B.
   for (int i = 0; i < 115 && injector.frames.empty(); ++i) cp->on_enqueue(data, q);
   ASSERT_EQ(injector.frames.size(), 1u);

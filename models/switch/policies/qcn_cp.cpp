@@ -8,8 +8,8 @@
 
 #include "models/core/event_queue.h"
 #include "models/core/stats.h"
-#include "models/protocol/cnm_frame.h"
 #include "models/protocol/ethernet.h"
+#include "models/switch/policies/cnm_maker.h"
 #include "models/switch/policies/qcn_cp_state.h"
 #include "models/switch/switch_policies.h"
 
@@ -43,8 +43,6 @@ const param_spec<byte_count> ba_threshold_spec{
 const param_spec<sc_core::sc_time> ba_time_spec{
     "qcn.ba_time", "qcn path_ba: BA = 1 once the queue stayed below ba_threshold this long (seed: 10 ms)",
     sc_core::sc_time(10, sc_core::SC_MS), sc_core::sc_time(0, sc_core::SC_PS), sc_core::sc_time(10, sc_core::SC_SEC)};
-
-constexpr uint32_t l2_overhead = eth::header + eth::vlan_tag + eth::fcs;  // around a data frame's MSDU
 
 class qcn_cp final : public congestion_point_if {
  public:
@@ -91,25 +89,12 @@ class qcn_cp final : public congestion_point_if {
   qcn_cp_config config() const {
     return {qeq_().bytes, w_(), base_().bytes, jitter_(), path_ba_(), ba_threshold_().bytes, to_ps(ba_time_())};
   }
-  static int16_t in_64_bytes(int64_t v) {  // cnmQOffset/cnmQDelta: signed, units of 64 octets
-    return static_cast<int16_t>(std::clamp<int64_t>(v / 64, INT16_MIN, INT16_MAX));
-  }
   void send_cnm(const packet_header& data, const queue_view& q, const qcn_sample& s) {
     cnm_pdu pdu;
     pdu.quantized_feedback = s.qfb;
-    pdu.cpid = q.port_mac << 16 | static_cast<uint64_t>(q.cls);  // egress port MAC + priority
-    pdu.q_offset = in_64_bytes(s.q_offset);
-    pdu.q_delta = in_64_bytes(s.q_delta);
-    pdu.encapsulated_priority = data.priority;
-    pdu.encapsulated_da = eth::mac_address(data.dst, 0);
-    pdu.msdu_length = static_cast<uint16_t>(data.size > l2_overhead ? data.size - l2_overhead : 0);
-    // Data frames carry no wire image: the encapsulated MSDU bytes are zeros (the flow is named
-    // by the header's flow_id).
-    tlm::tlm_generic_payload* p = make_feedback_frame(frame_kind::cnm, data, injector_.node_id(), now_ps());
-    packet_header& h = header(*p);
-    h.size = encode_cnm(pdu, eth::mac_address(data.src, 0), q.port_mac, data.priority, *h.image);
+    const uint64_t cpid = q.port_mac << 16 | static_cast<uint64_t>(q.cls);  // egress port MAC + priority
     if (s.qfb) ++cnms_;
-    injector_.inject(p);
+    injector_.inject(make_cnm(pdu, data, q.port_mac, cpid, s.q_offset, s.q_delta, injector_.node_id(), now_ps()));
   }
 
   param<byte_count> qeq_;
