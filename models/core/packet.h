@@ -35,6 +35,7 @@ using frame_image = std::array<uint8_t, max_image_bytes>;
 namespace frame_flags {
 constexpr uint8_t fecn = 1u << 0;  // IB BTH forward explicit congestion notification
 constexpr uint8_t becn = 1u << 1;  // IB BTH backward explicit congestion notification
+constexpr uint8_t probe = 1u << 2;  // QCN SONAR: a data frame the reaction point sent as a ping
 }  // namespace frame_flags
 
 constexpr uint16_t no_ingress = 0xFFFF;  // a frame the switch made itself: outside MMU accounting
