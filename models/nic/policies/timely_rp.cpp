@@ -105,7 +105,12 @@ class timely_rp final : public reaction_point_if {
   timely_rp(const timely_maker& maker, const flow& f, rate_limiter_if& limiter)
       : maker_(maker), source_rate_(f.spec.rate.bps), limiter_(limiter) {}
 
-  void on_send(const packet_header& h, uint64_t now) override { sent_.push_back({h.seq + h.payload, now, h.size}); }
+  void on_send(const packet_header& h, uint64_t now) override {
+    // Without ACKs (no timely NP at the receiver) nothing would ever be acknowledged: keep the
+    // records of the last max_outstanding frames only (64 MiB in flight at 1 KB frames).
+    if (sent_.size() >= max_outstanding) sent_.pop_front();
+    sent_.push_back({h.seq + h.payload, now, h.size});
+  }
   void on_feedback(const packet_header& h, uint64_t now) override {
     if (h.kind != frame_kind::ack) return;
     while (!sent_.empty() && sent_.front().end < h.seq) sent_.pop_front();  // acknowledged by this ACK too
@@ -126,6 +131,7 @@ class timely_rp final : public reaction_point_if {
   }
 
  private:
+  static constexpr std::size_t max_outstanding = 1 << 16;
   struct sent_frame {
     uint64_t end = 0, sent_ps = 0;
     uint32_t size = 0;
