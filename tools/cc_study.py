@@ -2,8 +2,8 @@
 """Congestion-control study (opt-in, not a test): each scheme of `sluice run --cc` on
   - a dumbbell with N = 2, 4, 8 long flows joining 1 ms apart, the odd-numbered ones leaving
     (finite, 25 MB each) while the even-numbered stay (constant 40 Gb/s), 40 ms;
-  - the shipped parking-lot (three links in a row, the long flow h0->r0 and a cross flow per
-    link) with the four flows joining 1 ms apart, 40 ms;
+  - a parking lot of n = 2, 4, 8 switches (the long flow h0->r0 across n - 1 links, a cross flow
+    per link) joining 1 ms apart, odd cross flows leaving (finite, 25 MB), 40 ms;
   - the shipped pcn-basic (bursts to r1 from 1 ms): congestion-tree lifetime and the victim F0's
     throughput during the bursts.
 Prints markdown tables (the ones in docs/models/cc-study.md).
@@ -76,11 +76,15 @@ def dumbbell(n):
             "\nrun: {until: 40ms}\n")
 
 
-def parking_lot():
-    flows = [("h0", "r0"), ("x0", "y0"), ("x1", "y1"), ("x2", "y2")]
-    return ("name: study-parking-lot\nplatform: {kind: parking-lot, switches: 4, link_rate: 40Gbps, link_delay: 1us}\n"
-            "traffic:\n" + "\n".join(f"  - {{kind: constant, src: {s}, dst: {d}, rate: 40Gbps, priority: 3, start: {i}ms}}"
-                                     for i, (s, d) in enumerate(flows)) + "\nrun: {until: 40ms}\n")
+def parking_lot(n):
+    # n switches: the long flow h0->r0 (constant) and n - 1 cross flows x_i->y_i, one per link,
+    # joining 1 ms apart; odd-numbered cross flows are finite (25 MB) and leave.
+    flows = ["  - {kind: constant, rate: 40Gbps, src: h0, dst: r0, priority: 3, start: 0ms}"]
+    for i in range(n - 1):
+        kind = "{kind: finite, size: 25MB" if i % 2 else "{kind: constant, rate: 40Gbps"
+        flows.append(f"  - {kind}, src: x{i}, dst: y{i}, priority: 3, start: {i + 1}ms}}")
+    return (f"name: study-parking-lot-{n}\nplatform: {{kind: parking-lot, switches: {n}, link_rate: 40Gbps, "
+            "link_delay: 1us}\ntraffic:\n" + "\n".join(flows) + "\nrun: {until: 40ms}\n")
 
 
 def tail_stats(d, s, queue_col, t0_us):
@@ -103,17 +107,18 @@ for n in (2, 4, 8):
         print(f"| {n} | {cc} | {util(s, 'sw0->sw1'):.3f} | {mean(q) / 1e3:.1f} / {max(q) / 1e3:.1f} | "
               f"{jain(staying):.3f} | {s['totals']['pause_frames']} | {s['totals']['drops']} | {feedback(s)} |")
 
-print("\n## Parking lot: h0->r0 across three links, a cross flow on each, joining 1 ms apart; 40 ms\n")
-print("| scheme | h0->r0 (Gb/s, 20-40 ms) | cross flows (Gb/s) | Jain | PFC frames | feedback frames |")
+print("\n## Parking lot: h0->r0 across n - 1 links, a cross flow on each, joining 1 ms apart, odd cross flows "
+      "(25 MB) leaving; 40 ms\n")
+print("| n switches | scheme | h0->r0 (Gb/s, 30-40 ms) | staying cross flows (Gb/s, mean) | PFC frames | feedback frames |")
 print("|---|---|---|---|---|---|")
-for cc in schemes:
-    d, s = run(parking_lot(), "parking-lot", cc)
-    ft = series(d, "flow_throughput.csv")
-    cols = [c for c in ft[0] if c != "time_us"]
-    m = {c: mean([float(r[c]) for r in ft if float(r["time_us"]) > 20000]) for c in cols}
-    cross = " / ".join(f"{m[c]:.1f}" for c in cols if c != "h0->r0")
-    print(f"| {cc} | {m['h0->r0']:.1f} | {cross} | {jain(list(m.values())):.3f} | {s['totals']['pause_frames']} | "
-          f"{feedback(s)} |")
+for n in (2, 4, 8):
+    for cc in schemes:
+        d, s = run(parking_lot(n), f"parking-lot{n}", cc)
+        ft = series(d, "flow_throughput.csv")
+        cols = [c for c in ft[0] if c != "time_us"]
+        m = {c: mean([float(r[c]) for r in ft if float(r["time_us"]) > 30000]) for c in cols}
+        staying = [m[c] for c in cols if c.startswith("x") and int(c.split("->")[0][1:]) % 2 == 0]
+        print(f"| {n} | {cc} | {m['h0->r0']:.1f} | {mean(staying):.1f} | {s['totals']['pause_frames']} | {feedback(s)} |")
 
 print("\n## pcn-basic: bursts to r1 from 1 ms (victim F0 = h0->r0); 7 ms, 100 us samples\n")
 print("| scheme | tree lifetime after 1 ms (ms) | switch ports paused until (ms after 1 ms) | max ports paused | "
