@@ -46,7 +46,8 @@ TEST(TimelySystem, DumbbellRttReachesTlowInSteadyStateAndStaysFarBelowThigh) {
   // Steady state from 40 ms (the flows cut deep by the joins climb back by delta per
   // completion until ~38 ms). Lower side: below T_low every completion adds delta, nothing
   // cuts, so the aggregate climbs at delta x C / (16 KB x 8) = 10 Mb/s x 10 Gb/s / 128 kbit =
-  // 0.78 Gb/s per ms; from a cut of the aggregate by d (measured d <= 35 %: 3.5 Gb/s) it is back
+  // 0.78 Gb/s per ms; from a cut of the aggregate by d (measured: the limits' sum falls from
+  // 10.8 to 7.9-8.5 Gb/s, 21-27 %; allow 35 %: 3.5 Gb/s below C) it is back
   // at C within 4.5 ms and fills the (T_low - base) x C = 50 KB to T_low in another
   // sqrt(2 x 402 kbit / 0.78 Gb/s/ms) = 1.0 ms: in every 8 ms window the RTT reaches T_low.
   // Upper side: the first update above T_low sees a rising queue (gradient > 0) and cuts; the
