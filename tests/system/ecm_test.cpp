@@ -51,7 +51,8 @@ TEST(EcmSystem, DumbbellQueueSettlesNearQeqWithTheLinkBusy) {
     EXPECT_GT(counter(s, std::string(h) + ".ecm.negative_received"), 0) << h;
     EXPECT_GT(counter(s, std::string(h) + ".ecm.positive_received"), 0) << h;
     negative += counter(s, std::string(h) + ".ecm.negative_received");
-    positive += counter(s, std::string(h) + ".ecm.positive_received") + counter(s, std::string(h) + ".ecm.positive_ignored");
+    positive +=
+        counter(s, std::string(h) + ".ecm.positive_received") + counter(s, std::string(h) + ".ecm.positive_ignored");
   }
   const double sent = counter(s, "sw0.port4.prio3.ecm.negative_sent") + counter(s, "sw0.port4.prio3.ecm.positive_sent");
   EXPECT_LE(negative + positive, sent);

@@ -16,9 +16,9 @@ TEST(TimelySystem, TheRttOfAnAckedFrameIsPropagationBothWaysPlusTheAcksSerializa
   // (70 B: 14 ns) at once; 1 us back: 2.214 us after the send, less the frame's 0.2 us of
   // serialization: 2.014 us. The second ACK arrives within min_rtt (20 us) of that update, so
   // it is skipped: one rate update.
-  auto sim = test::make_sim(test::two_nics("{kind: finite, src: a, dst: b, size: 16001B, priority: 3}",
-                                           "run: {until: 100us}\n"),
-                            {{"b.np", "timely"}, {"a.rp", "timely"}});
+  auto sim = test::make_sim(
+      test::two_nics("{kind: finite, src: a, dst: b, size: 16001B, priority: 3}", "run: {until: 100us}\n"),
+      {{"b.np", "timely"}, {"a.rp", "timely"}});
   sim->run();
   nlohmann::json s = sim->summary();
   EXPECT_EQ(counter(s, "b.ack_sent"), 2);
@@ -75,13 +75,13 @@ TEST(TimelySystem, DumbbellRttReachesTlowInSteadyStateAndStaysFarBelowThigh) {
 }
 
 TEST(TimelySystem, CcTimelyPutsTheNpAtReceiversAndTheRpAtSendersAndNoCp) {
-  test::command_result r = test::run_cli("params " + test::scenario_path("dumbbell.yaml") +
-                                   " --cc timely --match '*.np' ");
+  test::command_result r =
+      test::run_cli("params " + test::scenario_path("dumbbell.yaml") + " --cc timely --match '*.np' ");
   EXPECT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("r0.np"), std::string::npos);
   EXPECT_NE(r.output.find("timely"), std::string::npos);
   test::command_result bad = test::run_cli("run " + test::scenario_path("dumbbell.yaml") +
-                                     " --cc timely --set 'h0.timely.t_low=600us' --until 10us -q");
+                                           " --cc timely --set 'h0.timely.t_low=600us' --until 10us -q");
   EXPECT_EQ(bad.status, 2);
   EXPECT_EQ(bad.output, "sluice: error: h0.timely.t_low: 600us is not below h0.timely.t_high (500us)\n");
 }

@@ -16,11 +16,11 @@ using namespace sluice;
 TEST(Bcn, CpidTagAndFeedbackFromTheTwoFields) {
   const uint64_t cpid = bcn::cpid(eth::mac_address(5, 3), 3);
   EXPECT_EQ(cpid, eth::mac_address(5, 3) << 16 | 3);
-  EXPECT_EQ(bcn::tag_of(cpid), 0x80050033u);  // bit 31 | node 5 << 16 | port 3 << 4 | priority 3
+  EXPECT_EQ(bcn::tag_of(cpid), 0x80050033u);                         // bit 31 | node 5 << 16 | port 3 << 4 | priority 3
   EXPECT_NE(bcn::tag_of(bcn::cpid(eth::mac_address(0, 0), 0)), 0u);  // never "untagged"
   cnm_pdu p;
-  p.q_offset = 10;  // 640 B above Qeq
-  p.q_delta = -3;   // shrank by 192 B
+  p.q_offset = 10;                                        // 640 B above Qeq
+  p.q_delta = -3;                                         // shrank by 192 B
   EXPECT_DOUBLE_EQ(bcn::feedback_bytes(p, 2.0), -256.0);  // -64 x (10 + 2 x (-3)) = -64 x 4
 }
 

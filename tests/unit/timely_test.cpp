@@ -89,8 +89,7 @@ TEST(TimelyRp, HyperActiveIncreaseAfterFiveConsecutiveNonPositiveGradientsUntilO
   // (5.01, 5.02, 5.03, 5.04G); count 5: HAI, + 5 delta = 5.09G; count 6: 5.14G.
   const double expected[] = {5.01e9, 5.02e9, 5.03e9, 5.04e9, 5.09e9, 5.14e9};
   for (int i = 0; i < 6; ++i) {
-    EXPECT_EQ(rp.on_rtt(100 * us, static_cast<uint64_t>(i) * 20 * us, c), i < 4 ? branch::increase : branch::hai)
-        << i;
+    EXPECT_EQ(rp.on_rtt(100 * us, static_cast<uint64_t>(i) * 20 * us, c), i < 4 ? branch::increase : branch::hai) << i;
     EXPECT_NEAR(rp.rate(), expected[i], 1e-3) << i;
   }
   // 110 us: rtt_diff 8.75 us, gradient 0.4375: rate = 5.14G x 0.65 = 3.341G; count reset.

@@ -25,8 +25,8 @@ const param_spec<data_rate> ru_spec{"ecm.ru", "ecm RP: rate unit of the increase
                                     data_rate{1e12}};
 const param_spec<data_rate> min_rate_spec{"ecm.min_rate", "ecm RP: lowest rate (as qcn.min_rate: 10 Mb/s)",
                                           data_rate{10e6}, data_rate{1e3}, data_rate{1e13}};
-const param_spec<double> w_spec{"ecm.w", "ecm RP: weight of Qdelta in the Fb it computes from a BCN (tutorial: 2)",
-                                2.0, 0.0, 64.0};
+const param_spec<double> w_spec{"ecm.w", "ecm RP: weight of Qdelta in the Fb it computes from a BCN (tutorial: 2)", 2.0,
+                                0.0, 64.0};
 
 struct ecm_counts {
   uint64_t negative = 0, positive = 0, ignored = 0;

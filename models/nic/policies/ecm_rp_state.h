@@ -14,7 +14,7 @@
 namespace sluice {
 
 struct ecm_rp_config {
-  double gd = 1.0 / 266240;  // per byte of -Fb: half the rate at Fb = -(1 + 2w) Qeq = -133 120 B
+  double gd = 1.0 / 266240;   // per byte of -Fb: half the rate at Fb = -(1 + 2w) Qeq = -133 120 B
   double max_decrease = 0.5;  // one BCN cuts by at most this fraction
   double gi = 5;              // increase gain
   double ru = 10e6;           // rate unit, bit/s

@@ -6,9 +6,10 @@
 // ahead of data and subject to that class's pause. Its header's `seq` is the acknowledged
 // byte offset (the data frame's seq + payload; in the image, its low 24 bits as the PSN), by
 // which the sender's reaction point finds its own send time for that frame.
+#include "models/nic/policies/timely_np.h"
+
 #include "models/core/params.h"
 #include "models/nic/nic_policies.h"
-#include "models/nic/policies/timely_np.h"
 #include "models/protocol/roce_frame.h"
 
 namespace sluice {
@@ -24,12 +25,14 @@ const stat_desc flow_stat[] = {{"acks", "frames", "ACKs made for this flow (time
 class timely_np final : public notification_point_if {
  public:
   timely_np(const sc_core::sc_object& nic, control_sender_if& sender, const flow_table& flows)
-      : segment_(&nic, segment_spec), sender_(sender), flows_(flows), acks_(nic, sender.node_id(), flows, flow_stat[0]) {}
+      : segment_(&nic, segment_spec),
+        sender_(sender),
+        flows_(flows),
+        acks_(nic, sender.node_id(), flows, flow_stat[0]) {}
 
   void on_data(const packet_header& h, uint64_t now) override {
-    const uint64_t size = h.flow_id < flows_.size() && flows_[h.flow_id].spec.kind == flow_kind::finite
-                              ? flows_[h.flow_id].spec.size
-                              : 0;
+    const uint64_t size =
+        h.flow_id < flows_.size() && flows_[h.flow_id].spec.kind == flow_kind::finite ? flows_[h.flow_id].spec.size : 0;
     if (!completes_segment(h.seq, h.payload, segment_().bytes, size)) return;
     acks_.add(h.flow_id);
     sender_.send_control(make_ack(h, now));

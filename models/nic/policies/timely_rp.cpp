@@ -9,13 +9,14 @@
 // the first frame's send time would count the pacing gaps; docs/models/timely.md). The flow
 // starts at the line rate, unlimited until its first ACK. Parameters are declared once per NIC
 // (<nic>.timely.<leaf>) by the maker and read at every completion, so overrides apply.
+#include "models/nic/policies/timely_rp.h"
+
 #include <optional>
 
 #include "models/core/params.h"
 #include "models/core/ring.h"
 #include "models/core/stats.h"
 #include "models/nic/nic_policies.h"
-#include "models/nic/policies/timely_rp.h"
 
 namespace sluice {
 namespace {
@@ -24,9 +25,9 @@ using sc_core::SC_US;
 // Defaults: the TIMELY paper's as DEFAULTS.md 2.1 recommends (CoNEXT'16 validation table).
 const param_spec<sc_time> t_low_spec{"timely.t_low", "timely: below this RTT, additive increase only (paper: 50 us)",
                                      sc_time(50, SC_US), sc_time(0, SC_US), sc_time(1, sc_core::SC_SEC)};
-const param_spec<sc_time> t_high_spec{
-    "timely.t_high", "timely: above this RTT, decrease by beta (1 - t_high / RTT) (paper: 500 us)", sc_time(500, SC_US),
-    sc_time(0, SC_US), sc_time(1, sc_core::SC_SEC)};
+const param_spec<sc_time> t_high_spec{"timely.t_high",
+                                      "timely: above this RTT, decrease by beta (1 - t_high / RTT) (paper: 500 us)",
+                                      sc_time(500, SC_US), sc_time(0, SC_US), sc_time(1, sc_core::SC_SEC)};
 const param_spec<double> alpha_spec{"timely.alpha",
                                     "timely: EWMA weight of the newest RTT difference (paper as quoted by CoNEXT'16: "
                                     "0.875; the authors' code: 0.02)",
@@ -38,8 +39,8 @@ const param_spec<sc_time> min_rtt_spec{"timely.min_rtt",
                                        "timely: minimum RTT normalizing the gradient (CoNEXT'16, ns3-rdma: 20 us)",
                                        sc_time(20, SC_US), sc_time(1, sc_core::SC_NS), sc_time(1, sc_core::SC_SEC)};
 const param_spec<uint64_t> hai_threshold_spec{
-    "timely.hai_threshold", "timely: consecutive completions with gradient <= 0 before hyper-active increase (paper: 5)",
-    5, 1, 1000000};
+    "timely.hai_threshold",
+    "timely: consecutive completions with gradient <= 0 before hyper-active increase (paper: 5)", 5, 1, 1000000};
 const param_spec<double> hai_factor_spec{"timely.hai_factor", "timely: N, the HAI step in units of delta (paper: 5)",
                                          5.0, 1.0, 1000.0};
 const param_spec<double> min_fraction_spec{
@@ -83,9 +84,16 @@ class timely_maker final : public reaction_point_maker {
   }
   double wire_rate() const { return mac_.has_wire() ? mac_.wire().current_rate().bps : 0; }
   timely_rp_config config(double line_rate) const {
-    return {to_ps(t_low()),  to_ps(t_high()), alpha(),         beta(),
-            delta().bps,     to_ps(min_rtt()), static_cast<uint32_t>(hai_threshold()), hai_factor(),
-            min_fraction() * line_rate, line_rate};
+    return {to_ps(t_low()),
+            to_ps(t_high()),
+            alpha(),
+            beta(),
+            delta().bps,
+            to_ps(min_rtt()),
+            static_cast<uint32_t>(hai_threshold()),
+            hai_factor(),
+            min_fraction() * line_rate,
+            line_rate};
   }
 
   param<sc_time> t_low, t_high;
@@ -136,12 +144,14 @@ class timely_rp final : public reaction_point_if {
     uint64_t end = 0, sent_ps = 0;
     uint32_t size = 0;
   };
-  double line_rate(double wire) const { return source_rate_ > 0 && (wire <= 0 || source_rate_ < wire) ? source_rate_ : wire; }
+  double line_rate(double wire) const {
+    return source_rate_ > 0 && (wire <= 0 || source_rate_ < wire) ? source_rate_ : wire;
+  }
 
   const timely_maker& maker_;
   double source_rate_;
   rate_limiter_if& limiter_;
-  ring<sent_frame> sent_;  // frames sent and not yet acknowledged, in send order
+  ring<sent_frame> sent_;                 // frames sent and not yet acknowledged, in send order
   std::optional<timely_rp_state> state_;  // from the first RTT sample
 };
 

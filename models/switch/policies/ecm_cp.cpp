@@ -84,7 +84,8 @@ class ecm_cp final : public congestion_point_if {
 };
 
 const policy_registrar<cp_policies> reg{
-    "ecm", "ECM (BCN): sample on enqueue, negative BCN (Qoff, Qdelta) to the source, positive only to CPID-tagged frames",
+    "ecm",
+    "ECM (BCN): sample on enqueue, negative BCN (Qoff, Qdelta) to the source, positive only to CPID-tagged frames",
     [](const sc_core::sc_object& port, int cls, frame_injector_if& injector) {
       return std::make_unique<ecm_cp>(port, cls, injector);
     }};

@@ -54,8 +54,10 @@ class ecm_cp_state {
     s.q_delta = static_cast<int64_t>(q) - static_cast<int64_t>(qold_);
     s.fb = -(s.q_offset + static_cast<int64_t>(c.w * static_cast<double>(s.q_delta)));
     qold_ = q;
-    if (s.fb < 0) s.send = bcn_kind::negative;
-    else if (s.fb > 0 && tag == mine) s.send = bcn_kind::positive;
+    if (s.fb < 0)
+      s.send = bcn_kind::negative;
+    else if (s.fb > 0 && tag == mine)
+      s.send = bcn_kind::positive;
     return s;
   }
   uint64_t bytes_to_next_sample() const { return left_; }
