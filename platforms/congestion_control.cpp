@@ -12,6 +12,8 @@ const std::vector<cc_scheme>& cc_schemes() {
       {"qcn", "qcn", "none", "qcn"},  // QCN has no notification point: the CP sends CNMs to the source
       {"pcn", "pcn", "pcn", "pcn"},
       {"dcqcn+tcd", "tcd", "dcqcn-tcd", "dcqcn-tcd"},  // TCD's ternary detector under DCQCN
+      {"timely", "none", "timely", "timely"},  // TIMELY needs no switch support: RTT from the receiver's ACKs
+      {"ecm", "ecm", "none", "ecm"},  // like QCN: the CP sends BCN to the source
   };
   return schemes;
 }

@@ -17,7 +17,7 @@ struct cc_scheme {
 
 // The schemes, in the order errors list them.
 const std::vector<cc_scheme>& cc_schemes();
-// The scheme called `name`; else config_error "<key>: 'x' is not one of {none, dcqcn, qcn}".
+// The scheme called `name`; else config_error "<key>: 'x' is not one of {none, dcqcn, qcn, ...}".
 const cc_scheme& cc_scheme_named(const std::string& name, const std::string& key);
 
 }  // namespace sluice

@@ -88,7 +88,7 @@ int run(int argc, char* argv[]) {
       "sample-period", po::value(&sample_period), "period of the CSV time series (overrides run.sample_period)")(
       "seed", po::value(&seed), "random seed (overrides run.seed)")(
       "cc", po::value(&cc),
-      "run, params: one congestion-control scheme for every flow (none, dcqcn, qcn): its congestion point on the "
+      "run, params: one congestion-control scheme for every flow (none, dcqcn, qcn, timely, ecm): its congestion point on the "
       "switch queues of the traffic's classes, notification point at receivers, reaction point at senders")("out", po::value(&out_dir),
                                                                     "write summary.json and time-series CSVs into DIR")(
       "quiet,q", po::bool_switch(&quiet), "do not print the summary table")(

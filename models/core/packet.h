@@ -35,6 +35,7 @@ using frame_image = std::array<uint8_t, max_image_bytes>;
 namespace frame_flags {
 constexpr uint8_t fecn = 1u << 0;  // IB BTH forward explicit congestion notification
 constexpr uint8_t becn = 1u << 1;  // IB BTH backward explicit congestion notification
+constexpr uint8_t probe = 1u << 2;  // QCN SONAR: a data frame the reaction point sent as a ping
 }  // namespace frame_flags
 
 constexpr uint16_t no_ingress = 0xFFFF;  // a frame the switch made itself: outside MMU accounting
@@ -52,6 +53,7 @@ struct frame_fields {
   uint32_t payload = 0;                // application bytes carried (0 for control frames)
   uint16_t ingress_port = no_ingress;  // switch-local: the port the frame came in on
   uint16_t hops = 0;
+  uint32_t cp_tag = 0;      // ECM: the CPID tag of a rate-limited data frame (0: untagged; bcn_frame.h)
   uint64_t seq = 0;         // byte offset of the first payload byte within its flow
   uint64_t created_ps = 0;  // when the frame was built (ACK: echoes the data frame's)
   uint64_t ready_ps = 0;    // switch-local: when the frame clears the forwarding pipeline

@@ -27,6 +27,8 @@ class reaction_point_if {
   virtual void on_feedback(const packet_header& h, uint64_t now_ps) = 0;
   // The flow started a frame of `bytes` wire bytes (byte counters, RTT stamps).
   virtual void on_send(const packet_header& h, uint64_t now_ps) = 0;
+  // Just before on_send: the reaction point may mark the data frame (ECM's CPID tag, a probe bit).
+  virtual void tag(packet_header&) {}
   // The rate this reaction point is heading for (QCN's and DCQCN's target rate), for the
   // flow_rate.csv series; 0: the algorithm has none.
   virtual data_rate target_rate() const { return data_rate{0}; }

@@ -22,15 +22,8 @@ tlm::tlm_generic_payload* make_roce_cnp(const packet_header& data, uint32_t from
   packet_header& h = header(*p);
   h.size = roce::cnp_bytes;
   h.ecn = ecn;
-  roce::headers w;
-  w.da = eth::mac_address(data.src, 0);
-  w.sa = eth::mac_address(h.src, 0);
-  w.pcp = data.priority;
+  roce::headers w = roce::reply_to(data, h.src, roce::opcode_cnp);
   w.ecn = ecn;
-  w.src_ip = roce::node_ip(h.src);
-  w.dst_ip = roce::node_ip(data.src);
-  w.opcode = roce::opcode_cnp;
-  w.dest_qp = data.flow_id;  // the model's QP number is the flow id
   w.cnp_rate_mbps = rate_mbps;
   roce::encode(w, h.image->data());
   return p;

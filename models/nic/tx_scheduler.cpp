@@ -145,7 +145,10 @@ tlm::tlm_generic_payload* tx_scheduler::build(sender& s, uint64_t now_ps) {
   stats_.bytes[h.priority] += h.size;
   f.stats.tx_bytes += payload;
   s.limiter->on_send(now_ps, h.size, f.spec.rate.bps > 0 ? f.spec.rate : mac_.wire().current_rate());
-  if (s.rp) s.rp->on_send(h, now_ps);
+  if (s.rp) {
+    s.rp->tag(h);
+    s.rp->on_send(h, now_ps);
+  }
   s.finished = f.spec.kind == flow_kind::finite && s.sent >= f.spec.size;
   return p;
 }

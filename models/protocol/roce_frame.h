@@ -47,4 +47,18 @@ std::size_t encode(const headers& h, uint8_t* out);
 // Returns false unless the image holds IPv4/UDP to port 4791.
 bool decode(const uint8_t* in, headers& out);
 
+// The fields of a frame node `from` sends back to the source of data frame `data` (a CNP or an
+// ACK): addresses reversed, the data's priority, its flow id as the destination QP.
+inline headers reply_to(const packet_header& data, uint32_t from, uint8_t opcode) {
+  headers w;
+  w.da = eth::mac_address(data.src, 0);
+  w.sa = eth::mac_address(from, 0);
+  w.pcp = data.priority;
+  w.src_ip = node_ip(from);
+  w.dst_ip = node_ip(data.src);
+  w.opcode = opcode;
+  w.dest_qp = data.flow_id;  // the model's QP number is the flow id
+  return w;
+}
+
 }  // namespace sluice::roce

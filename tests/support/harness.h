@@ -92,6 +92,11 @@ inline std::string slurp(const std::string& path) {
   return b.str();
 }
 
+// A statistic from the summary's counters (zero values are left out of it: 0).
+inline double counter(const nlohmann::json& summary, const std::string& name) {
+  return summary["counters"].contains(name) ? summary["counters"][name].get<double>() : 0.0;
+}
+
 inline double utilization(const nlohmann::json& summary, const std::string& link_direction) {
   for (const auto& l : summary["links"])
     if (l["name"] == link_direction) return l["utilization"].get<double>();

@@ -7,10 +7,35 @@
 #include <vector>
 
 #include "models/nic/cc_slots.h"
+#include "models/protocol/ethernet.h"
 #include "models/switch/switch_blocks.h"
 #include "tests/support/harness.h"
 
 namespace sluice::test {
+
+// An owner module for a congestion point made by name outside a switch, and an injector that
+// keeps the frames it is given (for the test to decode and release).
+struct cp_owner : sc_core::sc_module {
+  explicit cp_owner(sc_core::sc_module_name n) : sc_module(n) {}
+};
+struct recording_injector : frame_injector_if {
+  std::vector<tlm::tlm_generic_payload*> frames;
+  void inject(tlm::tlm_generic_payload* p) override { frames.push_back(p); }
+  uint32_t node_id() const override { return 7; }
+};
+// What the congestion-point tests sample: a 1500-B data frame of flow 11 from node 3 to node 5
+// on priority 3, at a 60 000-B class-3 queue of port 2 (MAC of switch 9, port 2).
+inline packet_header sampled_data_frame() {
+  packet_header data;
+  data.kind = frame_kind::data;
+  data.priority = 3;
+  data.src = 3;
+  data.dst = 5;
+  data.flow_id = 11;
+  data.size = 1500;
+  return data;
+}
+inline queue_view sampled_queue() { return {2, 3, 60000, 40, eth::mac_address(9, 2)}; }
 
 struct mmu_event {
   uint64_t at_ps;

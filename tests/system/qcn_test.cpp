@@ -168,6 +168,22 @@ TEST(Qcn, OgHotspotTargetReductionAndPathBaRecoverAtLeastFiveTimesFaster) {
   EXPECT_GE(base, 5 * improved) << "baseline " << base << " ms, improved " << improved << " ms";
 }
 
+// SONAR (seed qcn-transient-response: "350+ msecs down to 38 msecs" at RTT 500 us), on the same
+// scaled OG hotspot. After the restore the queue drains; 10 ms later BA = 1 at the CP, so the next
+// probe (every sonar_wait = 5 ms after a cut or an echo) draws no echo; 1 ms later (sonar_echo_wait)
+// the RL enters short fuse: hyper-active increase on its 1 ms ping timer and its byte counter. So
+// recovery takes about 10 + 5 + 1 ms plus a few HAI cycles, against the baseline's > 250 ms (the
+// run's end: five 24-ms byte-counter cycles of fast recovery, then 5 Mb/s steps). Measured (seeds
+// 1-3): 21, 21.5, 23 ms. Bound 5x, as for path_ba.
+TEST(Qcn, OgHotspotSonarRecoversAtLeastFiveTimesFaster) {
+  const double base = og_hotspot_recovery_ms("", "sonar_base");
+  const double sonar =
+      og_hotspot_recovery_ms("--set 'h*.qcn.sonar=true' --set 'sw0.port*.prio3.qcn.sonar=true'", "sonar");
+  EXPECT_GT(sonar, 0);
+  EXPECT_LT(sonar, 50) << "sonar should recover within tens of ms";
+  EXPECT_GE(base, 5 * sonar) << "baseline " << base << " ms, sonar " << sonar << " ms";
+}
+
 // `--cc qcn` alone (no per-port choices) puts the CP on every switch queue the traffic uses and
 // the RP at the senders; QCN has no notification point. The CNMs are counted where they arrive.
 TEST(Qcn, CcQcnChoosesTheCpOnTheTrafficsQueuesAndTheRpAtTheSenders) {

@@ -67,9 +67,9 @@ TEST(PolicyRegistry, ShippedPoliciesAreRegistered) {
   EXPECT_EQ(scheduler_policies::instance().names(), (std::vector<std::string>{"strict-dwrr", "round-robin", "strict"}));
   EXPECT_EQ(threshold_policies::instance().names(), (std::vector<std::string>{"static", "dynamic"}));
   EXPECT_EQ(forwarding_policies::instance().names(), (std::vector<std::string>{"ecmp", "first"}));
-  EXPECT_EQ(cp_policies::instance().names(), (std::vector<std::string>{"none", "dcqcn", "ecn-threshold", "pcn", "qcn", "tcd"}));
-  EXPECT_EQ(np_policies::instance().names(), (std::vector<std::string>{"none", "dcqcn", "dcqcn-tcd", "ecn-count", "pcn"}));
-  EXPECT_EQ(rp_policies::instance().names(), (std::vector<std::string>{"none", "dcqcn", "dcqcn-tcd", "pcn", "qcn"}));
+  EXPECT_EQ(cp_policies::instance().names(), (std::vector<std::string>{"none", "dcqcn", "ecm", "ecn-threshold", "pcn", "qcn", "tcd"}));
+  EXPECT_EQ(np_policies::instance().names(), (std::vector<std::string>{"none", "dcqcn", "dcqcn-tcd", "ecn-count", "pcn", "timely"}));
+  EXPECT_EQ(rp_policies::instance().names(), (std::vector<std::string>{"none", "dcqcn", "dcqcn-tcd", "ecm", "pcn", "qcn", "timely"}));
 }
 
 TEST(RoundRobinScheduler, OneFramePerEligibleClassInTurn) {

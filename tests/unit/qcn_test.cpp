@@ -7,6 +7,7 @@
 #include "models/protocol/ethernet.h"
 #include "models/switch/policies/qcn_cp_state.h"
 #include "models/switch/switch_policies.h"
+#include "tests/support/switch_bench.h"
 
 using namespace sluice;
 
@@ -220,31 +221,17 @@ TEST(QcnRp, RateNeverFallsBelowTheMinimum) {
   EXPECT_DOUBLE_EQ(rp.current_rate(), 10e6);
 }
 
-namespace {
-struct cp_owner : sc_core::sc_module {
-  explicit cp_owner(sc_core::sc_module_name n) : sc_module(n) {}
-};
-struct recording_injector : frame_injector_if {
-  std::vector<tlm::tlm_generic_payload*> frames;
-  void inject(tlm::tlm_generic_payload* p) override { frames.push_back(p); }
-  uint32_t node_id() const override { return 7; }
-};
-}  // namespace
+using test::cp_owner;
+using test::recording_injector;
 
 TEST(QcnCp, ChosenByNameSendsARealCnmToTheSampledFramesSource) {
   cp_owner port("qcn_port");
   recording_injector injector;
   auto cp = cp_policies::instance().make("qcn_port.prio3.cp", "qcn", port, 3, injector);
   ASSERT_TRUE(cp);
-  packet_header data;
-  data.kind = frame_kind::data;
-  data.priority = 3;
-  data.src = 3;
-  data.dst = 5;
-  data.flow_id = 11;
-  data.size = 1500;
-  const uint64_t port_mac = eth::mac_address(9, 2);
-  const queue_view q{2, 3, 60000, 40, port_mac};
+  packet_header data = test::sampled_data_frame();
+  const queue_view q = test::sampled_queue();
+  const uint64_t port_mac = q.port_mac;
   // The first sample comes after 127.5-172.5 KB (150 KB +/- 15 %): at most 115 frames of 1500 B.
   for (int i = 0; i < 115 && injector.frames.empty(); ++i) cp->on_enqueue(data, q);
   ASSERT_EQ(injector.frames.size(), 1u);
@@ -442,4 +429,107 @@ TEST(QcnCp, PathBaBandwidthAvailableAfterTheQueueStaysLowAndFb99Otherwise) {
   EXPECT_TRUE(s.sampled);
   EXPECT_FALSE(s.push_back);
   EXPECT_EQ(s.qfb, 0);
+}
+
+namespace {
+qcn_rp_config sonar_config() {
+  qcn_rp_config c;  // tutorial table: Gd 0.5, BC 150 KB, T 15 ms, F 5, R_AI 5 Mb/s, R_HAI 50 Mb/s
+  c.sonar = true;   // WP 5 ms, WE 1 ms, SF 1 ms
+  return c;
+}
+constexpr uint64_t ms = 1'000'000'000;  // ps
+}  // namespace
+
+TEST(QcnRpSonar, PingWaitsProbesAndReturnsToWaitingOnAnEcho) {
+  const qcn_rp_config c = sonar_config();
+  qcn_rp_state rp(10e9);
+  using ping = qcn_rp_state::ping;
+  EXPECT_EQ(rp.ping_state(), ping::idle);
+  EXPECT_EQ(rp.ping_due_ps(), 0u);
+  ASSERT_TRUE(rp.on_cnm(63, 0, c));  // CR = 10G x (1 - 0.5) = 5G, TR = 10G; WP due at 5 ms
+  EXPECT_EQ(rp.ping_state(), ping::wait_probe);
+  EXPECT_EQ(rp.ping_due_ps(), 5 * ms);
+  EXPECT_FALSE(rp.take_probe(1 * ms, c));  // nothing to probe yet
+  EXPECT_FALSE(rp.on_ping_timer(5 * ms, c));  // WP expired: the next frame is the probe
+  EXPECT_EQ(rp.ping_due_ps(), 0u);           // no timer until it is sent
+  EXPECT_TRUE(rp.take_probe(5 * ms + 100, c));
+  EXPECT_FALSE(rp.take_probe(5 * ms + 200, c));  // one probe
+  EXPECT_EQ(rp.ping_state(), ping::wait_echo);
+  EXPECT_EQ(rp.ping_due_ps(), 6 * ms + 100);  // WE: 1 ms
+  EXPECT_TRUE(rp.on_cnm(0, 5 * ms + 500, c));  // the echo: back to WP, rates unchanged
+  EXPECT_EQ(rp.ping_state(), ping::wait_probe);
+  EXPECT_EQ(rp.ping_due_ps(), 10 * ms + 500);
+  EXPECT_DOUBLE_EQ(rp.current_rate(), 5e9);
+  EXPECT_DOUBLE_EQ(rp.target_rate(), 10e9);
+  EXPECT_FALSE(rp.on_cnm(0, 6 * ms, c));  // a qFb = 0 CNM outside WE (and no path_ba): ignored
+}
+
+TEST(QcnRpSonar, NoEchoMeansShortFuseAndHyperActiveIncreaseOnThePingTimerAndByteCounter) {
+  const qcn_rp_config c = sonar_config();
+  qcn_rp_state rp(10e9);
+  using ping = qcn_rp_state::ping;
+  rp.on_cnm(63, 0, c);  // CR 5G, TR 10G, WP due 5 ms
+  rp.on_ping_timer(5 * ms, c);
+  ASSERT_TRUE(rp.take_probe(5 * ms, c));  // WE due 6 ms
+  // No echo by 6 ms: short fuse, both stage counts to F + 1 = 6 (no rate change yet).
+  EXPECT_FALSE(rp.on_ping_timer(6 * ms, c));
+  EXPECT_EQ(rp.ping_state(), ping::short_fuse);
+  EXPECT_EQ(rp.byte_stage(), 6);
+  EXPECT_EQ(rp.timer_stage(), 6);
+  EXPECT_DOUBLE_EQ(rp.current_rate(), 5e9);
+  EXPECT_EQ(rp.ping_due_ps(), 7 * ms);
+  // 7 ms: the fuse ends a cycle: timer stage 7, HAI with i = min(6, 7) - 5 = 1:
+  // TR = 10G + 50M = 10.05G, CR = (5G + 10.05G) / 2 = 7.525G.
+  EXPECT_TRUE(rp.on_ping_timer(7 * ms, c));
+  EXPECT_DOUBLE_EQ(rp.target_rate(), 10.05e9);
+  EXPECT_DOUBLE_EQ(rp.current_rate(), 7.525e9);
+  EXPECT_EQ(rp.ping_due_ps(), 8 * ms);
+  // The byte counter (150 KB since the cut) ends a cycle: byte stage 7, i = 7 - 5 = 2:
+  // TR = 10.05G + 100M = 10.15G, CR = (7.525G + 10.15G) / 2 = 8.8375G.
+  EXPECT_TRUE(rp.on_sent(150000, c));
+  EXPECT_DOUBLE_EQ(rp.target_rate(), 10.15e9);
+  EXPECT_DOUBLE_EQ(rp.current_rate(), 8.8375e9);
+  // A cut in SF (not FR1: TR <- CR): CR = 8.8375G / 2 = 4.41875G, back to WP due 13 ms.
+  rp.on_cnm(63, 8 * ms, c);
+  EXPECT_DOUBLE_EQ(rp.target_rate(), 8.8375e9);
+  EXPECT_DOUBLE_EQ(rp.current_rate(), 4.41875e9);
+  EXPECT_EQ(rp.ping_state(), ping::wait_probe);
+  EXPECT_EQ(rp.ping_due_ps(), 13 * ms);
+}
+
+TEST(QcnRpSonar, OffByDefaultNoPingTimer) {
+  const qcn_rp_config c;  // sonar false
+  qcn_rp_state rp(10e9);
+  rp.on_cnm(63, 0, c);
+  EXPECT_EQ(rp.ping_state(), qcn_rp_state::ping::idle);
+  EXPECT_EQ(rp.ping_due_ps(), 0u);
+  EXPECT_FALSE(rp.take_probe(10 * ms, c));
+}
+
+TEST(QcnCp, SonarEchoesAProbeFrameWhileNoBandwidthIsAvailable) {
+  cp_owner port("sonar_port");
+  recording_injector injector;
+  auto cp = cp_policies::instance().make("sonar_port.prio3.cp", "qcn", port, 3, injector);
+  ASSERT_TRUE(cp);
+  packet_header data = test::sampled_data_frame();
+  const queue_view q = test::sampled_queue();  // 60 000 B: above ba_threshold (9000 B), so BA = 0
+  cp->on_enqueue(data, q);
+  data.flags = frame_flags::probe;
+  cp->on_enqueue(data, q);  // sonar off (default): a probe is an ordinary frame
+  EXPECT_TRUE(injector.frames.empty());
+  param_registry::instance().set("sonar_port.prio3.qcn.sonar", "true", true);
+  cp->on_enqueue(data, q);  // the echo, not a sample (the first sample needs ~150 KB)
+  ASSERT_EQ(injector.frames.size(), 1u);
+  const packet_header& h = header(*injector.frames[0]);
+  EXPECT_EQ(h.kind, frame_kind::cnm);
+  EXPECT_EQ(h.dst, 3u);  // the probe's source
+  EXPECT_EQ(h.flow_id, 11u);
+  cnm_pdu pdu;
+  ASSERT_TRUE(decode_cnm(*h.image, pdu));
+  EXPECT_EQ(pdu.quantized_feedback, 0);  // an echo is a qFb = 0 CNM
+  EXPECT_EQ(pdu.q_offset, (60000 - 26624) / 64);
+  data.flags = 0;
+  cp->on_enqueue(data, q);  // not a probe: no echo
+  EXPECT_EQ(injector.frames.size(), 1u);
+  injector.frames[0]->release();
 }

@@ -6,6 +6,7 @@
 // Parameters are declared once per NIC, <nic>.qcn.<leaf>, shared by all its flows' reaction
 // points through the NIC's reaction-point maker (qcn_maker), and read at every event, so
 // overrides apply. See docs/models/qcn.md.
+#include <algorithm>
 #include <memory>
 
 #include "models/core/event_queue.h"
@@ -57,6 +58,21 @@ const param_spec<sc_core::sc_time> ba_timer_spec{
     "qcn.ba_timer", "qcn RP: rate-increase timer with path_ba, half after F cycles (seed: 5 ms)",
     sc_core::sc_time(5, sc_core::SC_MS), sc_core::sc_time(1, sc_core::SC_US), sc_core::sc_time(10, sc_core::SC_SEC)};
 
+const param_spec<bool> sonar_spec{
+    "qcn.sonar",
+    "qcn RP: SONAR ping timer: probe the path after a cut, hyper-active increase when no CP echoes (seed "
+    "qcn-transient-response)",
+    false, false, true};
+const param_spec<sc_core::sc_time> sonar_wait_spec{
+    "qcn.sonar_wait", "qcn RP sonar: waiting-to-probe time, from a cut or an echo to the next probe (choice: 5 ms)",
+    sc_core::sc_time(5, sc_core::SC_MS), sc_core::sc_time(1, sc_core::SC_US), sc_core::sc_time(10, sc_core::SC_SEC)};
+const param_spec<sc_core::sc_time> sonar_echo_spec{
+    "qcn.sonar_echo_wait", "qcn RP sonar: how long a probe waits for an echo (choice: 1 ms, twice the seed's 500 us RTT)",
+    sc_core::sc_time(1, sc_core::SC_MS), sc_core::sc_time(1, sc_core::SC_US), sc_core::sc_time(10, sc_core::SC_SEC)};
+const param_spec<sc_core::sc_time> sonar_fuse_spec{
+    "qcn.sonar_fuse", "qcn RP sonar: short-fuse period, one hyper-active cycle each (choice: 1 ms)",
+    sc_core::sc_time(1, sc_core::SC_MS), sc_core::sc_time(1, sc_core::SC_US), sc_core::sc_time(10, sc_core::SC_SEC)};
+
 struct qcn_rp_params {
   param<double> gd;
   param<data_rate> min_rate;
@@ -67,6 +83,8 @@ struct qcn_rp_params {
   param<bool> efr;
   param<bool> target_reduction, path_ba;
   param<sc_core::sc_time> ba_timer;
+  param<bool> sonar;
+  param<sc_core::sc_time> sonar_wait, sonar_echo, sonar_fuse;
   explicit qcn_rp_params(const sc_core::sc_object* nic)
       : gd(nic, gd_spec),
         min_rate(nic, min_rate_spec),
@@ -78,10 +96,15 @@ struct qcn_rp_params {
         efr(nic, efr_spec),
         target_reduction(nic, tr_spec),
         path_ba(nic, ba_spec),
-        ba_timer(nic, ba_timer_spec) {}
+        ba_timer(nic, ba_timer_spec),
+        sonar(nic, sonar_spec),
+        sonar_wait(nic, sonar_wait_spec),
+        sonar_echo(nic, sonar_echo_spec),
+        sonar_fuse(nic, sonar_fuse_spec) {}
   qcn_rp_config config() const {
     return {gd(), min_rate().bps, bc().bytes, to_ps(timer()), static_cast<int>(f()), r_ai().bps, r_hai().bps, efr(),
-            target_reduction(), path_ba(), to_ps(ba_timer())};
+            target_reduction(), path_ba(), to_ps(ba_timer()), sonar(), to_ps(sonar_wait()), to_ps(sonar_echo()),
+            to_ps(sonar_fuse())};
   }
 };
 
@@ -107,20 +130,27 @@ class qcn_rp final : public reaction_point_if, public timed_client {
     if (state_.line_rate() <= 0) state_.set_line_rate(line_rate());
     if (!state_.on_cnm(qfb.value, now, params_.config())) return;
     apply();
-    event_queue::instance().schedule(this, state_.timer_due_ps());
+    arm();
+  }
+  void tag(packet_header& h) override {
+    if (state_.take_probe(now_ps(), params_.config())) {
+      h.flags |= frame_flags::probe;
+      arm();
+    }
   }
   void on_send(const packet_header& h, uint64_t) override {
     if (state_.on_sent(h.size, params_.config())) apply();
   }
+  // One wake-up serves the cycle timer and the SONAR ping timer; a wake-up made stale (a CNM
+  // moved a timer later) finds nothing due and re-arms for the new time.
   void on_timer() override {
-    const uint64_t now = now_ps(), due = state_.timer_due_ps();
-    if (due == 0) return;  // released since
-    if (now < due) {       // a CNM moved the timer later: wait for the new time
-      event_queue::instance().schedule(this, due);
-      return;
-    }
-    if (state_.on_timer(now, params_.config())) apply();
-    if (state_.timer_due_ps()) event_queue::instance().schedule(this, state_.timer_due_ps());
+    const uint64_t now = now_ps();
+    const qcn_rp_config c = params_.config();
+    bool changed = false;
+    if (state_.timer_due_ps() && now >= state_.timer_due_ps()) changed |= state_.on_timer(now, c);
+    if (state_.ping_due_ps() && now >= state_.ping_due_ps()) changed |= state_.on_ping_timer(now, c);
+    if (changed) apply();
+    arm();
   }
 
  private:
@@ -133,6 +163,11 @@ class qcn_rp final : public reaction_point_if, public timed_client {
     double line = mac_.has_wire() ? mac_.wire().current_rate().bps : 0;
     if (source_rate_ > 0 && (line <= 0 || source_rate_ < line)) line = source_rate_;
     return line;
+  }
+  void arm() {
+    const uint64_t t = state_.timer_due_ps(), p = state_.ping_due_ps();
+    const uint64_t due = t && p ? std::min(t, p) : t ? t : p;
+    if (due) event_queue::instance().schedule(this, due);
   }
   void apply() { limiter_.set_rate(data_rate{state_.limited() ? state_.current_rate() : 0.0}); }
 

@@ -25,6 +25,15 @@
 //                     cycle count: a cycle end of either sets both to max(both) + 1, so past F
 //                     cycles it is hyper-active increase (the timer expiring without a push-back
 //                     is the path's "bandwidth available", docs/models/qcn.md).
+//
+//   sonar             the ping timer (seed's SONAR; off by default), states idle, WP (waiting to
+//                     probe), WE (waiting for echo), SF (short fuse). A cut (qFb > 0) -> WP, due
+//                     in sonar_wait. WP expires -> the next data frame the flow sends carries the
+//                     probe bit (take_probe), and the RL goes to WE, due in sonar_echo_wait. A
+//                     qFb = 0 CNM in WE is the echo (a CP on the path has no bandwidth) -> WP
+//                     again. WE expires with no echo -> SF: the RL jumps to hyper-active increase
+//                     (both stage counts to at least F + 1) and every sonar_fuse the ping timer
+//                     ends a cycle too (an HAI step), until the next cut; release -> idle.
 #pragma once
 #include <algorithm>
 #include <cstdint>
@@ -44,6 +53,10 @@ struct qcn_rp_config {
   bool path_ba = false;                // qFb = 0 is Fb99 (push back one cycle); timer = ba_timer
   uint64_t ba_timer_ps = 5000000000ull;  // the path-BA rate-increase timer, 5 ms (seed)
   uint64_t cycle_timer_ps() const { return path_ba ? ba_timer_ps : timer_ps; }
+  bool sonar = false;                         // the SONAR ping timer
+  uint64_t sonar_wait_ps = 5000000000ull;     // WP: from a cut to the next probe, 5 ms
+  uint64_t sonar_echo_ps = 1000000000ull;     // WE: how long a probe waits for its echo, 1 ms
+  uint64_t sonar_fuse_ps = 1000000000ull;     // SF: a hyper-active cycle every this long, 1 ms
 };
 
 class qcn_rp_state {
@@ -59,9 +72,17 @@ class qcn_rp_state {
   int timer_stage() const { return timer_stage_; }
   uint64_t bytes_left() const { return bytes_left_; }
   uint64_t timer_due_ps() const { return limited_ ? timer_due_ : 0; }  // 0: not armed
+  enum class ping { idle, wait_probe, wait_echo, short_fuse };
+  ping ping_state() const { return ping_; }
+  // 0: not armed (idle, or a probe waiting for the flow's next frame).
+  uint64_t ping_due_ps() const { return limited_ && !probe_pending_ ? ping_due_ : 0; }
 
   // Returns true if the state changed (a cut, or an Fb99 push-back with path_ba).
   bool on_cnm(uint8_t qfb, uint64_t now_ps, const qcn_rp_config& c) {
+    if (qfb == 0 && c.sonar && limited_ && ping_ == ping::wait_echo) {  // the echo of our probe
+      start_ping(now_ps, c);
+      if (!c.path_ba) return true;
+    }
     if (qfb == 0) {  // Fb99: only with path_ba, only while limited
       if (!c.path_ba || !limited_) return false;
       byte_stage_ = std::max(0, byte_stage_ - 1);
@@ -77,6 +98,38 @@ class qcn_rp_state {
     byte_stage_ = timer_stage_ = 0;
     bytes_left_ = c.bc_limit;
     timer_due_ = now_ps + c.cycle_timer_ps();
+    if (c.sonar) start_ping(now_ps, c);
+    return true;
+  }
+  // SONAR: the ping timer is due (now_ps >= ping_due_ps()); returns true if a cycle ended.
+  bool on_ping_timer(uint64_t now_ps, const qcn_rp_config& c) {
+    if (!limited_ || probe_pending_ || now_ps < ping_due_) return false;
+    switch (ping_) {
+      case ping::wait_probe:
+        probe_pending_ = true;  // the next frame is the probe
+        return false;
+      case ping::wait_echo:  // no echo: the path has bandwidth; go to HAI
+        ping_ = ping::short_fuse;
+        byte_stage_ = std::max(byte_stage_, c.fr_threshold + 1);
+        timer_stage_ = std::max(timer_stage_, c.fr_threshold + 1);
+        fr1_ = false;
+        ping_due_ = now_ps + c.sonar_fuse_ps;
+        return false;
+      case ping::short_fuse:
+        ++timer_stage_;
+        ping_due_ = now_ps + c.sonar_fuse_ps;
+        end_cycle(c);
+        return true;
+      default:
+        return false;
+    }
+  }
+  // SONAR: should the frame the flow sends now carry the probe bit? If so it is sent (WE).
+  bool take_probe(uint64_t now_ps, const qcn_rp_config& c) {
+    if (!probe_pending_ || !limited_) return false;
+    probe_pending_ = false;
+    ping_ = ping::wait_echo;
+    ping_due_ = now_ps + c.sonar_echo_ps;
     return true;
   }
   // The flow started a frame of `bytes`; returns true if a byte-counter cycle ended (CR changed).
@@ -117,7 +170,14 @@ class qcn_rp_state {
     if (cr_ >= line_) {  // back at line rate: release the limiter
       cr_ = tr_ = line_;
       limited_ = false;
+      ping_ = ping::idle;
+      probe_pending_ = false;
     }
+  }
+  void start_ping(uint64_t now_ps, const qcn_rp_config& c) {
+    ping_ = ping::wait_probe;
+    probe_pending_ = false;
+    ping_due_ = now_ps + c.sonar_wait_ps;
   }
 
   double line_ = 0, cr_ = 0, tr_ = 0;
@@ -125,6 +185,9 @@ class qcn_rp_state {
   bool fr1_ = false;  // no cycle has ended since the last cut
   int byte_stage_ = 0, timer_stage_ = 0;
   uint64_t bytes_left_ = 0, timer_due_ = 0;
+  ping ping_ = ping::idle;
+  bool probe_pending_ = false;
+  uint64_t ping_due_ = 0;
 };
 
 }  // namespace sluice

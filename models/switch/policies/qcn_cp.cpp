@@ -8,8 +8,8 @@
 
 #include "models/core/event_queue.h"
 #include "models/core/stats.h"
-#include "models/protocol/cnm_frame.h"
 #include "models/protocol/ethernet.h"
+#include "models/switch/policies/cnm_maker.h"
 #include "models/switch/policies/qcn_cp_state.h"
 #include "models/switch/switch_policies.h"
 
@@ -44,7 +44,11 @@ const param_spec<sc_core::sc_time> ba_time_spec{
     "qcn.ba_time", "qcn path_ba: BA = 1 once the queue stayed below ba_threshold this long (seed: 10 ms)",
     sc_core::sc_time(10, sc_core::SC_MS), sc_core::sc_time(0, sc_core::SC_PS), sc_core::sc_time(10, sc_core::SC_SEC)};
 
-constexpr uint32_t l2_overhead = eth::header + eth::vlan_tag + eth::fcs;  // around a data frame's MSDU
+const param_spec<bool> sonar_spec{
+    "qcn.sonar",
+    "qcn: SONAR: echo a probe frame to its source (a qFb = 0 CNM) while BA = 0, the BA signal as for path_ba "
+    "(ba_threshold, ba_time) (seed qcn-transient-response)",
+    false, false, true};
 
 class qcn_cp final : public congestion_point_if {
  public:
@@ -56,6 +60,7 @@ class qcn_cp final : public congestion_point_if {
         path_ba_(&port, ba_spec, cls),
         ba_threshold_(&port, ba_threshold_spec, cls),
         ba_time_(&port, ba_time_spec, cls),
+        sonar_(&port, sonar_spec, cls),
         scope_("prio" + std::to_string(cls) + ".qcn"),
         injector_(injector),
         state_(derive_seed(random_streams::instance().seed(), std::string(port.name()) + "." + scope_)) {
@@ -68,13 +73,21 @@ class qcn_cp final : public congestion_point_if {
          [](const void* m, int) { return static_cast<double>(stat_model<qcn_cp>(m).last_fb_); }},
         {"fb99_sent", "frames", "path_ba push-backs sent (qFb = 0 CNMs: Fb >= 0 but no bandwidth available)",
          [](const void* m, int) { return static_cast<double>(stat_model<qcn_cp>(m).fb99_); }},
+        {"echo_sent", "frames", "sonar echoes sent (qFb = 0 CNMs answering a probe while BA = 0)",
+         [](const void* m, int) { return static_cast<double>(stat_model<qcn_cp>(m).echoes_); }},
     };
-    stat_registry::instance().add(&port, scope_.c_str(), stats, 4, this);
+    stat_registry::instance().add(&port, scope_.c_str(), stats, 5, this);
   }
 
   void on_enqueue(packet_header& h, const queue_view& q) override {
     const qcn_cp_config c = config();
     const qcn_sample s = state_.on_arrival(h.size, q.bytes, c, now_ps());
+    if (c.sonar && (h.flags & frame_flags::probe) && !state_.bandwidth_available(now_ps(), c)) {
+      ++echoes_;
+      qcn_sample echo;
+      echo.q_offset = static_cast<int64_t>(q.bytes) - static_cast<int64_t>(c.qeq);
+      send_cnm(h, q, echo);
+    }
     if (!s.sampled) return;
     ++samples_;
     last_fb_ = s.fb;
@@ -84,32 +97,20 @@ class qcn_cp final : public congestion_point_if {
   }
   void on_dequeue(packet_header&, const queue_view& q) override {
     const qcn_cp_config c = config();
-    if (c.path_ba) state_.on_depth(q.bytes, now_ps(), c);
+    if (c.tracks_ba()) state_.on_depth(q.bytes, now_ps(), c);
   }
 
  private:
   qcn_cp_config config() const {
-    return {qeq_().bytes, w_(), base_().bytes, jitter_(), path_ba_(), ba_threshold_().bytes, to_ps(ba_time_())};
-  }
-  static int16_t in_64_bytes(int64_t v) {  // cnmQOffset/cnmQDelta: signed, units of 64 octets
-    return static_cast<int16_t>(std::clamp<int64_t>(v / 64, INT16_MIN, INT16_MAX));
+    return {qeq_().bytes, w_(), base_().bytes, jitter_(), path_ba_(), ba_threshold_().bytes, to_ps(ba_time_()),
+            sonar_()};
   }
   void send_cnm(const packet_header& data, const queue_view& q, const qcn_sample& s) {
     cnm_pdu pdu;
     pdu.quantized_feedback = s.qfb;
-    pdu.cpid = q.port_mac << 16 | static_cast<uint64_t>(q.cls);  // egress port MAC + priority
-    pdu.q_offset = in_64_bytes(s.q_offset);
-    pdu.q_delta = in_64_bytes(s.q_delta);
-    pdu.encapsulated_priority = data.priority;
-    pdu.encapsulated_da = eth::mac_address(data.dst, 0);
-    pdu.msdu_length = static_cast<uint16_t>(data.size > l2_overhead ? data.size - l2_overhead : 0);
-    // Data frames carry no wire image: the encapsulated MSDU bytes are zeros (the flow is named
-    // by the header's flow_id).
-    tlm::tlm_generic_payload* p = make_feedback_frame(frame_kind::cnm, data, injector_.node_id(), now_ps());
-    packet_header& h = header(*p);
-    h.size = encode_cnm(pdu, eth::mac_address(data.src, 0), q.port_mac, data.priority, *h.image);
+    const uint64_t cpid = q.port_mac << 16 | static_cast<uint64_t>(q.cls);  // egress port MAC + priority
     if (s.qfb) ++cnms_;
-    injector_.inject(p);
+    injector_.inject(make_cnm(pdu, data, q.port_mac, cpid, s.q_offset, s.q_delta, injector_.node_id(), now_ps()));
   }
 
   param<byte_count> qeq_;
@@ -119,10 +120,11 @@ class qcn_cp final : public congestion_point_if {
   param<bool> path_ba_;
   param<byte_count> ba_threshold_;
   param<sc_core::sc_time> ba_time_;
+  param<bool> sonar_;
   std::string scope_;  // "prio3.qcn": the statistics' scope, kept for the registry
   frame_injector_if& injector_;
   qcn_cp_state state_;
-  uint64_t samples_ = 0, cnms_ = 0, fb99_ = 0;
+  uint64_t samples_ = 0, cnms_ = 0, fb99_ = 0, echoes_ = 0;
   int64_t last_fb_ = 0;
 };
 

@@ -12,6 +12,10 @@
 // break (the seed: < 6 packets for 10 ms). The sampling interval then also shortens with a
 // positive Fb (the band of the quantized |Fb|, either sign), and a sample with Fb >= 0 while
 // BA = 0 asks for an "Fb99" push-back (a CNM with qFb = 0).
+//
+// sonar (seed, off by default): the same BA signal answers SONAR probes: a data frame with the
+// probe bit arriving while BA = 0 ("this switch has no extra bandwidth") is echoed to its source,
+// as a qFb = 0 CNM (the caller sends it; docs/models/qcn.md).
 #pragma once
 #include <algorithm>
 #include <cmath>
@@ -29,6 +33,8 @@ struct qcn_cp_config {
   bool path_ba = false;           // BA signal and Fb99 push-back
   uint64_t ba_threshold = 9000;   // BA needs the queue below this (seed: 6 packets)...
   uint64_t ba_time_ps = 10000000000ull;  // ...for this long without a break (seed: 10 ms)
+  bool sonar = false;  // SONAR: keep the BA signal to answer probes (the echo is the caller's)
+  bool tracks_ba() const { return path_ba || sonar; }
 };
 
 struct qcn_sample {
@@ -66,7 +72,7 @@ class qcn_cp_state {
   // parameters set after construction apply.
   // `now_ps` matters only with path_ba (the BA signal at that time).
   qcn_sample on_arrival(uint32_t bytes, uint64_t q, const qcn_cp_config& c, uint64_t now_ps = 0) {
-    if (c.path_ba) on_depth(q, now_ps, c);
+    if (c.tracks_ba()) on_depth(q, now_ps, c);
     qcn_sample s;
     if (!started_) {
       started_ = true;
