@@ -23,10 +23,10 @@ fabric::fabric(const scenario& s) : scenario_(s) {
     const node_spec& n = t.nodes[id];
     if (n.is_switch) {
       switches.push_back(std::make_unique<switch_model>(n.name.c_str(), id,
-                                                        static_cast<int>(graph_->peer[id].size()), t.classes));
+                                                        static_cast<int>(graph_->peer[id].size()), t.classes, t.layer));
       switch_of_node_[id] = switches.back().get();
     } else {
-      nics.push_back(std::make_unique<nic>(n.name.c_str(), id, flows, t.classes));
+      nics.push_back(std::make_unique<nic>(n.name.c_str(), id, flows, t.classes, t.layer));
       nic_of_node_[id] = nics.back().get();
     }
   }
@@ -126,6 +126,13 @@ void fabric::derive_defaults() {
     for (const port_ref* end : {&e.a, &e.b}) {
       switch_model* sw = switch_of_node_[end->node];
       if (!sw) continue;
+      if (switch_port& port = *sw->ports[end->port]; port.credits) {
+        // A credit port's VL buffers are the MMU's per-group reserve: credits bound each group.
+        uint64_t most = 0;
+        for (const auto& b : port.credits->buffer) most = std::max(most, (*b)().bytes);
+        sw->mmu_block.ports[end->port]->reserve.set_default(byte_count{most});
+        continue;
+      }
       const port_ref& peer = end == &e.a ? e.b : e.a;
       byte_count h =
           pfc::required_headroom(e.model->rate(), e.model->delay(), peer.flow_control->response(), max_frame);

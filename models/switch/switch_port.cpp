@@ -41,22 +41,30 @@ const choice_spec& cp_spec() {
 }  // namespace
 
 switch_port::switch_port(sc_core::sc_module_name name, int index, uint64_t mac_address, int classes,
-                         ingress_state_if& ingress, buffer_release_if& buffer, const sc_core::sc_port<mmu_if>& mmu)
+                         ingress_state_if& ingress, buffer_release_if& buffer, const sc_core::sc_port<mmu_if>& mmu,
+                         link_layer layer)
     : sc_module(name),
       mac("mac", index, mac_address),
-      flow_control("pfc", mac, classes, &ingress),
+      flow_control("pfc", mac, std::min(classes, pfc_priorities), &ingress),
+      credits(layer == link_layer::ib ? std::make_unique<credit_flow_control>("credit", mac, classes) : nullptr),
       quantum(this, quantum_spec),
       scheduler(this, scheduler_spec()),
-      egress(mac, flow_control, buffer, classes),
+      egress(mac, gate(), buffer, classes),
       mmu_(mmu) {
   mac.attach(&egress, nullptr);
-  mac.attach_flow_control(&flow_control);
+  mac.attach_flow_control(&gate());
   for (int i = 0; i < classes; ++i) {
     sched.push_back(std::make_unique<choice_param>(this, sched_spec, i));
     weight.push_back(std::make_unique<param<uint64_t>>(this, weight_spec, i));
     cp.push_back(std::make_unique<choice_param>(this, cp_spec(), i));
   }
   add_stats(*this, class_stats, this, classes);
+}
+
+// Credit flow control admits only what the input buffer can hold: a drop is a model error.
+void switch_port::count_drop(int cls) {
+  ++drops_[cls];
+  if (credits) SC_REPORT_ERROR(name(), "model error: a frame was dropped on an InfiniBand (credit) port");
 }
 
 void switch_port::start_of_simulation() {
