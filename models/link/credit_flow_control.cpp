@@ -31,6 +31,8 @@ const param_spec<sc_core::sc_time> min_interval_spec{
 const param_spec<sc_core::sc_time> refresh_spec{
     "refresh", "period of the unconditional credit packets of every VL (IBA: 65 536 symbol times at 1 ns)",
     sc_core::sc_time(65536, sc_core::SC_NS), sc_core::sc_time(1, sc_core::SC_NS), sc_core::sc_time(1, sc_core::SC_SEC)};
+const param_spec<uint64_t> sl2vl_spec{"sl2vl", "VL that frames of this SL (prio<k>) take out of this port", 0, 0,
+                                       15};
 // 2 x (RTT x rate) + one credit interval x rate + a 4 KiB MTU at 40 Gb/s and 1 us: 35 KiB;
 // 64 KiB (1024 blocks) keeps a VL at line rate up to ~75 Gb/s and stays below the 2048-block cap.
 const param_spec<byte_count> buffer_spec{
@@ -62,6 +64,8 @@ credit_flow_control::credit_flow_control(sc_core::sc_module_name name, mac_port&
     throw config_error(std::string(this->name()) + ": a credit port has 1 to 16 VLs, not " + std::to_string(classes));
   for (int k = 0; k < std::min(classes, management_vl); ++k)
     buffer.push_back(std::make_unique<param<byte_count>>(this, buffer_spec, k));
+  for (int sl = 0; sl < max_classes; ++sl)  // identity by default (SL k on VL k)
+    sl2vl.push_back(std::make_unique<param<uint64_t>>(this, sl2vl_spec, static_cast<uint64_t>(sl), sl));
   add_stats(*this, port_stats, this);
   const sc_core::sc_object& port = get_parent_object() ? *get_parent_object() : *this;
   add_stats(port, vl_stats, this, classes_);

@@ -31,6 +31,7 @@ class credit_flow_control : public sc_core::sc_module, public flow_control_if, p
   param<sc_core::sc_time> min_interval;
   param<sc_core::sc_time> refresh;
   std::vector<std::unique_ptr<param<byte_count>>> buffer;  // per data VL: the input buffer
+  std::vector<std::unique_ptr<param<uint64_t>>> sl2vl;     // per SL: the VL it leaves this port on
 
   credit_flow_control(sc_core::sc_module_name name, mac_port& mac, int classes);
 
@@ -51,6 +52,9 @@ class credit_flow_control : public sc_core::sc_module, public flow_control_if, p
 
   // Whether VL `vl` has credit buffer on this port (an operational data VL, or VL15).
   bool has_vl(int vl) const;
+
+  // The VL a frame of service level `sl` takes out of this port (the SL-to-VL table).
+  uint8_t vl_of(int sl) const { return static_cast<uint8_t>((*sl2vl[sl])()); }
 
   static uint32_t blocks(uint32_t bytes) { return (bytes + 63) / 64; }
 

@@ -97,7 +97,10 @@ void nic::make_policies() {
 
 void nic::start_of_simulation() {
   make_policies();  // if the simulation has not already
-  tx_.start(frame_format{node_id_, mtu().bytes, header_bytes().bytes, min_frame().bytes});
+  frame_format format{node_id_, mtu().bytes, header_bytes().bytes, min_frame().bytes};
+  if (port.credits)
+    for (int sl = 0; sl < max_classes; ++sl) format.class_of[sl] = port.credits->vl_of(sl);
+  tx_.start(format);
 }
 
 rate_limiter_if& nic::limiter(uint32_t flow_id) {

@@ -89,6 +89,13 @@ void switch_model::receive_frame(tlm::tlm_generic_payload* p, int port_index) {
   }
   int out = forwarding_port->route(h, port_index);
   if (out < 0) return drop_unroutable(p);
+  if (const credit_flow_control* c = ports[out]->credits.get()) {  // InfiniBand: SL-to-VL of the output port
+    const uint8_t vl = c->vl_of(h.sl);
+    if (vl != h.priority) {
+      h.ingress_cls = h.priority;
+      h.priority = vl;
+    }
+  }
   h.ready_ps = now_ps() + to_ps(pipeline());
   ports[out]->egress.enqueue(p);
 }

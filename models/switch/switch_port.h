@@ -21,6 +21,7 @@ class switch_port : public sc_core::sc_module {
   std::vector<std::unique_ptr<choice_param>> sched;      // per class
   std::vector<std::unique_ptr<param<uint64_t>>> weight;  // per class
   param<byte_count> quantum;
+  std::unique_ptr<param<uint64_t>> high_limit;  // InfiniBand ports: VLHighLimit of ib-vlarb
   choice_param scheduler;                              // the egress scheduler policy, by name
   std::vector<std::unique_ptr<choice_param>> cp;       // per class: the congestion point policy
   egress_port egress;

@@ -62,3 +62,38 @@ TEST(IbFabric, AnUpstreamSwitchPortStarvesForCreditBehindACongestedHop) {
   EXPECT_GT(find_port(s, "sw0", "sw1", 3)["credit_blocked_periods"].get<uint64_t>(), 0u);
   EXPECT_GE(utilization(s, "sw1->r0"), 0.99);
 }
+
+TEST(IbFabric, TheOutputPortsSlToVlTableMovesFramesToAnotherVlAndCreditReturnsOnTheArrivalVl) {
+  // SL 3 leaves sw0 towards r0 on VL 5. sw0's input buffers are on VL 3 (the senders' VL): if
+  // the bytes went back to VL 5 instead, VL 3 would never get its credit back and the senders
+  // would stop after one buffer each (64 KiB in 2 ms: 0.26 Gb/s).
+  nlohmann::json s = test::run_scenario("ib-incast.yaml", {{"sw0.port16.credit.prio3.sl2vl", "5"}});
+  EXPECT_EQ(s["counters"]["sw0.port16.prio3.frames_out"], nullptr);  // nothing left on VL 3
+  EXPECT_GT(s["counters"]["sw0.port16.prio5.frames_out"].get<double>(), 0.0);
+  EXPECT_GE(utilization(s, "sw0->r0"), 0.99);
+  for (int i = 0; i < 16; ++i)
+    EXPECT_NEAR(find_flow(s, "h" + std::to_string(i) + "->r0")["throughput_bps"].get<double>(),
+                2.5e9 * payload_share, 0.05e9);
+}
+
+namespace {
+std::string error_of(std::vector<std::pair<std::string, std::string>> sets) {
+  try {
+    test::make_sim(test::slurp(test::scenario_path("ib-incast.yaml")), std::move(sets));
+  } catch (const config_error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+}  // namespace
+
+TEST(IbFabric, BadCreditConfigurationsAreOneLineErrors) {
+  EXPECT_EQ(error_of({{"r0.port0.credit.prio3.buffer", "0B"}}),
+            "r0.port0.credit.prio3.buffer: '0B' leaves VL 3 without credits (SL 3 from sw0.port16.credit)");
+  EXPECT_EQ(error_of({{"sw0.port16.credit.prio3.sl2vl", "9"}}),
+            "sw0.port16.credit.prio3.sl2vl: '9' maps SL 3 to a VL the port does not have (sw0.port16.credit.vls = 8)");
+  EXPECT_EQ(error_of({{"sw0.port16.credit.prio3.sl2vl", "6"}, {"r0.port0.credit.vls", "4"}}),
+            "r0.port0.credit.vls: '4' leaves out VL 6 (SL 3 from sw0.port16.credit)");
+  EXPECT_EQ(error_of({{"sw0.port1.pfc.quanta", "100"}}),
+            "sw0.port1.pfc.quanta: PFC on an InfiniBand port, which has credit flow control");
+}

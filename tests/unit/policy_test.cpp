@@ -64,7 +64,7 @@ TEST(PolicyRegistry, ChoiceSpecListsTheNamesAndTheirDescriptions) {
 
 TEST(PolicyRegistry, ShippedPoliciesAreRegistered) {
   // The policy files are linked whole: registrars nothing else references still ran.
-  EXPECT_EQ(scheduler_policies::instance().names(), (std::vector<std::string>{"strict-dwrr", "round-robin", "strict"}));
+  EXPECT_EQ(scheduler_policies::instance().names(), (std::vector<std::string>{"strict-dwrr", "ib-vlarb", "round-robin", "strict"}));
   EXPECT_EQ(threshold_policies::instance().names(), (std::vector<std::string>{"static", "dynamic"}));
   EXPECT_EQ(forwarding_policies::instance().names(), (std::vector<std::string>{"ecmp", "first"}));
   EXPECT_EQ(cp_policies::instance().names(), (std::vector<std::string>{"none", "dcqcn", "ecn-threshold", "qcn"}));
