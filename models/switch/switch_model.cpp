@@ -47,6 +47,7 @@ switch_model::switch_model(sc_core::sc_module_name name, uint32_t node_id, int n
       node_id_(node_id),
       classes_(classes) {
   add_stats(*this, switch_stats, this);
+  if (layer == link_layer::ib) forwarding.policy.set_default("lft");  // a linear forwarding table by LID
   for (int i = 0; i < num_ports; ++i)
     ports.push_back(std::make_unique<switch_port>(("port" + std::to_string(i)).c_str(), i,
                                                   eth::mac_address(node_id, static_cast<uint32_t>(i)), classes, *this,
