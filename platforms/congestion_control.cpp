@@ -10,6 +10,7 @@ const std::vector<cc_scheme>& cc_schemes() {
       {"none", "none", "none", "none"},
       {"dcqcn", "dcqcn", "dcqcn", "dcqcn"},
       {"qcn", "qcn", "none", "qcn"},  // QCN has no notification point: the CP sends CNMs to the source
+      {"ib-cca", "ib-cca", "ib-cca", "ib-cca"},  // InfiniBand: FECN at switches, BECN from the destination
   };
   return schemes;
 }

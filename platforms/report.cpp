@@ -231,8 +231,16 @@ nlohmann::json simulation::summary() const {
     out["congestion_tree"]["max_ports_credit_blocked_at_us"] = sampler_->max_ports_credit_blocked_at_us();
   }
   json counters = json::object();
-  for (const stat_registry::row& r : stat_registry::instance().rows(true)) counters[r.name] = r.value();
+  double fecn_marks = 0;  // IB CCA: the switches' marks, wherever a congestion point made them
+  for (const stat_registry::row& r : stat_registry::instance().rows(true)) {
+    counters[r.name] = r.value();
+    if (ib && r.name.size() > 15 && r.name.compare(r.name.size() - 15, 15, ".cca.fecn_marks") == 0) fecn_marks += r.value();
+  }
   out["counters"] = counters;
+  if (ib) {  // on InfiniBand every CNP carries a BECN
+    out["totals"]["fecn_marks"] = static_cast<uint64_t>(fecn_marks);
+    out["totals"]["becn_frames"] = cnp_frames;
+  }
   out["warnings"] = warnings;
   return out;
 }

@@ -65,6 +65,7 @@ class credit_flow_control : public sc_core::sc_module, public flow_control_if, p
     const vl_state& s = vl_[vl];
     return s.blocked_total_ps + (s.blocked ? now_ps - s.blocked_since_ps : 0);
   }
+  bool starved(int vl) const { return vl_[vl].blocked; }  // a frame waits for credit now
   uint64_t blocked_periods(int vl) const { return vl_[vl].blocked_periods; }
   uint32_t peak_blocks(int vl) const { return vl_[vl].peak_blocks; }
   uint16_t fccl(int vl) const { return vl_[vl].fccl; }

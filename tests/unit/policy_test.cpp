@@ -67,9 +67,9 @@ TEST(PolicyRegistry, ShippedPoliciesAreRegistered) {
   EXPECT_EQ(scheduler_policies::instance().names(), (std::vector<std::string>{"strict-dwrr", "ib-vlarb", "round-robin", "strict"}));
   EXPECT_EQ(threshold_policies::instance().names(), (std::vector<std::string>{"static", "dynamic"}));
   EXPECT_EQ(forwarding_policies::instance().names(), (std::vector<std::string>{"ecmp", "first", "lft"}));
-  EXPECT_EQ(cp_policies::instance().names(), (std::vector<std::string>{"none", "dcqcn", "ecn-threshold", "qcn"}));
-  EXPECT_EQ(np_policies::instance().names(), (std::vector<std::string>{"none", "dcqcn", "ecn-count"}));
-  EXPECT_EQ(rp_policies::instance().names(), (std::vector<std::string>{"none", "dcqcn", "qcn"}));
+  EXPECT_EQ(cp_policies::instance().names(), (std::vector<std::string>{"none", "dcqcn", "ecn-threshold", "ib-cca", "qcn"}));
+  EXPECT_EQ(np_policies::instance().names(), (std::vector<std::string>{"none", "dcqcn", "ecn-count", "ib-cca"}));
+  EXPECT_EQ(rp_policies::instance().names(), (std::vector<std::string>{"none", "dcqcn", "ib-cca", "qcn"}));
 }
 
 TEST(RoundRobinScheduler, OneFramePerEligibleClassInTurn) {
