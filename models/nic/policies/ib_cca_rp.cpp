@@ -34,7 +34,8 @@ const choice_spec shape_spec{"rp.cct_shape", "ib-cca: congestion control table s
 class cca_maker final : public reaction_point_maker {
  public:
   cca_maker(const sc_core::sc_object& nic, const mac_port& mac)
-      : mac_(mac),
+      : nic_(nic),
+        mac_(mac),
         increase(&nic, increase_spec),
         limit(&nic, limit_spec),
         min(&nic, min_spec),
@@ -60,6 +61,8 @@ class cca_maker final : public reaction_point_maker {
   }
 
  private:
+  friend class cca_rp;
+  const sc_core::sc_object& nic_;
   const mac_port& mac_;
 
  public:
@@ -75,7 +78,17 @@ class cca_maker final : public reaction_point_maker {
 
 class cca_rp final : public reaction_point_if, public timed_client {
  public:
-  cca_rp(cca_maker& maker, rate_limiter_if& limiter) : maker_(maker), limiter_(limiter) {}
+  // Registers the flow's CCTI and BECN count as "<nic>.rp.flow<id>.ccti", ".becns".
+  cca_rp(cca_maker& maker, rate_limiter_if& limiter, uint32_t flow_id)
+      : maker_(maker), limiter_(limiter), scope_("rp.flow" + std::to_string(flow_id)) {
+    static const stat_desc stats[] = {
+        {"ccti", "index", "ib-cca: the flow's congestion control table index now",
+         [](const void* m, int) { return static_cast<double>(stat_model<cca_rp>(m).state_.ccti()); }},
+        {"becns", "frames", "ib-cca: BECNs this flow's source received",
+         [](const void* m, int) { return static_cast<double>(stat_model<cca_rp>(m).state_.becns()); }},
+    };
+    stat_registry::instance().add(&maker.nic_, scope_.c_str(), stats, 2, this);
+  }
   void on_feedback(const packet_header& h, uint64_t now) override {
     if (h.kind != frame_kind::cnp || !(h.flags & frame_flags::becn)) return;
     if (state_.on_becn(maker_.config())) event_queue::instance().schedule(this, now + to_ps(maker_.timer()));
@@ -98,10 +111,11 @@ class cca_rp final : public reaction_point_if, public timed_client {
   cca_maker& maker_;
   rate_limiter_if& limiter_;
   ib_cca_state state_;
+  std::string scope_;  // "rp.flow3", kept for the registry
 };
 
-std::unique_ptr<reaction_point_if> cca_maker::make(const flow&, rate_limiter_if& limiter) {
-  return std::make_unique<cca_rp>(*this, limiter);
+std::unique_ptr<reaction_point_if> cca_maker::make(const flow& f, rate_limiter_if& limiter) {
+  return std::make_unique<cca_rp>(*this, limiter, f.id);
 }
 
 const policy_registrar<rp_policies> reg{
