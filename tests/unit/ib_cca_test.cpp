@@ -2,7 +2,9 @@
 // BECN and timer sequence, by hand.
 #include <gtest/gtest.h>
 
+#include "models/core/params.h"
 #include "models/nic/policies/ib_cca_rp.h"
+#include "models/switch/switch_policies.h"
 
 using namespace sluice;
 
@@ -40,4 +42,42 @@ TEST(IbCca, TheTableGivesTheInterPacketDelayAndItsRate) {
   EXPECT_DOUBLE_EQ((cct_entry{0, 57}.rate_share()), 1.0 / 58);
   EXPECT_DOUBLE_EQ((cct_entry{2, 8}.rate_share()), 1.0 / 3);
   EXPECT_DOUBLE_EQ((cct_entry{0, 0}.rate_share()), 1.0);
+}
+
+namespace {
+struct cp_owner : sc_core::sc_module {
+  explicit cp_owner(sc_core::sc_module_name n) : sc_module(n) {}
+};
+struct no_injector : frame_injector_if {
+  void inject(tlm::tlm_generic_payload*) override {}
+  uint32_t node_id() const override { return 0; }
+};
+}  // namespace
+
+TEST(IbCcaCp, MarksFecnWhileCongestedWithHysteresisMarkingRateAndMinimumSize) {
+  cp_owner port("cca_port");  // not a switch port: no credits, so never a victim
+  no_injector injector;
+  auto cp = cp_policies::instance().make("cca_port.prio2.cp", "ib-cca", port, 2, injector);
+  ASSERT_TRUE(cp);
+  auto& params = param_registry::instance();
+  params.set("cca_port.prio2.cca.threshold", "4000B");
+  params.set("cca_port.prio2.cca.hysteresis", "1000B");  // congested from 4000 B until below 3000 B
+  params.set("cca_port.prio2.cca.marking_rate", "1");    // every second eligible frame
+  params.set("cca_port.prio2.cca.packet_size", "256B");
+  packet_header big, small;
+  big.size = 1000;
+  small.size = 200;
+  auto leave = [&](packet_header h, uint64_t queue_after) {
+    cp->on_dequeue(h, queue_view{0, 2, queue_after, 1, 0});
+    return (h.flags & frame_flags::fecn) != 0;
+  };
+  packet_header in = big;
+  EXPECT_FALSE(leave(big, 3500));  // never reached the threshold
+  cp->on_enqueue(in, queue_view{0, 2, 4000, 4, 0});  // congested now
+  EXPECT_FALSE(leave(big, 3500));  // eligible #1: left unmarked (marking rate 1)
+  EXPECT_TRUE(leave(big, 3200));   // eligible #2: FECN
+  EXPECT_FALSE(leave(small, 3100));  // 200 B < 256 B: not eligible, not counted
+  EXPECT_FALSE(leave(big, 3100));  // eligible #3: unmarked
+  EXPECT_FALSE(leave(big, 2999));  // below 3000 B: no longer congested
+  EXPECT_FALSE(leave(big, 3500));  // and not again before 4000 B
 }
