@@ -165,3 +165,20 @@ TEST(IbHotspot, CcaWithAStrongerIncrementDissolvesTheTree) {
   EXPECT_GT(s["totals"]["fecn_marks"].get<uint64_t>(), 0u);
   EXPECT_GT(s["totals"]["becn_frames"].get<uint64_t>(), 0u);
 }
+
+TEST(IbCca, TheFecnParadoxTheSevereHotspotsSourcesHearFewerBecns) {
+  nlohmann::json s = test::run_scenario("ib-fecn-paradox.yaml");
+  const auto& c = s["counters"];
+  const double severe = c["a0.cnp_received"].get<double>() + c["a1.cnp_received"].get<double>();
+  const double mild = c["b0.cnp_received"].get<double>() + c["b1.cnp_received"].get<double>();
+  // r0 drains 0.4 Gb/s of 2074-byte frames (2048 + 26): 24.1 per ms, 120.5 in 5 ms. FECN is set
+  // only on frames leaving, so the severe pair can hear at most that many BECNs...
+  EXPECT_LE(severe, 121.0);
+  // ...although its sources get under 1% of the 20.4 Gb/s each offers (0.4 / 2 = 0.2 Gb/s of wire).
+  EXPECT_LT(find_flow(s, "a0->r0")["throughput_bps"].get<double>(), 0.01 * 20.4e9);
+  // The mild hotspot drains 40 Gb/s (2 411 frames per ms); with a 15 us CCTI timer its sources
+  // recover within tens of microseconds and push it over its threshold again and again: they
+  // hear at least twice as many BECNs while suffering far less congestion.
+  EXPECT_GE(mild, 2 * severe);
+  EXPECT_GT(find_flow(s, "b0->r1")["throughput_bps"].get<double>(), 0.5 * 20.4e9);
+}
