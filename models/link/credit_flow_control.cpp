@@ -33,6 +33,11 @@ const param_spec<sc_core::sc_time> refresh_spec{
     sc_core::sc_time(65536, sc_core::SC_NS), sc_core::sc_time(1, sc_core::SC_NS), sc_core::sc_time(1, sc_core::SC_SEC)};
 const param_spec<uint64_t> sl2vl_spec{"sl2vl", "VL that frames of this SL (prio<k>) take out of this port", 0, 0,
                                        15};
+const param_spec<byte_count> batch_spec{
+    "batch",
+    "a changed limit waits until this much of the VL's buffer has been freed since its last credit packet "
+    "(at most the whole buffer; 0: every change)",
+    byte_count{8 * 1024}, byte_count{0}, byte_count{2048 * 64}};
 // 2 x (RTT x rate) + one credit interval x rate + a 4 KiB MTU at 40 Gb/s and 1 us: 35 KiB;
 // 64 KiB (1024 blocks) keeps a VL at line rate up to ~75 Gb/s and stays below the 2048-block cap.
 const param_spec<byte_count> buffer_spec{
@@ -58,6 +63,7 @@ credit_flow_control::credit_flow_control(sc_core::sc_module_name name, mac_port&
       vls(this, vls_spec),
       min_interval(this, min_interval_spec),
       refresh(this, refresh_spec),
+      batch(this, batch_spec),
       mac_(mac),
       classes_(classes) {
   if (classes < 1 || classes > max_classes)
@@ -138,8 +144,13 @@ void credit_flow_control::on_admit(int vl, uint32_t bytes, bool) {
 void credit_flow_control::on_release(int vl, uint32_t bytes, bool) {
   if (bytes == 0 || vl == management_vl) return;  // a PFC-style resume: nothing to return
   vl_state& s = vl_[vl];
-  s.used_blocks -= std::min(s.used_blocks, blocks(bytes));
-  request_update(vl);
+  const uint32_t n = blocks(bytes);
+  s.used_blocks -= std::min(s.used_blocks, n);
+  s.freed_blocks += n;
+  // Batched: a sender short of credit waits at most for a batch to free, and the whole buffer
+  // freeing always qualifies, so nothing waits for ever.
+  const uint64_t batch_blocks = std::min<uint64_t>(batch().bytes / ib::credit_block, s.capacity_blocks);
+  if (s.freed_blocks >= batch_blocks) request_update(vl);
 }
 
 // A changed limit goes out at once, or when the VL's minimum interval has passed.
@@ -189,6 +200,7 @@ tlm::tlm_generic_payload* credit_flow_control::take_control_frame(uint64_t now_p
   ready_ &= ready_ - 1;
   vl_state& s = vl_[vl];
   s.last_sent_ps = now_ps;
+  s.freed_blocks = 0;
   const bool init = !s.sent_once;
   s.sent_once = true;
   tlm::tlm_generic_payload* p = packet_pool::instance().acquire(true);

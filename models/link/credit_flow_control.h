@@ -6,8 +6,9 @@
 // credit packet opens a closed VL. VL15 (subnet management) is not flow controlled.
 // Receiver side: the per-VL input buffer (`prio<k>.buffer`) behind the port, ABR (blocks
 // received) and the blocks in use. It advertises FCCL = ABR + min(free blocks, 2048) in 6-byte
-// credit packets on the reverse wire: once at link-up (time 0), on every change (at most one
-// per VL per `min_interval`) and every `refresh`. Nothing beyond the advertised credit can
+// credit packets on the reverse wire: once at link-up (time 0), once `batch` bytes of the VL
+// have been freed since its last packet (at most one per VL per `min_interval`), and every
+// `refresh`. Nothing beyond the advertised credit can
 // arrive; a frame that does is a model error, as is any drop on a credit-controlled port.
 // Credit starvation (a frame refused for want of credit until a credit packet lets it go) is
 // accounted per VL: the congestion tree of a credit fabric.
@@ -30,6 +31,7 @@ class credit_flow_control : public sc_core::sc_module, public flow_control_if, p
   param<uint64_t> vls;                      // operational data VLs: 0 .. vls-1
   param<sc_core::sc_time> min_interval;
   param<sc_core::sc_time> refresh;
+  param<byte_count> batch;
   std::vector<std::unique_ptr<param<byte_count>>> buffer;  // per data VL: the input buffer
   std::vector<std::unique_ptr<param<uint64_t>>> sl2vl;     // per SL: the VL it leaves this port on
 
@@ -83,6 +85,7 @@ class credit_flow_control : public sc_core::sc_module, public flow_control_if, p
     uint16_t abr = 0;
     uint32_t used_blocks = 0, capacity_blocks = 0, peak_blocks = 0;
     uint64_t last_sent_ps = 0;
+    uint32_t freed_blocks = 0;  // released since the VL's last credit packet
     bool sent_once = false;
   };
   void on_timer() override;

@@ -28,6 +28,7 @@ TEST(CreditFlowControl, StopsWithoutCreditResumesWhenTheCreditPacketLandsAndLets
   m.b.attach_flow_control(&b_fc);
   m.b_src.gate = &b_fc;
   only_vl(a_fc, 9, 2048);  // 32 blocks: two 1024-byte frames
+  a_fc.batch.set(byte_count{0});  // a credit packet for every change
   m.b_src.add(9, 1024, 5);
   m.b_src.add(15, 64, 2);  // VL15: no credit needed, no buffer behind a
   test::step_driver d("driver");
@@ -74,6 +75,9 @@ TEST(CreditFlowControl, CountsBlocksModulo4096AcrossTheWrap) {
   m.b_src.gate = &b_fc;
   only_vl(a_fc, 0, 4096);  // 64 blocks: four frames in flight
   a_fc.min_interval.set(sc_core::SC_ZERO_TIME);
+  // The default 8 KiB batch is more than this buffer: a credit packet each time all four frames
+  // have left, 300 / 4 = 75, plus the one at link-up and the refreshes every 65.536 us before
+  // the last frame (300 frames at ~4 per (2 us cable round trip + 4 x 204.8 ns) end by ~220 us).
   m.b_src.add(0, 1024, 300);  // 300 x 16 = 4800 blocks: FCTBS and ABR wrap once
   start(sc_time(1000, SC_US));
   ASSERT_EQ(m.a_sink.frames.size(), 300u);  // nothing refused, nothing beyond credit
@@ -81,6 +85,8 @@ TEST(CreditFlowControl, CountsBlocksModulo4096AcrossTheWrap) {
   // a's last credit packet: ABR 704 + 64 free blocks.
   EXPECT_EQ(a_fc.advertised(0), (4800u + 64) % 4096);
   EXPECT_EQ(b_fc.fccl(0), (4800u + 64) % 4096);
+  EXPECT_GE(a_fc.packets_sent(), 1u + 75);
+  EXPECT_LE(a_fc.packets_sent(), 1u + 75 + 1000 / 65);  // refreshes through the 1 ms run at most
 }
 
 TEST(CreditFlowControl, AFrameBeyondTheAdvertisedCreditIsAModelError) {
