@@ -47,13 +47,16 @@ class cca_maker final : public reaction_point_maker {
   ib_cca_config config() const {
     return {static_cast<uint32_t>(increase()), static_cast<uint32_t>(limit()), static_cast<uint32_t>(min())};
   }
-  // The table, rebuilt when its parameters differ from the last build (overrides, events).
+  // CCTI_Min must index the table (CCTI_Limit + 1 entries).
+  void check() const override {
+    if (min() > limit())
+      throw config_error(min.name() + ": '" + std::to_string(min()) + "' is past the table's end (" + limit.name() +
+                         " = " + std::to_string(limit()) + ")");
+  }
+  // The table, rebuilt when its parameters differ from the last build.
   const std::vector<cct_entry>& table() {
     const auto key = std::make_tuple(limit(), max_delay(), shape());
     if (table_.empty() || key != built_) {
-      if (min() > limit())
-        throw config_error(min.name() + ": '" + std::to_string(min()) + "' is past the table's end (" + limit.name() +
-                           " = " + std::to_string(limit()) + ")");
       table_ = make_cct(static_cast<uint32_t>(limit()), max_delay(), shape() == "quadratic");
       built_ = key;
     }
