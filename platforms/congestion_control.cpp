@@ -14,6 +14,7 @@ const std::vector<cc_scheme>& cc_schemes() {
       {"dcqcn+tcd", "tcd", "dcqcn-tcd", "dcqcn-tcd"},  // TCD's ternary detector under DCQCN
       {"timely", "none", "timely", "timely"},  // TIMELY needs no switch support: RTT from the receiver's ACKs
       {"ecm", "ecm", "none", "ecm"},  // like QCN: the CP sends BCN to the source
+      {"ib-cca", "ib-cca", "ib-cca", "ib-cca"},  // InfiniBand: FECN at switches, BECN from the destination
   };
   return schemes;
 }
