@@ -252,10 +252,20 @@ void event_queue::run() {
   clock_detail::draining = true;
   clock_detail::now = kernel;
   while (!stop_) {
-    const entry* next = front();
-    if (!next || next->at_ps > limit) break;
-    const entry e = *next;
-    pop_front();
+    entry e;
+    if (sorted_ == cur_ && sorted_head_ + 1 < sorted_items_.size() && live(sorted_items_[sorted_head_])) {
+      // The usual case under load, front() and pop_front() in short: the next wake-up is in the
+      // bucket being run, and is not its last entry.
+      e = sorted_items_[sorted_head_];
+      if (e.at_ps > limit) break;
+      ++sorted_head_;
+      --in_calendar_;
+    } else {
+      const entry* next = front();
+      if (!next || next->at_ps > limit) break;
+      e = *next;
+      pop_front();
+    }
     timed_client* c = clients_[e.client];
     c->at_ps_ = never_ps;
     live_seq_[e.client] = dead_seq;
