@@ -3,7 +3,6 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <iomanip>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -43,121 +42,127 @@ double percentile(std::vector<double> v, double p) {
 
 }  // namespace
 
+// Where the summary goes, member by member in key order (the order nlohmann::json keeps an
+// object's keys in, so both give the same text): into a document (summary()), or straight into
+// the file (write_outputs), which never holds a big fabric's tens of megabytes of document.
+class summary_sink {
+ public:
+  virtual ~summary_sink() = default;
+  virtual void member(const char* key, nlohmann::json value) = 0;
+  virtual void open(const char* key, bool array) = 0;  // a member given element by element
+  virtual void element(nlohmann::json value) = 0;
+  virtual void element(const std::string& key, nlohmann::json value) = 0;
+  virtual void close() = 0;
+};
+
+namespace {
+
+class document_sink final : public summary_sink {
+ public:
+  nlohmann::json doc = nlohmann::json::object();
+  void member(const char* key, nlohmann::json value) override { doc[key] = std::move(value); }
+  void open(const char* key, bool array) override {
+    key_ = key;
+    open_ = array ? nlohmann::json::array() : nlohmann::json::object();
+  }
+  void element(nlohmann::json value) override { open_.push_back(std::move(value)); }
+  void element(const std::string& key, nlohmann::json value) override { open_[key] = std::move(value); }
+  void close() override { doc[key_] = std::move(open_); }
+
+ private:
+  std::string key_;
+  nlohmann::json open_;
+};
+
+// Writes what `std::setw(2) << document` would: two spaces per level.
+class stream_sink final : public summary_sink {
+ public:
+  explicit stream_sink(std::ostream& out) : out_(out) { out_ << '{'; }
+  void member(const char* key, nlohmann::json value) override {
+    next_member(key);
+    write(value, 2);
+  }
+  void open(const char* key, bool array) override {
+    next_member(key);
+    array_ = array;
+    elements_ = 0;
+    out_ << (array ? '[' : '{');
+  }
+  void element(nlohmann::json value) override {
+    out_ << (elements_++ ? ",\n    " : "\n    ");
+    write(value, 4);
+  }
+  void element(const std::string& key, nlohmann::json value) override {
+    out_ << (elements_++ ? ",\n    " : "\n    ") << nlohmann::json(key).dump() << ": ";
+    write(value, 4);
+  }
+  void close() override {
+    if (elements_) out_ << "\n  ";
+    out_ << (array_ ? ']' : '}');
+  }
+  void finish() { out_ << (members_ ? "\n}" : "}"); }
+
+ private:
+  void next_member(const char* key) {
+    out_ << (members_++ ? ",\n  " : "\n  ") << nlohmann::json(key).dump() << ": ";
+  }
+  void write(const nlohmann::json& value, std::size_t depth) {
+    const std::string text = value.dump(2);
+    std::size_t from = 0;
+    for (std::size_t nl = text.find('\n'); nl != std::string::npos; nl = text.find('\n', from)) {
+      out_.write(text.data() + from, static_cast<std::streamsize>(nl + 1 - from));
+      out_ << std::string(depth, ' ');
+      from = nl + 1;
+    }
+    out_.write(text.data() + from, static_cast<std::streamsize>(text.size() - from));
+  }
+  std::ostream& out_;
+  std::size_t members_ = 0, elements_ = 0;
+  bool array_ = true;
+};
+
+}  // namespace
+
 nlohmann::json simulation::summary() const {
+  document_sink doc;
+  emit_summary(doc);
+  return std::move(doc.doc);
+}
+
+void simulation::emit_summary(summary_sink& out) const {
   using nlohmann::json;
   const fabric& f = *fabric_;
   const sc_core::sc_time now = sc_core::sc_time_stamp();
   const uint64_t now_ps = to_ps(now);
-  json out;
-  out["scenario"] = f.spec().name;
-  out["seed"] = seed_;
   json warnings = json::array();
 
-  json links = json::array();
-  for (const link_entry& e : f.links)
-    for (const link_channel* c : {&e.model->ab, &e.model->ba})
-      links.push_back({{"name", c->label()},
-                       {"link", e.model->name()},
-                       {"rate_bps", e.model->current_rate().bps},
-                       {"frames", c->frames()},
-                       {"bytes", c->bytes()},
-                       {"utilization", now_ps ? c->busy_time(now).to_seconds() / now.to_seconds() : 0.0}});
-  out["links"] = links;
   uint64_t paused_port_ps = 0;
-
-  std::set<int> used;
-  for (const flow& fl : f.flows) used.insert(fl.spec.priority);
-  json ports = json::array();
-  uint64_t drops = 0, lossless_drops = 0, pause_frames = 0, credit_packets = 0;
-  // InfiniBand ports add their credit view of a VL (nothing on CEE ports, whose summary keeps its shape).
-  json credit;
-  auto credit_fields = [&](const credit_flow_control* c, int vl) {
-    credit = json();
-    if (!c) return;
-    credit = {{"credit_blocked_ns", ns(c->blocked_ps(vl, now_ps))},
-              {"credit_blocked_periods", c->blocked_periods(vl)},
-              {"credit_peak_bytes", uint64_t{c->peak_blocks(vl)} * 64}};
-  };
   for (const auto& sw : f.switches)
     for (const auto& port : sw->ports)
-      if (port->credits) credit_packets += port->credits->packets_sent();
-  for (const auto& n : f.nics)
-    if (n->port.credits) credit_packets += n->port.credits->packets_sent();
-  const bool ib = f.spec().topology.layer == link_layer::ib;
-  for (const auto& sw : f.switches) {
-    for (const auto& port : sw->ports) {
-      pause_frames += port->flow_control.frames_sent();
       for (int prio = 0; prio < sw->classes(); ++prio)
         paused_port_ps += to_ps(port->flow_control.paused_time(prio, now));
-      for (int prio = 0; prio < sw->classes(); ++prio) {
-        const queue_stats& q = port->queue(prio);
-        uint64_t d = port->drops(prio);
-        drops += d;
-        bool lossless = sw->active_mmu().is_lossless(prio);
-        if (lossless) lossless_drops += d;
-        if (d && lossless)
-          warnings.push_back(std::string(port->name()) + " priority " + std::to_string(prio) + ": " +
-                             std::to_string(d) + " frames dropped on a lossless priority (headroom " +
-                             format_bytes(byte_count{sw->active_mmu().headroom_bytes(port->index(), prio)}) + " too small?)");
-        bool active =
-            used.count(prio) || d || port->flow_control.xoff_sent(prio) || port->flow_control.pause_received(prio);
-        if (!active) continue;
-        credit_fields(port->credits.get(), prio);
-        ports.push_back(
-            {{"node", sw->name()},
-             {"port", port->index()},
-             {"peer", f.peer_of(sw->name(), port->index())},
-             {"priority", prio},
-             {"lossless", lossless},
-             {"pause_sent", port->flow_control.xoff_sent(prio)},
-             {"refresh_sent", port->flow_control.refresh_sent(prio)},
-             {"resume_sent", port->flow_control.xon_sent(prio)},
-             {"pause_received", port->flow_control.pause_received(prio)},
-             {"resume_received", port->flow_control.resume_received(prio)},
-             {"paused_time_ns", ns(to_ps(port->flow_control.paused_time(prio, now)))},
-             {"max_queue_bytes", q.max_bytes},
-             {"mean_queue_bytes", q.mean_bytes(now_ps)},
-             {"max_ingress_bytes", sw->mmu_port->usage(port->index(), prio).peak_total},
-             {"max_headroom_bytes", sw->mmu_port->usage(port->index(), prio).peak_headroom},
-             {"headroom_bytes", lossless ? json(sw->active_mmu().headroom_bytes(port->index(), prio)) : json(0)},
-             {"frames_out", q.frames_out},
-             {"bytes_out", q.bytes_out},
-             {"drops", d}});
-        if (!credit.empty()) ports.back().update(credit);
-      }
-    }
-  }
-  for (const auto& n : f.nics) {
+  for (const auto& n : f.nics)
     for (int prio = 0; prio < n->port.flow_control.classes(); ++prio)
       paused_port_ps += to_ps(n->port.flow_control.paused_time(prio, now));
-    const switch_model* peer_switch = f.switch_named(f.peer_of(n->name(), 0));
-    for (int prio : used) {
-      credit_fields(n->port.credits.get(), prio);
-      ports.push_back({{"node", n->name()},
-                       {"port", 0},
-                       {"peer", f.peer_of(n->name(), 0)},
-                       {"priority", prio},
-                       {"lossless", peer_switch ? json(peer_switch->active_mmu().is_lossless(prio)) : json(nullptr)},
-                       {"pause_sent", 0},
-                       {"refresh_sent", 0},
-                       {"resume_sent", 0},
-                       {"pause_received", n->port.flow_control.pause_received(prio)},
-                       {"resume_received", n->port.flow_control.resume_received(prio)},
-                       {"paused_time_ns", ns(to_ps(n->port.flow_control.paused_time(prio, now)))},
-                       {"max_queue_bytes", 0},
-                       {"mean_queue_bytes", 0.0},
-                       {"max_ingress_bytes", 0},
-                       {"max_headroom_bytes", 0},
-                       {"headroom_bytes", 0},
-                       {"frames_out", n->frames_sent(prio)},
-                       {"bytes_out", n->bytes_sent(prio)},
-                       {"drops", 0}});
-      if (!credit.empty()) ports.back().update(credit);
-    }
+  json tree = {{"max_ports_paused", sampler_->max_ports_paused()},
+               {"max_ports_paused_at_us", sampler_->max_ports_paused_at_us()},
+               {"paused_port_time_ns", ns(paused_port_ps)}};
+  const bool ib = f.spec().topology.layer == link_layer::ib;
+  if (ib) {
+    tree["max_ports_credit_blocked"] = sampler_->max_ports_credit_blocked();
+    tree["max_ports_credit_blocked_at_us"] = sampler_->max_ports_credit_blocked_at_us();
   }
-  out["ports"] = ports;
+  out.member("congestion_tree", std::move(tree));
 
-  json flows = json::array();
+  out.open("counters", false);
+  double fecn_marks = 0;  // IB CCA: the switches' marks, wherever a congestion point made them
+  for (const stat_registry::row& r : stat_registry::instance().rows(true)) {
+    out.element(r.name, r.value());
+    if (ib && r.name.size() > 15 && r.name.compare(r.name.size() - 15, 15, ".cca.fecn_marks") == 0) fecn_marks += r.value();
+  }
+  out.close();
+
+  out.open("flows", true);
   std::vector<double> fcts;
   uint64_t completed = 0;
   for (const flow& fl : f.flows) {
@@ -189,9 +194,106 @@ nlohmann::json simulation::summary() const {
     }
     j["throughput_bps"] =
         end > start ? static_cast<double>(fl.stats.rx_bytes) * 8e12 / static_cast<double>(end - start) : 0.0;
-    flows.push_back(j);
+    out.element(std::move(j));
   }
-  out["flows"] = flows;
+  out.close();
+
+  out.open("links", true);
+  for (const link_entry& e : f.links)
+    for (const link_channel* c : {&e.model->ab, &e.model->ba})
+      out.element({{"name", c->label()},
+                   {"link", e.model->name()},
+                   {"rate_bps", e.model->current_rate().bps},
+                   {"frames", c->frames()},
+                   {"bytes", c->bytes()},
+                   {"utilization", now_ps ? c->busy_time(now).to_seconds() / now.to_seconds() : 0.0}});
+  out.close();
+
+  std::set<int> used;
+  for (const flow& fl : f.flows) used.insert(fl.spec.priority);
+  out.open("ports", true);
+  uint64_t drops = 0, lossless_drops = 0, pause_frames = 0, credit_packets = 0;
+  // InfiniBand ports add their credit view of a VL (nothing on CEE ports, whose summary keeps its shape).
+  auto with_credit = [&](json port, const credit_flow_control* c, int vl) {
+    if (c)
+      port.update({{"credit_blocked_ns", ns(c->blocked_ps(vl, now_ps))},
+                   {"credit_blocked_periods", c->blocked_periods(vl)},
+                   {"credit_peak_bytes", uint64_t{c->peak_blocks(vl)} * 64}});
+    return port;
+  };
+  for (const auto& sw : f.switches)
+    for (const auto& port : sw->ports)
+      if (port->credits) credit_packets += port->credits->packets_sent();
+  for (const auto& n : f.nics)
+    if (n->port.credits) credit_packets += n->port.credits->packets_sent();
+  for (const auto& sw : f.switches) {
+    for (const auto& port : sw->ports) {
+      pause_frames += port->flow_control.frames_sent();
+      for (int prio = 0; prio < sw->classes(); ++prio) {
+        const queue_stats& q = port->queue(prio);
+        uint64_t d = port->drops(prio);
+        drops += d;
+        bool lossless = sw->active_mmu().is_lossless(prio);
+        if (lossless) lossless_drops += d;
+        if (d && lossless)
+          warnings.push_back(std::string(port->name()) + " priority " + std::to_string(prio) + ": " +
+                             std::to_string(d) + " frames dropped on a lossless priority (headroom " +
+                             format_bytes(byte_count{sw->active_mmu().headroom_bytes(port->index(), prio)}) + " too small?)");
+        bool active =
+            used.count(prio) || d || port->flow_control.xoff_sent(prio) || port->flow_control.pause_received(prio);
+        if (!active) continue;
+        out.element(with_credit(
+            {{"node", sw->name()},
+             {"port", port->index()},
+             {"peer", f.peer_of(sw->name(), port->index())},
+             {"priority", prio},
+             {"lossless", lossless},
+             {"pause_sent", port->flow_control.xoff_sent(prio)},
+             {"refresh_sent", port->flow_control.refresh_sent(prio)},
+             {"resume_sent", port->flow_control.xon_sent(prio)},
+             {"pause_received", port->flow_control.pause_received(prio)},
+             {"resume_received", port->flow_control.resume_received(prio)},
+             {"paused_time_ns", ns(to_ps(port->flow_control.paused_time(prio, now)))},
+             {"max_queue_bytes", q.max_bytes},
+             {"mean_queue_bytes", q.mean_bytes(now_ps)},
+             {"max_ingress_bytes", sw->mmu_port->usage(port->index(), prio).peak_total},
+             {"max_headroom_bytes", sw->mmu_port->usage(port->index(), prio).peak_headroom},
+             {"headroom_bytes", lossless ? json(sw->active_mmu().headroom_bytes(port->index(), prio)) : json(0)},
+             {"frames_out", q.frames_out},
+             {"bytes_out", q.bytes_out},
+             {"drops", d}},
+            port->credits.get(), prio));
+      }
+    }
+  }
+  for (const auto& n : f.nics) {
+    const switch_model* peer_switch = f.switch_named(f.peer_of(n->name(), 0));
+    for (int prio : used) {
+      out.element(with_credit({{"node", n->name()},
+                   {"port", 0},
+                   {"peer", f.peer_of(n->name(), 0)},
+                   {"priority", prio},
+                   {"lossless", peer_switch ? json(peer_switch->active_mmu().is_lossless(prio)) : json(nullptr)},
+                   {"pause_sent", 0},
+                   {"refresh_sent", 0},
+                   {"resume_sent", 0},
+                   {"pause_received", n->port.flow_control.pause_received(prio)},
+                   {"resume_received", n->port.flow_control.resume_received(prio)},
+                   {"paused_time_ns", ns(to_ps(n->port.flow_control.paused_time(prio, now)))},
+                   {"max_queue_bytes", 0},
+                   {"mean_queue_bytes", 0.0},
+                   {"max_ingress_bytes", 0},
+                   {"max_headroom_bytes", 0},
+                   {"headroom_bytes", 0},
+                   {"frames_out", n->frames_sent(prio)},
+                   {"bytes_out", n->bytes_sent(prio)},
+                   {"drops", 0}},
+                              n->port.credits.get(), prio));
+    }
+  }
+  out.close();
+  out.member("scenario", f.spec().name);
+  out.member("seed", seed_);
 
   uint64_t unroutable = 0, misdelivered = 0;
   for (const auto& sw : f.switches) unroutable += sw->unroutable();
@@ -209,40 +311,26 @@ nlohmann::json simulation::summary() const {
   double mean_fct = 0;
   for (double v : fcts) mean_fct += v;
   if (!fcts.empty()) mean_fct /= static_cast<double>(fcts.size());
-  out["totals"] = {{"drops", drops},
-                   {"lossless_drops", lossless_drops},
-                   {"pause_frames", pause_frames},
-                   {"cnp_frames", cnp_frames},
-                   {"cnm_frames", cnm_frames},
-                   {"packet_hops", link::packet_hops()},
-                   {"sim_time_ns", ns(now_ps)},
-                   {"wall_time_s", wall_s_},
-                   {"elaboration_s", elab_s_},
-                   {"flows", f.flows.size()},
-                   {"flows_completed", completed},
-                   {"mean_fct_ns", fcts.empty() ? json(nullptr) : json(mean_fct)},
-                   {"p99_fct_ns", fcts.empty() ? json(nullptr) : json(percentile(fcts, 0.99))}};
-  out["congestion_tree"] = {{"max_ports_paused", sampler_->max_ports_paused()},
-                            {"max_ports_paused_at_us", sampler_->max_ports_paused_at_us()},
-                            {"paused_port_time_ns", ns(paused_port_ps)}};
-  if (ib) {
-    out["totals"]["credit_packets"] = credit_packets;
-    out["congestion_tree"]["max_ports_credit_blocked"] = sampler_->max_ports_credit_blocked();
-    out["congestion_tree"]["max_ports_credit_blocked_at_us"] = sampler_->max_ports_credit_blocked_at_us();
-  }
-  json counters = json::object();
-  double fecn_marks = 0;  // IB CCA: the switches' marks, wherever a congestion point made them
-  for (const stat_registry::row& r : stat_registry::instance().rows(true)) {
-    counters[r.name] = r.value();
-    if (ib && r.name.size() > 15 && r.name.compare(r.name.size() - 15, 15, ".cca.fecn_marks") == 0) fecn_marks += r.value();
-  }
-  out["counters"] = counters;
+  json totals = {{"drops", drops},
+                        {"lossless_drops", lossless_drops},
+                        {"pause_frames", pause_frames},
+                        {"cnp_frames", cnp_frames},
+                        {"cnm_frames", cnm_frames},
+                        {"packet_hops", link::packet_hops()},
+                        {"sim_time_ns", ns(now_ps)},
+                        {"wall_time_s", wall_s_},
+                        {"elaboration_s", elab_s_},
+                        {"flows", f.flows.size()},
+                        {"flows_completed", completed},
+                        {"mean_fct_ns", fcts.empty() ? json(nullptr) : json(mean_fct)},
+                        {"p99_fct_ns", fcts.empty() ? json(nullptr) : json(percentile(fcts, 0.99))}};
   if (ib) {  // on InfiniBand every CNP carries a BECN
-    out["totals"]["fecn_marks"] = static_cast<uint64_t>(fecn_marks);
-    out["totals"]["becn_frames"] = cnp_frames;
+    totals["credit_packets"] = credit_packets;
+    totals["fecn_marks"] = static_cast<uint64_t>(fecn_marks);
+    totals["becn_frames"] = cnp_frames;
   }
-  out["warnings"] = warnings;
-  return out;
+  out.member("totals", std::move(totals));
+  out.member("warnings", std::move(warnings));
 }
 
 std::string simulation::table() const {
@@ -315,16 +403,16 @@ void simulation::write_outputs(const std::string& dir) const {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) throw config_error("--out: cannot create '" + dir + "': " + ec.message());
-  // Render first, write to a temporary name, rename: a failure never leaves an empty or partial
-  // summary.json behind.
-  // Streamed from the document, not rendered to a string first: a big fabric's summary is
-  // megabytes, and the string would sit beside the document.
+  // Written to a temporary name, then renamed: a failure never leaves an empty or partial
+  // summary.json behind. Streamed member by member, element by element: a big fabric's
+  // summary is tens of megabytes as a document.
   const std::string json_path = dir + "/summary.json";
   {
-    const nlohmann::json doc = summary();
     std::ofstream json_out(json_path + ".tmp");
-    if (!(json_out << std::setw(2) << doc << '\n') || !json_out.flush())
-      throw config_error("--out: cannot write '" + json_path + "'");
+    stream_sink sink(json_out);
+    emit_summary(sink);
+    sink.finish();
+    if (!(json_out << '\n') || !json_out.flush()) throw config_error("--out: cannot write '" + json_path + "'");
   }
   std::filesystem::rename(json_path + ".tmp", json_path, ec);
   if (ec) throw config_error("--out: cannot write '" + json_path + "': " + ec.message());

@@ -13,6 +13,8 @@
 
 namespace sluice {
 
+class summary_sink;  // platforms/report.cpp
+
 struct run_options {
   std::vector<std::pair<std::string, std::string>> sets;  // --set PATTERN=VALUE, in order
   std::string sets_origin = "--set";                       // how errors name them ("set" in Python)
@@ -53,6 +55,7 @@ class simulation {
   void write_outputs(const std::string& dir) const;
 
  private:
+  void emit_summary(summary_sink& out) const;  // summary.json's members, in key order
   std::unique_ptr<fabric> fabric_;
   std::unique_ptr<sampler> sampler_;
   std::unique_ptr<event_player> events_;

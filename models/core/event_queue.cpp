@@ -6,81 +6,225 @@
 namespace sluice {
 namespace {
 constexpr uint64_t never_armed = std::numeric_limits<uint64_t>::max();
-}
+constexpr uint64_t dead_seq = std::numeric_limits<uint64_t>::max();  // matches no entry
+event_queue* g_queue = nullptr;                                       // the queue, once made
+}  // namespace
 
 event_queue& event_queue::instance() {
   static event_queue* queue = new event_queue("sluice_event_queue");  // owned by the kernel's hierarchy
   return *queue;
 }
 
-event_queue::event_queue(sc_core::sc_module_name name) : sc_module(name), armed_ps_(never_armed) {
-  heap_.reserve(256);
+event_queue* event_queue::existing() { return g_queue; }
+
+event_queue::event_queue(sc_core::sc_module_name name)
+    : sc_module(name), calendar_(buckets), busy_(buckets / 64), armed_ps_(never_armed) {
+  g_queue = this;
   SC_METHOD(run);
   sensitive << wake_;
   dont_initialize();
 }
 
+event_queue::~event_queue() { g_queue = nullptr; }
+
+timed_client::~timed_client() {
+  if (id_ != no_id)
+    if (event_queue* q = event_queue::existing()) q->forget(this);
+}
+
+// A client going away leaves its entries behind, never live: they are skipped, not run.
+void event_queue::forget(timed_client* c) {
+  if (c->at_ps_ != never_ps) --pending_;
+  live_seq_[c->id_] = dead_seq;
+  clients_[c->id_] = nullptr;
+}
+
+// Out of line and cold: the message's strings would otherwise weigh on every schedule.
+[[gnu::noinline, gnu::cold]] void event_queue::refuse_past(uint64_t at_ps) const {
+  SC_REPORT_ERROR(name(), ("wake-up scheduled in the past: " + std::to_string(at_ps) + " ps < now " +
+                           std::to_string(now_ps()) + " ps")
+                              .c_str());
+}
+
 void event_queue::schedule(timed_client* c, uint64_t at_ps) {
-  if (at_ps < now_ps())
-    SC_REPORT_ERROR(name(), ("wake-up scheduled in the past: " + std::to_string(at_ps) + " ps < now " +
-                             std::to_string(now_ps()) + " ps")
-                                .c_str());
-  if (c->heap_index_ >= 0) {
-    entry& e = heap_[static_cast<std::size_t>(c->heap_index_)];
-    if (at_ps >= e.at_ps) return;  // the earlier wake-up stands
-    e.at_ps = at_ps;
-    e.seq = seq_++;
-    sift_up(static_cast<std::size_t>(c->heap_index_));
-  } else {
-    heap_.push_back({at_ps, seq_++, c});
-    c->heap_index_ = static_cast<int>(heap_.size() - 1);
-    sift_up(heap_.size() - 1);
+  if (at_ps < now_ps()) refuse_past(at_ps);
+  if (c->id_ == timed_client::no_id) {
+    c->id_ = static_cast<uint32_t>(clients_.size());
+    clients_.push_back(c);
+    live_seq_.push_back(dead_seq);
   }
+  if (c->at_ps_ == never_ps)
+    ++pending_;
+  else if (at_ps >= c->at_ps_)
+    return;  // the earlier wake-up stands
+  c->at_ps_ = at_ps;
+  const entry e{at_ps, seq_++, c->id_};
+  live_seq_[c->id_] = e.seq;  // an entry queued earlier for this client is now stale
+  insert(e);
   if (!running_ && at_ps < armed_ps_) arm(sc_core::sc_time_stamp().value());
 }
 
-// A 4-ary heap: half the depth of a binary one over thousands of clients, and a node's four
-// children share a cache line or two.
-void event_queue::sift_up(std::size_t i) {
-  entry e = heap_[i];
-  while (i > 0) {
-    std::size_t parent = (i - 1) / arity;
-    if (!e.before(heap_[parent])) break;
-    place(i, heap_[parent]);
-    i = parent;
+// Every wake-up is at or after now, and now is in the calendar's first bucket or later.
+void event_queue::insert(const entry& e) {
+  if ((e.at_ps >> bucket_shift) >= cur_ + buckets) {
+    overflow_.push_back(e);
+    std::push_heap(overflow_.begin(), overflow_.end(), [](const entry& a, const entry& b) { return b.before(a); });
+    return;
   }
-  place(i, e);
+  file(e);
 }
 
-// Removes the root. Bottom-up: the hole goes down along the smallest children to a leaf, and the
-// last entry (which almost always belongs near the bottom) sifts up from there, which saves
-// comparing it at every level on the way down.
-void event_queue::pop_root() {
-  entry last = heap_.back();
-  heap_.pop_back();
-  const std::size_t n = heap_.size();
-  if (n == 0) return;
-  std::size_t i = 0;
-  for (;;) {
-    std::size_t first = arity * i + 1;
-    if (first >= n) break;
-    std::size_t best = first;
-    const std::size_t end = std::min(first + arity, n);
-    for (std::size_t c = first + 1; c < end; ++c)
-      if (heap_[c].before(heap_[best])) best = c;
-    place(i, heap_[best]);
-    i = best;
+void event_queue::file(const entry& e) {
+  const uint64_t b = e.at_ps >> bucket_shift;
+  if (b == sorted_) {  // usually an append: e is the latest entry for its time
+    sorted_items_.insert(std::upper_bound(sorted_items_.begin() + static_cast<std::ptrdiff_t>(sorted_head_),
+                                          sorted_items_.end(), e,
+                                          [](const entry& x, const entry& y) { return x.before(y); }),
+                         e);
+    const std::size_t slot = b & (buckets - 1);
+    busy_[slot >> 6] |= uint64_t{1} << (slot & 63);
+    ++in_calendar_;
+    return;
   }
-  heap_[i] = last;
-  sift_up(i);
+  append(b & (buckets - 1), e);
+}
+
+void event_queue::append(std::size_t slot, const entry& e) {
+  uint32_t n = free_;
+  if (n == no_node) {
+    n = static_cast<uint32_t>(nodes_.size());
+    nodes_.push_back({});
+  } else {
+    free_ = nodes_[n].next;
+  }
+  nodes_[n] = {e, no_node};
+  slot_list& l = calendar_[slot];
+  if (l.tail == no_node)
+    l.head = n;
+  else
+    nodes_[l.tail].next = n;
+  l.tail = n;
+  busy_[slot >> 6] |= uint64_t{1} << (slot & 63);
+  ++in_calendar_;
+}
+
+// A wake-up was scheduled before the sorted bucket (by a foreign process, between drains): what
+// is left of that bucket goes back to its list, to be sorted again when its turn comes.
+void event_queue::unsort() {
+  if (sorted_ == never_ps) return;
+  const std::size_t slot = sorted_ & (buckets - 1);
+  for (std::size_t i = sorted_head_; i < sorted_items_.size(); ++i) {
+    append(slot, sorted_items_[i]);
+    --in_calendar_;  // still the same entry
+  }
+  sorted_items_.clear();
+  sorted_head_ = 0;
+  sorted_ = never_ps;
+}
+
+// The first busy slot at or after `from`, going round: the calendar holds at least one entry.
+std::size_t event_queue::next_busy_slot(std::size_t from) const {
+  const std::size_t words = busy_.size();
+  std::size_t w = from >> 6;
+  uint64_t bits = busy_[w] & (~uint64_t{0} << (from & 63));
+  for (std::size_t k = 0; k <= words; ++k) {
+    if (bits) return (w << 6) + static_cast<std::size_t>(__builtin_ctzll(bits));
+    w = (w + 1) & (words - 1);
+    bits = busy_[w];
+  }
+  return from;  // not reached
+}
+
+// The next live wake-up (nullptr: none), dropping stale entries on the way. It does not move
+// the calendar: a foreign process may still schedule before it.
+const event_queue::entry* event_queue::front() {
+  // The usual case while draining: the next wake-up is in the bucket being run.
+  if (sorted_ == cur_ && sorted_head_ < sorted_items_.size() && live(sorted_items_[sorted_head_])) {
+    front_in_overflow_ = false;
+    return &sorted_items_[sorted_head_];
+  }
+  while (in_calendar_ > 0) {
+    const std::size_t first = cur_ & (buckets - 1);
+    const std::size_t slot = next_busy_slot(first);
+    const uint64_t b = cur_ + ((slot - first) & (buckets - 1));
+    if (b != sorted_) {
+      unsort();
+      slot_list& l = calendar_[slot];
+      for (uint32_t n = l.head; n != no_node;) {
+        sorted_items_.push_back(nodes_[n].e);
+        const uint32_t next = nodes_[n].next;
+        nodes_[n].next = free_;
+        free_ = n;
+        n = next;
+      }
+      l = slot_list{};
+      const auto by_time = [](const entry& x, const entry& y) { return x.before(y); };
+      if (!std::is_sorted(sorted_items_.begin(), sorted_items_.end(), by_time))
+        std::sort(sorted_items_.begin(), sorted_items_.end(), by_time);
+      sorted_ = b;
+    }
+    while (sorted_head_ < sorted_items_.size() && !live(sorted_items_[sorted_head_])) {
+      ++sorted_head_;
+      --in_calendar_;
+    }
+    if (sorted_head_ < sorted_items_.size()) {
+      front_in_overflow_ = false;
+      return &sorted_items_[sorted_head_];
+    }
+    sorted_items_.clear();
+    sorted_head_ = 0;
+    busy_[slot >> 6] &= ~(uint64_t{1} << (slot & 63));
+  }
+  const auto later = [](const entry& a, const entry& b) { return b.before(a); };
+  while (!overflow_.empty() && !live(overflow_.front())) {
+    std::pop_heap(overflow_.begin(), overflow_.end(), later);
+    overflow_.pop_back();
+  }
+  front_in_overflow_ = true;
+  return overflow_.empty() ? nullptr : &overflow_.front();
+}
+
+// Removes the entry front() returned and moves the calendar's start to its bucket.
+void event_queue::pop_front() {
+  if (front_in_overflow_) {
+    const uint64_t b = overflow_.front().at_ps >> bucket_shift;
+    std::pop_heap(overflow_.begin(), overflow_.end(), [](const entry& a, const entry& c) { return c.before(a); });
+    overflow_.pop_back();
+    advance_to(b);
+    return;
+  }
+  ++sorted_head_;
+  --in_calendar_;
+  if (sorted_head_ == sorted_items_.size()) {
+    sorted_items_.clear();
+    sorted_head_ = 0;
+    const std::size_t slot = sorted_ & (buckets - 1);
+    busy_[slot >> 6] &= ~(uint64_t{1} << (slot & 63));
+  }
+  advance_to(sorted_);
+}
+
+// The buckets before b are empty; the ones that enter the calendar take their wake-ups from the
+// overflow heap, before anything else can be scheduled into them.
+void event_queue::advance_to(uint64_t b) {
+  if (b <= cur_) return;
+  cur_ = b;
+  const auto later = [](const entry& a, const entry& c) { return c.before(a); };
+  while (!overflow_.empty() && (overflow_.front().at_ps >> bucket_shift) < cur_ + buckets) {
+    const entry e = overflow_.front();
+    std::pop_heap(overflow_.begin(), overflow_.end(), later);
+    overflow_.pop_back();
+    if (live(e)) file(e);
+  }
 }
 
 void event_queue::arm(uint64_t kernel_ps) {
-  if (heap_.empty()) {
+  const entry* next = front();
+  if (!next) {
     armed_ps_ = never_armed;
     return;
   }
-  armed_ps_ = std::max(heap_.front().at_ps, kernel_ps);
+  armed_ps_ = std::max(next->at_ps, kernel_ps);
   wake_.notify(sc_core::sc_time::from_value(armed_ps_ - kernel_ps));  // an earlier notification replaces a later one
 }
 
@@ -107,12 +251,27 @@ void event_queue::run() {
   running_ = true;
   clock_detail::draining = true;
   clock_detail::now = kernel;
-  while (!heap_.empty() && heap_.front().at_ps <= limit && !stop_) {
-    entry e = heap_.front();
-    pop_root();
-    e.client->heap_index_ = -1;
+  while (!stop_) {
+    entry e;
+    if (sorted_ == cur_ && sorted_head_ + 1 < sorted_items_.size() && live(sorted_items_[sorted_head_])) {
+      // The usual case under load, front() and pop_front() in short: the next wake-up is in the
+      // bucket being run, and is not its last entry.
+      e = sorted_items_[sorted_head_];
+      if (e.at_ps > limit) break;
+      ++sorted_head_;
+      --in_calendar_;
+    } else {
+      const entry* next = front();
+      if (!next || next->at_ps > limit) break;
+      e = *next;
+      pop_front();
+    }
+    timed_client* c = clients_[e.client];
+    c->at_ps_ = never_ps;
+    live_seq_[e.client] = dead_seq;
+    --pending_;
     clock_detail::now = std::max(clock_detail::now, e.at_ps);
-    e.client->on_timer();  // may schedule again, including at now
+    c->on_timer();  // may schedule again, including at now
   }
   const uint64_t reached = clock_detail::now;
   clock_detail::draining = false;

@@ -2,8 +2,11 @@
 //
 // Why: every frame needs two or three timed wake-ups (end of serialization, arrival, pacing).
 // As separate sc_events each costs a kernel timed notification. Here every client has at most
-// one pending wake-up in an indexed min-heap whose keys (time, sequence) sit inline in the heap
-// array, so comparisons never chase a client pointer.
+// one pending wake-up, kept in a calendar: one bucket per nanosecond over the next 16 us (a
+// bitmap finds the next busy one), so a wake-up costs O(1) however many clients are pending (a
+// 1024-host fabric keeps ~8 000). Wake-ups beyond the calendar wait in a heap and move into
+// it as it advances. The bucket about to run is sorted by (time, sequence): ties run in the
+// order they were scheduled.
 //
 // One clock: when the queue's kernel event fires it does not stop at the kernel's time. It
 // drains every wake-up due before the next activity that is not its own (a sampler tick, a
@@ -31,13 +34,15 @@ inline uint64_t now_ps() { return clock_detail::draining ? clock_detail::now : s
 
 class timed_client {
  public:
-  virtual ~timed_client() = default;
+  virtual ~timed_client();
   virtual void on_timer() = 0;
-  bool timer_pending() const { return heap_index_ >= 0; }
+  bool timer_pending() const { return at_ps_ != never_ps; }
 
  private:
   friend class event_queue;
-  int heap_index_ = -1;
+  static constexpr uint32_t no_id = std::numeric_limits<uint32_t>::max();
+  uint64_t at_ps_ = never_ps;  // the pending wake-up
+  uint32_t id_ = no_id;        // slot in the queue's client table, given at the first schedule
 };
 
 class event_queue : public sc_core::sc_module {
@@ -48,10 +53,8 @@ class event_queue : public sc_core::sc_module {
   // earlier wake-up pending (a client has at most one). A time before now is a model error.
   void schedule(timed_client* client, uint64_t at_ps);
   // The wake-up time pending for `client`, never_ps if none.
-  uint64_t pending_at(const timed_client* client) const {
-    return client->heap_index_ < 0 ? never_ps : heap_[static_cast<std::size_t>(client->heap_index_)].at_ps;
-  }
-  std::size_t pending() const { return heap_.size(); }
+  uint64_t pending_at(const timed_client* client) const { return client->at_ps_; }
+  std::size_t pending() const { return pending_; }
   // Bounds the drain: no wake-up at or after end_ps runs inside the current sc_start. Without a
   // bound the queue never runs ahead of the kernel (see sluice::start).
   void set_end(uint64_t end_ps) { end_ps_ = end_ps; }
@@ -61,25 +64,61 @@ class event_queue : public sc_core::sc_module {
   uint64_t activations() const { return activations_; }
 
  private:
+  // A wake-up as queued. Rescheduling a client earlier queues a new entry and leaves the old
+  // one behind, stale: an entry is live while its sequence is its client's current one.
   struct entry {
     uint64_t at_ps, seq;
-    timed_client* client;
+    uint32_t client;  // index into clients_
     bool before(const entry& o) const { return at_ps != o.at_ps ? at_ps < o.at_ps : seq < o.seq; }
   };
+  // The calendar: bucket b holds the wake-ups due in [b, b + 1) << bucket_shift, in slot
+  // b % buckets, as a list of nodes from one pool (a burst fills thousands of entries into one
+  // nanosecond: per-slot vectors would each keep their largest capacity). The bucket the next
+  // wake-up comes from is moved out of its list into sorted_items_, in (time, sequence) order.
+  static constexpr unsigned bucket_shift = 10;  // 1.024 ns
+  static constexpr std::size_t buckets = std::size_t{1} << 14;
+  static constexpr uint32_t no_node = std::numeric_limits<uint32_t>::max();
+  struct node {
+    entry e;
+    uint32_t next;
+  };
+  struct slot_list {
+    uint32_t head = no_node, tail = no_node;
+  };
   explicit event_queue(sc_core::sc_module_name name);
+  ~event_queue() override;
   SC_HAS_PROCESS(event_queue);
-  static constexpr std::size_t arity = 4;
-  void sift_up(std::size_t i);
-  void pop_root();
-  void place(std::size_t i, const entry& e) {
-    heap_[i] = e;
-    e.client->heap_index_ = static_cast<int>(i);
-  }
+  friend class timed_client;
+  static event_queue* existing();
+  void forget(timed_client* c);
+  void refuse_past(uint64_t at_ps) const;
+  void append(std::size_t slot, const entry& e);
+  void unsort();
+  bool live(const entry& e) const { return live_seq_[e.client] == e.seq; }
+  void insert(const entry& e);
+  void file(const entry& e);
+  const entry* front();
+  void pop_front();
+  void advance_to(uint64_t abs_bucket);
+  std::size_t next_busy_slot(std::size_t from) const;
   void run();
   void arm(uint64_t kernel_ps);
   uint64_t drain_limit(uint64_t kernel_ps) const;
 
-  std::vector<entry> heap_;
+  std::vector<timed_client*> clients_;
+  std::vector<uint64_t> live_seq_;  // per client: the sequence of its pending entry, or dead_seq
+  std::vector<slot_list> calendar_;
+  std::vector<node> nodes_;
+  uint32_t free_ = no_node;           // unused nodes, linked
+  std::vector<uint64_t> busy_;        // one bit per calendar slot: it holds entries
+  std::size_t in_calendar_ = 0;       // entries in the calendar, stale ones included
+  uint64_t cur_ = 0;                  // the calendar's first bucket (absolute): that of the last wake-up run
+  uint64_t sorted_ = never_ps;        // the absolute bucket held in sorted_items_
+  std::vector<entry> sorted_items_;   // that bucket, in order; items before sorted_head_ have run
+  std::size_t sorted_head_ = 0;
+  bool front_in_overflow_ = false;    // where front() found the next entry
+  std::vector<entry> overflow_;     // min-heap (by before) of wake-ups beyond the calendar
+  std::size_t pending_ = 0;         // clients with a wake-up pending
   uint64_t seq_ = 0;
   uint64_t armed_ps_;  // time the kernel event is set for
   uint64_t end_ps_ = 0;

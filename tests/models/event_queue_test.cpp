@@ -96,3 +96,82 @@ TEST(EventQueue, KernelActivationsAreFarFewerThanWakeUps) {
   // (one wake-up per kernel activation would need 200).
   EXPECT_LE(event_queue::instance().activations(), 4u) << event_queue::instance().activations();
 }
+
+// The calendar (1.024 ns buckets over 16.8 us, an overflow heap beyond) must keep the one order
+// the heap it replaced kept: by time, then by the order the wake-ups were scheduled.
+namespace {
+struct recorder : timed_client {
+  std::vector<std::string>& log;
+  std::string name;
+  std::function<void()> then;
+  recorder(std::vector<std::string>& l, std::string n) : log(l), name(std::move(n)) {}
+  void on_timer() override {
+    log.push_back(name + "@" + std::to_string(now_ps()));
+    if (then) then();
+  }
+};
+}  // namespace
+
+TEST(EventQueue, OneBucketRunsByTimeThenScheduleOrder) {
+  // Ten wake-ups inside one 1.024 ns bucket, scheduled latest first: they run earliest first.
+  // Two more at 1000 ps, scheduled after the rest: they run after the one already there, in
+  // the order they were scheduled.
+  event_queue& q = event_queue::instance();
+  std::vector<std::string> log;
+  std::vector<std::unique_ptr<recorder>> c;
+  for (int i = 0; i < 12; ++i) c.push_back(std::make_unique<recorder>(log, "c" + std::to_string(i)));
+  for (int i = 0; i < 10; ++i) q.schedule(c[i].get(), 1009 - i);  // c0 at 1009 ps ... c9 at 1000 ps
+  q.schedule(c[10].get(), 1000);
+  q.schedule(c[11].get(), 1000);
+  start(sc_time(1, SC_US));
+  EXPECT_EQ(log, (std::vector<std::string>{"c9@1000", "c10@1000", "c11@1000", "c8@1001", "c7@1002", "c6@1003",
+                                           "c5@1004", "c4@1005", "c3@1006", "c2@1007", "c1@1008", "c0@1009"}));
+}
+
+TEST(EventQueue, AWakeUpBeyondTheCalendarKeepsItsPlaceAmongTies) {
+  // a is scheduled at time 0 for 20 us, beyond the calendar (16.8 us): it waits in the overflow.
+  // x runs at 10 us and schedules b for 20 us (now inside the calendar) and d for 19.999 us.
+  // a was scheduled first, so at 20 us it runs before b; d runs before both.
+  event_queue& q = event_queue::instance();
+  std::vector<std::string> log;
+  recorder a(log, "a"), b(log, "b"), d(log, "d"), x(log, "x");
+  q.schedule(&a, ns_ps(20000));
+  q.schedule(&x, ns_ps(10000));
+  x.then = [&] {
+    q.schedule(&b, ns_ps(20000));
+    q.schedule(&d, ns_ps(19999));
+  };
+  start(sc_time(30, SC_US));
+  EXPECT_EQ(log, (std::vector<std::string>{"x@10000000", "d@19999000", "a@20000000", "b@20000000"}));
+}
+
+TEST(EventQueue, AWakeUpMovedEarlierRunsOnceAndALaterOneIsIgnored) {
+  // a: 5 us, then 2 us (moves it up: the 5 us entry is left behind, stale), then 7 us (ignored:
+  // the 2 us wake-up stands). It runs once, at 2 us; b at 6 us shows the drain went past 5 us.
+  event_queue& q = event_queue::instance();
+  std::vector<std::string> log;
+  recorder a(log, "a"), b(log, "b");
+  q.schedule(&a, ns_ps(5000));
+  q.schedule(&a, ns_ps(2000));
+  q.schedule(&a, ns_ps(7000));
+  EXPECT_EQ(q.pending_at(&a), ns_ps(2000));
+  q.schedule(&b, ns_ps(6000));
+  EXPECT_EQ(q.pending(), 2u);
+  start(sc_time(10, SC_US));
+  EXPECT_EQ(log, (std::vector<std::string>{"a@2000000", "b@6000000"}));
+  EXPECT_EQ(q.pending(), 0u);
+  EXPECT_FALSE(a.timer_pending());
+}
+
+TEST(EventQueue, AClientDestroyedWithAWakeUpPendingIsNotCalled) {
+  event_queue& q = event_queue::instance();
+  std::vector<std::string> log;
+  auto gone = std::make_unique<recorder>(log, "gone");
+  recorder b(log, "b");
+  q.schedule(gone.get(), ns_ps(1000));
+  q.schedule(&b, ns_ps(2000));
+  gone.reset();
+  EXPECT_EQ(q.pending(), 1u);
+  start(sc_time(5, SC_US));
+  EXPECT_EQ(log, (std::vector<std::string>{"b@2000000"}));
+}

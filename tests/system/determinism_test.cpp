@@ -1,7 +1,10 @@
 // Same seed, same results, byte for byte (wall-clock fields aside).
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <fstream>
+#include <iomanip>
 #include <sstream>
 
 #include "tests/support/harness.h"
@@ -59,4 +62,17 @@ run: {until: 200us}
   EXPECT_GT(a1, 0u);
   EXPECT_LT(a1, 64u * 4);  // both paths used
   EXPECT_NE(a1, b);        // another seed, another placement
+}
+
+TEST(Determinism, TheStreamedSummaryIsTheDocumentsText) {
+  // summary.json is written as it is produced (report.cpp's stream_sink), never held whole; it
+  // must be the very text `std::setw(2) << summary()` prints: nested objects and arrays, nulls
+  // and the empty warnings array included.
+  auto sim = test::make_sim(test::one_switch("64KB", "run: {until: 50us}\n"));
+  sim->run();
+  const std::string dir = ::testing::TempDir() + "/streamed-" + std::to_string(getpid());
+  sim->write_outputs(dir);
+  std::ostringstream expected;
+  expected << std::setw(2) << sim->summary() << '\n';
+  EXPECT_EQ(slurp(dir + "/summary.json"), expected.str());
 }
