@@ -4,7 +4,8 @@
 queue_depth.png      the deepest switch egress queues over time
 link_throughput.png  the busiest link directions over time
 flow_throughput.png  the long-lived flows (and the aggregate of finite flows) over time
-congestion_tree.png  which MAC ports were paused by PFC, when: the congestion tree
+congestion_tree.png  which MAC ports were paused by PFC (InfiniBand: starved for credit), when: the
+                     congestion tree
 """
 import json
 import sys
@@ -41,7 +42,7 @@ def plot(frame, columns, ylabel, title, path, scale=1.0):
     plt.close(fig)
 
 
-def plot_pauses(frame, title, path):
+def plot_pauses(frame, title, path, what="paused"):
     ever = [c for c in frame.columns[1:] if frame[c].max() > 0]
     fig, ax = plt.subplots(figsize=(9, 1.5 + 0.22 * max(len(ever), 1)))
     if ever:
@@ -50,9 +51,9 @@ def plot_pauses(frame, title, path):
                           vmin=0, vmax=1, extent=[t.iloc[0], t.iloc[-1], len(ever) - 0.5, -0.5])
         ax.set_yticks(range(len(ever)))
         ax.set_yticklabels(ever, fontsize=7)
-        fig.colorbar(image, ax=ax, label="paused share")
+        fig.colorbar(image, ax=ax, label=f"{what} share")
     else:
-        ax.text(0.5, 0.5, "no port was paused", ha="center", va="center", transform=ax.transAxes)
+        ax.text(0.5, 0.5, f"no port was {what}", ha="center", va="center", transform=ax.transAxes)
     ax.set_xlabel("time (ms)")
     ax.set_title(title)
     fig.tight_layout()
@@ -81,9 +82,15 @@ def main(out_dir):
         flows["all finite flows"] = flows[finite].sum(axis=1)
         long_lived.append("all finite flows")
     plot(flows, long_lived, "delivered (Gb/s)", f"{name}: flow throughput", out / "flow_throughput.png")
-    paused = pd.read_csv(out / "paused_fraction.csv")
-    plot_pauses(paused, f"{name}: share of each sample period paused (PFC)", out / "congestion_tree.png")
-    print(f"plots written to {out}/: queue_depth.png, link_throughput.png, flow_throughput.png, congestion_tree.png")
+    # An InfiniBand run has no PFC: its tree is the ports starved for credit.
+    credit = out / "credit_blocked_fraction.csv"
+    if credit.exists():
+        tree, what, cause = pd.read_csv(credit), "starved", "credit-starved (InfiniBand)"
+    else:
+        tree, what, cause = pd.read_csv(out / "paused_fraction.csv"), "paused", "paused (PFC)"
+    plot_pauses(tree, f"{name}: share of each sample period {cause}", out / "congestion_tree.png", what)
+    print(f"plots written to {out}/: queue_depth.png, link_throughput.png, flow_throughput.png, "
+          f"congestion_tree.png ({what})")
 
 
 if __name__ == "__main__":
