@@ -1,5 +1,7 @@
 #include "platforms/builders.h"
 
+#include "models/core/packet.h"
+
 namespace sluice {
 namespace {
 
@@ -284,8 +286,18 @@ std::vector<std::string> platform_kinds() {
 
 topology_spec build_platform(section& p) {
   const std::string kind = p.text("kind");
+  const std::string layer = p.text_or("link_layer", "cee");
+  if (layer != "cee" && layer != "ib")
+    throw config_error(p.key_path("link_layer") + ": '" + layer + "' is not one of {cee, ib}");
   for (const auto& [name, build] : registry())
-    if (name == kind) return build(p);
+    if (name == kind) {
+      topology_spec t = build(p);
+      if (layer == "ib") {  // every port gets credits; the classes are InfiniBand's 16 VLs
+        t.layer = link_layer::ib;
+        t.classes = max_classes;
+      }
+      return t;
+    }
   std::string known;
   for (const auto& entry : registry()) known += (known.empty() ? "" : ", ") + entry.first;
   throw config_error(p.key_path("kind") + ": '" + kind + "' is not one of {" + known + "}");

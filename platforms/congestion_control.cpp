@@ -12,6 +12,7 @@ const std::vector<cc_scheme>& cc_schemes() {
       {"qcn", "qcn", "none", "qcn"},  // QCN has no notification point: the CP sends CNMs to the source
       {"pcn", "pcn", "pcn", "pcn"},
       {"dcqcn+tcd", "tcd", "dcqcn-tcd", "dcqcn-tcd"},  // TCD's ternary detector under DCQCN
+      {"ib-cca", "ib-cca", "ib-cca", "ib-cca"},  // InfiniBand: FECN at switches, BECN from the destination
   };
   return schemes;
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <unordered_set>
 
 #include "models/core/random.h"
@@ -23,10 +24,10 @@ fabric::fabric(const scenario& s) : scenario_(s) {
     const node_spec& n = t.nodes[id];
     if (n.is_switch) {
       switches.push_back(std::make_unique<switch_model>(n.name.c_str(), id,
-                                                        static_cast<int>(graph_->peer[id].size()), t.classes));
+                                                        static_cast<int>(graph_->peer[id].size()), t.classes, t.layer));
       switch_of_node_[id] = switches.back().get();
     } else {
-      nics.push_back(std::make_unique<nic>(n.name.c_str(), id, flows, t.classes));
+      nics.push_back(std::make_unique<nic>(n.name.c_str(), id, flows, t.classes, t.layer));
       nic_of_node_[id] = nics.back().get();
     }
   }
@@ -37,9 +38,11 @@ fabric::fabric(const scenario& s) : scenario_(s) {
     if (switch_model* sw = switch_of_node_[node]) {
       r.mac = &sw->ports[r.port]->mac;
       r.flow_control = &sw->ports[r.port]->flow_control;
+      r.credits = sw->ports[r.port]->credits.get();
     } else {
       r.mac = &nic_of_node_[node]->port.mac;
       r.flow_control = &nic_of_node_[node]->port.flow_control;
+      r.credits = nic_of_node_[node]->port.credits.get();
     }
     return r;
   };
@@ -126,6 +129,13 @@ void fabric::derive_defaults() {
     for (const port_ref* end : {&e.a, &e.b}) {
       switch_model* sw = switch_of_node_[end->node];
       if (!sw) continue;
+      if (switch_port& port = *sw->ports[end->port]; port.credits) {
+        // A credit port's VL buffers are the MMU's per-group reserve: credits bound each group.
+        uint64_t most = 0;
+        for (const auto& b : port.credits->buffer) most = std::max(most, (*b)().bytes);
+        sw->mmu_block.ports[end->port]->reserve.set_default(byte_count{most});
+        continue;
+      }
       const port_ref& peer = end == &e.a ? e.b : e.a;
       byte_count h =
           pfc::required_headroom(e.model->rate(), e.model->delay(), peer.flow_control->response(), max_frame);
@@ -173,6 +183,40 @@ void fabric::check_policies() const {
   for (const auto& sw : switches)
     for (const auto& p : sw->ports) p->check_policies();
   for (const auto& n : nics) n->check_policies();
+  check_credits();
+}
+
+// One-line errors for a credit fabric that cannot carry its traffic, or that is also given PFC.
+void fabric::check_credits() const {
+  std::set<int> sls;
+  for (const flow& fl : flows) sls.insert(fl.spec.priority);
+  auto missing = [](const credit_flow_control& c, int vl) {
+    return vl != credit_flow_control::management_vl && vl >= static_cast<int>(c.vls());
+  };
+  for (const link_entry& e : links)
+    for (const auto& [from, to] : {std::pair{&e.a, &e.b}, std::pair{&e.b, &e.a}}) {
+      if (!from->credits) continue;
+      const pfc& unused = *from->flow_control;  // present only to keep the port's shape
+      for (const param_base* p : {static_cast<const param_base*>(&unused.response),
+                                  static_cast<const param_base*>(unused.quanta.get()),
+                                  static_cast<const param_base*>(unused.refresh.get())})
+        if (p && p->overridden())
+          throw config_error(p->name() + ": PFC on an InfiniBand port, which has credit flow control");
+      for (int sl : sls) {
+        const int vl = from->credits->vl_of(sl);
+        const std::string via = " (SL " + std::to_string(sl) + " from " + from->credits->name() + ")";
+        if (missing(*from->credits, vl))
+          throw config_error(from->credits->sl2vl[sl]->name() + ": '" + std::to_string(vl) +
+                             "' maps SL " + std::to_string(sl) + " to a VL the port does not have (" +
+                             from->credits->vls.name() + " = " + std::to_string(from->credits->vls()) + ")");
+        if (missing(*to->credits, vl))
+          throw config_error(to->credits->vls.name() + ": '" + std::to_string(to->credits->vls()) + "' leaves out VL " +
+                             std::to_string(vl) + via);
+        if (!to->credits->has_vl(vl))
+          throw config_error(to->credits->buffer[vl]->name() + ": '" + to->credits->buffer[vl]->value_string() + "' leaves VL " + std::to_string(vl) +
+                             " without credits" + via);
+      }
+    }
 }
 
 void apply_overrides(const std::vector<std::pair<std::string, std::string>>& overrides, const std::string& origin,

@@ -20,6 +20,7 @@ struct port_ref {
   int port = 0;
   mac_port* mac = nullptr;
   pfc* flow_control = nullptr;
+  credit_flow_control* credits = nullptr;  // InfiniBand
 };
 
 struct link_entry {
@@ -58,6 +59,7 @@ class fabric {
 
  private:
   void check_topology() const;
+  void check_credits() const;  // InfiniBand: every used SL has a VL with credit on every link
 
   scenario scenario_;
   name_index node_ids_;                         // topology order

@@ -68,7 +68,22 @@ nlohmann::json simulation::summary() const {
   std::set<int> used;
   for (const flow& fl : f.flows) used.insert(fl.spec.priority);
   json ports = json::array();
-  uint64_t drops = 0, lossless_drops = 0, pause_frames = 0;
+  uint64_t drops = 0, lossless_drops = 0, pause_frames = 0, credit_packets = 0;
+  // InfiniBand ports add their credit view of a VL (nothing on CEE ports, whose summary keeps its shape).
+  json credit;
+  auto credit_fields = [&](const credit_flow_control* c, int vl) {
+    credit = json();
+    if (!c) return;
+    credit = {{"credit_blocked_ns", ns(c->blocked_ps(vl, now_ps))},
+              {"credit_blocked_periods", c->blocked_periods(vl)},
+              {"credit_peak_bytes", uint64_t{c->peak_blocks(vl)} * 64}};
+  };
+  for (const auto& sw : f.switches)
+    for (const auto& port : sw->ports)
+      if (port->credits) credit_packets += port->credits->packets_sent();
+  for (const auto& n : f.nics)
+    if (n->port.credits) credit_packets += n->port.credits->packets_sent();
+  const bool ib = f.spec().topology.layer == link_layer::ib;
   for (const auto& sw : f.switches) {
     for (const auto& port : sw->ports) {
       pause_frames += port->flow_control.frames_sent();
@@ -87,6 +102,7 @@ nlohmann::json simulation::summary() const {
         bool active =
             used.count(prio) || d || port->flow_control.xoff_sent(prio) || port->flow_control.pause_received(prio);
         if (!active) continue;
+        credit_fields(port->credits.get(), prio);
         ports.push_back(
             {{"node", sw->name()},
              {"port", port->index()},
@@ -107,6 +123,7 @@ nlohmann::json simulation::summary() const {
              {"frames_out", q.frames_out},
              {"bytes_out", q.bytes_out},
              {"drops", d}});
+        if (!credit.empty()) ports.back().update(credit);
       }
     }
   }
@@ -115,6 +132,7 @@ nlohmann::json simulation::summary() const {
       paused_port_ps += to_ps(n->port.flow_control.paused_time(prio, now));
     const switch_model* peer_switch = f.switch_named(f.peer_of(n->name(), 0));
     for (int prio : used) {
+      credit_fields(n->port.credits.get(), prio);
       ports.push_back({{"node", n->name()},
                        {"port", 0},
                        {"peer", f.peer_of(n->name(), 0)},
@@ -134,6 +152,7 @@ nlohmann::json simulation::summary() const {
                        {"frames_out", n->frames_sent(prio)},
                        {"bytes_out", n->bytes_sent(prio)},
                        {"drops", 0}});
+      if (!credit.empty()) ports.back().update(credit);
     }
   }
   out["ports"] = ports;
@@ -206,9 +225,22 @@ nlohmann::json simulation::summary() const {
   out["congestion_tree"] = {{"max_ports_paused", sampler_->max_ports_paused()},
                             {"max_ports_paused_at_us", sampler_->max_ports_paused_at_us()},
                             {"paused_port_time_ns", ns(paused_port_ps)}};
+  if (ib) {
+    out["totals"]["credit_packets"] = credit_packets;
+    out["congestion_tree"]["max_ports_credit_blocked"] = sampler_->max_ports_credit_blocked();
+    out["congestion_tree"]["max_ports_credit_blocked_at_us"] = sampler_->max_ports_credit_blocked_at_us();
+  }
   json counters = json::object();
-  for (const stat_registry::row& r : stat_registry::instance().rows(true)) counters[r.name] = r.value();
+  double fecn_marks = 0;  // IB CCA: the switches' marks, wherever a congestion point made them
+  for (const stat_registry::row& r : stat_registry::instance().rows(true)) {
+    counters[r.name] = r.value();
+    if (ib && r.name.size() > 15 && r.name.compare(r.name.size() - 15, 15, ".cca.fecn_marks") == 0) fecn_marks += r.value();
+  }
   out["counters"] = counters;
+  if (ib) {  // on InfiniBand every CNP carries a BECN
+    out["totals"]["fecn_marks"] = static_cast<uint64_t>(fecn_marks);
+    out["totals"]["becn_frames"] = cnp_frames;
+  }
   out["warnings"] = warnings;
   return out;
 }
@@ -300,6 +332,8 @@ void simulation::write_outputs(const std::string& dir) const {
   sampler_->link_throughput.write_csv(dir + "/link_throughput.csv", "time_us");
   sampler_->flow_throughput.write_csv(dir + "/flow_throughput.csv", "time_us");
   sampler_->paused_fraction.write_csv(dir + "/paused_fraction.csv", "time_us");
+  if (!sampler_->credit_blocked_fraction.columns.empty())
+    sampler_->credit_blocked_fraction.write_csv(dir + "/credit_blocked_fraction.csv", "time_us");
   sampler_->flow_rate.write_csv(dir + "/flow_rate.csv", "time_us");
   if (!sampler_->cp_state.columns.empty()) sampler_->cp_state.write_csv(dir + "/cp_state.csv", "time_us");
 }

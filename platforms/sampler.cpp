@@ -55,9 +55,17 @@ sampler::sampler(sc_core::sc_module_name name, fabric& f, sc_core::sc_time perio
       paused_fraction.columns.push_back(label + ".p" + std::to_string(prio));
     }
   };
+  auto watch_credits = [&](const credit_flow_control& fc, const std::string& label) {
+    for (int vl : used) {
+      blocked_.push_back({&fc, vl, 0});
+      credit_blocked_fraction.columns.push_back(label + ".p" + std::to_string(vl));
+    }
+  };
   for (auto& sw : f.switches)
-    for (auto& port : sw->ports) watch_pauses(port->flow_control, port->name());
-  for (auto& n : f.nics) watch_pauses(n->port.flow_control, n->port.name());
+    for (auto& port : sw->ports)
+      port->credits ? watch_credits(*port->credits, port->name()) : watch_pauses(port->flow_control, port->name());
+  for (auto& n : f.nics)
+    n->port.credits ? watch_credits(*n->port.credits, n->port.name()) : watch_pauses(n->port.flow_control, n->port.name());
   last_link_bytes_.assign(channels_.size(), 0);
   last_flow_bytes_.assign(f.flows.size(), 0);
   SC_METHOD(sample);
@@ -67,7 +75,7 @@ sampler::sampler(sc_core::sc_module_name name, fabric& f, sc_core::sc_time perio
 
 double sampler::estimated_bytes(double samples) const {
   std::size_t columns = 0;
-  for (const series* s : {&queue_depth, &link_throughput, &flow_throughput, &paused_fraction})
+  for (const series* s : {&queue_depth, &link_throughput, &flow_throughput, &paused_fraction, &credit_blocked_fraction})
     columns += s->columns.size() + (sizeof(std::vector<double>) + 16 + sizeof(double)) / sizeof(double);
   columns += 2 * flow_columns_.size();  // flow_rate: its columns are chosen at the start of the run
   return samples * static_cast<double>(columns) * sizeof(double);
@@ -159,21 +167,30 @@ void sampler::sample() {
   flow_rate.times_us.push_back(t_us);
   flow_rate.rows.push_back(std::move(rates));
 
-  std::vector<double> paused;
-  paused.reserve(pauses_.size());
-  std::size_t ports_paused = 0;
-  for (pause_ref& r : pauses_) {
-    uint64_t total = to_ps(r.fc->paused_time(r.priority, now));
-    paused.push_back(static_cast<double>(total - r.last_paused_ps) / static_cast<double>(elapsed_ps));
-    ports_paused += total > r.last_paused_ps;
-    r.last_paused_ps = total;
-  }
-  if (ports_paused > max_ports_paused_) {
-    max_ports_paused_ = ports_paused;
-    max_ports_paused_at_us_ = t_us;
-  }
-  paused_fraction.times_us.push_back(t_us);
-  paused_fraction.rows.push_back(std::move(paused));
+  // Share of the period each (port, class) was held (paused, or starved for credit), and the
+  // most held at once: the extent of the congestion tree.
+  auto held = [&](auto& refs, auto total_of, series& out, std::size_t& most, double& most_at_us) {
+    std::vector<double> row;
+    row.reserve(refs.size());
+    std::size_t ports = 0;
+    for (auto& r : refs) {
+      const uint64_t total = total_of(r);
+      row.push_back(static_cast<double>(total - r.last_ps) / static_cast<double>(elapsed_ps));
+      ports += total > r.last_ps;
+      r.last_ps = total;
+    }
+    if (ports > most) {
+      most = ports;
+      most_at_us = t_us;
+    }
+    out.times_us.push_back(t_us);
+    out.rows.push_back(std::move(row));
+  };
+  held(pauses_, [&](const pause_ref& r) { return to_ps(r.fc->paused_time(r.priority, now)); }, paused_fraction,
+       max_ports_paused_, max_ports_paused_at_us_);
+  if (!blocked_.empty())
+    held(blocked_, [&](const blocked_ref& r) { return r.fc->blocked_ps(r.vl, to_ps(now)); }, credit_blocked_fraction,
+         max_ports_blocked_, max_ports_blocked_at_us_);
 
   if (!states_.empty()) {
     std::vector<double> states;

@@ -26,6 +26,9 @@ class sampler : public sc_core::sc_module {
   series link_throughput;  // Gb/s, column "sw0->r0"
   series flow_throughput;  // Gb/s of delivered payload, column = flow name ("all workload flows")
   series paused_fraction;  // share of the period each MAC port's priority was paused, "sw0.port2.p3"
+  // InfiniBand: share of the period each port's VL waited for credit, "sw0.port2.p3" (no
+  // columns on a CEE fabric).
+  series credit_blocked_fraction;
   // bit/s: each listed flow's current rate limit, column = flow name (its limiter's rate; the
   // flow's own pace, configured or line rate, when unlimited), and for a flow with a reaction
   // point its target rate, column "<flow> target" (the current rate while the RP has none).
@@ -44,6 +47,9 @@ class sampler : public sc_core::sc_module {
   // congestion tree as the samples see it.
   std::size_t max_ports_paused() const { return max_ports_paused_; }
   double max_ports_paused_at_us() const { return max_ports_paused_at_us_; }
+  // The same for credit starvation: the most (port, VL) pairs blocked within one sample.
+  std::size_t max_ports_credit_blocked() const { return max_ports_blocked_; }
+  double max_ports_credit_blocked_at_us() const { return max_ports_blocked_at_us_; }
 
  private:
   void start_of_simulation() override;
@@ -55,7 +61,7 @@ class sampler : public sc_core::sc_module {
   struct pause_ref {
     const pfc* fc;
     int priority;
-    uint64_t last_paused_ps;
+    uint64_t last_ps;  // paused time at the last sample
   };
   fabric& fabric_;
   sc_core::sc_time period_;
@@ -64,6 +70,14 @@ class sampler : public sc_core::sc_module {
   std::vector<const link_channel*> channels_;
   std::vector<pause_ref> pauses_;
   std::vector<const congestion_point_if*> states_;           // cp_state's columns
+  struct blocked_ref {
+    const credit_flow_control* fc;
+    int vl;
+    uint64_t last_ps;  // blocked time at the last sample
+  };
+  std::vector<blocked_ref> blocked_;
+  std::size_t max_ports_blocked_ = 0;
+  double max_ports_blocked_at_us_ = 0;
   std::vector<uint64_t> last_link_bytes_, last_flow_bytes_;  // the latter by flow id
   std::vector<uint32_t> flow_columns_;                       // flow ids with a column of their own
   std::vector<uint32_t> target_columns_;                     // of those, flow ids with a reaction point

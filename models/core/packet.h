@@ -38,6 +38,7 @@ constexpr uint8_t becn = 1u << 1;  // IB BTH backward explicit congestion notifi
 }  // namespace frame_flags
 
 constexpr uint16_t no_ingress = 0xFFFF;  // a frame the switch made itself: outside MMU accounting
+constexpr uint8_t same_class = 0xFF;     // ingress_cls: the frame kept its class across the switch
 
 // A frame's fields, without the wire image: what a switch keeps of a queued frame (a
 // descriptor, as switch ASICs keep descriptors apart from cells).
@@ -52,6 +53,8 @@ struct frame_fields {
   uint32_t payload = 0;                // application bytes carried (0 for control frames)
   uint16_t ingress_port = no_ingress;  // switch-local: the port the frame came in on
   uint16_t hops = 0;
+  uint8_t sl = 0;                      // IB service level, end to end (priority is then the VL of the link)
+  uint8_t ingress_cls = same_class;    // switch-local: the class it arrived on, if the switch changed it
   uint64_t seq = 0;         // byte offset of the first payload byte within its flow
   uint64_t created_ps = 0;  // when the frame was built (ACK: echoes the data frame's)
   uint64_t ready_ps = 0;    // switch-local: when the frame clears the forwarding pipeline

@@ -20,8 +20,17 @@ std::string param_base::name() const {
 }
 
 choice_param::choice_param(const sc_core::sc_object* owner, const choice_spec& spec, int cls)
-    : param_base(owner, spec.leaf, spec.description, cls), spec_(spec) {
+    : param_base(owner, spec.leaf, spec.description, cls), spec_(spec), default_(spec.default_value) {
   set_from_string(spec.default_value);
+}
+
+void choice_param::set_default(const std::string& choice) {
+  const bool was_set = overridden_;
+  const std::size_t kept = index_;
+  set_from_string(choice);  // checks the name
+  default_ = choice;
+  if (was_set) index_ = kept;
+  overridden_ = was_set;
 }
 
 std::string choice_param::range_string() const {
@@ -34,7 +43,7 @@ void choice_param::set_from_string(const std::string& text) {
   auto it = std::find(spec_.choices.begin(), spec_.choices.end(), text);
   if (it == spec_.choices.end()) throw config_error(name() + ": '" + text + "' is not one of " + range_string());
   index_ = static_cast<std::size_t>(it - spec_.choices.begin());
-  overridden_ = text != spec_.default_value;
+  overridden_ = text != default_;
 }
 
 param_registry& param_registry::instance() {

@@ -173,13 +173,16 @@ class choice_param : public param_base {
   const std::string& operator()() const { return spec_.choices[index_]; }
   std::string unit() const override { return "choice"; }
   std::string value_string() const override { return (*this)(); }
-  std::string default_string() const override { return spec_.default_value; }
+  std::string default_string() const override { return default_; }
   std::string range_string() const override;
   void set_from_string(const std::string& text) override;
+  // An instance default (an InfiniBand port's VL arbiter): replaces the value unless set.
+  void set_default(const std::string& choice);
 
  private:
   const choice_spec& spec_;
   std::size_t index_ = 0;
+  std::string default_;
 };
 
 // All parameters of the simulation being built. One simulation per process (SystemC elaborates

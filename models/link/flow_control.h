@@ -13,6 +13,10 @@
 
 namespace sluice {
 
+// The link layer of a fabric: CEE (Ethernet with PFC) or InfiniBand (per-VL credits). Every
+// port of a fabric has the same; a switch or NIC port makes its flow-control component from it.
+enum class link_layer : uint8_t { cee, ib };
+
 class flow_control_if {
  public:
   virtual ~flow_control_if() = default;

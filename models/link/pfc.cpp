@@ -194,7 +194,7 @@ flow_control_if::on_off_loop pfc::on_off(int cls) const {
 }
 
 sc_core::sc_time pfc::paused_time(int cls, const sc_core::sc_time& now) const {
-  const pause_state& s = state_[cls];
+  const pause_state& s = stat(cls);
   uint64_t t = to_ps(now);
   uint64_t open = t > s.from_ps ? std::min(t, s.until_ps) - s.from_ps : 0;
   return from_ps(s.closed_ps + open);

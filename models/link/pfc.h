@@ -69,14 +69,15 @@ class pfc : public sc_core::sc_module, public flow_control_if, public timed_clie
   }
   sc_core::sc_time paused_time(int cls, const sc_core::sc_time& now) const;
 
-  // Statistics.
+  // Statistics; 0 for a class beyond PFC's (the classes of an InfiniBand port, which has a PFC
+  // only to keep the port's shape).
   uint64_t frames_sent() const { return frames_sent_; }
   uint64_t frames_received() const { return frames_received_; }
-  uint64_t xoff_sent(int cls) const { return state_[cls].xoff_sent; }
-  uint64_t refresh_sent(int cls) const { return state_[cls].refresh_sent; }
-  uint64_t xon_sent(int cls) const { return state_[cls].xon_sent; }
-  uint64_t pause_received(int cls) const { return state_[cls].xoff_received; }
-  uint64_t resume_received(int cls) const { return state_[cls].xon_received; }
+  uint64_t xoff_sent(int cls) const { return stat(cls).xoff_sent; }
+  uint64_t refresh_sent(int cls) const { return stat(cls).refresh_sent; }
+  uint64_t xon_sent(int cls) const { return stat(cls).xon_sent; }
+  uint64_t pause_received(int cls) const { return stat(cls).xoff_received; }
+  uint64_t resume_received(int cls) const { return stat(cls).xon_received; }
 
  private:
   enum class reason : uint8_t { none, xoff, refresh, xon };
@@ -86,6 +87,10 @@ class pfc : public sc_core::sc_module, public flow_control_if, public timed_clie
     uint64_t xoff_received = 0, xon_received = 0;
     uint64_t xoff_sent = 0, refresh_sent = 0, xon_sent = 0;
   };
+  const pause_state& stat(int cls) const {
+    static const pause_state none{};
+    return cls < classes_ ? state_[cls] : none;
+  }
   void request(int cls, uint16_t quanta, reason why);
   void on_timer() override { send_refresh(); }
   void send_refresh();

@@ -2,6 +2,7 @@
 
 #include "models/core/stats.h"
 #include "models/protocol/ethernet.h"
+#include "models/protocol/ib_frame.h"
 
 namespace sluice {
 namespace {
@@ -48,19 +49,24 @@ const choice_spec& rp_spec() {
 }
 }  // namespace
 
-nic::nic(sc_core::sc_module_name name, uint32_t node_id, flow_table& flows, int classes)
+nic::nic(sc_core::sc_module_name name, uint32_t node_id, flow_table& flows, int classes, link_layer layer)
     : sc_module(name),
       mtu(this, mtu_spec),
       header_bytes(this, header_spec),
       min_frame(this, min_frame_spec),
       np(this, np_spec()),
       rp(this, rp_spec()),
-      port("port0", eth::mac_address(node_id, 0), classes),
+      port("port0", eth::mac_address(node_id, 0), classes, layer),
       node_id_(node_id),
       flows_(flows),
-      tx_(port.mac, port.flow_control, flows),
+      tx_(port.mac, port.gate(), flows),
       rx_(node_id, flows) {
-  port.mac.attach(&tx_, &rx_);
+  // An InfiniBand NIC consumes each frame as it lands: its credit returns at once.
+  port.mac.attach(&tx_, port.credits ? &port.credits->consuming_sink(rx_) : &rx_);
+  if (layer == link_layer::ib) {  // LRH + BTH + ICRC + VCRC; no minimum frame (docs/models/infiniband.md)
+    header_bytes.set_default(byte_count{ib::data_overhead});
+    min_frame.set_default(byte_count{ib::data_overhead});
+  }
   add_stats(*this, nic_stats, this);
   add_stats(*this, class_stats, this, classes);
 }
@@ -91,7 +97,10 @@ void nic::make_policies() {
 
 void nic::start_of_simulation() {
   make_policies();  // if the simulation has not already
-  tx_.start(frame_format{node_id_, mtu().bytes, header_bytes().bytes, min_frame().bytes});
+  frame_format format{node_id_, mtu().bytes, header_bytes().bytes, min_frame().bytes};
+  if (port.credits)
+    for (int sl = 0; sl < max_classes; ++sl) format.class_of[sl] = port.credits->vl_of(sl);
+  tx_.start(format);
 }
 
 rate_limiter_if& nic::limiter(uint32_t flow_id) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "models/core/params.h"
+#include "models/link/credit_flow_control.h"
 #include "models/link/mac_port.h"
 #include "models/link/pfc.h"
 #include "models/nic/cc_slots.h"
@@ -20,15 +21,21 @@
 
 namespace sluice {
 
-// The NIC's link attachment, "h0.port0": its MAC and the PFC that pauses it.
+// The NIC's link attachment, "h0.port0": its MAC and the PFC that pauses it, or on InfiniBand
+// the credits that gate it (the PFC is then present but unattached).
 class nic_port : public sc_core::sc_module {
  public:
   mac_port mac;
   pfc flow_control;
-  nic_port(sc_core::sc_module_name name, uint64_t mac_address, int classes)
-      : sc_module(name), mac("mac", 0, mac_address), flow_control("pfc", mac, classes, nullptr) {
-    mac.attach_flow_control(&flow_control);
+  std::unique_ptr<credit_flow_control> credits;
+  nic_port(sc_core::sc_module_name name, uint64_t mac_address, int classes, link_layer layer)
+      : sc_module(name),
+        mac("mac", 0, mac_address),
+        flow_control("pfc", mac, std::min(classes, pfc_priorities), nullptr),
+        credits(layer == link_layer::ib ? std::make_unique<credit_flow_control>("credit", mac, classes) : nullptr) {
+    mac.attach_flow_control(&gate());
   }
+  flow_control_if& gate() { return credits ? static_cast<flow_control_if&>(*credits) : flow_control; }
 };
 
 class nic : public sc_core::sc_module, public control_sender_if {
@@ -40,7 +47,8 @@ class nic : public sc_core::sc_module, public control_sender_if {
   choice_param rp;  // reaction point policy of every flow this NIC sends, by name
   nic_port port;
 
-  nic(sc_core::sc_module_name name, uint32_t node_id, flow_table& flows, int classes);
+  nic(sc_core::sc_module_name name, uint32_t node_id, flow_table& flows, int classes,
+      link_layer layer = link_layer::cee);
 
   void add_flow(uint32_t flow_id);  // a flow this NIC sends
   // Called when a finite flow's last byte arrives here (e.g. to stop the run when all are done).

@@ -100,7 +100,7 @@ tlm::tlm_generic_payload* tx_scheduler::next_frame(uint64_t now_ps, uint64_t& re
       retry_ps = std::min(retry_ps, s.ready);
       break;
     }
-    const int cls = flows_[s.flow_id].spec.priority;
+    const int cls = format_.class_of[flows_[s.flow_id].spec.priority];
     if (!gate_.may_send(cls, frame_bytes(s), now_ps)) {  // park with its class until the gate opens
       pop();
       parked_[cls].push_back(i);
@@ -132,7 +132,8 @@ tlm::tlm_generic_payload* tx_scheduler::build(sender& s, uint64_t now_ps) {
   tlm::tlm_generic_payload* p = packet_pool::instance().acquire();
   packet_header& h = header(*p);
   h.kind = frame_kind::data;
-  h.priority = f.spec.priority;
+  h.priority = format_.class_of[f.spec.priority];
+  h.sl = f.spec.priority;
   h.flow_id = f.id;
   h.src = format_.node_id;
   h.dst = f.spec.dst;

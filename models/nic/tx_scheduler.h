@@ -20,6 +20,13 @@ namespace sluice {
 struct frame_format {
   uint32_t node_id = 0;
   uint64_t mtu = 1000, header = 0, min_frame = 64;
+  // The class a flow's priority is sent on: itself, or on InfiniBand the VL of its SL.
+  std::array<uint8_t, max_classes> class_of = identity();
+  static std::array<uint8_t, max_classes> identity() {
+    std::array<uint8_t, max_classes> a{};
+    for (int i = 0; i < max_classes; ++i) a[i] = static_cast<uint8_t>(i);
+    return a;
+  }
 };
 
 class tx_scheduler : public frame_source_if {

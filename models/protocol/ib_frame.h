@@ -16,6 +16,11 @@ constexpr uint32_t data_overhead = lrh + bth + icrc + vcrc;  // 26 B per data pa
 constexpr uint32_t credit_packet_bytes = 6;
 constexpr uint32_t credit_block = 64;  // bytes per flow-control credit
 constexpr int max_vls = 16;
+// A congestion notification packet (BTH opcode 0x80): LRH + BTH + ICRC + VCRC, no payload modelled.
+constexpr uint8_t opcode_cnp = 0x80;
+constexpr uint32_t cnp_bytes = data_overhead;
+// The model's LIDs: node id + 1 (LID 0 is reserved).
+inline uint16_t lid_of(uint32_t node_id) { return static_cast<uint16_t>(node_id + 1); }
 
 struct route_headers {
   uint8_t vl = 0, sl = 0;

@@ -3,6 +3,11 @@
 #include <algorithm>
 
 namespace sluice {
+namespace {
+// The ingress priority group a frame's bytes return to: its arrival class (an InfiniBand switch
+// may move a frame to another VL on the way out, by the output port's SL-to-VL table).
+int arrival_class(const packet_header& h, int queue) { return h.ingress_cls == same_class ? queue : h.ingress_cls; }
+}  // namespace
 
 egress_port::egress_port(mac_port& mac, flow_control_if& gate, buffer_release_if& buffer, int classes)
     : mac_(mac), gate_(gate), buffer_(buffer), classes_(classes), queues_{}, leaving_(4) {}
@@ -69,10 +74,10 @@ tlm::tlm_generic_payload* egress_port::next_frame(uint64_t now_ps, uint64_t& ret
   if (cp_[q] && h.kind == frame_kind::data) cp_[q]->on_dequeue(h, view(q));
   if (h.ingress_port != no_ingress) {
     if (!release_at_end_) {
-      buffer_.release(h.ingress_port, q, h.size);
+      buffer_.release(h.ingress_port, arrival_class(h, q), h.size);
     } else {
       uint64_t end = now_ps + to_ps(mac_.wire().current_rate().serialization(h.size));
-      leaving_.push_back({end, h.ingress_port, static_cast<uint8_t>(q), h.size});
+      leaving_.push_back({end, h.ingress_port, static_cast<uint8_t>(arrival_class(h, q)), h.size});
       event_queue::instance().schedule(this, leaving_.front().end_ps);
     }
   }

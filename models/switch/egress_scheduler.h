@@ -14,6 +14,7 @@ struct scheduler_config {
   std::array<bool, max_classes> strict{};      // false: member of the DWRR group
   std::array<uint32_t, max_classes> weight{};  // DWRR weights (>= 1)
   uint32_t quantum = 1500;                     // bytes per unit of weight per round
+  uint32_t high_limit = 0;                     // ib-vlarb: VLHighLimit, 4 KiB units (255: unlimited)
 };
 
 class egress_scheduler : public scheduler_if {

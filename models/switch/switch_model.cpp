@@ -35,7 +35,8 @@ void forwarding_block::start_of_simulation() {
   table.set_selector(selector_.get());
 }
 
-switch_model::switch_model(sc_core::sc_module_name name, uint32_t node_id, int num_ports, int classes)
+switch_model::switch_model(sc_core::sc_module_name name, uint32_t node_id, int num_ports, int classes,
+                           link_layer layer)
     : sc_module(name),
       pipeline(this, pipeline_spec),
       buffer_release(this, buffer_release_spec),
@@ -46,10 +47,11 @@ switch_model::switch_model(sc_core::sc_module_name name, uint32_t node_id, int n
       node_id_(node_id),
       classes_(classes) {
   add_stats(*this, switch_stats, this);
+  if (layer == link_layer::ib) forwarding.policy.set_default("lft");  // a linear forwarding table by LID
   for (int i = 0; i < num_ports; ++i)
     ports.push_back(std::make_unique<switch_port>(("port" + std::to_string(i)).c_str(), i,
                                                   eth::mac_address(node_id, static_cast<uint32_t>(i)), classes, *this,
-                                                  *this, mmu_port));
+                                                  *this, mmu_port, layer));
   for (auto& p : ports) {
     p->mac.attach(&p->egress, this);
     mmu_block.add_port(*p);
@@ -80,7 +82,7 @@ void switch_model::receive_frame(tlm::tlm_generic_payload* p, int port_index) {
   bool xoff_due = false;
   switch_port& in = *ports[port_index];
   bool admitted = mmu_port->admit(port_index, h.priority, h.size, xoff_due);
-  in.flow_control.on_admit(h.priority, h.size, xoff_due);  // XOFF also when the tipping frame is dropped
+  in.gate().on_admit(h.priority, h.size, xoff_due);  // XOFF also when the tipping frame is dropped
   if (!admitted) {
     in.count_drop(h.priority);
     p->release();
@@ -88,6 +90,13 @@ void switch_model::receive_frame(tlm::tlm_generic_payload* p, int port_index) {
   }
   int out = forwarding_port->route(h, port_index);
   if (out < 0) return drop_unroutable(p);
+  if (const credit_flow_control* c = ports[out]->credits.get()) {  // InfiniBand: SL-to-VL of the output port
+    const uint8_t vl = c->vl_of(h.sl);
+    if (vl != h.priority) {
+      h.ingress_cls = h.priority;
+      h.priority = vl;
+    }
+  }
   h.ready_ps = now_ps() + to_ps(pipeline());
   ports[out]->egress.enqueue(p);
 }
@@ -107,7 +116,7 @@ void switch_model::inject(tlm::tlm_generic_payload* p) {
 
 void switch_model::release(int ingress_port, int cls, uint32_t bytes) {
   mmu_port->release(ingress_port, cls, bytes);  // resumed groups come back through resumed()
-  ports[ingress_port]->flow_control.on_release(cls, bytes, false);
+  ports[ingress_port]->gate().on_release(cls, bytes, false);
 }
 
 ingress_state_if::pause_check switch_model::recheck_pause(int port, int cls) {

@@ -46,7 +46,8 @@ class switch_model : public sc_core::sc_module,
   forwarding_block forwarding;
   std::vector<std::unique_ptr<switch_port>> ports;
 
-  switch_model(sc_core::sc_module_name name, uint32_t node_id, int num_ports, int classes);
+  switch_model(sc_core::sc_module_name name, uint32_t node_id, int num_ports, int classes,
+               link_layer layer = link_layer::cee);
 
   // Replace the default MMU or forwarding block (an RTL adapter, another policy); call during
   // elaboration, before sc_start. The default's parameters remain but no longer act.
@@ -69,7 +70,7 @@ class switch_model : public sc_core::sc_module,
   void release(int ingress_port, int cls, uint32_t bytes) override;
   pause_check recheck_pause(int port, int cls) override;
   uint64_t xon_gap_bytes(int port, int cls) const override { return active_mmu().xon_offset_bytes(port, cls); }
-  void resumed(int port, int cls) override { ports[port]->flow_control.on_release(cls, 0, true); }
+  void resumed(int port, int cls) override { ports[port]->gate().on_release(cls, 0, true); }
   void drop_unroutable(tlm::tlm_generic_payload* frame);
   mmu_if* custom_mmu_ = nullptr;
   forwarding_if* custom_forwarding_ = nullptr;

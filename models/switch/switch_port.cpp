@@ -28,6 +28,9 @@ const param_spec<byte_count> quantum_spec{"dwrr.quantum", "DWRR bytes per unit o
                                           byte_count{64}, byte_count{1 << 24}};
 const choice_spec sched_spec{"sched", "egress discipline of this class queue", "dwrr", {"strict", "dwrr"}};
 const param_spec<uint64_t> weight_spec{"weight", "DWRR weight", 1, 1, 1000000};
+const param_spec<uint64_t> high_limit_spec{
+    "vlarb.high_limit", "ib-vlarb: 4 KiB units of high-priority VLs sent before one low packet (0: one; 255: no limit; OpenSM: 0)",
+    0, 0, 255};
 const choice_spec& scheduler_spec() {
   static const auto spec = scheduler_policies::instance().choice_for(
       "scheduler", "egress scheduler of this port", "strict-dwrr");
@@ -41,22 +44,34 @@ const choice_spec& cp_spec() {
 }  // namespace
 
 switch_port::switch_port(sc_core::sc_module_name name, int index, uint64_t mac_address, int classes,
-                         ingress_state_if& ingress, buffer_release_if& buffer, const sc_core::sc_port<mmu_if>& mmu)
+                         ingress_state_if& ingress, buffer_release_if& buffer, const sc_core::sc_port<mmu_if>& mmu,
+                         link_layer layer)
     : sc_module(name),
       mac("mac", index, mac_address),
-      flow_control("pfc", mac, classes, &ingress),
+      flow_control("pfc", mac, std::min(classes, pfc_priorities), &ingress),
+      credits(layer == link_layer::ib ? std::make_unique<credit_flow_control>("credit", mac, classes) : nullptr),
       quantum(this, quantum_spec),
       scheduler(this, scheduler_spec()),
-      egress(mac, flow_control, buffer, classes),
+      egress(mac, gate(), buffer, classes),
       mmu_(mmu) {
   mac.attach(&egress, nullptr);
-  mac.attach_flow_control(&flow_control);
+  mac.attach_flow_control(&gate());
+  if (credits) {  // an InfiniBand port arbitrates among its VLs
+    scheduler.set_default("ib-vlarb");
+    high_limit = std::make_unique<param<uint64_t>>(this, high_limit_spec);
+  }
   for (int i = 0; i < classes; ++i) {
     sched.push_back(std::make_unique<choice_param>(this, sched_spec, i));
     weight.push_back(std::make_unique<param<uint64_t>>(this, weight_spec, i));
     cp.push_back(std::make_unique<choice_param>(this, cp_spec(), i));
   }
   add_stats(*this, class_stats, this, classes);
+}
+
+// Credit flow control admits only what the input buffer can hold: a drop is a model error.
+void switch_port::count_drop(int cls) {
+  ++drops_[cls];
+  if (credits) SC_REPORT_ERROR(name(), "model error: a frame was dropped on an InfiniBand (credit) port");
 }
 
 void switch_port::start_of_simulation() {
@@ -66,6 +81,7 @@ void switch_port::start_of_simulation() {
     c.weight[i] = static_cast<uint32_t>((*weight[i])());
   }
   c.quantum = static_cast<uint32_t>(quantum().bytes);
+  if (high_limit) c.high_limit = static_cast<uint32_t>((*high_limit)());
   default_scheduler_ = scheduler_policies::instance().make(scheduler.name(), scheduler(), c);
   egress.set_scheduler(custom_scheduler_ ? custom_scheduler_ : default_scheduler_.get());
 }

@@ -5,6 +5,7 @@
 #include <array>
 #include <memory>
 
+#include "models/link/credit_flow_control.h"
 #include "models/link/mac_port.h"
 #include "models/link/pfc.h"
 #include "models/switch/egress_port.h"
@@ -15,16 +16,21 @@ namespace sluice {
 class switch_port : public sc_core::sc_module {
  public:
   mac_port mac;
-  pfc flow_control;
+  pfc flow_control;  // PFC of a CEE port; present but unattached on an InfiniBand port
+  std::unique_ptr<credit_flow_control> credits;  // an InfiniBand port's credits (null on CEE)
   std::vector<std::unique_ptr<choice_param>> sched;      // per class
   std::vector<std::unique_ptr<param<uint64_t>>> weight;  // per class
   param<byte_count> quantum;
+  std::unique_ptr<param<uint64_t>> high_limit;  // InfiniBand ports: VLHighLimit of ib-vlarb
   choice_param scheduler;                              // the egress scheduler policy, by name
   std::vector<std::unique_ptr<choice_param>> cp;       // per class: the congestion point policy
   egress_port egress;
 
   switch_port(sc_core::sc_module_name name, int index, uint64_t mac_address, int classes, ingress_state_if& ingress,
-              buffer_release_if& buffer, const sc_core::sc_port<mmu_if>& mmu);
+              buffer_release_if& buffer, const sc_core::sc_port<mmu_if>& mmu, link_layer layer = link_layer::cee);
+
+  // The flow-control component attached to the MAC: credits on InfiniBand, else PFC.
+  flow_control_if& gate() { return credits ? static_cast<flow_control_if&>(*credits) : flow_control; }
 
   // Replaces the scheduler chosen by `scheduler` (e.g. with an RTL adapter); call before sc_start.
   void bind_scheduler(scheduler_if& s) { custom_scheduler_ = &s; }
@@ -43,7 +49,7 @@ class switch_port : public sc_core::sc_module {
   int classes() const { return egress.classes(); }
   const queue_stats& queue(int cls) const { return egress.queue(cls); }
   uint64_t drops(int cls) const { return drops_[cls]; }
-  void count_drop(int cls) { ++drops_[cls]; }
+  void count_drop(int cls);
   // The priority group (this port, cls) as the bound MMU accounts it.
   pg_usage usage(int cls) const { return mmu_->usage(index(), cls); }
 

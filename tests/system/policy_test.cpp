@@ -113,7 +113,7 @@ TEST(Policies, UnknownNameIsAnErrorNamingTheParameterAndTheChoices) {
     test::make_sim(test::two_senders(3, 3, ""), {{"sw0.port2.scheduler", "wfq"}});
     FAIL();
   } catch (const config_error& e) {
-    EXPECT_STREQ(e.what(), "--set: sw0.port2.scheduler: 'wfq' is not one of {strict-dwrr, round-robin, strict}");
+    EXPECT_STREQ(e.what(), "--set: sw0.port2.scheduler: 'wfq' is not one of {strict-dwrr, ib-vlarb, round-robin, strict}");
   }
 }
 
@@ -126,7 +126,7 @@ TEST(Policies, TheBinaryListsTheRegisteredNamesAndTakesThemFromSet) {
   test::command_result r = test::run_cli("params " + test::scenario_path("incast.yaml") +
                                          " --set 'sw0.port1.scheduler=round-robin' --match 'sw0.port1.scheduler'");
   EXPECT_EQ(r.status, 0) << r.output;
-  EXPECT_NE(r.output.find("{strict-dwrr, round-robin, strict}"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("{strict-dwrr, ib-vlarb, round-robin, strict}"), std::string::npos) << r.output;
   EXPECT_TRUE(std::regex_search(r.output, std::regex("strict-dwrr +round-robin +\\{"))) << r.output;  // default, value, range
   r = test::run_cli("params " + test::scenario_path("incast.yaml") + " --set 'sw0.port1.prio3.cp=ecn-threshold'" +
                     " --set 'sw0.port1.prio3.ecn.kmin=10KB' --match 'sw0.port1.prio3.ecn.*'");
@@ -269,7 +269,7 @@ TEST(Dcqcn, TrafficGroupCcAndCcNone) {
 TEST(Dcqcn, UnknownCcIsAOneLineErrorListingTheNames) {
   test::command_result r = test::run_cli("run " + test::scenario_path("dumbbell.yaml") + " --cc fast -q");
   EXPECT_EQ(r.status, 2);
-  EXPECT_EQ(r.output, "sluice: error: --cc: 'fast' is not one of {none, dcqcn, qcn, pcn, dcqcn+tcd}\n");
+  EXPECT_EQ(r.output, "sluice: error: --cc: 'fast' is not one of {none, dcqcn, qcn, pcn, dcqcn+tcd, ib-cca}\n");
   r = test::run_cli("params " + test::scenario_path("dumbbell.yaml") + " --cc dcqcn --match 'h0.rp.*'");
   EXPECT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("h0.rp.rai"), std::string::npos) << r.output;

@@ -1,4 +1,5 @@
 #include "models/switch/egress_scheduler.h"
+#include "models/switch/switch_policies.h"
 
 #include <gtest/gtest.h>
 
@@ -6,7 +7,7 @@ using namespace sluice;
 
 namespace {
 // Serves `rounds` frames from permanently backlogged queues and returns bytes per queue.
-std::array<uint64_t, max_classes> serve(egress_scheduler& s, std::array<uint32_t, max_classes> sizes, uint32_t eligible,
+std::array<uint64_t, max_classes> serve(scheduler_if& s, std::array<uint32_t, max_classes> sizes, uint32_t eligible,
                                         int frames) {
   std::array<uint64_t, max_classes> bytes{};
   for (int i = 0; i < frames; ++i) {
@@ -65,4 +66,55 @@ TEST(EgressScheduler, IneligibleQueueIsSkippedWithoutStarvingOthers) {
   sizes[2] = 1000;
   sizes[3] = 1000;
   for (int i = 0; i < 10; ++i) EXPECT_EQ(s.select(sizes, 1u << 3), 3);  // queue 2 paused
+}
+
+// ib-vlarb (models/switch/policies/ib_vl_arbiter.cpp), made by name as a port makes it.
+namespace {
+std::unique_ptr<scheduler_if> vl_arbiter(const scheduler_config& c) {
+  return scheduler_policies::instance().make("test", "ib-vlarb", c);
+}
+}  // namespace
+
+TEST(IbVlArbiter, LowTableWeightsOneToThreeGiveQuarterAndThreeQuarters) {
+  // Weights 1 and 3 (64 and 192 bytes per visit) with 1024-byte packets: each packet overruns
+  // its entry, the debt is carried, so VL1 sends once per 16 visits and VL2 once per 16/3:
+  // 25% / 75% of the bytes.
+  scheduler_config c = all_dwrr();
+  c.weight[1] = 1;
+  c.weight[2] = 3;
+  auto s = vl_arbiter(c);
+  std::array<uint32_t, max_classes> sizes{};
+  sizes[1] = sizes[2] = 1024;
+  auto bytes = serve(*s, sizes, 0b110, 4000);
+  EXPECT_NEAR(static_cast<double>(bytes[1]) / (bytes[1] + bytes[2]), 0.25, 0.02);
+}
+
+TEST(IbVlArbiter, HighTableFirstUpToTheHighPriorityLimit) {
+  // VL1 in the high table, VL0 low, 1024-byte packets. Limit 1 (4 KiB): four high packets, then
+  // one low packet must go: 80% high. Limit 0: one high packet at a time: 50%. 255: all high.
+  std::array<uint32_t, max_classes> sizes{};
+  sizes[0] = sizes[1] = 1024;
+  for (auto [limit, share] : {std::pair<uint32_t, double>{1, 0.8}, {0, 0.5}, {255, 1.0}}) {
+    scheduler_config c = all_dwrr();
+    c.strict[1] = true;
+    c.high_limit = limit;
+    auto s = vl_arbiter(c);
+    auto bytes = serve(*s, sizes, 0b11, 1000);
+    EXPECT_NEAR(static_cast<double>(bytes[1]) / (bytes[0] + bytes[1]), share, 0.005) << "limit " << limit;
+  }
+  // Without a waiting low VL, the high table sends freely.
+  scheduler_config c = all_dwrr();
+  c.strict[1] = true;
+  auto s = vl_arbiter(c);
+  EXPECT_EQ(serve(*s, sizes, 0b10, 10)[1], 10u * 1024);
+}
+
+TEST(IbVlArbiter, Vl15GoesBeforeEveryDataVl) {
+  scheduler_config c = all_dwrr();
+  c.strict[3] = true;
+  auto s = vl_arbiter(c);
+  std::array<uint32_t, max_classes> sizes{};
+  sizes[3] = sizes[15] = 256;
+  EXPECT_EQ(s->select(sizes, (1u << 3) | (1u << 15)), 15);
+  EXPECT_EQ(s->select(sizes, 1u << 3), 3);
 }

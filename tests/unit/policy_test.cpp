@@ -64,12 +64,12 @@ TEST(PolicyRegistry, ChoiceSpecListsTheNamesAndTheirDescriptions) {
 
 TEST(PolicyRegistry, ShippedPoliciesAreRegistered) {
   // The policy files are linked whole: registrars nothing else references still ran.
-  EXPECT_EQ(scheduler_policies::instance().names(), (std::vector<std::string>{"strict-dwrr", "round-robin", "strict"}));
+  EXPECT_EQ(scheduler_policies::instance().names(), (std::vector<std::string>{"strict-dwrr", "ib-vlarb", "round-robin", "strict"}));
   EXPECT_EQ(threshold_policies::instance().names(), (std::vector<std::string>{"static", "dynamic"}));
-  EXPECT_EQ(forwarding_policies::instance().names(), (std::vector<std::string>{"ecmp", "first"}));
-  EXPECT_EQ(cp_policies::instance().names(), (std::vector<std::string>{"none", "dcqcn", "ecn-threshold", "pcn", "qcn", "tcd"}));
-  EXPECT_EQ(np_policies::instance().names(), (std::vector<std::string>{"none", "dcqcn", "dcqcn-tcd", "ecn-count", "pcn"}));
-  EXPECT_EQ(rp_policies::instance().names(), (std::vector<std::string>{"none", "dcqcn", "dcqcn-tcd", "pcn", "qcn"}));
+  EXPECT_EQ(forwarding_policies::instance().names(), (std::vector<std::string>{"ecmp", "first", "lft"}));
+  EXPECT_EQ(cp_policies::instance().names(), (std::vector<std::string>{"none", "dcqcn", "ecn-threshold", "ib-cca", "pcn", "qcn", "tcd"}));
+  EXPECT_EQ(np_policies::instance().names(), (std::vector<std::string>{"none", "dcqcn", "dcqcn-tcd", "ecn-count", "ib-cca", "pcn"}));
+  EXPECT_EQ(rp_policies::instance().names(), (std::vector<std::string>{"none", "dcqcn", "dcqcn-tcd", "ib-cca", "pcn", "qcn"}));
 }
 
 TEST(RoundRobinScheduler, OneFramePerEligibleClassInTurn) {
@@ -127,4 +127,19 @@ TEST(ForwardingPolicies, FirstTakesTheLowestPortEcmpTheTableHash) {
     hashed.insert(plain);
   }
   EXPECT_GT(hashed.size(), 1u);
+}
+
+TEST(ForwardingPolicies, LftTakesOnePortPerDestinationLidWhateverTheFlow) {
+  // Ports {2, 3, 4, 5}: destination node 9 is LID 10, 10 mod 4 = 2: port 4 for every source and
+  // flow; node 10 (LID 11) gets port 5.
+  forwarding_table t(12);
+  t.set_route(9, {2, 3, 4, 5});
+  t.set_route(10, {2, 3, 4, 5});
+  auto lft = forwarding_policies::instance().make("t", "lft");
+  t.set_selector(lft.get());
+  for (uint32_t src = 0; src < 4; ++src)
+    for (uint32_t flow = 0; flow < 8; ++flow) {
+      EXPECT_EQ(t.lookup(9, src, flow), 4);
+      EXPECT_EQ(t.lookup(10, src, flow), 5);
+    }
 }

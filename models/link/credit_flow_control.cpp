@@ -1,0 +1,222 @@
+#include "models/link/credit_flow_control.h"
+
+#include <algorithm>
+
+#include "models/core/stats.h"
+#include "models/protocol/ib_frame.h"
+
+namespace sluice {
+namespace {
+const credit_flow_control& fc_of(const void* m) { return stat_model<credit_flow_control>(m); }
+const stat_desc port_stats[] = {
+    {"packets_sent", "frames", "credit (flow-control) packets this port put on the wire",
+     [](const void* m, int) { return static_cast<double>(fc_of(m).packets_sent()); }},
+    {"packets_received", "frames", "credit (flow-control) packets this port received",
+     [](const void* m, int) { return static_cast<double>(fc_of(m).packets_received()); }},
+};
+// Per VL, named under the port ("sw0.port3.prio3.credit_blocked_time") beside its queues.
+const stat_desc vl_stats[] = {
+    {"credit_blocked_time", "ns", "time a frame of this VL waited at this transmitter for credit",
+     [](const void* m, int k) { return static_cast<double>(fc_of(m).blocked_ps(k, now_ps())) / 1e3; }},
+    {"credit_blocked_periods", "periods", "times this VL's transmitter ran out of credit with a frame to send",
+     [](const void* m, int k) { return static_cast<double>(fc_of(m).blocked_periods(k)); }},
+    {"credit_peak_blocks", "blocks", "most 64-byte blocks of this VL held in this port's input buffer",
+     [](const void* m, int k) { return static_cast<double>(fc_of(m).peak_blocks(k)); }},
+};
+const param_spec<uint64_t> vls_spec{"vls", "operational data VLs of this port: VL0 .. VLn-1 (ConnectX: 8)", 8, 1,
+                                    15};
+const param_spec<sc_core::sc_time> min_interval_spec{
+    "min_interval", "least time between two credit packets of one VL (ib_model credMinTime: 4.096 us)",
+    sc_core::sc_time(4096, sc_core::SC_NS), sc_core::SC_ZERO_TIME, sc_core::sc_time(1, sc_core::SC_MS)};
+const param_spec<sc_core::sc_time> refresh_spec{
+    "refresh", "period of the unconditional credit packets of every VL (IBA: 65 536 symbol times at 1 ns)",
+    sc_core::sc_time(65536, sc_core::SC_NS), sc_core::sc_time(1, sc_core::SC_NS), sc_core::sc_time(1, sc_core::SC_SEC)};
+const param_spec<uint64_t> sl2vl_spec{"sl2vl", "VL that frames of this SL (prio<k>) take out of this port", 0, 0,
+                                       15};
+// 2 x (RTT x rate) + one credit interval x rate + a 4 KiB MTU at 40 Gb/s and 1 us: 35 KiB;
+// 64 KiB (1024 blocks) keeps a VL at line rate up to ~75 Gb/s and stays below the 2048-block cap.
+const param_spec<byte_count> buffer_spec{
+    "buffer", "input buffer of this VL behind the port's receiver, advertised as credit (0: the VL has none)",
+    byte_count{64 * 1024}, byte_count{0}, byte_count{2048 * 64}};
+
+// A receiver that consumes at once: admit then release every frame.
+struct consuming : frame_sink_if {
+  credit_flow_control& fc;
+  frame_sink_if& next;
+  consuming(credit_flow_control& f, frame_sink_if& n) : fc(f), next(n) {}
+  void receive_frame(tlm::tlm_generic_payload* frame, int port_index) override {
+    const packet_header& h = header(*frame);
+    fc.on_admit(h.priority, h.size, false);
+    fc.on_release(h.priority, h.size, false);
+    next.receive_frame(frame, port_index);
+  }
+};
+}  // namespace
+
+credit_flow_control::credit_flow_control(sc_core::sc_module_name name, mac_port& mac, int classes)
+    : sc_module(name),
+      vls(this, vls_spec),
+      min_interval(this, min_interval_spec),
+      refresh(this, refresh_spec),
+      mac_(mac),
+      classes_(classes) {
+  if (classes < 1 || classes > max_classes)
+    throw config_error(std::string(this->name()) + ": a credit port has 1 to 16 VLs, not " + std::to_string(classes));
+  for (int k = 0; k < std::min(classes, management_vl); ++k)
+    buffer.push_back(std::make_unique<param<byte_count>>(this, buffer_spec, k));
+  for (int sl = 0; sl < max_classes; ++sl)  // identity by default (SL k on VL k)
+    sl2vl.push_back(std::make_unique<param<uint64_t>>(this, sl2vl_spec, static_cast<uint64_t>(sl), sl));
+  add_stats(*this, port_stats, this);
+  const sc_core::sc_object& port = get_parent_object() ? *get_parent_object() : *this;
+  add_stats(port, vl_stats, this, classes_);
+}
+
+// Link-up: every operational VL advertises its whole buffer (the FC-init exchange) at time 0.
+void credit_flow_control::start_of_simulation() {
+  for (int k = 0; k < static_cast<int>(buffer.size()); ++k)
+    vl_[k].capacity_blocks = has_vl(k) ? static_cast<uint32_t>((*buffer[k])().bytes / ib::credit_block) : 0;
+  ready_ = active_mask();
+  next_refresh_ps_ = to_ps(refresh());
+  arm(0);
+}
+
+bool credit_flow_control::has_vl(int vl) const {
+  if (vl == management_vl) return true;
+  return vl >= 0 && vl < static_cast<int>(vls()) && vl < static_cast<int>(buffer.size()) && (*buffer[vl])().bytes > 0;
+}
+
+uint32_t credit_flow_control::active_mask() const {
+  uint32_t m = 0;
+  for (int k = 0; k < static_cast<int>(buffer.size()); ++k)
+    if (vl_[k].capacity_blocks) m |= 1u << k;
+  return m;
+}
+
+uint16_t credit_flow_control::advertised(int vl) const {
+  const vl_state& s = vl_[vl];
+  const uint32_t free_blocks = s.capacity_blocks - std::min(s.capacity_blocks, s.used_blocks);
+  return static_cast<uint16_t>((s.abr + std::min<uint32_t>(free_blocks, 2048)) & 0xFFF);
+}
+
+bool credit_flow_control::may_send(int vl, uint32_t bytes, uint64_t now_ps) const {
+  if (vl == management_vl) return true;
+  vl_state& s = vl_[vl];
+  const uint32_t n = blocks(bytes);
+  if (ib::credit_allows(s.fccl, s.fctbs, n)) return true;
+  if (!s.blocked) {
+    s.blocked = true;
+    s.blocked_since_ps = now_ps;
+    ++s.blocked_periods;
+  }
+  s.wanted_blocks = n;
+  return false;
+}
+
+void credit_flow_control::end_blocked(vl_state& s, uint64_t now_ps) {
+  s.blocked = false;
+  s.blocked_total_ps += now_ps - s.blocked_since_ps;
+}
+
+void credit_flow_control::on_transmit(int vl, uint32_t bytes) {
+  if (vl == management_vl) return;
+  vl_state& s = vl_[vl];
+  if (s.blocked) end_blocked(s, now_ps());  // a smaller frame fitted
+  s.fctbs = static_cast<uint16_t>((s.fctbs + blocks(bytes)) & 0xFFF);
+}
+
+void credit_flow_control::on_admit(int vl, uint32_t bytes, bool) {
+  if (vl == management_vl) return;
+  vl_state& s = vl_[vl];
+  const uint32_t n = blocks(bytes);
+  if (s.used_blocks + n > s.capacity_blocks)
+    SC_REPORT_ERROR(name(), "model error: a frame arrived beyond the credit this port advertised");
+  s.used_blocks += n;
+  s.peak_blocks = std::max(s.peak_blocks, s.used_blocks);
+  s.abr = static_cast<uint16_t>((s.abr + n) & 0xFFF);
+}
+
+void credit_flow_control::on_release(int vl, uint32_t bytes, bool) {
+  if (bytes == 0 || vl == management_vl) return;  // a PFC-style resume: nothing to return
+  vl_state& s = vl_[vl];
+  s.used_blocks -= std::min(s.used_blocks, blocks(bytes));
+  request_update(vl);
+}
+
+// A changed limit goes out at once, or when the VL's minimum interval has passed.
+void credit_flow_control::request_update(int vl) {
+  const uint32_t bit = 1u << vl;
+  if ((ready_ | dirty_) & bit) return;  // already waiting: it will carry the newest limit
+  const vl_state& s = vl_[vl];
+  const uint64_t due = s.sent_once ? s.last_sent_ps + to_ps(min_interval()) : 0;
+  const uint64_t now = now_ps();
+  if (due <= now) {
+    ready_ |= bit;
+    mac_.kick();
+  } else {
+    dirty_ |= bit;
+    arm(due);
+  }
+}
+
+void credit_flow_control::arm(uint64_t at_ps) { event_queue::instance().schedule(this, at_ps); }
+
+void credit_flow_control::on_timer() {
+  const uint64_t now = now_ps();
+  if (now >= next_refresh_ps_) {
+    ready_ |= active_mask();
+    dirty_ &= ~ready_;
+    next_refresh_ps_ = now + to_ps(refresh());
+  }
+  uint64_t next = next_refresh_ps_;
+  const uint64_t gap = to_ps(min_interval());
+  for (uint32_t m = dirty_; m; m &= m - 1) {
+    const int vl = __builtin_ctz(m);
+    const uint64_t due = vl_[vl].last_sent_ps + gap;
+    if (due <= now) {
+      dirty_ &= ~(1u << vl);
+      ready_ |= 1u << vl;
+    } else {
+      next = std::min(next, due);
+    }
+  }
+  arm(next);
+  if (ready_) mac_.kick();
+}
+
+tlm::tlm_generic_payload* credit_flow_control::take_control_frame(uint64_t now_ps) {
+  if (!ready_) return nullptr;
+  const int vl = __builtin_ctz(ready_);
+  ready_ &= ready_ - 1;
+  vl_state& s = vl_[vl];
+  s.last_sent_ps = now_ps;
+  const bool init = !s.sent_once;
+  s.sent_once = true;
+  tlm::tlm_generic_payload* p = packet_pool::instance().acquire(true);
+  packet_header& h = header(*p);
+  h.kind = frame_kind::ib_credit;
+  h.priority = static_cast<uint8_t>(vl);
+  h.size = ib::credit_packet_bytes;
+  h.created_ps = now_ps;
+  ib::encode_credit({static_cast<uint8_t>(init ? 1 : 0), s.fctbs, static_cast<uint8_t>(vl), advertised(vl)}, *h.image);
+  ++packets_sent_;
+  return p;
+}
+
+void credit_flow_control::on_control_frame(tlm::tlm_generic_payload& frame) {
+  const packet_header& h = header(frame);
+  ib::credit_packet c;
+  if (h.kind != frame_kind::ib_credit || !h.image || !ib::decode_credit(*h.image, c)) return;
+  ++packets_received_;
+  vl_state& s = vl_[c.vl];
+  s.abr = c.fctbs;  // the peer's count of blocks sent: corrects for anything lost on the way
+  s.fccl = c.fccl;
+  if (s.blocked && ib::credit_allows(s.fccl, s.fctbs, s.wanted_blocks)) end_blocked(s, now_ps());
+  mac_.kick();  // the gate may have opened
+}
+
+frame_sink_if& credit_flow_control::consuming_sink(frame_sink_if& next) {
+  sink_ = std::make_unique<consuming>(*this, next);
+  return *sink_;
+}
+
+}  // namespace sluice

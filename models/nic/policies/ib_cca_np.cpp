@@ -1,0 +1,57 @@
+// Notification point "ib-cca": the destination CA of IB CCA. Every data frame that arrives with
+// FECN set is answered with a congestion notification packet (CNP, BTH opcode 0x80) carrying
+// BECN, addressed to the frame's source and about its flow (QP), on the frame's VL, through the
+// NIC's control path ahead of data. The model has no reliable-connection ACKs to piggy-back
+// BECN on, so every BECN travels in a CNP. Counts FECN frames (<nic>.np.fecn_frames) and BECNs
+// sent per flow (<nic>.np.flow<id>.becns).
+#include "models/core/stats.h"
+#include "models/nic/nic_policies.h"
+#include "models/protocol/ib_frame.h"
+
+namespace sluice {
+namespace {
+double read_count(const void* m, int) { return static_cast<double>(*static_cast<const uint64_t*>(m)); }
+const stat_desc total_stat[] = {{"fecn_frames", "frames", "data frames received with FECN set (ib-cca)", read_count}};
+const stat_desc flow_stat[] = {{"becns", "frames", "CNPs with BECN sent to this flow's source (ib-cca)", read_count}};
+
+class cca_np final : public notification_point_if {
+ public:
+  cca_np(const sc_core::sc_object& nic, control_sender_if& sender, const flow_table& flows)
+      : sender_(sender), becns_(nic, sender.node_id(), flows, flow_stat[0]) {
+    stat_registry::instance().add(&nic, "np", total_stat, 1, &fecn_);
+  }
+  void on_data(const packet_header& h, uint64_t now) override {
+    if (!(h.flags & frame_flags::fecn)) return;
+    ++fecn_;
+    becns_.add(h.flow_id);
+    tlm::tlm_generic_payload* p = make_feedback_frame(frame_kind::cnp, h, sender_.node_id(), now);
+    packet_header& c = header(*p);
+    c.size = ib::cnp_bytes;
+    c.flags = frame_flags::becn;
+    c.sl = h.sl;
+    ib::route_headers r;
+    r.vl = h.priority;
+    r.sl = h.sl;
+    r.slid = ib::lid_of(c.src);
+    r.dlid = ib::lid_of(c.dst);
+    r.packet_words = static_cast<uint16_t>((ib::cnp_bytes - ib::vcrc) / 4);
+    r.opcode = ib::opcode_cnp;
+    r.becn = true;
+    r.dest_qp = h.flow_id;  // the model's QP number is the flow id
+    ib::encode(r, c.image->data());
+    sender_.send_control(p);
+  }
+
+ private:
+  control_sender_if& sender_;
+  uint64_t fecn_ = 0;
+  received_flow_counts becns_;
+};
+
+const policy_registrar<np_policies> reg{
+    "ib-cca", "IB CCA destination: a CNP with BECN to the source of every FECN-marked data frame",
+    [](const sc_core::sc_object& nic, control_sender_if& sender, const flow_table& flows) {
+      return std::make_unique<cca_np>(nic, sender, flows);
+    }};
+}  // namespace
+}  // namespace sluice

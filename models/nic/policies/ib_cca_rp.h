@@ -1,0 +1,64 @@
+// InfiniBand congestion control (IBTA Vol. 1 Annex A10) at the source CA, as a pure state
+// machine (docs/models/infiniband.md; DEFAULTS.md §3, hfi1 process_becn / cca_timer_fn):
+//   BECN:        CCTI <- min(CCTI + CCTI_Increase, CCTI_Limit); the timer starts if idle
+//   timer:       if CCTI > CCTI_Min: CCTI <- CCTI - 1; it re-arms while CCTI > CCTI_Min
+//   delay:       IPD = (T_pkt >> shift) x multiplier, from the table entry CCT[CCTI]
+// The policy (ib_cca_rp.cpp) paces the flow at the equivalent rate: a packet of T_pkt then IPD
+// of silence is line x T_pkt / (T_pkt + IPD) = line / (1 + multiplier / 2^shift).
+#pragma once
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+namespace sluice {
+
+struct cct_entry {
+  uint8_t shift = 0;        // 2 bits
+  uint16_t multiplier = 0;  // 14 bits
+  // The flow's share of the line rate under this entry.
+  double rate_share() const { return 1.0 / (1.0 + multiplier / static_cast<double>(1u << shift)); }
+};
+
+// A table of limit + 1 entries, entry 0 no delay: quadratic (the vendor default: multiplier
+// ~ i^2) or linear, reaching `max_delay` packet times at the last entry (shift 0).
+inline std::vector<cct_entry> make_cct(uint32_t limit, double max_delay, bool quadratic) {
+  std::vector<cct_entry> t(limit + 1);
+  for (uint32_t i = 1; i <= limit; ++i) {
+    const double x = static_cast<double>(i) / limit;
+    t[i].multiplier = static_cast<uint16_t>(std::min(16383.0, std::floor(max_delay * (quadratic ? x * x : x))));
+  }
+  return t;
+}
+
+struct ib_cca_config {
+  uint32_t increase = 1, limit = 127, min = 0;
+};
+
+class ib_cca_state {
+ public:
+  // Returns true if the timer must be started (it was idle).
+  bool on_becn(const ib_cca_config& c) {
+    ccti_ = std::min(ccti_ + c.increase, c.limit);
+    ++becns_;
+    const bool start = !timer_running_ && ccti_ > c.min;
+    timer_running_ = timer_running_ || start;
+    return start;
+  }
+  // One timer expiry; returns true if the timer re-arms.
+  bool on_timer(const ib_cca_config& c) {
+    if (ccti_ > c.min) --ccti_;
+    timer_running_ = ccti_ > c.min;
+    return timer_running_;
+  }
+  uint32_t ccti() const { return ccti_; }
+  uint64_t becns() const { return becns_; }
+  bool timer_running() const { return timer_running_; }
+
+ private:
+  uint32_t ccti_ = 0;
+  uint64_t becns_ = 0;
+  bool timer_running_ = false;
+};
+
+}  // namespace sluice

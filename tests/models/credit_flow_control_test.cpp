@@ -1,0 +1,94 @@
+// The InfiniBand credit component (models/link/credit_flow_control.*) on a two-MAC bench:
+// link-up credit, the stop when credit runs out, the resume exactly when a credit packet lands,
+// credit-starvation accounting, VL15 outside flow control, the 12-bit count through wrap-around,
+// and the model error when a frame arrives beyond the advertised credit.
+#include <gtest/gtest.h>
+
+#include "models/link/credit_flow_control.h"
+#include "models/protocol/ib_frame.h"
+#include "tests/support/mac_bench.h"
+
+using namespace sluice;
+using sc_core::SC_US;
+using sc_core::sc_time;
+using test::ns_ps;
+
+namespace {
+// Only VL `vl` has an input buffer on this port, of `bytes`.
+void only_vl(credit_flow_control& fc, int vl, uint64_t bytes) {
+  fc.vls.set(static_cast<uint64_t>(vl) + 1);
+  for (int k = 0; k <= vl; ++k) fc.buffer[k]->set(byte_count{k == vl ? bytes : 0});
+}
+}  // namespace
+
+TEST(CreditFlowControl, StopsWithoutCreditResumesWhenTheCreditPacketLandsAndLetsVl15Through) {
+  test::mac_pair m;
+  credit_flow_control a_fc("a_credit", m.a, max_classes), b_fc("b_credit", m.b, max_classes);
+  m.a.attach_flow_control(&a_fc);
+  m.b.attach_flow_control(&b_fc);
+  m.b_src.gate = &b_fc;
+  only_vl(a_fc, 9, 2048);  // 32 blocks: two 1024-byte frames
+  m.b_src.add(9, 1024, 5);
+  m.b_src.add(15, 64, 2);  // VL15: no credit needed, no buffer behind a
+  test::step_driver d("driver");
+  d.at(sc_time(10, SC_US), [&] {
+    a_fc.on_admit(9, 1024, false);  // the two frames that arrived, as a switch would report them
+    a_fc.on_admit(9, 1024, false);
+    a_fc.on_release(9, 1024, false);  // ...and one leaves the buffer: 16 blocks return
+  });
+  start(sc_time(20, SC_US));
+  // b's wire: its own 8 link-up credit packets (VL0-7, 1.2 ns each at 40 Gb/s) to 9.6 ns, then
+  // VL15 at 9.6 and 22.4 ns (64 B = 12.8 ns) while VL9 has no credit yet. a's one link-up packet
+  // (VL9, 0-1.2 ns) lands at b at 1001.2 ns with FCCL 32: two 1024-byte frames (204.8 ns each).
+  // At 10 us a returns 16 blocks (its minimum interval since 0 has passed): the packet lands at
+  // 10 us + 1.2 ns + 1 us = 11001.2 ns, when the third frame starts; then credit is out again.
+  ASSERT_EQ(m.b_src.starts.size(), 5u);
+  EXPECT_EQ(m.b_src.starts[0], ns_ps(9.6));
+  EXPECT_EQ(m.b_src.starts[1], ns_ps(22.4));
+  EXPECT_EQ(m.b_src.starts[2], ns_ps(1001.2));
+  EXPECT_EQ(m.b_src.starts[3], ns_ps(1206.0));
+  EXPECT_EQ(m.b_src.starts[4], ns_ps(11001.2));
+  EXPECT_EQ(m.b_src.classes[0], 15);
+  EXPECT_EQ(b_fc.fctbs(9), 48u);
+  EXPECT_EQ(b_fc.fccl(9), 48u);  // ABR 32 + 16 free
+  EXPECT_EQ(a_fc.packets_sent(), 2u);
+  EXPECT_EQ(b_fc.packets_received(), 2u);
+  // Starved three times (the source is asked at the end of each frame b starts): before link-up
+  // credit, from the end of b's first credit packet (1.2 ns) to 1001.2 ns; after the second
+  // frame (its end, 1410.8 ns) to 11001.2 ns: 9590.4 ns; after the third (11206.0 ns) to the end
+  // of the run. VL15 never starves.
+  EXPECT_EQ(b_fc.blocked_periods(9), 3u);
+  EXPECT_EQ(b_fc.blocked_ps(9, ns_ps(20000)), ns_ps(1000) + ns_ps(9590.4) + ns_ps(20000 - 11206.0));
+  EXPECT_EQ(b_fc.blocked_periods(15), 0u);
+  // Credit packets are link-local: a's sink sees only data.
+  ASSERT_EQ(m.a_sink.frames.size(), 5u);
+  EXPECT_EQ(m.wire.ab.bytes(), 2 * ib::credit_packet_bytes);
+}
+
+TEST(CreditFlowControl, CountsBlocksModulo4096AcrossTheWrap) {
+  test::mac_pair m;
+  credit_flow_control a_fc("a_credit", m.a, max_classes), b_fc("b_credit", m.b, max_classes);
+  m.a.attach_flow_control(&a_fc);
+  m.b.attach_flow_control(&b_fc);
+  m.a.attach(&m.a_src, &a_fc.consuming_sink(m.a_sink));  // a consumes each frame as it lands
+  m.b_src.gate = &b_fc;
+  only_vl(a_fc, 0, 4096);  // 64 blocks: four frames in flight
+  a_fc.min_interval.set(sc_core::SC_ZERO_TIME);
+  m.b_src.add(0, 1024, 300);  // 300 x 16 = 4800 blocks: FCTBS and ABR wrap once
+  start(sc_time(1000, SC_US));
+  ASSERT_EQ(m.a_sink.frames.size(), 300u);  // nothing refused, nothing beyond credit
+  EXPECT_EQ(b_fc.fctbs(0), 4800u % 4096);   // 704
+  // a's last credit packet: ABR 704 + 64 free blocks.
+  EXPECT_EQ(a_fc.advertised(0), (4800u + 64) % 4096);
+  EXPECT_EQ(b_fc.fccl(0), (4800u + 64) % 4096);
+}
+
+TEST(CreditFlowControl, AFrameBeyondTheAdvertisedCreditIsAModelError) {
+  test::mac_pair m;
+  credit_flow_control a_fc("a_credit", m.a, max_classes);
+  m.a.attach_flow_control(&a_fc);
+  only_vl(a_fc, 2, 128);  // two blocks
+  start(sc_time(1, SC_US));
+  a_fc.on_admit(2, 128, false);
+  EXPECT_THROW(a_fc.on_admit(2, 1, false), sc_core::sc_report);
+}
