@@ -13,6 +13,7 @@ const std::vector<cc_scheme>& cc_schemes() {
       {"pcn", "pcn", "pcn", "pcn"},
       {"dcqcn+tcd", "tcd", "dcqcn-tcd", "dcqcn-tcd"},  // TCD's ternary detector under DCQCN
       {"ib-cca", "ib-cca", "ib-cca", "ib-cca"},  // InfiniBand: FECN at switches, BECN from the destination
+      {"ib-cca+tcd", "tcd", "ib-cca-tcd", "ib-cca-tcd"},  // TCD's detector, UE/CE in the BTH, under IB CCA
   };
   return schemes;
 }

@@ -35,6 +35,7 @@ using frame_image = std::array<uint8_t, max_image_bytes>;
 namespace frame_flags {
 constexpr uint8_t fecn = 1u << 0;  // IB BTH forward explicit congestion notification
 constexpr uint8_t becn = 1u << 1;  // IB BTH backward explicit congestion notification
+constexpr uint8_t tcd_ue = 1u << 2;  // IB BTH reserved bit (BTH byte 4, mask 0x20): TCD's UE (CE is FECN)
 }  // namespace frame_flags
 
 constexpr uint16_t no_ingress = 0xFFFF;  // a frame the switch made itself: outside MMU accounting

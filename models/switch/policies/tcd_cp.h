@@ -19,6 +19,8 @@
 #include <cmath>
 #include <cstdint>
 
+#include "models/core/packet.h"
+
 namespace sluice {
 
 enum class tcd_state : uint8_t { non_congestion = 0, undetermined = 1, congestion = 2 };
@@ -106,6 +108,14 @@ inline void tcd_mark(uint8_t& ecn, tcd_state s) {
     ecn = ecn_ce;
   else if (s == tcd_state::undetermined && ecn != ecn_ce)
     ecn = ecn_ue;
+}
+// The same on an InfiniBand frame, in its BTH flags: CE is FECN (replacing a UE set upstream),
+// UE the reserved bit frame_flags::tcd_ue, only if FECN is not set.
+inline void tcd_mark_bth(uint8_t& flags, tcd_state s) {
+  if (s == tcd_state::congestion)
+    flags = static_cast<uint8_t>((flags & ~frame_flags::tcd_ue) | frame_flags::fecn);
+  else if (s == tcd_state::undetermined && !(flags & frame_flags::fecn))
+    flags |= frame_flags::tcd_ue;
 }
 
 }  // namespace sluice
