@@ -36,6 +36,13 @@ inline uint64_t tcd_max_ton_ps(uint64_t gap_bytes, uint64_t tau_ps, double rate_
 inline double tcd_on_period_s(uint64_t gap_bytes, double tau_s, double ri_bps, double rd_bps) {
   return (8.0 * static_cast<double>(gap_bytes) + tau_s * rd_bps) / (ri_bps - rd_bps) + tau_s;
 }
+// The ON period of a VL starved for credit (docs/models/tcd.md, "InfiniBand"): each credit packet,
+// one per update interval I while the downstream drains at Rd, returns the Rd x I bytes released
+// since the previous one, sent at C in frames of L bytes; the ON period runs from the packet's
+// arrival to the last of those frames' departures: (Rd I / L - 1) L / C on average.
+inline double tcd_credit_on_period_s(double interval_s, double rd_bps, double c_bps, double frame_bytes) {
+  return (rd_bps * interval_s / 8.0 / frame_bytes - 1.0) * frame_bytes * 8.0 / c_bps;
+}
 
 struct tcd_config {
   uint64_t max_ton_ps = 0;  // 0: no ON-OFF detection (every port continuous ON)
