@@ -19,16 +19,25 @@ void only_vl(credit_flow_control& fc, int vl, uint64_t bytes) {
   fc.vls.set(static_cast<uint64_t>(vl) + 1);
   for (int k = 0; k <= vl; ++k) fc.buffer[k]->set(byte_count{k == vl ? bytes : 0});
 }
+// a <-> b with a credit component each; b's source sends through b's gate; only VL9 has a buffer
+// behind a, 2048 bytes (32 blocks: two 1024-byte frames), and b's source has five of them.
+struct vl9_bench {
+  test::mac_pair m;
+  credit_flow_control a_fc{"a_credit", m.a, max_classes}, b_fc{"b_credit", m.b, max_classes};
+  vl9_bench() {
+    m.a.attach_flow_control(&a_fc);
+    m.b.attach_flow_control(&b_fc);
+    m.b_src.gate = &b_fc;
+    only_vl(a_fc, 9, 2048);
+    m.b_src.add(9, 1024, 5);
+  }
+};
 }  // namespace
 
 TEST(CreditFlowControl, StopsWithoutCreditResumesWhenTheCreditPacketLandsAndLetsVl15Through) {
-  test::mac_pair m;
-  credit_flow_control a_fc("a_credit", m.a, max_classes), b_fc("b_credit", m.b, max_classes);
-  m.a.attach_flow_control(&a_fc);
-  m.b.attach_flow_control(&b_fc);
-  m.b_src.gate = &b_fc;
-  only_vl(a_fc, 9, 2048);  // 32 blocks: two 1024-byte frames
-  m.b_src.add(9, 1024, 5);
+  vl9_bench bench;
+  test::mac_pair& m = bench.m;
+  credit_flow_control &a_fc = bench.a_fc, &b_fc = bench.b_fc;
   m.b_src.add(15, 64, 2);  // VL15: no credit needed, no buffer behind a
   test::step_driver d("driver");
   d.at(sc_time(10, SC_US), [&] {
@@ -70,13 +79,8 @@ TEST(CreditFlowControl, StopsWithoutCreditResumesWhenTheCreditPacketLandsAndLets
 // credit yet) to 1001.2 ns, from 1206.0 ns (the second frame starts; 32 blocks sent) to 11001.2 ns,
 // and from then on (the 16 returned blocks are the third frame's).
 TEST(CreditFlowControl, ReportsTheEndOfEachStarvationAndItsCreditLoopForTcd) {
-  test::mac_pair m;
-  credit_flow_control a_fc("a_credit", m.a, max_classes), b_fc("b_credit", m.b, max_classes);
-  m.a.attach_flow_control(&a_fc);
-  m.b.attach_flow_control(&b_fc);
-  m.b_src.gate = &b_fc;
-  only_vl(a_fc, 9, 2048);
-  m.b_src.add(9, 1024, 5);
+  vl9_bench bench;
+  credit_flow_control &a_fc = bench.a_fc, &b_fc = bench.b_fc;
   std::vector<uint64_t> seen;
   test::step_driver d("driver");
   auto probe = [&](double at_ns) { d.at(sc_time(at_ns, sc_core::SC_NS), [&] { seen.push_back(b_fc.off_end_ps(9, now_ps())); }); };

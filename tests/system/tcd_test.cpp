@@ -28,27 +28,22 @@ double counter(const nlohmann::json& summary, const std::string& name) {
   const nlohmann::json& c = summary["counters"];
   return c.contains(name) ? c[name].get<double>() : 0.0;
 }
-}  // namespace
-
-// scenarios/tcd-victim.yaml: PFC alone, F0 and F1 at 15 Gb/s, bursts to r1 from 1 ms. The bursts
-// (14 x 16 x 64 KB = 14.3 MB at 40 Gb/s) last at least 2.87 ms. sw1 pauses sw0's port towards it
-// (port 2) on and off: its ON periods are tens of us, far below max(Ton) = 122.1 us (gap 3000 B,
-// tau 10.0128 us, 40 Gb/s, eps 0.05: TcdMaxTon.WorkedExampleOfTheReference), so it is undetermined;
-// sw1's port towards r1 (port 16) is never paused and its queue grows: congestion.
-TEST(TcdSystem, PausedVictimPortIsUndeterminedAndTheRootPortIsCongestion) {
-  simulation sim(load_scenario_file(test::scenario_path("tcd-victim.yaml")), {});
+// Runs the victim scenario and checks the states of sw0's port towards sw1 (the victim) and sw1's
+// port towards r1 (the root), columns "sw0.port2.p3" and "sw1.port16.p3": non-congestion before
+// the bursts (F0 + F1 = 30 Gb/s < 40 Gb/s); while they last, the victim undetermined from
+// victim_from_us and the root congestion from root_from_us to 3.8 ms, in at least 95 % of the
+// 20 us samples; both back to non-congestion at the end; the victim never congestion, the root
+// never undetermined; max(Ton) as expected. Returns the summary.
+nlohmann::json expect_victim_undetermined_and_root_congestion(const std::string& scenario, double victim_from_us,
+                                                             double root_from_us, double max_ton_ns) {
+  simulation sim(load_scenario_file(test::scenario_path(scenario)), {});
   sim.run();
   const series& st = sim.samples().cp_state;
   const double undetermined = 1, congestion = 2, non_congestion = 0;
-  // Before the bursts every port is non-congestion (F0 + F1 = 30 Gb/s < 40 Gb/s).
   EXPECT_EQ(share_at(st, "sw0.port2.p3", non_congestion, 0, 1000), 1.0);
   EXPECT_EQ(share_at(st, "sw1.port16.p3", non_congestion, 0, 1000), 1.0);
-  // While the bursts last (from 1.5 ms, once the tree has formed, to 3.8 ms): the victim is
-  // undetermined, the root congestion, in at least 95 % of the 20 us samples.
-  EXPECT_GE(share_at(st, "sw0.port2.p3", undetermined, 1500, 3800), 0.95);
-  EXPECT_GE(share_at(st, "sw1.port16.p3", congestion, 1250, 3800), 0.95);
-  // And at the end both are back to non-congestion; the victim never was congestion, the root
-  // never undetermined.
+  EXPECT_GE(share_at(st, "sw0.port2.p3", undetermined, victim_from_us, 3800), 0.95);
+  EXPECT_GE(share_at(st, "sw1.port16.p3", congestion, root_from_us, 3800), 0.95);
   EXPECT_EQ(share_at(st, "sw0.port2.p3", non_congestion, st.times_us.back() - 1, st.times_us.back()), 1.0);
   EXPECT_EQ(share_at(st, "sw1.port16.p3", non_congestion, st.times_us.back() - 1, st.times_us.back()), 1.0);
   nlohmann::json s = sim.summary();
@@ -57,7 +52,19 @@ TEST(TcdSystem, PausedVictimPortIsUndeterminedAndTheRootPortIsCongestion) {
   EXPECT_GT(counter(s, "sw0.port2.prio3.tcd.ue_marked"), 0);
   EXPECT_EQ(counter(s, "sw1.port16.prio3.tcd.to_undetermined"), 0);
   EXPECT_GE(counter(s, "sw1.port16.prio3.tcd.to_congestion"), 1);
-  EXPECT_NEAR(counter(s, "sw0.port2.prio3.tcd.max_ton"), 122140.8, 0.1);  // ns
+  EXPECT_NEAR(counter(s, "sw0.port2.prio3.tcd.max_ton"), max_ton_ns, 0.1);
+  return s;
+}
+}  // namespace
+
+// scenarios/tcd-victim.yaml: PFC alone, F0 and F1 at 15 Gb/s, bursts to r1 from 1 ms. The bursts
+// (14 x 16 x 64 KB = 14.3 MB at 40 Gb/s) last at least 2.87 ms. sw1 pauses sw0's port towards it
+// (port 2) on and off: its ON periods are tens of us, far below max(Ton) = 122.1 us (gap 3000 B,
+// tau 10.0128 us, 40 Gb/s, eps 0.05: TcdMaxTon.WorkedExampleOfTheReference), so it is undetermined;
+// sw1's port towards r1 (port 16) is never paused and its queue grows: congestion.
+TEST(TcdSystem, PausedVictimPortIsUndeterminedAndTheRootPortIsCongestion) {
+  // The tree has formed by 1.5 ms (victim) and 1.25 ms (root).
+  const nlohmann::json s = expect_victim_undetermined_and_root_congestion("tcd-victim.yaml", 1500, 1250, 122140.8);
   EXPECT_LT(counter(s, "sw0.port2.prio3.tcd.on_mean"), 122140.8);
   EXPECT_EQ(s["totals"]["drops"], 0);
 }
@@ -162,23 +169,9 @@ TEST(TcdSystem, DcqcnTcdHoldsAVictimOnUeAndCutsItOnlyWhenConfiguredTo) {
 // 64 KiB cover the 6.1 us loop at 40 Gb/s, 30.5 KB) and its queue grows: congestion. The bursts
 // (14.3 MB at 40 Gb/s from 1 ms) last at least 2.87 ms: the window 1.2 - 3.8 ms is inside them.
 TEST(TcdSystem, CreditStarvedVictimPortIsUndeterminedAndTheRootPortIsCongestionOnInfiniBand) {
-  simulation sim(load_scenario_file(test::scenario_path("tcd-victim-ib.yaml")), {});
-  sim.run();
-  const series& st = sim.samples().cp_state;
-  const double undetermined = 1, congestion = 2, non_congestion = 0;
-  EXPECT_EQ(share_at(st, "sw0.port2.p3", non_congestion, 0, 1000), 1.0);
-  EXPECT_EQ(share_at(st, "sw1.port16.p3", non_congestion, 0, 1000), 1.0);
-  EXPECT_GE(share_at(st, "sw0.port2.p3", undetermined, 1200, 3800), 0.95);
-  EXPECT_GE(share_at(st, "sw1.port16.p3", congestion, 1200, 3800), 0.95);
-  EXPECT_EQ(share_at(st, "sw0.port2.p3", non_congestion, st.times_us.back() - 1, st.times_us.back()), 1.0);
-  EXPECT_EQ(share_at(st, "sw1.port16.p3", non_congestion, st.times_us.back() - 1, st.times_us.back()), 1.0);
-  nlohmann::json s = sim.summary();
-  EXPECT_EQ(counter(s, "sw0.port2.prio3.tcd.to_congestion"), 0);
-  EXPECT_GT(counter(s, "sw0.port2.prio3.tcd.ue_marked"), 0);
+  const nlohmann::json s = expect_victim_undetermined_and_root_congestion("tcd-victim-ib.yaml", 1200, 1200, 67325.2);
   EXPECT_GT(counter(s, "sw0.port2.prio3.credit_blocked_time"), 1e6);  // ns: the victim really starves
-  EXPECT_EQ(counter(s, "sw1.port16.prio3.tcd.to_undetermined"), 0);
   EXPECT_GT(counter(s, "sw1.port16.prio3.tcd.ce_marked"), 0);
-  EXPECT_NEAR(counter(s, "sw0.port2.prio3.tcd.max_ton"), 67325.2, 0.1);  // ns
   EXPECT_LT(counter(s, "sw0.port2.prio3.tcd.on_max"), 67325.2);
   EXPECT_EQ(s["totals"]["lossless_drops"], 0);
 }
