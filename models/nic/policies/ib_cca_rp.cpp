@@ -57,8 +57,9 @@ class cca_maker final : public reaction_point_maker {
     }
   }
   // The reaction a BECN CNP asks for: "increase" without TCD; with it, by the code point in its BTH.
-  std::string reaction_to(const packet_header& cnp) const {
-    if (!ce_reaction) return "increase";
+  const std::string& reaction_to(const packet_header& cnp) const {
+    static const std::string increase = "increase";
+    if (!ce_reaction) return increase;
     ib::route_headers r;
     if (cnp.image) ib::decode(cnp.image->data(), r);
     return r.ue ? (*ue_reaction)() : (*ce_reaction)();
@@ -118,7 +119,7 @@ class cca_rp final : public reaction_point_if, public timed_client {
   }
   void on_feedback(const packet_header& h, uint64_t now) override {
     if (h.kind != frame_kind::cnp || !(h.flags & frame_flags::becn)) return;
-    const std::string reaction = maker_.reaction_to(h);
+    const std::string& reaction = maker_.reaction_to(h);
     if (reaction == "hold") state_.on_hold(now, to_ps(maker_.timer()));
     if (reaction != "increase") return;
     if (state_.on_becn(maker_.config())) event_queue::instance().schedule(this, now + to_ps(maker_.timer()));
