@@ -15,6 +15,7 @@ const std::vector<cc_scheme>& cc_schemes() {
       {"timely", "none", "timely", "timely"},  // TIMELY needs no switch support: RTT from the receiver's ACKs
       {"ecm", "ecm", "none", "ecm"},  // like QCN: the CP sends BCN to the source
       {"ib-cca", "ib-cca", "ib-cca", "ib-cca"},  // InfiniBand: FECN at switches, BECN from the destination
+      {"ib-cca+tcd", "tcd", "ib-cca-tcd", "ib-cca-tcd"},  // TCD's detector, UE/CE in the BTH, under IB CCA
   };
   return schemes;
 }

@@ -121,6 +121,27 @@ bool credit_flow_control::may_send(int vl, uint32_t bytes, uint64_t now_ps) cons
 void credit_flow_control::end_blocked(vl_state& s, uint64_t now_ps) {
   s.blocked = false;
   s.blocked_total_ps += now_ps - s.blocked_since_ps;
+  s.off_end_ps = now_ps;
+}
+
+uint64_t credit_flow_control::off_end_ps(int vl, uint64_t now_ps) const {
+  if (vl == management_vl) return 0;
+  const vl_state& s = vl_[vl];
+  return s.blocked ? now_ps : std::min(now_ps, s.off_end_ps);
+}
+
+// The ON-OFF model's loop for credits. OFF begins the moment credit runs out (the sender stops
+// itself: no overshoot); the receiver frees credit block by block, so its OFF/ON gap is one
+// block; tau is from a release at the receiver to its effect on what arrives there: the wait for
+// the VL's next update (at most min_interval), the credit packet on the reverse wire
+// (serialization + delay), and the data's delay forward. Taken from this port's own parameters
+// (the peer's min_interval is assumed equal, as PFC assumes uniform xon_offset).
+flow_control_if::on_off_loop credit_flow_control::on_off(int vl) const {
+  if (vl == management_vl) return {};
+  const data_rate rate = mac_.wire().current_rate();
+  const uint64_t tau = to_ps(min_interval()) + 2 * to_ps(mac_.wire().propagation()) +
+                       to_ps(rate.serialization(ib::credit_packet_bytes));
+  return {ib::credit_block, tau, rate.bps};
 }
 
 void credit_flow_control::on_transmit(int vl, uint32_t bytes) {

@@ -12,6 +12,10 @@
 // arrive; a frame that does is a model error, as is any drop on a credit-controlled port.
 // Credit starvation (a frame refused for want of credit until a credit packet lets it go) is
 // accounted per VL: the congestion tree of a credit fabric.
+// For TCD (docs/models/tcd.md, "InfiniBand") a starved VL is OFF: off_end_ps() is the end of its
+// latest starvation, and on_off() reports the credit loop: the receiver returns credit as soon as
+// one 64-byte block is free (B1 - B0 = one block), tau = the update policy's wait (min_interval)
+// + the credit packet's serialization + the reverse and forward link delays.
 #pragma once
 #include <array>
 #include <memory>
@@ -47,6 +51,9 @@ class credit_flow_control : public sc_core::sc_module, public flow_control_if, p
   void on_control_frame(tlm::tlm_generic_payload& frame) override;
   void on_admit(int vl, uint32_t bytes, bool) override;
   void on_release(int vl, uint32_t bytes, bool) override;
+  uint64_t off_end_ps(int vl, uint64_t now_ps) const override;
+  on_off_loop on_off(int vl) const override;
+  link_layer layer() const override { return link_layer::ib; }
 
   // A receiver whose owner consumes every frame at once (a NIC): frames pass through `next`,
   // their blocks admitted and released on the way, so credit returns as they arrive.
@@ -81,6 +88,7 @@ class credit_flow_control : public sc_core::sc_module, public flow_control_if, p
     bool blocked = false;
     uint32_t wanted_blocks = 0;  // the refused frame's size
     uint64_t blocked_since_ps = 0, blocked_total_ps = 0, blocked_periods = 0;
+    uint64_t off_end_ps = 0;  // when the latest starvation ended (0: never starved)
     // receiver
     uint16_t abr = 0;
     uint32_t used_blocks = 0, capacity_blocks = 0, peak_blocks = 0;

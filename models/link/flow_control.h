@@ -58,6 +58,8 @@ class flow_control_if {
     double rate_bps = 0;
   };
   virtual on_off_loop on_off(int cls) const { return {}; }
+  // The link layer it belongs to: where a congestion point writes its code points (ECN or BTH).
+  virtual link_layer layer() const { return link_layer::cee; }
 };
 
 // What a flow-control generator may ask of the buffer behind its port (the switch answers).

@@ -13,7 +13,7 @@ std::size_t encode(const route_headers& h, uint8_t* b) {
   wire::put8(b, 8, h.opcode);
   wire::put8(b, 9, 0);
   wire::put16(b, 10, 0xFFFF);
-  wire::put8(b, 12, static_cast<uint8_t>((h.fecn ? 0x80 : 0) | (h.becn ? 0x40 : 0)));
+  wire::put8(b, 12, static_cast<uint8_t>((h.fecn ? 0x80 : 0) | (h.becn ? 0x40 : 0) | (h.ue ? 0x20 : 0)));
   wire::put24(b, 13, h.dest_qp);
   wire::put32(b, 16, h.psn & 0xFFFFFF);
   return lrh + bth;
@@ -28,6 +28,7 @@ void decode(const uint8_t* b, route_headers& h) {
   h.opcode = b[8];
   h.fecn = b[12] & 0x80;
   h.becn = b[12] & 0x40;
+  h.ue = b[12] & 0x20;
   h.dest_qp = wire::get24(b, 13);
   h.psn = wire::get32(b, 16) & 0xFFFFFF;
 }

@@ -3,6 +3,8 @@
 //   LRH (8 B): VL(4) LVer(4) | SL(4) rsvd(2) LNH(2) | DLID(16) | rsvd(5) PktLen(11, 4-byte words) | SLID(16)
 //   BTH (12 B): opcode(8) | SE M Pad(2) TVer(4) | P_Key(16) | FECN BECN rsvd(6) | DestQP(24) |
 //               AckReq rsvd(7) | PSN(24)
+//   TCD on IB (docs/models/tcd.md): CE is FECN (BECN in the CNP back); UE is the first reserved
+//   bit after BECN (BTH byte 4, mask 0x20), set only when FECN is not.
 //   Flow-control packet (6 B): Op(4) FCTBS(12) | VL(4) FCCL(12) | LPCRC(16)
 #pragma once
 #include <cstdint>
@@ -28,6 +30,7 @@ struct route_headers {
   uint16_t packet_words = 0;  // LRH PktLen: LRH to VCRC exclusive, in 4-byte words
   uint8_t opcode = 0x04;
   bool fecn = false, becn = false;
+  bool ue = false;  // TCD's undetermined code point (a reserved BTH bit)
   uint32_t dest_qp = 0, psn = 0;
 };
 std::size_t encode(const route_headers& h, uint8_t* out);  // returns 20 (LRH + BTH)

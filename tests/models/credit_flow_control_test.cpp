@@ -19,17 +19,26 @@ void only_vl(credit_flow_control& fc, int vl, uint64_t bytes) {
   fc.vls.set(static_cast<uint64_t>(vl) + 1);
   for (int k = 0; k <= vl; ++k) fc.buffer[k]->set(byte_count{k == vl ? bytes : 0});
 }
+// a <-> b with a credit component each; b's source sends through b's gate; only VL9 has a buffer
+// behind a, 2048 bytes (32 blocks: two 1024-byte frames), and b's source has five of them.
+struct vl9_bench {
+  test::mac_pair m;
+  credit_flow_control a_fc{"a_credit", m.a, max_classes}, b_fc{"b_credit", m.b, max_classes};
+  vl9_bench() {
+    m.a.attach_flow_control(&a_fc);
+    m.b.attach_flow_control(&b_fc);
+    m.b_src.gate = &b_fc;
+    only_vl(a_fc, 9, 2048);          // 32 blocks: two 1024-byte frames
+    a_fc.batch.set(byte_count{0});  // a credit packet for every change
+    m.b_src.add(9, 1024, 5);
+  }
+};
 }  // namespace
 
 TEST(CreditFlowControl, StopsWithoutCreditResumesWhenTheCreditPacketLandsAndLetsVl15Through) {
-  test::mac_pair m;
-  credit_flow_control a_fc("a_credit", m.a, max_classes), b_fc("b_credit", m.b, max_classes);
-  m.a.attach_flow_control(&a_fc);
-  m.b.attach_flow_control(&b_fc);
-  m.b_src.gate = &b_fc;
-  only_vl(a_fc, 9, 2048);  // 32 blocks: two 1024-byte frames
-  a_fc.batch.set(byte_count{0});  // a credit packet for every change
-  m.b_src.add(9, 1024, 5);
+  vl9_bench bench;
+  test::mac_pair& m = bench.m;
+  credit_flow_control &a_fc = bench.a_fc, &b_fc = bench.b_fc;
   m.b_src.add(15, 64, 2);  // VL15: no credit needed, no buffer behind a
   test::step_driver d("driver");
   d.at(sc_time(10, SC_US), [&] {
@@ -64,6 +73,44 @@ TEST(CreditFlowControl, StopsWithoutCreditResumesWhenTheCreditPacketLandsAndLets
   // Credit packets are link-local: a's sink sees only data.
   ASSERT_EQ(m.a_sink.frames.size(), 5u);
   EXPECT_EQ(m.wire.ab.bytes(), 2 * ib::credit_packet_bytes);
+}
+
+// TCD's view of a bench like the one above without VL15 (flow_control_if::off_end_ps, on_off): b's
+// source asks for its next VL9 frame when one starts, so VL9 is OFF (starved) from 0 (no link-up
+// credit yet) to 1001.2 ns, from 1206.0 ns (the second frame starts; 32 blocks sent) to 11001.2 ns,
+// and from then on (the 16 returned blocks are the third frame's).
+TEST(CreditFlowControl, ReportsTheEndOfEachStarvationAndItsCreditLoopForTcd) {
+  vl9_bench bench;
+  credit_flow_control &a_fc = bench.a_fc, &b_fc = bench.b_fc;
+  std::vector<uint64_t> seen;
+  test::step_driver d("driver");
+  auto probe = [&](double at_ns) { d.at(sc_time(at_ns, sc_core::SC_NS), [&] { seen.push_back(b_fc.off_end_ps(9, now_ps())); }); };
+  probe(0.5);   // starved: now
+  probe(1100);  // ON since the link-up credit landed
+  probe(1300);  // starved again
+  probe(5000);
+  d.at(sc_time(10, SC_US), [&] {
+    a_fc.on_admit(9, 1024, false);
+    a_fc.on_admit(9, 1024, false);
+    a_fc.on_release(9, 1024, false);
+  });
+  probe(11100);
+  start(sc_time(20, SC_US));
+  ASSERT_EQ(seen.size(), 5u);
+  EXPECT_EQ(seen[0], 500u);
+  EXPECT_EQ(seen[1], ns_ps(1001.2));
+  EXPECT_EQ(seen[2], ns_ps(1300));
+  EXPECT_EQ(seen[3], ns_ps(5000));
+  EXPECT_EQ(seen[4], ns_ps(11100));
+  EXPECT_EQ(b_fc.blocked_periods(9), 3u);
+  EXPECT_EQ(b_fc.off_end_ps(15, ns_ps(20000)), 0u);  // VL15 is never OFF
+  // The loop: one block; tau = min_interval 4.096 us + 2 x 1 us + 6 B at 40 Gb/s (1.2 ns).
+  const flow_control_if::on_off_loop loop = b_fc.on_off(9);
+  EXPECT_EQ(loop.gap_bytes, 64u);
+  EXPECT_EQ(loop.tau_ps, ns_ps(6097.2));
+  EXPECT_EQ(loop.rate_bps, 40e9);
+  EXPECT_EQ(b_fc.on_off(15).rate_bps, 0.0);
+  EXPECT_EQ(b_fc.layer(), link_layer::ib);
 }
 
 TEST(CreditFlowControl, CountsBlocksModulo4096AcrossTheWrap) {

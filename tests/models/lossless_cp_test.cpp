@@ -25,6 +25,8 @@ struct fake_gate : flow_control_if {
   void on_release(int, uint32_t, bool) override {}
   uint64_t off_end_ps(int, uint64_t) const override { return off_end; }
   on_off_loop on_off(int) const override { return {3000, 10'012'800, 40e9}; }
+  link_layer fabric = link_layer::cee;
+  link_layer layer() const override { return fabric; }
 };
 struct port_object : sc_core::sc_module {
   explicit port_object(sc_core::sc_module_name n) : sc_module(n) {}
@@ -47,7 +49,7 @@ struct tcd_bench {
   fake_gate gate;
   no_injector inj;
   std::unique_ptr<congestion_point_if> cp;
-  std::vector<int> ecn, state;
+  std::vector<int> ecn, state, flags;
   explicit tcd_bench(const char* name)
       : port(name), cp(cp_policies::instance().make(std::string(name) + ".prio3.cp", "tcd", port, 3, inj)) {}
   void leave(uint64_t q) {
@@ -55,6 +57,20 @@ struct tcd_bench {
     cp->on_dequeue(h, queue_view{2, 3, q, static_cast<uint32_t>(q / 1062), 0, &gate});
     ecn.push_back(h.ecn);
     state.push_back(cp->state());
+    flags.push_back(h.flags);
+  }
+  // The departures of TcdReadsItsLoopFromTheGateAndMarksUeThenCe (explained there).
+  void ue_then_ce() {
+    test::step_driver d("driver");
+    d.at(sc_time(1, SC_US), [&] { leave(1000); });  // never paused, queue at low: non-congestion
+    d.at(sc_time(6, SC_US), [&] {
+      gate.off_end = ns_ps(5000);
+      leave(8000);
+    });
+    d.at(sc_time(127, SC_US), [&] { leave(8000); });  // Ton 122 us < 122.1408 us: still undetermined
+    d.at(sc_time(128, SC_US), [&] { leave(8000); });  // Ton 123 us: continuous ON, no check due yet
+    d.at(sc_time(250, SC_US), [&] { leave(8000); });  // trend check: congestion
+    start(sc_time(260, SC_US));
   }
 };
 }  // namespace
@@ -96,18 +112,23 @@ TEST(LosslessCp, PcnMarksFramesQueuedBehindAnotherAndSparesThoseWaitingAtAResume
 TEST(LosslessCp, TcdReadsItsLoopFromTheGateAndMarksUeThenCe) {
   tcd_bench b("tcd_port");
   ASSERT_TRUE(b.cp);
-  test::step_driver d("driver");
-  d.at(sc_time(1, SC_US), [&] { b.leave(1000); });  // never paused, queue at low: non-congestion
-  d.at(sc_time(6, SC_US), [&] {
-    b.gate.off_end = ns_ps(5000);
-    b.leave(8000);
-  });
-  d.at(sc_time(127, SC_US), [&] { b.leave(8000); });  // Ton 122 us < 122.1408 us: still undetermined
-  d.at(sc_time(128, SC_US), [&] { b.leave(8000); });  // Ton 123 us: continuous ON, no check due yet
-  d.at(sc_time(250, SC_US), [&] { b.leave(8000); });  // trend check: congestion
-  start(sc_time(260, SC_US));
+  b.ue_then_ce();
   EXPECT_EQ(b.state, (std::vector<int>{0, 1, 1, 1, 2}));
   EXPECT_EQ(b.ecn, (std::vector<int>{0, ecn_ue, ecn_ue, ecn_ue, ecn_ce}));
+  EXPECT_EQ(b.flags, (std::vector<int>{0, 0, 0, 0, 0}));
+}
+
+// The same departures behind an InfiniBand gate (layer() = ib): the code points go in the BTH
+// flags, UE as frame_flags::tcd_ue and CE as FECN; the ECN bits stay 0.
+TEST(LosslessCp, TcdOnAnInfiniBandPortMarksTheBthBits) {
+  tcd_bench b("tcd_ib_port");
+  ASSERT_TRUE(b.cp);
+  b.gate.fabric = link_layer::ib;
+  b.ue_then_ce();
+  EXPECT_EQ(b.state, (std::vector<int>{0, 1, 1, 1, 2}));
+  EXPECT_EQ(b.ecn, (std::vector<int>{0, 0, 0, 0, 0}));
+  const int ue = frame_flags::tcd_ue, ce = frame_flags::fecn;
+  EXPECT_EQ(b.flags, (std::vector<int>{0, ue, ue, ue, ce}));
 }
 
 TEST(LosslessCp, TcdLowAboveHighIsAOneLineError) {

@@ -28,27 +28,22 @@ double counter(const nlohmann::json& summary, const std::string& name) {
   const nlohmann::json& c = summary["counters"];
   return c.contains(name) ? c[name].get<double>() : 0.0;
 }
-}  // namespace
-
-// scenarios/tcd-victim.yaml: PFC alone, F0 and F1 at 15 Gb/s, bursts to r1 from 1 ms. The bursts
-// (14 x 16 x 64 KB = 14.3 MB at 40 Gb/s) last at least 2.87 ms. sw1 pauses sw0's port towards it
-// (port 2) on and off: its ON periods are tens of us, far below max(Ton) = 122.1 us (gap 3000 B,
-// tau 10.0128 us, 40 Gb/s, eps 0.05: TcdMaxTon.WorkedExampleOfTheReference), so it is undetermined;
-// sw1's port towards r1 (port 16) is never paused and its queue grows: congestion.
-TEST(TcdSystem, PausedVictimPortIsUndeterminedAndTheRootPortIsCongestion) {
-  simulation sim(load_scenario_file(test::scenario_path("tcd-victim.yaml")), {});
+// Runs the victim scenario and checks the states of sw0's port towards sw1 (the victim) and sw1's
+// port towards r1 (the root), columns "sw0.port2.p3" and "sw1.port16.p3": non-congestion before
+// the bursts (F0 + F1 = 30 Gb/s < 40 Gb/s); while they last, the victim undetermined from
+// victim_from_us and the root congestion from root_from_us to 3.8 ms, in at least 95 % of the
+// 20 us samples; both back to non-congestion at the end; the victim never congestion, the root
+// never undetermined; max(Ton) as expected. Returns the summary.
+nlohmann::json expect_victim_undetermined_and_root_congestion(const std::string& scenario, double victim_from_us,
+                                                             double root_from_us, double max_ton_ns) {
+  simulation sim(load_scenario_file(test::scenario_path(scenario)), {});
   sim.run();
   const series& st = sim.samples().cp_state;
   const double undetermined = 1, congestion = 2, non_congestion = 0;
-  // Before the bursts every port is non-congestion (F0 + F1 = 30 Gb/s < 40 Gb/s).
   EXPECT_EQ(share_at(st, "sw0.port2.p3", non_congestion, 0, 1000), 1.0);
   EXPECT_EQ(share_at(st, "sw1.port16.p3", non_congestion, 0, 1000), 1.0);
-  // While the bursts last (from 1.5 ms, once the tree has formed, to 3.8 ms): the victim is
-  // undetermined, the root congestion, in at least 95 % of the 20 us samples.
-  EXPECT_GE(share_at(st, "sw0.port2.p3", undetermined, 1500, 3800), 0.95);
-  EXPECT_GE(share_at(st, "sw1.port16.p3", congestion, 1250, 3800), 0.95);
-  // And at the end both are back to non-congestion; the victim never was congestion, the root
-  // never undetermined.
+  EXPECT_GE(share_at(st, "sw0.port2.p3", undetermined, victim_from_us, 3800), 0.95);
+  EXPECT_GE(share_at(st, "sw1.port16.p3", congestion, root_from_us, 3800), 0.95);
   EXPECT_EQ(share_at(st, "sw0.port2.p3", non_congestion, st.times_us.back() - 1, st.times_us.back()), 1.0);
   EXPECT_EQ(share_at(st, "sw1.port16.p3", non_congestion, st.times_us.back() - 1, st.times_us.back()), 1.0);
   nlohmann::json s = sim.summary();
@@ -57,7 +52,19 @@ TEST(TcdSystem, PausedVictimPortIsUndeterminedAndTheRootPortIsCongestion) {
   EXPECT_GT(counter(s, "sw0.port2.prio3.tcd.ue_marked"), 0);
   EXPECT_EQ(counter(s, "sw1.port16.prio3.tcd.to_undetermined"), 0);
   EXPECT_GE(counter(s, "sw1.port16.prio3.tcd.to_congestion"), 1);
-  EXPECT_NEAR(counter(s, "sw0.port2.prio3.tcd.max_ton"), 122140.8, 0.1);  // ns
+  EXPECT_NEAR(counter(s, "sw0.port2.prio3.tcd.max_ton"), max_ton_ns, 0.1);
+  return s;
+}
+}  // namespace
+
+// scenarios/tcd-victim.yaml: PFC alone, F0 and F1 at 15 Gb/s, bursts to r1 from 1 ms. The bursts
+// (14 x 16 x 64 KB = 14.3 MB at 40 Gb/s) last at least 2.87 ms. sw1 pauses sw0's port towards it
+// (port 2) on and off: its ON periods are tens of us, far below max(Ton) = 122.1 us (gap 3000 B,
+// tau 10.0128 us, 40 Gb/s, eps 0.05: TcdMaxTon.WorkedExampleOfTheReference), so it is undetermined;
+// sw1's port towards r1 (port 16) is never paused and its queue grows: congestion.
+TEST(TcdSystem, PausedVictimPortIsUndeterminedAndTheRootPortIsCongestion) {
+  // The tree has formed by 1.5 ms (victim) and 1.25 ms (root).
+  const nlohmann::json s = expect_victim_undetermined_and_root_congestion("tcd-victim.yaml", 1500, 1250, 122140.8);
   EXPECT_LT(counter(s, "sw0.port2.prio3.tcd.on_mean"), 122140.8);
   EXPECT_EQ(s["totals"]["drops"], 0);
 }
@@ -115,21 +122,27 @@ TEST(TcdSystem, OnPeriodsOfAPausedPortFollowTheOnOffModelAtRd20G) {
 // it is back at its 15 Gb/s as soon as the bursts are gone; told to cut on UE, DCQCN cuts the
 // victim like a culprit (each CNP halves it at alpha = 1) and it is still far below 15 Gb/s at the
 // end (additive increase: 40 Mb/s per 55 us, ~1.5 Gb/s in 2 ms).
-TEST(TcdSystem, DcqcnTcdHoldsAVictimOnUeAndCutsItOnlyWhenConfiguredTo) {
-  std::ifstream in(test::scenario_path("tcd-victim.yaml"));
+namespace {
+// The victim scenario with F0 (h0 -> r0) under congestion control `cc`, run by the CLI with
+// `--set <set>`; its summary.
+nlohmann::json run_victim_with_f0_cc(const std::string& scenario, const std::string& cc, const std::string& set) {
+  std::ifstream in(test::scenario_path(scenario + ".yaml"));
   std::string yaml((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   const std::string f0 = "{kind: constant, src: h0, dst: r0, rate: 15Gbps, priority: 3}";
-  yaml.replace(yaml.find(f0), f0.size(),
-               "{kind: constant, src: h0, dst: r0, rate: 15Gbps, priority: 3, cc: dcqcn+tcd}");
-  const std::string dir = ::testing::TempDir() + "/tcd-dcqcn-" + std::to_string(getpid());
-  std::ofstream(dir + ".yaml") << yaml;
-  auto run = [&](const std::string& reaction) {
-    const std::string out = dir + "-" + reaction;
-    test::command_result r =
-        test::run_cli("run " + dir + ".yaml -q --set h0.rp.ue_reaction=" + reaction + " --out " + out, "/dev/null");
-    EXPECT_EQ(r.status, 0) << r.output;
-    std::ifstream sum(out + "/summary.json");
-    return nlohmann::json::parse(sum);
+  yaml.replace(yaml.find(f0), f0.size(), "{kind: constant, src: h0, dst: r0, rate: 15Gbps, priority: 3, cc: " + cc + "}");
+  const std::string base = ::testing::TempDir() + "/" + scenario + "-" + std::to_string(getpid());
+  std::ofstream(base + ".yaml") << yaml;
+  const std::string out = base + "-" + std::to_string(std::hash<std::string>{}(set));
+  test::command_result r = test::run_cli("run " + base + ".yaml -q --set " + set + " --out " + out, "/dev/null");
+  EXPECT_EQ(r.status, 0) << r.output;
+  std::ifstream sum(out + "/summary.json");
+  return nlohmann::json::parse(sum);
+}
+}  // namespace
+
+TEST(TcdSystem, DcqcnTcdHoldsAVictimOnUeAndCutsItOnlyWhenConfiguredTo) {
+  auto run = [](const std::string& reaction) {
+    return run_victim_with_f0_cc("tcd-victim", "dcqcn+tcd", "h0.rp.ue_reaction=" + reaction);
   };
   const nlohmann::json hold = run("hold"), cut = run("cut");
   for (const nlohmann::json* s : {&hold, &cut}) {
@@ -144,4 +157,87 @@ TEST(TcdSystem, DcqcnTcdHoldsAVictimOnUeAndCutsItOnlyWhenConfiguredTo) {
   const double cut_mb = test::find_flow(cut, "h0->r0")["rx_bytes"].get<double>() / 1e6;
   EXPECT_GT(hold_mb, 5.6);
   EXPECT_GT(hold_mb, cut_mb + 2.0);
+}
+
+// ---- InfiniBand: OFF = starved for credit, code points in the BTH (docs/models/tcd.md) ----
+
+// scenarios/tcd-victim-ib.yaml: tcd-victim on credits with 1 us links. max(Ton) of the credit
+// loop: gap 64 B, tau = 4.096 us + 2 x 1 us + 1.2 ns = 6.0972 us -> 67.3252 us (TcdMaxTon.
+// CreditLoopOfAnInfiniBandPort). sw0's port towards sw1 (port 2) is starved on and off while the
+// bursts fill sw1's VL 3 input buffer from sw0 (ON periods of about a us): undetermined, never
+// congestion; sw1's port towards r1 (port 16) is never starved (r1 returns credit at once, its
+// 64 KiB cover the 6.1 us loop at 40 Gb/s, 30.5 KB) and its queue grows: congestion. The bursts
+// (14.3 MB at 40 Gb/s from 1 ms) last at least 2.87 ms: the window 1.2 - 3.8 ms is inside them.
+TEST(TcdSystem, CreditStarvedVictimPortIsUndeterminedAndTheRootPortIsCongestionOnInfiniBand) {
+  const nlohmann::json s = expect_victim_undetermined_and_root_congestion("tcd-victim-ib.yaml", 1200, 1200, 67325.2);
+  EXPECT_GT(counter(s, "sw0.port2.prio3.credit_blocked_time"), 1e6);  // ns: the victim really starves
+  EXPECT_GT(counter(s, "sw1.port16.prio3.tcd.ce_marked"), 0);
+  EXPECT_LT(counter(s, "sw0.port2.prio3.tcd.on_max"), 67325.2);
+  EXPECT_EQ(s["totals"]["lossless_drops"], 0);
+}
+
+namespace {
+// One 40 Gb/s sender through sw0 and sw1 to r0 on a slower last link (Rd), on credits: sw1's VL 3
+// input buffer from sw0 stays full and sw0's port towards it (port 1) is starved between credit
+// packets, one per min_interval I = 4.096 us (refresh off: 1 s). 1 us links, 1026-byte frames.
+// Each packet returns the Rd x I bytes released since the previous one, x = Rd I / 1026 frames;
+// the ON period, from its arrival to the last of those frames' departures, is (n - 1) x 205.2 ns
+// with n = floor(x) or ceil(x) frames (tcd_credit_on_period_s). Bounds: every period at most
+// (ceil(x) - 1) x 205.2 ns; the mean over N periods within 2 frames / N of the model (the frames
+// released in N intervals are N x (x) within one frame at each end).
+void expect_credit_on_periods_follow_the_model(double rd_bps, const std::string& rate) {
+  auto sim = test::make_sim(
+      "platform: {kind: dumbbell, link_layer: ib, senders: 1, receivers: 1, link_rate: 40Gbps, "
+      "bottleneck_rate: 40Gbps, link_delay: 1us}\n"
+      "traffic: [{kind: constant, src: h0, dst: r0, rate: 40Gbps, priority: 3}]\n"
+      "run: {until: 2ms, seed: 1, sample_period: 20us}\n"
+      "params: {'*.mtu': 1000B, '*.credit.refresh': 1s, 'sw1-r0.rate': " +
+      rate + ", 'sw*.port*.prio3.cp': tcd}\n");
+  sim->run();
+  nlohmann::json s = sim->summary();
+  const double frame_ns = 1026 * 8 / 40e9 * 1e9, x = rd_bps * 4.096e-6 / 8 / 1026;
+  const double model_ns = tcd_credit_on_period_s(4.096e-6, rd_bps, 40e9, 1026) * 1e9;
+  const double n = counter(s, "sw0.port1.prio3.tcd.on_periods");
+  EXPECT_GE(n, 400);  // 2 ms / 4.096 us = 488 intervals, less the start
+  EXPECT_NEAR(counter(s, "sw0.port1.prio3.tcd.on_mean"), model_ns, 2 * frame_ns / n) << model_ns;
+  EXPECT_LE(counter(s, "sw0.port1.prio3.tcd.on_max"), (std::ceil(x) - 1) * frame_ns + 0.1);
+  EXPECT_NEAR(counter(s, "sw0.port1.prio3.tcd.max_ton"), 67325.2, 0.1);
+  EXPECT_EQ(sim->samples().cp_state.rows.back()[1], 1.0);  // the starved port: undetermined
+  EXPECT_EQ(sim->samples().cp_state.rows.back()[3], 2.0);  // sw1 towards r0, the root: congestion
+}
+}  // namespace
+
+// Rd = 10 Gb/s: x = 5120 / 1026 = 4.990; (4.990 - 1) x 205.2 ns = 818.8 ns; at most 4 x 205.2 = 820.8 ns.
+TEST(TcdSystem, OnPeriodsOfACreditStarvedVlFollowTheCreditLoopAtRd10G) {
+  expect_credit_on_periods_follow_the_model(10e9, "10Gbps");
+}
+// Rd = 20 Gb/s: x = 10240 / 1026 = 9.981; (9.981 - 1) x 205.2 ns = 1842.9 ns; at most 9 x 205.2 = 1846.8 ns.
+TEST(TcdSystem, OnPeriodsOfACreditStarvedVlFollowTheCreditLoopAtRd20G) {
+  expect_credit_on_periods_follow_the_model(20e9, "20Gbps");
+}
+
+// TCD-aware IB CCA on tcd-victim-ib with F0 under ib-cca+tcd: F0 crosses only the starved sw0
+// port and the idle sw1 -> r0 port, so r0 sees UE and never FECN; it sends one UE BECN per
+// np.ue_interval (50 us): at most 6 ms / 50 us = 120. With cca_ue_reaction = hold F0's CCTI never
+// rises (0 at the end, every BECN a hold); with increase each BECN adds 1 and the timer
+// (153.6 us) takes off at most 6 ms / 153.6 us = 39, so CCTI ends at least BECNs - 39 and F0
+// delivers less.
+TEST(TcdSystem, IbCcaTcdHoldsAVictimOnUeAndThrottlesItOnlyWhenConfiguredTo) {
+  auto run = [](const std::string& reaction) {
+    return run_victim_with_f0_cc("tcd-victim-ib", "ib-cca+tcd", "h0.rp.cca_ue_reaction=" + reaction);
+  };
+  const nlohmann::json hold = run("hold"), increase = run("increase");
+  for (const nlohmann::json* s : {&hold, &increase}) {
+    EXPECT_GT(counter(*s, "r0.np.ue_frames"), 0);
+    EXPECT_EQ(counter(*s, "r0.np.fecn_frames"), 0);  // F0 never crosses the root
+    EXPECT_GT(counter(*s, "r0.np.flow0.becns"), 0);
+    EXPECT_LE(counter(*s, "r0.np.flow0.becns"), 120);
+  }
+  EXPECT_EQ(counter(hold, "h0.rp.flow0.ccti"), 0);
+  EXPECT_EQ(counter(hold, "h0.rp.flow0.holds"), counter(hold, "r0.np.flow0.becns"));
+  EXPECT_GE(counter(increase, "h0.rp.flow0.ccti"), counter(increase, "h0.rp.flow0.becns") - 39);
+  EXPECT_GT(counter(increase, "h0.rp.flow0.ccti"), 0);
+  const double hold_mb = test::find_flow(hold, "h0->r0")["rx_bytes"].get<double>() / 1e6;
+  const double increase_mb = test::find_flow(increase, "h0->r0")["rx_bytes"].get<double>() / 1e6;
+  EXPECT_GT(hold_mb, increase_mb);
 }

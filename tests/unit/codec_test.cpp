@@ -242,6 +242,25 @@ TEST(IbCodec, RouteHeadersWithFecnAndBecn) {
   ib::decode(b, back);
   EXPECT_FALSE(back.fecn);
   EXPECT_TRUE(back.becn);
+  EXPECT_FALSE(back.ue);
+}
+
+// TCD's UE on IB: the first reserved bit after BECN (BTH byte 4, 0x20); the other five stay 0.
+TEST(IbCodec, TcdUeBitBesideBecn) {
+  ib::route_headers h;
+  h.becn = true;
+  h.ue = true;
+  uint8_t b[20] = {};
+  ib::encode(h, b);
+  EXPECT_EQ(b[12], 0x40 | 0x20);
+  ib::route_headers back;
+  ib::decode(b, back);
+  EXPECT_TRUE(back.ue);
+  EXPECT_TRUE(back.becn);
+  EXPECT_FALSE(back.fecn);
+  h.becn = false;
+  ib::encode(h, b);
+  EXPECT_EQ(b[12], 0x20);
 }
 
 TEST(IbCodec, CreditPacketLayoutAndArithmetic) {

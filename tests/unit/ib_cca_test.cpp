@@ -29,6 +29,26 @@ TEST(IbCca, CctiRisesByTheIncreaseCapsAtTheLimitAndTheTimerDecaysItToTheMinimum)
   EXPECT_EQ(s.becns(), 7u);
 }
 
+// TCD's hold (ib-cca-tcd, UE): CCTI unchanged; a running timer's expiries before now + timer do
+// nothing (the policy re-arms at hold_until); without a running timer a hold holds nothing.
+TEST(IbCca, HoldKeepsCctiAndDefersTheNextDecrementByAFullTimer) {
+  const ib_cca_config c{1, 127, 0};
+  ib_cca_state s;
+  s.on_hold(1000, 150);
+  EXPECT_FALSE(s.held(1000));  // idle timer: nothing to hold
+  EXPECT_TRUE(s.on_becn(c));   // CCTI 1, the timer starts (say at 0, expiring at 150)
+  EXPECT_FALSE(s.on_becn(c));  // 2 (the timer already runs)
+  s.on_hold(100, 150);         // UE at 100: no decrement before 250
+  EXPECT_EQ(s.ccti(), 2u);
+  EXPECT_TRUE(s.held(150));    // the expiry at 150 is inside the hold: re-armed at 250
+  EXPECT_EQ(s.hold_until(), 250u);
+  EXPECT_FALSE(s.held(250));
+  EXPECT_TRUE(s.on_timer(c));  // at 250: 2 -> 1
+  EXPECT_EQ(s.ccti(), 1u);
+  EXPECT_EQ(s.holds(), 2u);
+  EXPECT_EQ(s.becns(), 2u);
+}
+
 TEST(IbCca, TheTableGivesTheInterPacketDelayAndItsRate) {
   // Quadratic, limit 127, 57 packet times at the end: entry i = floor(57 (i/127)^2).
   auto q = make_cct(127, 57, true);

@@ -85,6 +85,29 @@ TEST(TcdMarking, UeOnlyWhenNotAlreadyCe) {
   EXPECT_EQ(ecn, ecn_ce);  // an undetermined port after a congestion one leaves CE
 }
 
+// On an IB frame: CE is FECN and clears a UE set upstream; UE (the reserved BTH bit) never over FECN.
+TEST(TcdMarking, BthUeOnlyWhenNotAlreadyFecn) {
+  uint8_t f = frame_flags::becn;  // other flags are kept
+  tcd_mark_bth(f, tcd_state::non_congestion);
+  EXPECT_EQ(f, frame_flags::becn);
+  tcd_mark_bth(f, tcd_state::undetermined);
+  EXPECT_EQ(f, frame_flags::becn | frame_flags::tcd_ue);
+  tcd_mark_bth(f, tcd_state::congestion);
+  EXPECT_EQ(f, frame_flags::becn | frame_flags::fecn);
+  tcd_mark_bth(f, tcd_state::undetermined);
+  EXPECT_EQ(f, frame_flags::becn | frame_flags::fecn);
+}
+
+// The credit loop's max(Ton) (credit_flow_control::on_off): gap one 64-byte block, tau =
+// min_interval 4.096 us + 2 x 1 us + a 6-byte credit packet at 40 Gb/s (1.2 ns) = 6.0972 us:
+// (2 x 64 x 8 + 6.0972e-6 x 40e9) / (2 x 0.05 x 40e9) = (1024 + 243888) / 4e9 = 61.228 us; + 6.0972 = 67.3252 us.
+TEST(TcdMaxTon, CreditLoopOfAnInfiniBandPort) {
+  EXPECT_EQ(tcd_max_ton_ps(64, 6'097'200, 40e9, 0.05), 67'325'200u);
+  // The credit ON period (tcd_credit_on_period_s): Rd 10 Gb/s returns 10e9 x 4.096 us = 5120 B per
+  // update, 5120 / 1026 = 4.990 frames of 1026 B; ON = (4.990 - 1) x 205.2 ns = 818.8 ns.
+  EXPECT_NEAR(tcd_credit_on_period_s(4.096e-6, 10e9, 40e9, 1026), 818.8e-9, 1e-12);
+}
+
 TEST(DcqcnTcdRp, HoldKeepsTheRateAndRestartsTheRecoveryFromIt) {
   const dcqcn_rp_config c{};
   dcqcn_rp_state rp(40e9, 1.0);

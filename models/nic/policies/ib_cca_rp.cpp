@@ -3,6 +3,9 @@
 // flow's CCTI; the CCTI timer lowers it; the flow's limiter paces at the rate the table entry
 // CCT[CCTI] gives. Parameters once per NIC (<nic>.rp.*), read at each event. The table is made
 // from a shape and its largest delay (rp.cct_shape, rp.cct_max_delay), CCTI_Limit + 1 entries.
+// "ib-cca-tcd" (docs/models/tcd.md) reads TCD's code point from the CNP's BTH: a BECN with the UE
+// bit gets <nic>.rp.cca_ue_reaction, one without it (CE: FECN) <nic>.rp.cca_ce_reaction, each
+// `increase` (CCA's CCTI increase), `hold` (ib_cca_state::on_hold) or `ignore`.
 #include <string>
 #include <tuple>
 
@@ -11,6 +14,7 @@
 #include "models/core/stats.h"
 #include "models/nic/nic_policies.h"
 #include "models/nic/policies/ib_cca_rp.h"
+#include "models/protocol/ib_frame.h"
 
 namespace sluice {
 namespace {
@@ -30,10 +34,15 @@ const param_spec<double> max_delay_spec{
     57.0, 0.0, 16383.0};
 const choice_spec shape_spec{"rp.cct_shape", "ib-cca: congestion control table shape (entry 0: no delay)",
                              "quadratic", {"quadratic", "linear"}};
+const choice_spec ce_reaction_spec{"rp.cca_ce_reaction", "ib-cca-tcd: reaction to a BECN for a CE (FECN) frame",
+                                   "increase", {"increase", "hold", "ignore"}};
+const choice_spec ue_reaction_spec{"rp.cca_ue_reaction",
+                                   "ib-cca-tcd: reaction to a BECN for a UE (undetermined: perhaps a victim) frame",
+                                   "hold", {"increase", "hold", "ignore"}};
 
 class cca_maker final : public reaction_point_maker {
  public:
-  cca_maker(const sc_core::sc_object& nic, const mac_port& mac)
+  cca_maker(const sc_core::sc_object& nic, const mac_port& mac, bool ternary)
       : nic_(nic),
         mac_(mac),
         increase(&nic, increase_spec),
@@ -41,7 +50,20 @@ class cca_maker final : public reaction_point_maker {
         min(&nic, min_spec),
         timer(&nic, timer_spec),
         max_delay(&nic, max_delay_spec),
-        shape(&nic, shape_spec) {}
+        shape(&nic, shape_spec) {
+    if (ternary) {
+      ce_reaction = std::make_unique<choice_param>(&nic, ce_reaction_spec);
+      ue_reaction = std::make_unique<choice_param>(&nic, ue_reaction_spec);
+    }
+  }
+  // The reaction a BECN CNP asks for: "increase" without TCD; with it, by the code point in its BTH.
+  const std::string& reaction_to(const packet_header& cnp) const {
+    static const std::string increase = "increase";
+    if (!ce_reaction) return increase;
+    ib::route_headers r;
+    if (cnp.image) ib::decode(cnp.image->data(), r);
+    return r.ue ? (*ue_reaction)() : (*ce_reaction)();
+  }
   std::unique_ptr<reaction_point_if> make(const flow&, rate_limiter_if& limiter) override;
   double line_rate() const { return mac_.wire().current_rate().bps; }
   ib_cca_config config() const {
@@ -73,6 +95,7 @@ class cca_maker final : public reaction_point_maker {
   param<sc_time> timer;
   param<double> max_delay;
   choice_param shape;
+  std::unique_ptr<choice_param> ce_reaction, ue_reaction;  // ib-cca-tcd only
 
  private:
   std::vector<cct_entry> table_;
@@ -90,15 +113,24 @@ class cca_rp final : public reaction_point_if, public timed_client {
         {"becns", "frames", "ib-cca: BECNs this flow's source received",
          [](const void* m, int) { return static_cast<double>(stat_model<cca_rp>(m).state_.becns()); }},
     };
+    static const stat_desc hold_stat[] = {
+        {"holds", "frames", "ib-cca-tcd: BECNs this flow's source answered with a hold",
+         [](const void* m, int) { return static_cast<double>(stat_model<cca_rp>(m).state_.holds()); }},
+    };
     stat_registry::instance().add(&maker.nic_, scope_.c_str(), stats, 2, this);
+    if (maker.ce_reaction) stat_registry::instance().add(&maker.nic_, scope_.c_str(), hold_stat, 1, this);
   }
   void on_feedback(const packet_header& h, uint64_t now) override {
     if (h.kind != frame_kind::cnp || !(h.flags & frame_flags::becn)) return;
+    const std::string& reaction = maker_.reaction_to(h);
+    if (reaction == "hold") state_.on_hold(now, to_ps(maker_.timer()));
+    if (reaction != "increase") return;
     if (state_.on_becn(maker_.config())) event_queue::instance().schedule(this, now + to_ps(maker_.timer()));
     apply();
   }
   void on_send(const packet_header&, uint64_t) override {}
   void on_timer() override {
+    if (state_.held(now_ps())) return event_queue::instance().schedule(this, state_.hold_until());
     if (state_.on_timer(maker_.config())) event_queue::instance().schedule(this, now_ps() + to_ps(maker_.timer()));
     apply();
   }
@@ -124,6 +156,11 @@ std::unique_ptr<reaction_point_if> cca_maker::make(const flow& f, rate_limiter_i
 const policy_registrar<rp_policies> reg{
     "ib-cca",
     "InfiniBand CCA source: per-flow CCTI raised by BECN, lowered by rp.ccti_timer, paced by the CCT entry (rp.*)",
-    [](const sc_core::sc_object& nic, const mac_port& mac) { return std::make_unique<cca_maker>(nic, mac); }};
+    [](const sc_core::sc_object& nic, const mac_port& mac) { return std::make_unique<cca_maker>(nic, mac, false); }};
+const policy_registrar<rp_policies> reg_tcd{
+    "ib-cca-tcd",
+    "IB CCA source with TCD: per code point in the BECN's BTH, rp.cca_ce_reaction / rp.cca_ue_reaction (increase, "
+    "hold, ignore)",
+    [](const sc_core::sc_object& nic, const mac_port& mac) { return std::make_unique<cca_maker>(nic, mac, true); }};
 }  // namespace
 }  // namespace sluice

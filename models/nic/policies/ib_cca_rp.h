@@ -3,6 +3,8 @@
 //   BECN:        CCTI <- min(CCTI + CCTI_Increase, CCTI_Limit); the timer starts if idle
 //   timer:       if CCTI > CCTI_Min: CCTI <- CCTI - 1; it re-arms while CCTI > CCTI_Min
 //   delay:       IPD = (T_pkt >> shift) x multiplier, from the table entry CCT[CCTI]
+//   hold (TCD's UE under ib-cca-tcd): CCTI stays; a running timer's next decrement waits a full
+//                period from the hold (no recovery while the victim signal lasts)
 // The policy (ib_cca_rp.cpp) paces the flow at the equivalent rate: a packet of T_pkt then IPD
 // of silence is line x T_pkt / (T_pkt + IPD) = line / (1 + multiplier / 2^shift).
 #pragma once
@@ -51,13 +53,22 @@ class ib_cca_state {
     timer_running_ = ccti_ > c.min;
     return timer_running_;
   }
+  // A hold at now_ps: with the timer running, no decrement before now_ps + timer_ps.
+  void on_hold(uint64_t now_ps, uint64_t timer_ps) {
+    ++holds_;
+    if (timer_running_) hold_until_ = now_ps + timer_ps;
+  }
+  // Whether a timer expiry at now_ps falls inside a hold (then it re-arms at hold_until()).
+  bool held(uint64_t now_ps) const { return now_ps < hold_until_; }
+  uint64_t hold_until() const { return hold_until_; }
+  uint64_t holds() const { return holds_; }
   uint32_t ccti() const { return ccti_; }
   uint64_t becns() const { return becns_; }
   bool timer_running() const { return timer_running_; }
 
  private:
   uint32_t ccti_ = 0;
-  uint64_t becns_ = 0;
+  uint64_t becns_ = 0, holds_ = 0, hold_until_ = 0;
   bool timer_running_ = false;
 };
 

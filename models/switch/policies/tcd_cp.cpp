@@ -1,7 +1,9 @@
 // Congestion point "tcd": TCD's ternary detector (tcd_detector, tcd_cp.h) on one egress queue,
-// marking departing data frames UE or CE in their ECN bits. max(Ton) comes from the ON-OFF
+// marking departing data frames UE or CE in their ECN bits (on an InfiniBand port: CE as FECN, UE
+// in a reserved BTH bit, tcd_mark_bth). max(Ton) comes from the ON-OFF
 // model and the port's own flow-control loop (flow_control_if::on_off: for PFC the port's XON
-// hysteresis, 2 x propagation + response + a PFC frame, and the link rate) unless
+// hysteresis, 2 x propagation + response + a PFC frame, and the link rate; for credits one block,
+// min_interval + 2 x propagation + a credit packet, and the link rate) unless
 // prio<k>.tcd.max_ton sets it; it is computed at the first departure, when the overrides are
 // final. Statistics under <port>.prio<k>.tcd: entries into each state, time in each, UE/CE
 // marks, the ON periods it measured and the max(Ton) it uses.
@@ -104,11 +106,18 @@ class tcd_cp final : public congestion_point_if {
     if (!configured_) configure(q);
     const uint64_t off_end = q.gate ? q.gate->off_end_ps(q.cls, now) : 0;
     tcd_state s = detector_.on_dequeue(config_, now, off_end, q.bytes);
-    const uint8_t before = h.ecn;
     if (s == tcd_state::congestion && red_) {  // CE only with RED's probability; no draw below kmin
       const red_marking red{kmin_().bytes, kmax_().bytes, pmax_()};
       if (q.bytes <= red.kmin || !red.mark(q.bytes, draws_.uniform())) s = tcd_state::non_congestion;
     }
+    if (bth_) {  // InfiniBand: FECN and a reserved BTH bit
+      const uint8_t before = h.flags;
+      tcd_mark_bth(h.flags, s);
+      ce_ += (h.flags & frame_flags::fecn) && !(before & frame_flags::fecn);
+      ue_ += (h.flags & frame_flags::tcd_ue) && !(before & frame_flags::tcd_ue);
+      return;
+    }
+    const uint8_t before = h.ecn;
     tcd_mark(h.ecn, s);
     ce_ += h.ecn == ecn_ce && before != ecn_ce;
     ue_ += h.ecn == ecn_ue && before != ecn_ue;
@@ -135,6 +144,7 @@ class tcd_cp final : public congestion_point_if {
     const uint64_t period = to_ps(period_());
     config_ = {max_ton, period ? period : max_ton, high_().bytes, low_().bytes};
     red_ = ce_marking_() == "red";
+    bth_ = q.gate && q.gate->layer() == link_layer::ib;
   }
 
   param<double> eps_;
@@ -145,7 +155,7 @@ class tcd_cp final : public congestion_point_if {
   param<double> pmax_;
   std::string scope_;    // "prio3.tcd": the statistics' scope, kept for the registry
   random_stream draws_;  // ce_marking=red: as dcqcn's, seeded "<port>.prio<k>.cp"
-  bool configured_ = false, red_ = false;
+  bool configured_ = false, red_ = false, bth_ = false;  // bth_: an IB port (code points in the BTH)
   tcd_config config_;
   tcd_detector detector_;
   uint64_t ce_ = 0, ue_ = 0;

@@ -19,6 +19,8 @@
 #include <cmath>
 #include <cstdint>
 
+#include "models/core/packet.h"
+
 namespace sluice {
 
 enum class tcd_state : uint8_t { non_congestion = 0, undetermined = 1, congestion = 2 };
@@ -33,6 +35,13 @@ inline uint64_t tcd_max_ton_ps(uint64_t gap_bytes, uint64_t tau_ps, double rate_
 // Eq. (1): the ON period in seconds for input rate Ri > drain rate Rd (bit/s).
 inline double tcd_on_period_s(uint64_t gap_bytes, double tau_s, double ri_bps, double rd_bps) {
   return (8.0 * static_cast<double>(gap_bytes) + tau_s * rd_bps) / (ri_bps - rd_bps) + tau_s;
+}
+// The ON period of a VL starved for credit (docs/models/tcd.md, "InfiniBand"): each credit packet,
+// one per update interval I while the downstream drains at Rd, returns the Rd x I bytes released
+// since the previous one, sent at C in frames of L bytes; the ON period runs from the packet's
+// arrival to the last of those frames' departures: (Rd I / L - 1) L / C on average.
+inline double tcd_credit_on_period_s(double interval_s, double rd_bps, double c_bps, double frame_bytes) {
+  return (rd_bps * interval_s / 8.0 / frame_bytes - 1.0) * frame_bytes * 8.0 / c_bps;
 }
 
 struct tcd_config {
@@ -106,6 +115,14 @@ inline void tcd_mark(uint8_t& ecn, tcd_state s) {
     ecn = ecn_ce;
   else if (s == tcd_state::undetermined && ecn != ecn_ce)
     ecn = ecn_ue;
+}
+// The same on an InfiniBand frame, in its BTH flags: CE is FECN (replacing a UE set upstream),
+// UE the reserved bit frame_flags::tcd_ue, only if FECN is not set.
+inline void tcd_mark_bth(uint8_t& flags, tcd_state s) {
+  if (s == tcd_state::congestion)
+    flags = static_cast<uint8_t>((flags & ~frame_flags::tcd_ue) | frame_flags::fecn);
+  else if (s == tcd_state::undetermined && !(flags & frame_flags::fecn))
+    flags |= frame_flags::tcd_ue;
 }
 
 }  // namespace sluice
