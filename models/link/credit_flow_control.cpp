@@ -131,8 +131,8 @@ uint64_t credit_flow_control::off_end_ps(int vl, uint64_t now_ps) const {
 }
 
 // The ON-OFF model's loop for credits. OFF begins the moment credit runs out (the sender stops
-// itself: no overshoot); the receiver frees credit block by block, so its OFF/ON gap is one
-// block; tau is from a release at the receiver to its effect on what arrives there: the wait for
+// itself: no overshoot); the receiver returns credit once `batch` bytes are free (one block when
+// batch is 0; never more than the buffer), so that is its OFF/ON gap; tau is from a release at the receiver to its effect on what arrives there: the wait for
 // the VL's next update (at most min_interval), the credit packet on the reverse wire
 // (serialization + delay), and the data's delay forward. Taken from this port's own parameters
 // (the peer's min_interval is assumed equal, as PFC assumes uniform xon_offset).
@@ -141,7 +141,9 @@ flow_control_if::on_off_loop credit_flow_control::on_off(int vl) const {
   const data_rate rate = mac_.wire().current_rate();
   const uint64_t tau = to_ps(min_interval()) + 2 * to_ps(mac_.wire().propagation()) +
                        to_ps(rate.serialization(ib::credit_packet_bytes));
-  return {ib::credit_block, tau, rate.bps};
+  const uint64_t capacity = uint64_t{vl_[vl].capacity_blocks} * ib::credit_block;
+  const uint64_t gap = std::max<uint64_t>(ib::credit_block, std::min<uint64_t>(batch().bytes, capacity));
+  return {gap, tau, rate.bps};
 }
 
 void credit_flow_control::on_transmit(int vl, uint32_t bytes) {

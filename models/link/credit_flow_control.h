@@ -13,8 +13,8 @@
 // Credit starvation (a frame refused for want of credit until a credit packet lets it go) is
 // accounted per VL: the congestion tree of a credit fabric.
 // For TCD (docs/models/tcd.md, "InfiniBand") a starved VL is OFF: off_end_ps() is the end of its
-// latest starvation, and on_off() reports the credit loop: the receiver returns credit as soon as
-// one 64-byte block is free (B1 - B0 = one block), tau = the update policy's wait (min_interval)
+// latest starvation, and on_off() reports the credit loop: the receiver returns credit once
+// `batch` bytes are free (B1 - B0 = the batch; one 64-byte block when batch is 0), tau = the update policy's wait (min_interval)
 // + the credit packet's serialization + the reverse and forward link delays.
 #pragma once
 #include <array>

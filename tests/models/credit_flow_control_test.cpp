@@ -29,7 +29,8 @@ struct vl9_bench {
     m.b.attach_flow_control(&b_fc);
     m.b_src.gate = &b_fc;
     only_vl(a_fc, 9, 2048);          // 32 blocks: two 1024-byte frames
-    a_fc.batch.set(byte_count{0});  // a credit packet for every change
+    a_fc.batch.set(byte_count{0});  // a credit packet for every change (both ends alike:
+    b_fc.batch.set(byte_count{0});  // on_off() reads the loop from its own port's parameters)
     m.b_src.add(9, 1024, 5);
   }
 };

@@ -162,24 +162,26 @@ TEST(TcdSystem, DcqcnTcdHoldsAVictimOnUeAndCutsItOnlyWhenConfiguredTo) {
 // ---- InfiniBand: OFF = starved for credit, code points in the BTH (docs/models/tcd.md) ----
 
 // scenarios/tcd-victim-ib.yaml: tcd-victim on credits with 1 us links. max(Ton) of the credit
-// loop: gap 64 B, tau = 4.096 us + 2 x 1 us + 1.2 ns = 6.0972 us -> 67.3252 us (TcdMaxTon.
+// loop: gap = credit.batch 8 KiB, tau = 4.096 us + 2 x 1 us + 1.2 ns = 6.0972 us:
+// (2 x 8192 x 8 + 243888) / 4e9 = 93.74 us, + 6.0972 = 99.8372 us (TcdMaxTon.
 // CreditLoopOfAnInfiniBandPort). sw0's port towards sw1 (port 2) is starved on and off while the
 // bursts fill sw1's VL 3 input buffer from sw0 (ON periods of about a us): undetermined, never
 // congestion; sw1's port towards r1 (port 16) is never starved (r1 returns credit at once, its
 // 64 KiB cover the 6.1 us loop at 40 Gb/s, 30.5 KB) and its queue grows: congestion. The bursts
 // (14.3 MB at 40 Gb/s from 1 ms) last at least 2.87 ms: the window 1.2 - 3.8 ms is inside them.
 TEST(TcdSystem, CreditStarvedVictimPortIsUndeterminedAndTheRootPortIsCongestionOnInfiniBand) {
-  const nlohmann::json s = expect_victim_undetermined_and_root_congestion("tcd-victim-ib.yaml", 1200, 1200, 67325.2);
+  const nlohmann::json s = expect_victim_undetermined_and_root_congestion("tcd-victim-ib.yaml", 1200, 1200, 99837.2);
   EXPECT_GT(counter(s, "sw0.port2.prio3.credit_blocked_time"), 1e6);  // ns: the victim really starves
   EXPECT_GT(counter(s, "sw1.port16.prio3.tcd.ce_marked"), 0);
-  EXPECT_LT(counter(s, "sw0.port2.prio3.tcd.on_max"), 67325.2);
+  EXPECT_LT(counter(s, "sw0.port2.prio3.tcd.on_max"), 99837.2);
   EXPECT_EQ(s["totals"]["lossless_drops"], 0);
 }
 
 namespace {
 // One 40 Gb/s sender through sw0 and sw1 to r0 on a slower last link (Rd), on credits: sw1's VL 3
 // input buffer from sw0 stays full and sw0's port towards it (port 1) is starved between credit
-// packets, one per min_interval I = 4.096 us (refresh off: 1 s). 1 us links, 1026-byte frames.
+// packets, one per min_interval I = 4.096 us (refresh off: 1 s; batch 0: every change may go,
+// so the loop's gap is one block and max(Ton) 67.3252 us). 1 us links, 1026-byte frames.
 // Each packet returns the Rd x I bytes released since the previous one, x = Rd I / 1026 frames;
 // the ON period, from its arrival to the last of those frames' departures, is (n - 1) x 205.2 ns
 // with n = floor(x) or ceil(x) frames (tcd_credit_on_period_s). Bounds: every period at most
@@ -191,7 +193,7 @@ void expect_credit_on_periods_follow_the_model(double rd_bps, const std::string&
       "bottleneck_rate: 40Gbps, link_delay: 1us}\n"
       "traffic: [{kind: constant, src: h0, dst: r0, rate: 40Gbps, priority: 3}]\n"
       "run: {until: 2ms, seed: 1, sample_period: 20us}\n"
-      "params: {'*.mtu': 1000B, '*.credit.refresh': 1s, 'sw1-r0.rate': " +
+      "params: {'*.mtu': 1000B, '*.credit.refresh': 1s, '*.credit.batch': 0B, 'sw1-r0.rate': " +
       rate + ", 'sw*.port*.prio3.cp': tcd}\n");
   sim->run();
   nlohmann::json s = sim->summary();

@@ -98,11 +98,14 @@ TEST(TcdMarking, BthUeOnlyWhenNotAlreadyFecn) {
   EXPECT_EQ(f, frame_flags::becn | frame_flags::fecn);
 }
 
-// The credit loop's max(Ton) (credit_flow_control::on_off): gap one 64-byte block, tau =
+// The credit loop's max(Ton) (credit_flow_control::on_off) with credit.batch 0: gap one 64-byte block, tau =
 // min_interval 4.096 us + 2 x 1 us + a 6-byte credit packet at 40 Gb/s (1.2 ns) = 6.0972 us:
 // (2 x 64 x 8 + 6.0972e-6 x 40e9) / (2 x 0.05 x 40e9) = (1024 + 243888) / 4e9 = 61.228 us; + 6.0972 = 67.3252 us.
 TEST(TcdMaxTon, CreditLoopOfAnInfiniBandPort) {
   EXPECT_EQ(tcd_max_ton_ps(64, 6'097'200, 40e9, 0.05), 67'325'200u);
+  // With the default batch of 8 KiB the gap is 8192 B: (2 x 8192 x 8 + 243888) / 4e9 = 93.74 us;
+  // + 6.0972 = 99.8372 us.
+  EXPECT_EQ(tcd_max_ton_ps(8192, 6'097'200, 40e9, 0.05), 99'837'200u);
   // The credit ON period (tcd_credit_on_period_s): Rd 10 Gb/s returns 10e9 x 4.096 us = 5120 B per
   // update, 5120 / 1026 = 4.990 frames of 1026 B; ON = (4.990 - 1) x 205.2 ns = 818.8 ns.
   EXPECT_NEAR(tcd_credit_on_period_s(4.096e-6, 10e9, 40e9, 1026), 818.8e-9, 1e-12);
