@@ -20,13 +20,16 @@ const std::vector<cc_scheme>& cc_schemes() {
   return schemes;
 }
 
-const cc_scheme& cc_scheme_named(const std::string& name, const std::string& key) {
+std::string cc_scheme_names() {
   std::string names;
-  for (const cc_scheme& s : cc_schemes()) {
+  for (const cc_scheme& s : cc_schemes()) names += std::string(names.empty() ? "" : ", ") + s.name;
+  return names;
+}
+
+const cc_scheme& cc_scheme_named(const std::string& name, const std::string& key) {
+  for (const cc_scheme& s : cc_schemes())
     if (name == s.name) return s;
-    names += std::string(names.empty() ? "" : ", ") + s.name;
-  }
-  throw config_error(key + ": '" + name + "' is not one of {" + names + "}");
+  throw config_error(key + ": '" + name + "' is not one of {" + cc_scheme_names() + "}");
 }
 
 }  // namespace sluice

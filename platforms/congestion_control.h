@@ -17,6 +17,8 @@ struct cc_scheme {
 
 // The schemes, in the order errors list them.
 const std::vector<cc_scheme>& cc_schemes();
+// "none, dcqcn, qcn, ...": the names in table order, for errors and --help.
+std::string cc_scheme_names();
 // The scheme called `name`; else config_error "<key>: 'x' is not one of {none, dcqcn, qcn, ...}".
 const cc_scheme& cc_scheme_named(const std::string& name, const std::string& key);
 

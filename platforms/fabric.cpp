@@ -165,14 +165,18 @@ void fabric::make_policies() {
 }
 
 void fabric::choose_congestion_control(const std::string& all) {
-  std::map<int, const cc_scheme*> cp_by_class;  // class -> scheme, set once per class below
+  // class -> scheme, set once per class below. A scheme without a congestion point (timely)
+  // does not claim a class another flow's scheme needs a congestion point on.
+  std::map<int, const cc_scheme*> cp_by_class;
+  cc_of_flow_.assign(flows.size(), nullptr);
   for (const flow& f : flows) {
     const std::string& name = all.empty() ? f.spec.cc : all;
     if (name.empty()) continue;
     const cc_scheme& cc = cc_scheme_named(name, all.empty() ? "traffic: cc" : "--cc");
     nic_of_node_[f.spec.src]->rp.set_from_string(cc.rp);
     nic_of_node_[f.spec.dst]->np.set_from_string(cc.np);
-    cp_by_class[f.spec.priority] = &cc;
+    cc_of_flow_[f.id] = &cc;
+    if (std::string(cc.cp) != "none" || !cp_by_class.count(f.spec.priority)) cp_by_class[f.spec.priority] = &cc;
   }
   for (auto& sw : switches)
     for (auto& port : sw->ports)
@@ -180,10 +184,10 @@ void fabric::choose_congestion_control(const std::string& all) {
 }
 
 void fabric::check_policies() const {
-  for (const auto& sw : switches)
-    for (const auto& p : sw->ports) p->check_policies();
+  for (const auto& sw : switches) sw->check_policies();
   for (const auto& n : nics) n->check_policies();
   check_credits();
+  check_congestion_points();
 }
 
 // One-line errors for a credit fabric that cannot carry its traffic, or that is also given PFC.
@@ -217,6 +221,35 @@ void fabric::check_credits() const {
                              " without credits" + via);
       }
     }
+}
+
+// A flow whose scheme has a congestion point needs exactly that one on every switch queue of
+// its class that any of its paths (every ECMP branch) crosses: an override that removed or
+// replaced it there would leave the flow's reaction point without (or with foreign) feedback.
+void fabric::check_congestion_points() const {
+  if (cc_of_flow_.empty()) return;  // choose_congestion_control was not called
+  std::vector<char> seen(switch_of_node_.size());
+  std::vector<uint32_t> todo;
+  for (const flow& f : flows) {
+    const cc_scheme* cc = cc_of_flow_[f.id];
+    if (!cc || std::string(cc->cp) == "none") continue;
+    std::fill(seen.begin(), seen.end(), 0);
+    todo.assign(1, graph_->peer[f.spec.src].at(0));  // a NIC's one port
+    while (!todo.empty()) {
+      const uint32_t node = todo.back();
+      todo.pop_back();
+      const switch_model* sw = switch_of_node_[node];
+      if (!sw || seen[node]) continue;
+      seen[node] = 1;
+      for (uint16_t port : sw->forwarding.table.ports(f.spec.dst)) {
+        const choice_param& cp = *sw->ports[port]->cp[f.spec.priority];
+        if (cp() != cc->cp)
+          throw config_error(cp.name() + ": '" + cp() + "' leaves flow " + f.spec.name + " (cc " + cc->name +
+                             ") without its congestion point '" + cc->cp + "'");
+        todo.push_back(graph_->peer[node][port]);
+      }
+    }
+  }
 }
 
 void apply_overrides(const std::vector<std::pair<std::string, std::string>>& overrides, const std::string& origin,

@@ -14,6 +14,8 @@
 
 namespace sluice {
 
+struct cc_scheme;
+
 // One side of a link: which node (id) and which of its ports.
 struct port_ref {
   uint32_t node = 0;
@@ -52,7 +54,9 @@ class fabric {
   // scheme: <src>.rp, <dst>.np, and <sw>.port<i>.prio<k>.cp on every switch port at the flow's
   // class. Before the overrides, which may change any of these afterwards.
   void choose_congestion_control(const std::string& all);
-  // Cross-parameter checks of the chosen policies (Kmin <= Kmax, ...); after the overrides.
+  // Cross-parameter checks of the chosen policies (Kmin <= Kmax, Qeq within the buffer, ...)
+  // and that every flow's scheme keeps its congestion point on its paths; after the overrides
+  // and derive_defaults.
   void check_policies() const;
   // Name of the node on the far side of a node's port.
   const std::string& peer_of(const std::string& node, int port) const;
@@ -60,12 +64,14 @@ class fabric {
  private:
   void check_topology() const;
   void check_credits() const;  // InfiniBand: every used SL has a VL with credit on every link
+  void check_congestion_points() const;
 
   scenario scenario_;
   name_index node_ids_;                         // topology order
   std::vector<switch_model*> switch_of_node_;   // by node id; nullptr for NICs
   std::vector<nic*> nic_of_node_;               // by node id; nullptr for switches
   std::unique_ptr<port_graph> graph_;
+  std::vector<const cc_scheme*> cc_of_flow_;  // by flow id; nullptr: no scheme chosen
 };
 
 // Applies the scenario's `params:` then the command line's `--set` overrides, in order.

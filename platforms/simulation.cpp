@@ -91,8 +91,8 @@ simulation::simulation(const scenario& s, const run_options& options) {
   fabric_->make_policies();
   apply_overrides(s.params, "params");
   apply_overrides(options.sets, options.sets_origin);
-  fabric_->check_policies();
   fabric_->derive_defaults();
+  fabric_->check_policies();  // after the derived headroom: a congestion point's Qeq is checked against it
   elab_s_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - elab_start).count();
 }
 

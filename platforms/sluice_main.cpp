@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "models/core/stats.h"
+#include "platforms/congestion_control.h"
 #include "platforms/listing.h"
 #include "platforms/run_progress.h"
 #include "platforms/run_request.h"
@@ -81,15 +82,17 @@ int run(int argc, char* argv[]) {
   std::string command, scenario_path, out_dir, until, sample_period, seed, cc, match = "*";
   std::vector<std::string> sets;
   bool quiet = false;
+  // The scheme list comes from the scheme table, so --help names every scheme there is.
+  const std::string cc_help = "run, params: one congestion-control scheme for every flow (" + cc_scheme_names() +
+                              "): its congestion point on the switch queues of the traffic's classes, notification "
+                              "point at receivers, reaction point at senders";
   po::options_description options("options");
   options.add_options()("help,h", "show this help")("set", po::value(&sets)->composing(),
                                                     "override parameters: PATH=VALUE, PATH may use * and ?")(
       "until", po::value(&until), "simulated time to run, e.g. 20ms (overrides run.until)")(
       "sample-period", po::value(&sample_period), "period of the CSV time series (overrides run.sample_period)")(
       "seed", po::value(&seed), "random seed (overrides run.seed)")(
-      "cc", po::value(&cc),
-      "run, params: one congestion-control scheme for every flow (none, dcqcn, qcn, timely, ecm): its congestion point on the "
-      "switch queues of the traffic's classes, notification point at receivers, reaction point at senders")("out", po::value(&out_dir),
+      "cc", po::value(&cc), cc_help.c_str())("out", po::value(&out_dir),
                                                                     "write summary.json and time-series CSVs into DIR")(
       "quiet,q", po::bool_switch(&quiet), "do not print the summary table")(
       "match", po::value(&match), "params, stats: list only names matching GLOB");

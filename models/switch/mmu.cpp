@@ -72,6 +72,12 @@ void mmu::start_of_simulation() {
   state_->set_listener(listener_);
 }
 
+uint64_t mmu::capacity_bytes(int priority) const {
+  uint64_t bytes = buffer().bytes;
+  for (const auto& pp : ports) bytes += pp->reserve().bytes + (is_lossless(priority) ? pp->headroom().bytes : 0);
+  return bytes;
+}
+
 bool mmu::admit(int port, int priority, uint32_t bytes, bool& xoff_due) {
   return state_->admit(port, priority, bytes, xoff_due) == admit_verdict::admitted;
 }

@@ -39,6 +39,8 @@ class mmu : public sc_core::sc_module, public mmu_if {
   bool is_lossless(int priority) const override { return (*lossless[priority])(); }
   uint64_t headroom_bytes(int port, int) const override { return ports[port]->headroom().bytes; }
   uint64_t xon_offset_bytes(int port, int) const override { return ports[port]->xon_offset().bytes; }
+  // The shared pool, plus every port's reserve and, if the class is lossless, its headroom.
+  uint64_t capacity_bytes(int priority) const override;
   int classes() const { return classes_; }
 
  private:

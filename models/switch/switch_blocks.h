@@ -32,6 +32,9 @@ class mmu_if : public virtual sc_core::sc_interface {
   virtual uint64_t headroom_bytes(int port, int priority) const = 0;
   // The group's XON hysteresis below its XOFF threshold, in bytes (TCD's B1 - B0).
   virtual uint64_t xon_offset_bytes(int port, int priority) const { return 0; }
+  // The most bytes of class `priority` this MMU can ever hold, the bound of any egress queue's
+  // depth at that class (a congestion point's Qeq above it is a config error); unknown: no bound.
+  virtual uint64_t capacity_bytes(int priority) const { return UINT64_MAX; }
 };
 
 // An egress scheduler: which class queue of a port sends next. head_bytes[q] is the size of
@@ -76,7 +79,8 @@ class congestion_point_if {
   virtual void on_enqueue(packet_header& h, const queue_view& q) = 0;
   virtual void on_dequeue(packet_header& h, const queue_view& q) = 0;
   // Cross-parameter checks, once the overrides are final (throws config_error, one line).
-  virtual void check() const {}
+  // buffer_bytes: the most bytes the switch can hold at this queue's class (mmu_if::capacity_bytes).
+  virtual void check(uint64_t buffer_bytes) const {}
   // A detector's current verdict, for the cp_state time series (TCD: 0 non-congestion,
   // 1 undetermined, 2 congestion); -1: this congestion point keeps none.
   virtual int state() const { return -1; }

@@ -63,6 +63,11 @@ class switch_model : public sc_core::sc_module,
   // Makes the policies that declare parameters of their own (congestion points); the
   // simulation calls it between the two passes of the overrides. Idempotent.
   void make_policies();
+  // Cross-parameter checks of the ports' congestion points against the MMU bound by bind_mmu
+  // (or the default), once the overrides and derived defaults are final.
+  void check_policies() const {
+    for (const auto& p : ports) p->check_policies(custom_mmu_ ? *custom_mmu_ : static_cast<const mmu_if&>(mmu_block));
+  }
 
  private:
   void before_end_of_elaboration() override;

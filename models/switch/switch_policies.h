@@ -29,4 +29,8 @@ using forwarding_policies = policy_registry<path_selector>;
 // for frames the congestion point makes (CNMs).
 using cp_policies = policy_registry<congestion_point_if, const sc_core::sc_object&, int, frame_injector_if&>;
 
+// A congestion point's target depth (QCN's or ECM's Qeq) that its queue can never reach is a
+// config_error "<key>: '<value>' is above the switch buffer of class k (<bytes>)".
+void check_within_buffer(const param<byte_count>& depth, int cls, uint64_t buffer_bytes);
+
 }  // namespace sluice

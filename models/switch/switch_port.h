@@ -38,10 +38,11 @@ class switch_port : public sc_core::sc_module {
   // this port); once, after the first pass of the overrides. A class whose choice is "none"
   // keeps whatever egress.set_congestion_point bound.
   void make_policies(frame_injector_if& injector);
-  // Cross-parameter checks of the chosen congestion points, once the overrides are final.
-  void check_policies() const {
+  // Cross-parameter checks of the chosen congestion points, once the overrides are final;
+  // `buffer` is the switch's MMU (its capacity bounds every queue).
+  void check_policies(const mmu_if& buffer) const {
     for (int i = 0; i < classes(); ++i)
-      if (cp_policy_[i]) cp_policy_[i]->check();
+      if (cp_policy_[i]) cp_policy_[i]->check(buffer.capacity_bytes(i));
   }
   congestion_point_if* congestion_point(int cls) const { return cp_policy_[cls].get(); }
 

@@ -137,7 +137,7 @@ TEST(LosslessCp, TcdLowAboveHighIsAOneLineError) {
   auto cp = cp_policies::instance().make("tcd_bad.prio3.cp", "tcd", port, 3, inj);
   param_registry::instance().set("tcd_bad.prio3.tcd.low", "6KB");
   try {
-    cp->check();
+    cp->check(UINT64_MAX);
     FAIL() << "no error";
   } catch (const config_error& e) {
     EXPECT_STREQ(e.what(), "tcd_bad.prio3.tcd.low: 6KB is above tcd_bad.prio3.tcd.high (5KB)");

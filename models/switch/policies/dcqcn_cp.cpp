@@ -47,7 +47,7 @@ class dcqcn_cp final : public congestion_point_if {
       ++marked_;
     }
   }
-  void check() const override {
+  void check(uint64_t) const override {
     if (kmax_().bytes < kmin_().bytes)
       throw config_error(kmin_.name() + ": " + format_bytes(kmin_()) + " is above " + kmax_.name() + " (" +
                          format_bytes(kmax_()) + ")");

@@ -38,6 +38,7 @@ class ecm_cp final : public congestion_point_if {
         w_(&port, w_spec, cls),
         base_(&port, base_spec, cls),
         jitter_(&port, jitter_spec, cls),
+        cls_(cls),
         scope_("prio" + std::to_string(cls) + ".ecm"),
         injector_(injector),
         state_(derive_seed(random_streams::instance().seed(), std::string(port.name()) + "." + scope_)) {
@@ -62,6 +63,7 @@ class ecm_cp final : public congestion_point_if {
     send_bcn(h, q, s, cpid, c);
   }
   void on_dequeue(packet_header&, const queue_view&) override {}
+  void check(uint64_t buffer_bytes) const override { check_within_buffer(qeq_, cls_, buffer_bytes); }
 
  private:
   void send_bcn(const packet_header& data, const queue_view& q, const ecm_sample& s, uint64_t cpid,
@@ -77,6 +79,7 @@ class ecm_cp final : public congestion_point_if {
   param<double> w_;
   param<byte_count> base_;
   param<double> jitter_;
+  int cls_;
   std::string scope_;  // "prio3.ecm": the statistics' scope, kept for the registry
   frame_injector_if& injector_;
   ecm_cp_state state_;

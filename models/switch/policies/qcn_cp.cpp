@@ -61,6 +61,7 @@ class qcn_cp final : public congestion_point_if {
         ba_threshold_(&port, ba_threshold_spec, cls),
         ba_time_(&port, ba_time_spec, cls),
         sonar_(&port, sonar_spec, cls),
+        cls_(cls),
         scope_("prio" + std::to_string(cls) + ".qcn"),
         injector_(injector),
         state_(derive_seed(random_streams::instance().seed(), std::string(port.name()) + "." + scope_)) {
@@ -95,6 +96,7 @@ class qcn_cp final : public congestion_point_if {
     if (s.push_back) ++fb99_;
     send_cnm(h, q, s);
   }
+  void check(uint64_t buffer_bytes) const override { check_within_buffer(qeq_, cls_, buffer_bytes); }
   void on_dequeue(packet_header&, const queue_view& q) override {
     const qcn_cp_config c = config();
     if (c.tracks_ba()) state_.on_depth(q.bytes, now_ps(), c);
@@ -121,6 +123,7 @@ class qcn_cp final : public congestion_point_if {
   param<byte_count> ba_threshold_;
   param<sc_core::sc_time> ba_time_;
   param<bool> sonar_;
+  int cls_;
   std::string scope_;  // "prio3.qcn": the statistics' scope, kept for the registry
   frame_injector_if& injector_;
   qcn_cp_state state_;

@@ -123,7 +123,7 @@ class tcd_cp final : public congestion_point_if {
     ue_ += h.ecn == ecn_ue && before != ecn_ue;
   }
   int state() const override { return static_cast<int>(detector_.state()); }
-  void check() const override {
+  void check(uint64_t) const override {
     if (kmax_().bytes < kmin_().bytes)
       throw config_error(kmin_.name() + ": " + format_bytes(kmin_()) + " is above " + kmax_.name() + " (" +
                          format_bytes(kmax_()) + ")");

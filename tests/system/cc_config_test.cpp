@@ -1,0 +1,96 @@
+// Congestion-control configuration errors (issue 6): a Qeq its queue can never reach, a flow's
+// scheme without its congestion point on the queues it crosses, and the --help scheme list.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <regex>
+
+#include "platforms/congestion_control.h"
+#include "tests/support/harness.h"
+
+using namespace sluice;
+
+namespace {
+const std::string dumbbell = test::scenario_path("dumbbell.yaml");
+// The dumbbell's sw0: ports 0-3 face h0-h3, port 4 the bottleneck to sw1 (link order). With a
+// 1 MB shared pool and 10 KB of headroom on each of its 5 ports, class 3 (lossless) can hold at
+// most 1 000 000 + 5 x 10 000 = 1 050 000 B = 1050KB.
+const std::string small_sw0 = " --set sw0.mmu.buffer=1MB --set 'sw0.*.pfc.headroom=10KB'";
+}  // namespace
+
+TEST(CcConfig, QcnQeqAboveTheSwitchBufferIsAOneLineError) {
+  test::command_result r =
+      test::run_cli("params " + dumbbell + " --cc qcn" + small_sw0 + " --set sw0.port4.prio3.qcn.qeq=1051KB");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.output,
+            "sluice: error: sw0.port4.prio3.qcn.qeq: '1051KB' is above the switch buffer of class 3 (1050KB: shared "
+            "pool, reserves and headroom)\n");
+  // Exactly the capacity is allowed (the queue can reach it).
+  r = test::run_cli("params " + dumbbell + " --cc qcn" + small_sw0 +
+                    " --set sw0.port4.prio3.qcn.qeq=1050KB --match sw0.port4.prio3.qcn.qeq");
+  EXPECT_EQ(r.status, 0) << r.output;
+}
+
+TEST(CcConfig, EcmQeqAboveTheSwitchBufferIsAOneLineError) {
+  // A reserve counts too: 1 050 000 + 5 x 2 000 = 1 060 000 B.
+  const test::command_result r = test::run_cli("params " + dumbbell + " --cc ecm" + small_sw0 +
+                                               " --set 'sw0.*.pfc.reserve=2KB' --set sw0.port4.prio3.ecm.qeq=2MB");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.output,
+            "sluice: error: sw0.port4.prio3.ecm.qeq: '2MB' is above the switch buffer of class 3 (1060KB: shared "
+            "pool, reserves and headroom)\n");
+}
+
+TEST(CcConfig, LossyClassHasNoHeadroomInTheBuffer) {
+  // Class 3 lossy: 1 000 000 B of shared pool only, so 1001KB is above it.
+  const test::command_result r = test::run_cli("params " + dumbbell + " --cc qcn" + small_sw0 +
+                                               " --set sw0.prio3.lossless=false --set sw0.port4.prio3.qcn.qeq=1001KB");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.output.find("is above the switch buffer of class 3 (1MB: "), std::string::npos) << r.output;
+}
+
+TEST(CcConfig, SchemeWithoutItsCongestionPointOnAQueueItCrossesIsAOneLineError) {
+  // h0's flow (the first) crosses sw0 port 4, the bottleneck.
+  test::command_result r = test::run_cli("params " + dumbbell + " --cc dcqcn --set sw0.port4.prio3.cp=none");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.output,
+            "sluice: error: sw0.port4.prio3.cp: 'none' leaves flow h0->r0 (cc dcqcn) without its congestion point "
+            "'dcqcn'\n");
+  // Another scheme's congestion point is no better.
+  r = test::run_cli("params " + dumbbell + " --cc qcn --set sw0.port4.prio3.cp=ecm");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(
+      r.output,
+      "sluice: error: sw0.port4.prio3.cp: 'ecm' leaves flow h0->r0 (cc qcn) without its congestion point 'qcn'\n");
+  // A queue no flow crosses (sw0 port 0 sends only toward h0, which receives nothing) may differ.
+  r = test::run_cli("params " + dumbbell + " --cc dcqcn --set sw0.port0.prio3.cp=none --match sw0.port0.prio3.cp");
+  EXPECT_EQ(r.status, 0) << r.output;
+  // TIMELY needs no congestion point.
+  r = test::run_cli("params " + dumbbell + " --cc timely --set sw0.port4.prio3.cp=none --match sw0.port4.prio3.cp");
+  EXPECT_EQ(r.status, 0) << r.output;
+}
+
+TEST(CcConfig, SchemeWithoutCongestionPointDoesNotTakeTheClassFromOneWithIt) {
+  // Two traffic groups on class 3 through sw0's port 2 (toward b): DCQCN first, TIMELY second.
+  // TIMELY's "none" must not replace the DCQCN congestion point the first flow needs.
+  const std::string path = ::testing::TempDir() + "/cc_mixed.yaml";
+  std::ofstream(path) << "platform:\n  kind: custom\n  switches: [sw0]\n  nics: [a, c, b]\n"
+                         "  links: [{a: a, b: sw0, rate: 40Gbps, delay: 1us}, {a: c, b: sw0, rate: 40Gbps, delay: 1us},"
+                         " {a: sw0, b: b, rate: 40Gbps, delay: 1us}]\n"
+                         "traffic:\n"
+                         "  - {kind: constant, src: a, dst: b, rate: 20Gbps, priority: 3, cc: dcqcn}\n"
+                         "  - {kind: constant, src: c, dst: b, rate: 20Gbps, priority: 3, cc: timely}\n";
+  const test::command_result r = test::run_cli("params " + path + " --match sw0.port2.prio3.cp");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_TRUE(std::regex_search(r.output, std::regex("sw0\\.port2\\.prio3\\.cp +choice +none +dcqcn"))) << r.output;
+}
+
+TEST(CcConfig, HelpListsEverySchemeOfTheTable) {
+  std::string names;
+  for (const cc_scheme& s : cc_schemes()) names += std::string(names.empty() ? "" : ", ") + s.name;
+  test::command_result r = test::run_cli("run --help");
+  EXPECT_EQ(r.status, 0);
+  // Boost wraps the description: compare with the line breaks and indentation collapsed.
+  const std::string flat = std::regex_replace(r.output, std::regex("\\s+"), " ");
+  EXPECT_NE(flat.find("(" + names + ")"), std::string::npos) << r.output;
+}
