@@ -60,7 +60,7 @@ tlm::tlm_generic_payload* egress_port::next_frame(uint64_t now_ps, uint64_t& ret
     for (int i = 0; i < classes_; ++i)
       if (eligible >> i & 1) smallest = std::min(smallest, head_[i]);
     retry_ps =
-        std::min(retry_ps, now_ps + std::max<uint64_t>(1, to_ps(mac_.wire().current_rate().serialization(smallest))));
+        std::min(retry_ps, now_ps + std::max<uint64_t>(1, mac_.wire().current_rate().serialization_ps(smallest)));
     return nullptr;
   }
   queued e = queues_[q].pop_front();
@@ -84,7 +84,7 @@ tlm::tlm_generic_payload* egress_port::next_frame(uint64_t now_ps, uint64_t& ret
     if (!release_at_end_) {
       buffer_.release(h.ingress_port, arrival_class(h, q), h.size);
     } else {
-      uint64_t end = now_ps + to_ps(mac_.wire().current_rate().serialization(h.size));
+      uint64_t end = now_ps + mac_.wire().current_rate().serialization_ps(h.size);
       leaving_.push_back({end, h.ingress_port, static_cast<uint8_t>(arrival_class(h, q)), h.size});
       event_queue::instance().schedule(this, leaving_.front().end_ps);
     }
