@@ -17,8 +17,9 @@ class delay_line : public timed_client {
   explicit delay_line(handler on_exit) : on_exit_(std::move(on_exit)), queue_(event_queue::instance()) {}
 
   // Item leaves at now + delay. Delays must not decrease between pushes (FIFO order).
-  void push(T item, const sc_core::sc_time& delay) {
-    uint64_t due = now_ps() + to_ps(delay);
+  void push(T item, const sc_core::sc_time& delay) { push_at(std::move(item), now_ps() + to_ps(delay)); }
+  // Item leaves at due_ps (absolute), not before the items pushed earlier.
+  void push_at(T item, uint64_t due) {
     bool was_empty = items_.empty();
     items_.push_back({due, std::move(item)});
     if (was_empty) queue_.schedule(this, due);

@@ -82,12 +82,7 @@ std::pair<double, std::string> split_number(const std::string& text, const std::
 
 }  // namespace
 
-sc_core::sc_time data_rate::serialization(uint64_t bytes) const {
-  // bits / bps seconds = bits * 1e12 / bps picoseconds, rounded to the nearest picosecond.
-  // (Exact for the usual rates: 1500 B at 40 Gb/s is 300000 ps.) On the per-frame path.
-  double ps = static_cast<double>(bytes) * 8e12 / bps;
-  return from_ps(static_cast<uint64_t>(ps + 0.5));
-}
+sc_core::sc_time data_rate::serialization(uint64_t bytes) const { return from_ps(serialization_ps(bytes)); }
 
 namespace {
 

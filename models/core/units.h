@@ -26,6 +26,12 @@ struct data_rate {
   double bps = 0.0;
   // Serialization time of `bytes` at this rate, rounded to the kernel's 1 ps resolution.
   sc_core::sc_time serialization(uint64_t bytes) const;
+  // The same in picoseconds, inline: per-frame code that works in ps avoids building an sc_time
+  // (an out-of-line library call). bits / bps seconds = bits * 1e12 / bps ps, rounded to the
+  // nearest picosecond (exact for the usual rates: 1500 B at 40 Gb/s is 300000 ps).
+  uint64_t serialization_ps(uint64_t bytes) const {
+    return static_cast<uint64_t>(static_cast<double>(bytes) * 8e12 / bps + 0.5);
+  }
   friend bool operator==(data_rate a, data_rate b) { return a.bps == b.bps; }
   friend bool operator<(data_rate a, data_rate b) { return a.bps < b.bps; }
 };

@@ -33,14 +33,14 @@ tlm::tlm_sync_enum link_channel::transmit(tlm::tlm_generic_payload& p, tlm::tlm_
   uint64_t now = now_ps();
   if (phase != tlm::BEGIN_REQ || now < tx_end_ps_)
     SC_REPORT_ERROR(name(), "frame started while the wire is busy (transmitter ignored END_REQ)");
-  sc_core::sc_time ser = owner_.current_rate_.serialization(header(p).size);
+  const uint64_t ser_ps = owner_.current_rate_.serialization_ps(header(p).size);
   ++frames_;
   bytes_ += header(p).size;
-  busy_ps_ += to_ps(ser);
-  tx_end_ps_ = now + to_ps(ser);
-  wire_.push(&p, ser + owner_.delay());
+  busy_ps_ += ser_ps;
+  tx_end_ps_ = now + ser_ps;
+  wire_.push_at(&p, tx_end_ps_ + to_ps(owner_.delay()));
   phase = tlm::END_REQ;
-  delay = ser;
+  delay = from_ps(ser_ps);
   return tlm::TLM_UPDATED;
 }
 

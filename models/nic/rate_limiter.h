@@ -39,7 +39,7 @@ class pacing_limiter : public rate_limiter_if {
   explicit pacing_limiter(data_rate r = data_rate{0}) : rate_(r) {}
   void set_rate(data_rate r) override {
     rate_ = r;
-    if (last_bytes_) next_ps_ = last_start_ps_ + to_ps(effective(last_source_).serialization(last_bytes_));
+    if (last_bytes_) next_ps_ = last_start_ps_ + effective(last_source_).serialization_ps(last_bytes_);
     changed();
   }
   data_rate rate() const override { return rate_; }
@@ -49,7 +49,7 @@ class pacing_limiter : public rate_limiter_if {
     last_start_ps_ = start;
     last_bytes_ = bytes;
     last_source_ = source_rate;
-    next_ps_ = start + to_ps(effective(source_rate).serialization(bytes));
+    next_ps_ = start + effective(source_rate).serialization_ps(bytes);
   }
 
  private:

@@ -29,18 +29,20 @@ void egress_port::enqueue(tlm::tlm_generic_payload* p) {
   s.max_bytes = std::max(s.max_bytes, s.bytes);
   if (cp_[h.priority] && h.kind == frame_kind::data) cp_[h.priority]->on_enqueue(h, view(h.priority));
   const bool keep = h.image != nullptr;
+  if (queues_[h.priority].empty()) {
+    nonempty_ |= 1u << h.priority;
+    head_[h.priority] = h.size;
+  }
   queues_[h.priority].push_back({h.fields(), keep ? p : nullptr});
   if (!keep) p->release();
   mac_.kick();
 }
 
 tlm::tlm_generic_payload* egress_port::next_frame(uint64_t now_ps, uint64_t& retry_ps) {
-  std::array<uint32_t, max_classes> head{};
   uint32_t eligible = 0;
-  for (int q = 0; q < classes_; ++q) {
-    if (queues_[q].empty()) continue;
+  for (uint32_t m = nonempty_; m; m &= m - 1) {
+    const int q = __builtin_ctz(m);
     const frame_fields& h = queues_[q].front().f;
-    head[q] = h.size;
     if (!gate_.may_send(q, h.size, now_ps))
       retry_ps = std::min(retry_ps, gate_.blocked_until_ps(q, now_ps));
     else if (h.ready_ps > now_ps)
@@ -49,19 +51,25 @@ tlm::tlm_generic_payload* egress_port::next_frame(uint64_t now_ps, uint64_t& ret
       eligible |= 1u << q;
   }
   if (!eligible) return nullptr;
-  int q = scheduler_->select(head, eligible);
+  int q = scheduler_->select(head_, eligible);
   if (q < 0 || !(eligible >> q & 1)) {
     // A replacement scheduler that declines (or names an ineligible queue) is asked again one
     // frame time later (the smallest eligible head at the link rate), or sooner on new input.
     if (q >= 0) SC_REPORT_WARNING(mac_.name(), "scheduler selected an ineligible queue; ignored");
     uint32_t smallest = UINT32_MAX;
     for (int i = 0; i < classes_; ++i)
-      if (eligible >> i & 1) smallest = std::min(smallest, head[i]);
+      if (eligible >> i & 1) smallest = std::min(smallest, head_[i]);
     retry_ps =
-        std::min(retry_ps, now_ps + std::max<uint64_t>(1, to_ps(mac_.wire().current_rate().serialization(smallest))));
+        std::min(retry_ps, now_ps + std::max<uint64_t>(1, mac_.wire().current_rate().serialization_ps(smallest)));
     return nullptr;
   }
   queued e = queues_[q].pop_front();
+  if (queues_[q].empty()) {
+    nonempty_ &= ~(1u << q);
+    head_[q] = 0;
+  } else {
+    head_[q] = queues_[q].front().f.size;
+  }
   tlm::tlm_generic_payload* p = e.kept ? e.kept : packet_pool::instance().acquire();
   packet_header& h = header(*p);
   h.fields() = e.f;
@@ -76,7 +84,7 @@ tlm::tlm_generic_payload* egress_port::next_frame(uint64_t now_ps, uint64_t& ret
     if (!release_at_end_) {
       buffer_.release(h.ingress_port, arrival_class(h, q), h.size);
     } else {
-      uint64_t end = now_ps + to_ps(mac_.wire().current_rate().serialization(h.size));
+      uint64_t end = now_ps + mac_.wire().current_rate().serialization_ps(h.size);
       leaving_.push_back({end, h.ingress_port, static_cast<uint8_t>(arrival_class(h, q)), h.size});
       event_queue::instance().schedule(this, leaving_.front().end_ps);
     }
@@ -95,8 +103,8 @@ void egress_port::on_timer() {
 
 uint64_t egress_port::next_ready_ps(uint64_t now_ps) const {
   uint64_t next = never_ps;
-  for (int q = 0; q < classes_; ++q) {
-    if (queues_[q].empty()) continue;
+  for (uint32_t m = nonempty_; m; m &= m - 1) {
+    const int q = __builtin_ctz(m);
     const frame_fields& h = queues_[q].front().f;
     uint64_t t = gate_.may_send(q, h.size, now_ps) ? h.ready_ps : gate_.blocked_until_ps(q, now_ps);
     if (t <= now_ps) return now_ps;

@@ -77,6 +77,10 @@ class egress_port : public frame_source_if, public timed_client {
     tlm::tlm_generic_payload* kept;  // null: rebuild from the pool at dequeue
   };
   std::array<ring<queued>, max_classes> queues_;
+  // Kept in step with queues_ so that choosing a frame visits only the non-empty classes and
+  // hands the scheduler its head sizes without rebuilding them per call (0: empty).
+  uint32_t nonempty_ = 0;
+  std::array<uint32_t, max_classes> head_{};
   std::array<queue_stats, max_classes> stats_{};
   std::array<congestion_point_if*, max_classes> cp_{};
   struct in_flight {

@@ -40,6 +40,15 @@ TEST(Units, SerializationIsExactAtPicosecondResolution) {
   EXPECT_EQ(to_ps(parse_rate("400Gbps").serialization(64)), 1280u);
 }
 
+TEST(Units, SerializationInPicosecondsRoundsToNearest) {
+  // 1500 B at 40 Gb/s = 300000 ps. 1 B at 3 Gb/s = 8e12 / 3e9 = 2666.67 ps -> 2667;
+  // 1 B at 6 Gb/s = 1333.33 ps -> 1333 (nearest, not up). The sc_time form says the same.
+  EXPECT_EQ(parse_rate("40Gbps").serialization_ps(1500), 300000u);
+  EXPECT_EQ(parse_rate("3Gbps").serialization_ps(1), 2667u);
+  EXPECT_EQ(parse_rate("6Gbps").serialization_ps(1), 1333u);
+  EXPECT_EQ(to_ps(parse_rate("3Gbps").serialization(1)), 2667u);
+}
+
 TEST(Units, ErrorsNameTheKeyAndValue) {
   try {
     parse_rate("40GBq", "sw0-r0.rate");
