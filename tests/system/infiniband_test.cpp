@@ -1,6 +1,10 @@
 // InfiniBand fabrics (`link_layer: ib`): credit flow control end to end.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <set>
+
 #include "tests/support/harness.h"
 
 using namespace sluice;
@@ -98,6 +102,41 @@ TEST(IbFabric, BadCreditConfigurationsAreOneLineErrors) {
             "sw0.port1.pfc.quanta: PFC on an InfiniBand port, which has credit flow control");
   EXPECT_EQ(error_of({{"h0.rp", "ib-cca"}, {"h0.rp.ccti_limit", "10"}, {"h0.rp.ccti_min", "11"}}),
             "h0.rp.ccti_min: '11' is past the table's end (h0.rp.ccti_limit = 10)");
+  // A loaded table of 3 entries: CCTI_Limit and CCTI_Min must index it.
+  EXPECT_EQ(error_of({{"h0.rp", "ib-cca"}, {"h0.rp.cct", "0:0 0:2 0:4"}, {"h0.rp.ccti_limit", "3"}}),
+            "h0.rp.ccti_limit: '3' is past the table's end (h0.rp.cct has 3 entries)");
+  EXPECT_EQ(error_of({{"h0.rp", "ib-cca"}, {"h0.rp.cct", "0:0 0:2 0:4"}, {"h0.rp.ccti_min", "3"}}),
+            "h0.rp.ccti_min: '3' is past the table's end (h0.rp.cct has 3 entries)");
+  EXPECT_EQ(error_of({{"h0.rp", "ib-cca"}, {"h0.rp.cct", "0:0 0;2"}}),
+            "--set: h0.rp.cct: '0;2' (entry 1) is not shift:multiplier");
+  EXPECT_EQ(error_of({{"h0.rp", "ib-cca"}, {"h0.rp.cct", ""}}), "--set: h0.rp.cct: '' is an empty table");
+}
+
+TEST(IbCca, TheSendersArePacedByTheEntriesOfALoadedTable) {
+  // --cc ib-cca on ib-incast with a 4-entry table (its last entry is CCTI_Limit = 3): every
+  // paced rate the limiter shows is 40 Gb/s x 1 / (1 + m / 2^shift) of an entry:
+  // 2:8 -> 40/3 = 13.33, 1:6 -> 40/4 = 10, 0:5 -> 40/6 = 6.67 Gb/s; entry 0 lifts the limit (0).
+  run_options o;
+  o.cc = "ib-cca";
+  o.sets = {{"h*.rp.cct", "0:0 2:8 1:6 0:5"}};
+  simulation sim(load_scenario_file(test::scenario_path("ib-incast.yaml")), o);
+  sim.run();
+  const std::vector<double> allowed{0, 40e9 / 3, 10e9, 40e9 / 6};
+  const series& rate = sim.samples().flow_rate;
+  ASSERT_EQ(rate.columns.size(), 32u);  // rate and target per flow
+  std::set<int> seen;
+  for (const auto& row : rate.rows)
+    for (std::size_t c = 0; c < row.size(); c += 2) {
+      const auto it = std::find_if(allowed.begin(), allowed.end(), [&](double a) { return std::abs(row[c] - a) < 1e3; });
+      ASSERT_NE(it, allowed.end()) << rate.columns[c] << " " << row[c];
+      seen.insert(static_cast<int>(it - allowed.begin()));
+    }
+  // The 16 senders' 2.5 Gb/s against one 40 Gb/s port: BECNs reach the last entry.
+  EXPECT_TRUE(seen.count(3)) << "never reached CCT[3]";
+  nlohmann::json s = sim.summary();
+  EXPECT_GT(s["totals"]["becn_frames"].get<double>(), 0);
+  for (int i = 0; i < 16; ++i)
+    EXPECT_LE(s["counters"]["h" + std::to_string(i) + ".rp.flow" + std::to_string(i) + ".ccti"].get<double>(), 3.0);
 }
 
 TEST(IbCca, FecnMarksComeBackAsBecnsAndThePacedSendersStopStarvingForCredit) {
