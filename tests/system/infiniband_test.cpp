@@ -143,7 +143,8 @@ namespace {
 // h0 -> sw0 -> r0 at 40 Gb/s, 1 us links, 1000 B payloads (1026 B frames: 17 blocks), one
 // 40 Gb/s flow per listed SL.
 std::string one_sender(const std::vector<int>& sls) {
-  std::string y = "platform: {kind: incast, link_layer: ib, senders: 1, link_rate: 40Gbps, link_delay: 1us}\ntraffic:\n";
+  std::string y = "platform: {kind: incast, link_layer: ib, senders: 1, link_rate: 40Gbps, link_delay: 1us}\ntraffic:";
+  y += sls.empty() ? " []\n" : "\n";
   for (int sl : sls) y += "  - {kind: constant, src: h0, dst: r0, rate: 40Gbps, priority: " + std::to_string(sl) + "}\n";
   return y + "run: {until: 1ms, seed: 1}\nparams: {\"*.mtu\": 1000B}\n";
 }
@@ -168,6 +169,14 @@ TEST(IbFabric, ASharedPoolLetsAVlWithASmallBufferReachLineRate) {
   // above the line: the flow is held by the line (39 Gb/s of payload), not by credit; 30 Gb/s
   // leaves room for the start-up (the pool is granted only once the VL is in use).
   EXPECT_GT(one_sl3_flow_rate({{"sw0.port0.credit.prio3.buffer", "2KiB"}, {"sw0.port0.credit.pool", "32KiB"}}), 30e9);
+}
+
+TEST(IbFabric, AnIdleFabricSendsOnlyTheLinkUpAndRefreshCreditPackets) {
+  // Nothing changes, so every credit packet is the FC-init at time 0 or the refresh IBA requires
+  // of each operational VL: 4 ports (2 links) x 8 VLs x (1 + floor(1 ms / 65.536 us) = 15) = 512.
+  auto sim = test::make_sim(one_sender({}));
+  sim->run();
+  EXPECT_EQ(sim->summary()["totals"]["credit_packets"], 512);
 }
 
 TEST(IbFabric, VlsSharingAPoolNeverHoldMoreThanTheirBufferAndThePool) {
