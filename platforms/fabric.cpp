@@ -130,10 +130,11 @@ void fabric::derive_defaults() {
       switch_model* sw = switch_of_node_[end->node];
       if (!sw) continue;
       if (switch_port& port = *sw->ports[end->port]; port.credits) {
-        // A credit port's VL buffers are the MMU's per-group reserve: credits bound each group.
+        // A credit port's VL buffers (and its shared pool) are the MMU's per-group reserve:
+        // credits bound each group.
         uint64_t most = 0;
         for (const auto& b : port.credits->buffer) most = std::max(most, (*b)().bytes);
-        sw->mmu_block.ports[end->port]->reserve.set_default(byte_count{most});
+        sw->mmu_block.ports[end->port]->reserve.set_default(byte_count{most + port.credits->pool().bytes});
         continue;
       }
       const port_ref& peer = end == &e.a ? e.b : e.a;

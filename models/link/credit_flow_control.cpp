@@ -43,6 +43,11 @@ const param_spec<byte_count> batch_spec{
 const param_spec<byte_count> buffer_spec{
     "buffer", "input buffer of this VL behind the port's receiver, advertised as credit (0: the VL has none)",
     byte_count{64 * 1024}, byte_count{0}, byte_count{2048 * 64}};
+const param_spec<byte_count> pool_spec{
+    "pool",
+    "shared input buffer of this port that its data VLs may be advertised beyond their own buffers while it has "
+    "room (0: none)",
+    byte_count{0}, byte_count{0}, byte_count{16u << 20}};
 
 // A receiver that consumes at once: admit then release every frame.
 struct consuming : frame_sink_if {
@@ -64,6 +69,7 @@ credit_flow_control::credit_flow_control(sc_core::sc_module_name name, mac_port&
       min_interval(this, min_interval_spec),
       refresh(this, refresh_spec),
       batch(this, batch_spec),
+      pool(this, pool_spec),
       mac_(mac),
       classes_(classes) {
   if (classes < 1 || classes > max_classes)
@@ -153,11 +159,43 @@ void credit_flow_control::on_transmit(int vl, uint32_t bytes) {
   s.fctbs = static_cast<uint16_t>((s.fctbs + blocks(bytes)) & 0xFFF);
 }
 
+uint32_t credit_flow_control::committed_blocks(int vl) const {
+  const vl_state& s = vl_[vl];
+  return s.used_blocks + ((s.adv_fccl - s.abr) & 0xFFF);
+}
+
+uint32_t credit_flow_control::pool_blocks_used() const {
+  uint32_t used = 0;
+  for (int k = 0; k < static_cast<int>(buffer.size()); ++k)
+    used += committed_blocks(k) - std::min(committed_blocks(k), vl_[k].capacity_blocks);
+  return used;
+}
+
+// Commitments only shrink between a VL's credit packets (a frame landing turns credit into use,
+// a release frees both), so granting each packet at most the pool's free blocks keeps the sum of
+// every VL's use within the buffers and the pool: nothing can arrive that does not fit. A limit
+// never falls (frames sent against it may be on the wire). Only a VL in use (frames held, or
+// credit spent since its last packet) is granted pool blocks, so idle VLs (and link-up) do not
+// hoard it.
+uint16_t credit_flow_control::advertise(int vl) {
+  const uint64_t pool_total = pool().bytes / ib::credit_block;
+  vl_state& s = vl_[vl];
+  if (pool_total == 0) return s.adv_fccl = advertised(vl);
+  const uint32_t committed = committed_blocks(vl), outstanding = committed - s.used_blocks;
+  const uint32_t own_pool = committed - std::min(committed, s.capacity_blocks);
+  const uint64_t pool_free = pool_total - std::min<uint64_t>(pool_total, pool_blocks_used() - own_pool);
+  const bool in_use = s.peak_blocks > 0 && (s.used_blocks > 0 || outstanding < s.capacity_blocks);
+  const uint64_t room = s.capacity_blocks + (in_use ? pool_free : own_pool);
+  const uint64_t free_blocks = room - std::min<uint64_t>(room, s.used_blocks);
+  s.adv_fccl = static_cast<uint16_t>((s.abr + std::min<uint64_t>(free_blocks, 2048)) & 0xFFF);
+  return s.adv_fccl;
+}
+
 void credit_flow_control::on_admit(int vl, uint32_t bytes, bool) {
   if (vl == management_vl) return;
   vl_state& s = vl_[vl];
   const uint32_t n = blocks(bytes);
-  if (s.used_blocks + n > s.capacity_blocks)
+  if (pool().bytes >= ib::credit_block ? n > ((s.adv_fccl - s.abr) & 0xFFF) : s.used_blocks + n > s.capacity_blocks)
     SC_REPORT_ERROR(name(), "model error: a frame arrived beyond the credit this port advertised");
   s.used_blocks += n;
   s.peak_blocks = std::max(s.peak_blocks, s.used_blocks);
@@ -173,7 +211,10 @@ void credit_flow_control::on_release(int vl, uint32_t bytes, bool) {
   // Batched: a sender short of credit waits at most for a batch to free, and the whole buffer
   // freeing always qualifies, so nothing waits for ever.
   const uint64_t batch_blocks = std::min<uint64_t>(batch().bytes / ib::credit_block, s.capacity_blocks);
-  if (s.freed_blocks >= batch_blocks) request_update(vl);
+  // A buffer that drained while its sender lacks credit for a frame like this one also qualifies:
+  // a buffer smaller than batch + a frame would otherwise wait for the refresh.
+  const bool drained_short = s.used_blocks == 0 && ((s.adv_fccl - s.abr) & 0xFFF) < n;
+  if (s.freed_blocks >= batch_blocks || drained_short) request_update(vl);
 }
 
 // A changed limit goes out at once, or when the VL's minimum interval has passed.
@@ -232,7 +273,7 @@ tlm::tlm_generic_payload* credit_flow_control::take_control_frame(uint64_t now_p
   h.priority = static_cast<uint8_t>(vl);
   h.size = ib::credit_packet_bytes;
   h.created_ps = now_ps;
-  ib::encode_credit({static_cast<uint8_t>(init ? 1 : 0), s.fctbs, static_cast<uint8_t>(vl), advertised(vl)}, *h.image);
+  ib::encode_credit({static_cast<uint8_t>(init ? 1 : 0), s.fctbs, static_cast<uint8_t>(vl), advertise(vl)}, *h.image);
   ++packets_sent_;
   return p;
 }

@@ -38,6 +38,7 @@ class credit_flow_control : public sc_core::sc_module, public flow_control_if, p
   param<byte_count> batch;
   std::vector<std::unique_ptr<param<byte_count>>> buffer;  // per data VL: the input buffer
   std::vector<std::unique_ptr<param<uint64_t>>> sl2vl;     // per SL: the VL it leaves this port on
+  param<byte_count> pool;  // shared by the port's data VLs beyond their own buffers (0: none)
 
   credit_flow_control(sc_core::sc_module_name name, mac_port& mac, int classes);
 
@@ -80,6 +81,10 @@ class credit_flow_control : public sc_core::sc_module, public flow_control_if, p
   uint16_t fccl(int vl) const { return vl_[vl].fccl; }
   uint16_t fctbs(int vl) const { return vl_[vl].fctbs; }
   uint16_t advertised(int vl) const;
+  // Blocks VL `vl` holds or may still receive: its use plus the credit it was advertised and has
+  // not used yet. Beyond its own buffer they come from the shared pool.
+  uint32_t committed_blocks(int vl) const;
+  uint32_t pool_blocks_used() const;  // the pool's blocks committed to VLs now
 
  private:
   struct vl_state {
@@ -95,7 +100,11 @@ class credit_flow_control : public sc_core::sc_module, public flow_control_if, p
     uint64_t last_sent_ps = 0;
     uint32_t freed_blocks = 0;  // released since the VL's last credit packet
     bool sent_once = false;
+    uint16_t adv_fccl = 0;  // the limit in the VL's last credit packet (with a shared pool)
   };
+  // The limit a credit packet carries; with a pool it takes the pool's free blocks it
+  // advertises, and ABR + dedicated + taken must never pass what the port holds.
+  uint16_t advertise(int vl);
   void on_timer() override;
   void request_update(int vl);
   void arm(uint64_t at_ps);

@@ -64,6 +64,36 @@ TEST(IbCca, TheTableGivesTheInterPacketDelayAndItsRate) {
   EXPECT_DOUBLE_EQ((cct_entry{0, 0}.rate_share()), 1.0);
 }
 
+TEST(IbCca, ATableLoadedEntryByEntryGivesEachEntrysDelay) {
+  // IPD = (T_pkt >> shift) x multiplier; share = T / (T + IPD) = 1 / (1 + m / 2^shift).
+  const auto t = parse_cct("0:0, 2:8 1:6,,0:5\t3:16383", "h0.rp.cct");
+  ASSERT_EQ(t.size(), 5u);
+  EXPECT_EQ(t[1].shift, 2);
+  EXPECT_EQ(t[1].multiplier, 8);
+  EXPECT_DOUBLE_EQ(t[0].rate_share(), 1.0);        // no delay
+  EXPECT_DOUBLE_EQ(t[1].rate_share(), 1.0 / 3);    // (T >> 2) x 8 = 2T
+  EXPECT_DOUBLE_EQ(t[2].rate_share(), 1.0 / 4);    // (T >> 1) x 6 = 3T
+  EXPECT_DOUBLE_EQ(t[3].rate_share(), 1.0 / 6);    // 5T
+  EXPECT_DOUBLE_EQ(t[4].rate_share(), 8.0 / 16391);  // (T >> 3) x 16383: 1 / (1 + 16383 / 8)
+}
+
+TEST(IbCca, ABadLoadedTableIsAOneLineErrorNamingTheEntry) {
+  const auto error = [](const std::string& text) {
+    try {
+      parse_cct(text, "h0.rp.cct");
+    } catch (const config_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(error("0:0 1-3"), "h0.rp.cct: '1-3' (entry 1) is not shift:multiplier");
+  EXPECT_EQ(error("0:0 :3"), "h0.rp.cct: ':3' (entry 1) is not shift:multiplier");
+  EXPECT_EQ(error("0:x"), "h0.rp.cct: '0:x' (entry 0) is not shift:multiplier");
+  EXPECT_EQ(error("0:0 0:1 4:1"), "h0.rp.cct: '4:1' (entry 2) has a shift above 3 (2 bits)");
+  EXPECT_EQ(error("0:16384"), "h0.rp.cct: '0:16384' (entry 0) has a multiplier above 16383 (14 bits)");
+  EXPECT_EQ(error(" , "), "h0.rp.cct: ' , ' is an empty table");
+}
+
 namespace {
 struct cp_owner : sc_core::sc_module {
   explicit cp_owner(sc_core::sc_module_name n) : sc_module(n) {}

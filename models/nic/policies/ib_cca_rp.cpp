@@ -2,10 +2,13 @@
 // CCTI: the model's QP is the flow). A BECN, carried by a CNP from the destination, raises the
 // flow's CCTI; the CCTI timer lowers it; the flow's limiter paces at the rate the table entry
 // CCT[CCTI] gives. Parameters once per NIC (<nic>.rp.*), read at each event. The table is made
-// from a shape and its largest delay (rp.cct_shape, rp.cct_max_delay), CCTI_Limit + 1 entries.
+// from a shape and its largest delay (rp.cct_shape, rp.cct_max_delay), CCTI_Limit + 1 entries,
+// or loaded entry by entry (rp.cct: "shift:multiplier ...", which then also sets the limit's
+// default to its last entry).
 // "ib-cca-tcd" (docs/models/tcd.md) reads TCD's code point from the CNP's BTH: a BECN with the UE
 // bit gets <nic>.rp.cca_ue_reaction, one without it (CE: FECN) <nic>.rp.cca_ce_reaction, each
 // `increase` (CCA's CCTI increase), `hold` (ib_cca_state::on_hold) or `ignore`.
+#include <algorithm>
 #include <string>
 #include <tuple>
 
@@ -40,6 +43,30 @@ const choice_spec ue_reaction_spec{"rp.cca_ue_reaction",
                                    "ib-cca-tcd: reaction to a BECN for a UE (undetermined: perhaps a victim) frame",
                                    "hold", {"increase", "hold", "ignore"}};
 
+// rp.cct: the table as text, parsed (and rejected with a one-line error) when it is set.
+class cct_param final : public param_base {
+ public:
+  explicit cct_param(const sc_core::sc_object* nic)
+      : param_base(nic, "rp.cct",
+                   "ib-cca: the congestion control table entry by entry, 'shift:multiplier' from index 0 (empty: "
+                   "the shape's)",
+                   -1) {}
+  std::string unit() const override { return "table"; }
+  std::string value_string() const override { return text_; }
+  std::string default_string() const override { return ""; }
+  std::string range_string() const override { return "shift 0-3 : multiplier 0-16383, ..."; }
+  void set_from_string(const std::string& text) override {
+    entries_ = parse_cct(text, name());
+    text_ = text;
+    overridden_ = true;
+  }
+  const std::vector<cct_entry>& entries() const { return entries_; }
+
+ private:
+  std::string text_;
+  std::vector<cct_entry> entries_;
+};
+
 class cca_maker final : public reaction_point_maker {
  public:
   cca_maker(const sc_core::sc_object& nic, const mac_port& mac, bool ternary)
@@ -50,7 +77,8 @@ class cca_maker final : public reaction_point_maker {
         min(&nic, min_spec),
         timer(&nic, timer_spec),
         max_delay(&nic, max_delay_spec),
-        shape(&nic, shape_spec) {
+        shape(&nic, shape_spec),
+        cct(&nic) {
     if (ternary) {
       ce_reaction = std::make_unique<choice_param>(&nic, ce_reaction_spec);
       ue_reaction = std::make_unique<choice_param>(&nic, ue_reaction_spec);
@@ -66,17 +94,30 @@ class cca_maker final : public reaction_point_maker {
   }
   std::unique_ptr<reaction_point_if> make(const flow&, rate_limiter_if& limiter) override;
   double line_rate() const { return mac_.wire().current_rate().bps; }
-  ib_cca_config config() const {
-    return {static_cast<uint32_t>(increase()), static_cast<uint32_t>(limit()), static_cast<uint32_t>(min())};
+  // A loaded table's last entry is CCTI_Limit unless the limit is set.
+  uint64_t ccti_limit() const {
+    return cct.entries().empty() || limit.overridden() ? limit() : cct.entries().size() - 1;
   }
-  // CCTI_Min must index the table (CCTI_Limit + 1 entries).
+  ib_cca_config config() const {
+    return {static_cast<uint32_t>(increase()), static_cast<uint32_t>(ccti_limit()), static_cast<uint32_t>(min())};
+  }
+  // CCTI_Min must index the table (CCTI_Limit + 1 entries), and a loaded table must hold
+  // CCTI_Limit + 1 entries.
   void check() const override {
-    if (min() > limit())
+    const auto n = cct.entries().size();
+    if (n && limit() >= n && limit.overridden())
+      throw config_error(limit.name() + ": '" + std::to_string(limit()) + "' is past the table's end (" + cct.name() +
+                         " has " + std::to_string(n) + " entries)");
+    if (n && min() >= n)
+      throw config_error(min.name() + ": '" + std::to_string(min()) + "' is past the table's end (" + cct.name() +
+                         " has " + std::to_string(n) + " entries)");
+    if (min() > ccti_limit())
       throw config_error(min.name() + ": '" + std::to_string(min()) + "' is past the table's end (" + limit.name() +
-                         " = " + std::to_string(limit()) + ")");
+                         " = " + std::to_string(ccti_limit()) + ")");
   }
   // The table, rebuilt when its parameters differ from the last build.
   const std::vector<cct_entry>& table() {
+    if (!cct.entries().empty()) return cct.entries();
     const auto key = std::make_tuple(limit(), max_delay(), shape());
     if (table_.empty() || key != built_) {
       table_ = make_cct(static_cast<uint32_t>(limit()), max_delay(), shape() == "quadratic");
@@ -95,6 +136,7 @@ class cca_maker final : public reaction_point_maker {
   param<sc_time> timer;
   param<double> max_delay;
   choice_param shape;
+  cct_param cct;
   std::unique_ptr<choice_param> ce_reaction, ue_reaction;  // ib-cca-tcd only
 
  private:
@@ -140,7 +182,8 @@ class cca_rp final : public reaction_point_if, public timed_client {
  private:
   // Entry 0 (no delay) lifts the limit; otherwise line x share, as a pacing rate.
   void apply() {
-    const cct_entry& e = maker_.table()[state_.ccti()];
+    const auto& table = maker_.table();  // a limit raised later by an event stops at the last entry
+    const cct_entry& e = table[std::min<std::size_t>(state_.ccti(), table.size() - 1)];
     limiter_.set_rate(e.multiplier ? data_rate{maker_.line_rate() * e.rate_share()} : data_rate{0});
   }
   cca_maker& maker_;

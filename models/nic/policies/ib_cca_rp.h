@@ -11,7 +11,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <string>
 #include <vector>
+
+#include "models/core/units.h"
 
 namespace sluice {
 
@@ -30,6 +33,34 @@ inline std::vector<cct_entry> make_cct(uint32_t limit, double max_delay, bool qu
     const double x = static_cast<double>(i) / limit;
     t[i].multiplier = static_cast<uint16_t>(std::min(16383.0, std::floor(max_delay * (quadratic ? x * x : x))));
   }
+  return t;
+}
+
+// A table given entry by entry (the CCM's CongestionControlTable as the scenario loads it):
+// "shift:multiplier" entries, index 0 first, separated by commas and/or spaces. `key` names the
+// parameter in the one-line errors (a malformed entry, a field out of its 2/14 bits, no entry).
+inline std::vector<cct_entry> parse_cct(const std::string& text, const std::string& key) {
+  std::vector<cct_entry> t;
+  std::size_t i = 0;
+  while ((i = text.find_first_not_of(", \t", i)) != std::string::npos) {
+    const std::size_t end = std::min(text.find_first_of(", \t", i), text.size());
+    const std::string item = text.substr(i, end - i);
+    const std::size_t colon = item.find(':');
+    const auto bad = [&](const std::string& why) {
+      return config_error(key + ": '" + item + "' (entry " + std::to_string(t.size()) + ") " + why);
+    };
+    if (colon == std::string::npos) throw bad("is not shift:multiplier");
+    const std::string shift = item.substr(0, colon), mult = item.substr(colon + 1);
+    const auto digits = [](const std::string& d) {
+      return !d.empty() && d.size() <= 5 && d.find_first_not_of("0123456789") == std::string::npos;
+    };
+    if (!digits(shift) || !digits(mult)) throw bad("is not shift:multiplier");
+    if (std::stoul(shift) > 3) throw bad("has a shift above 3 (2 bits)");
+    if (std::stoul(mult) > 16383) throw bad("has a multiplier above 16383 (14 bits)");
+    t.push_back({static_cast<uint8_t>(std::stoul(shift)), static_cast<uint16_t>(std::stoul(mult))});
+    i = end;
+  }
+  if (t.empty()) throw config_error(key + ": '" + text + "' is an empty table");
   return t;
 }
 
