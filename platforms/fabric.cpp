@@ -173,7 +173,9 @@ void fabric::choose_congestion_control(const std::string& all) {
   for (const flow& f : flows) {
     const std::string& name = all.empty() ? f.spec.cc : all;
     if (name.empty()) continue;
-    const cc_scheme& cc = cc_scheme_named(name, all.empty() ? "traffic: cc" : "--cc");
+    const std::string key = all.empty() ? "traffic: cc" : "--cc";
+    const cc_scheme& cc = cc_scheme_named(name, key);
+    check_cc_fabric(cc, scenario_.topology.layer == link_layer::ib, key);
     nic_of_node_[f.spec.src]->rp.set_from_string(cc.rp);
     nic_of_node_[f.spec.dst]->np.set_from_string(cc.np);
     cc_of_flow_[f.id] = &cc;

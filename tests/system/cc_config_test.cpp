@@ -94,3 +94,21 @@ TEST(CcConfig, HelpListsEverySchemeOfTheTable) {
   const std::string flat = std::regex_replace(r.output, std::regex("\\s+"), " ");
   EXPECT_NE(flat.find("(" + names + ")"), std::string::npos) << r.output;
 }
+
+// A scheme's feedback belongs to one fabric: RoCEv2 CNPs, ECN and CNMs to Ethernet, FECN/BECN to
+// InfiniBand. The other fabric's schemes are a one-line error naming the ones that fit; `none`
+// fits both.
+TEST(CcConfig, SchemeOfTheOtherFabricIsAOneLineError) {
+  test::command_result r = test::run_cli("run " + test::scenario_path("ib-incast.yaml") + " --cc dcqcn -q");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.output,
+            "sluice: error: --cc: 'dcqcn' is a scheme for Ethernet (CEE) fabrics, and this one is InfiniBand "
+            "(link_layer: ib): one of {none, ib-cca, ib-cca+tcd}\n");
+  r = test::run_cli("run " + test::scenario_path("incast.yaml") + " --cc ib-cca -q");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.output,
+            "sluice: error: --cc: 'ib-cca' is a scheme for InfiniBand fabrics, and this one is Ethernet (CEE): one of "
+            "{none, dcqcn, qcn, pcn, dcqcn+tcd, timely, ecm}\n");
+  r = test::run_cli("params " + test::scenario_path("ib-incast.yaml") + " --cc none --match 'h0.rp'");
+  EXPECT_EQ(r.status, 0) << r.output;
+}
