@@ -52,6 +52,8 @@ class random_streams {
   }
   void seed(uint64_t s) { seed_ = s; }
   uint64_t seed() const { return seed_; }
+  // The seed of the stream of the model user `name` (e.g. "sw0.port2.prio3.cp") in this run.
+  uint64_t seed_for(const std::string& name) const { return derive_seed(seed_, name); }
 
  private:
   uint64_t seed_ = 1;

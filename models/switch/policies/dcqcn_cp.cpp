@@ -29,8 +29,7 @@ class dcqcn_cp final : public congestion_point_if {
         kmax_(&port, kmax_spec, cls),
         pmax_(&port, pmax_spec, cls),
         scope_("prio" + std::to_string(cls)),
-        draws_(derive_seed(random_streams::instance().seed(),
-                           std::string(port.name()) + "." + scope_ + ".cp")) {
+        draws_(random_streams::instance().seed_for(std::string(port.name()) + "." + scope_ + ".cp")) {
     static const stat_desc stats[] = {
         {"ecn_marked", "frames", "data frames marked CE by the dcqcn congestion point",
          [](const void* m, int) { return static_cast<double>(stat_model<dcqcn_cp>(m).marked_); }},

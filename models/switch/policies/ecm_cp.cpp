@@ -41,7 +41,7 @@ class ecm_cp final : public congestion_point_if {
         cls_(cls),
         scope_("prio" + std::to_string(cls) + ".ecm"),
         injector_(injector),
-        state_(derive_seed(random_streams::instance().seed(), std::string(port.name()) + "." + scope_)) {
+        state_(random_streams::instance().seed_for(std::string(port.name()) + "." + scope_)) {
     static const stat_desc stats[] = {
         {"samples", "frames", "data frames sampled by the ecm congestion point",
          [](const void* m, int) { return static_cast<double>(stat_model<ecm_cp>(m).samples_); }},

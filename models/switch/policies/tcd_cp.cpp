@@ -69,8 +69,7 @@ class tcd_cp final : public congestion_point_if {
         kmax_(&port, kmax_spec, cls),
         pmax_(&port, pmax_spec, cls),
         scope_("prio" + std::to_string(cls) + ".tcd"),
-        draws_(derive_seed(random_streams::instance().seed(),
-                           std::string(port.name()) + ".prio" + std::to_string(cls) + ".cp")) {
+        draws_(random_streams::instance().seed_for(std::string(port.name()) + ".prio" + std::to_string(cls) + ".cp")) {
     using S = tcd_state;
     static const stat_desc stats[] = {
         {"to_congestion", "transitions", "entries into the congestion state",
