@@ -35,8 +35,7 @@ timed_client::~timed_client() {
 // A client going away leaves its entries behind, never live: they are skipped, not run.
 void event_queue::forget(timed_client* c) {
   if (c->at_ps_ != never_ps) --pending_;
-  live_seq_[c->id_] = dead_seq;
-  clients_[c->id_] = nullptr;
+  clients_[c->id_] = {nullptr, dead_seq};
 }
 
 // Out of line and cold: the message's strings would otherwise weigh on every schedule.
@@ -50,8 +49,7 @@ void event_queue::schedule(timed_client* c, uint64_t at_ps) {
   if (at_ps < now_ps()) refuse_past(at_ps);
   if (c->id_ == timed_client::no_id) {
     c->id_ = static_cast<uint32_t>(clients_.size());
-    clients_.push_back(c);
-    live_seq_.push_back(dead_seq);
+    clients_.push_back({c, dead_seq});
   }
   if (c->at_ps_ == never_ps)
     ++pending_;
@@ -59,7 +57,7 @@ void event_queue::schedule(timed_client* c, uint64_t at_ps) {
     return;  // the earlier wake-up stands
   c->at_ps_ = at_ps;
   const entry e{at_ps, seq_++, c->id_};
-  live_seq_[c->id_] = e.seq;  // an entry queued earlier for this client is now stale
+  clients_[c->id_].live_seq = e.seq;  // an entry queued earlier for this client is now stale
   insert(e);
   if (!running_ && at_ps < armed_ps_) arm(sc_core::sc_time_stamp().value());
 }
@@ -266,9 +264,10 @@ void event_queue::run() {
       e = *next;
       pop_front();
     }
-    timed_client* c = clients_[e.client];
+    client_slot& slot = clients_[e.client];
+    timed_client* c = slot.client;
+    slot.live_seq = dead_seq;
     c->at_ps_ = never_ps;
-    live_seq_[e.client] = dead_seq;
     --pending_;
     clock_detail::now = std::max(clock_detail::now, e.at_ps);
     c->on_timer();  // may schedule again, including at now

@@ -94,7 +94,7 @@ class event_queue : public sc_core::sc_module {
   void refuse_past(uint64_t at_ps) const;
   void append(std::size_t slot, const entry& e);
   void unsort();
-  bool live(const entry& e) const { return live_seq_[e.client] == e.seq; }
+  bool live(const entry& e) const { return clients_[e.client].live_seq == e.seq; }
   void insert(const entry& e);
   void file(const entry& e);
   const entry* front();
@@ -105,8 +105,13 @@ class event_queue : public sc_core::sc_module {
   void arm(uint64_t kernel_ps);
   uint64_t drain_limit(uint64_t kernel_ps) const;
 
-  std::vector<timed_client*> clients_;
-  std::vector<uint64_t> live_seq_;  // per client: the sequence of its pending entry, or dead_seq
+  // Per client: who, and the sequence of its pending entry (or dead_seq), side by side: a
+  // wake-up reads both, and in a large fabric each is a cache miss of its own.
+  struct client_slot {
+    timed_client* client;
+    uint64_t live_seq;
+  };
+  std::vector<client_slot> clients_;
   std::vector<slot_list> calendar_;
   std::vector<node> nodes_;
   uint32_t free_ = no_node;           // unused nodes, linked

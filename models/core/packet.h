@@ -86,22 +86,18 @@ struct packet_header : tlm::tlm_extension<packet_header>, frame_fields {
 };
 
 // Every payload in flight comes from packet_pool, which allocates this subclass: the header is
-// reached without the extension lookup (it is also attached as an extension for generic tools).
-// Payload and header are one allocation.
+// reached at a fixed offset, without the extension lookup or a pointer to follow (it is also
+// attached as an extension for generic tools). Payload and header are one allocation.
 struct pooled_payload : tlm::tlm_generic_payload {
-  explicit pooled_payload(tlm::tlm_mm_interface* mm) : tlm::tlm_generic_payload(mm) {
-    hdr = &own;
-    set_extension(&own);
-  }
+  explicit pooled_payload(tlm::tlm_mm_interface* mm) : tlm::tlm_generic_payload(mm) { set_extension(&own); }
   ~pooled_payload() override {
     clear_extension(&own);  // a member: the base class must not delete it
     delete own.image;
   }
   packet_header own;
-  packet_header* hdr;
 };
 
-inline packet_header& header(tlm::tlm_generic_payload& p) { return *static_cast<pooled_payload&>(p).hdr; }
+inline packet_header& header(tlm::tlm_generic_payload& p) { return static_cast<pooled_payload&>(p).own; }
 
 class packet_pool : public tlm::tlm_mm_interface {
  public:

@@ -23,8 +23,8 @@ const param_spec<sc_core::sc_time> delay_spec{"delay", "propagation delay, each 
                                               sc_core::SC_ZERO_TIME, sc_core::sc_time(1, sc_core::SC_SEC)};
 }  // namespace
 
-link_channel::link_channel(sc_core::sc_module_name name, link& owner)
-    : sc_module(name), in("in"), out("out"), owner_(owner), wire_([this](tlm::tlm_generic_payload* p) { deliver(p); }) {
+link_channel::link_channel(sc_core::sc_module_name name)
+    : sc_module(name), in("in"), out("out"), wire_([this](tlm::tlm_generic_payload* p) { deliver(p); }) {
   in.register_nb_transport_fw(this, &link_channel::transmit);
   add_stats(*this, channel_stats, this);
 }
@@ -33,12 +33,12 @@ tlm::tlm_sync_enum link_channel::transmit(tlm::tlm_generic_payload& p, tlm::tlm_
   uint64_t now = now_ps();
   if (phase != tlm::BEGIN_REQ || now < tx_end_ps_)
     SC_REPORT_ERROR(name(), "frame started while the wire is busy (transmitter ignored END_REQ)");
-  const uint64_t ser_ps = owner_.current_rate_.serialization_ps(header(p).size);
+  const uint64_t ser_ps = rate_.serialization_ps(header(p).size);
   ++frames_;
   bytes_ += header(p).size;
   busy_ps_ += ser_ps;
   tx_end_ps_ = now + ser_ps;
-  wire_.push_at(&p, tx_end_ps_ + to_ps(owner_.delay()));
+  wire_.push_at(&p, tx_end_ps_ + delay_ps_);
   phase = tlm::END_REQ;
   delay = from_ps(ser_ps);
   return tlm::TLM_UPDATED;
@@ -61,13 +61,21 @@ link::link(sc_core::sc_module_name name, data_rate default_rate, sc_core::sc_tim
     : sc_module(name),
       rate(this, rate_spec, default_rate),
       delay(this, delay_spec, default_delay),
-      ab("ab", *this),
-      ba("ba", *this),
-      current_rate_(default_rate) {}
+      ab("ab"),
+      ba("ba"),
+      current_rate_(default_rate) {
+  ab.rate_ = ba.rate_ = default_rate;
+  ab.delay_ps_ = ba.delay_ps_ = to_ps(default_delay);
+}
+
+void link::start_of_simulation() {
+  current_rate_ = ab.rate_ = ba.rate_ = rate();
+  ab.delay_ps_ = ba.delay_ps_ = to_ps(delay());
+}
 
 void link::set_rate(data_rate r) {
   if (!(r.bps > 0)) SC_REPORT_ERROR(name(), "link rate must be positive");
-  current_rate_ = r;
+  current_rate_ = ab.rate_ = ba.rate_ = r;
 }
 
 uint64_t link::packet_hops() { return g_packet_hops; }

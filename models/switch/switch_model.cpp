@@ -74,31 +74,36 @@ void switch_model::start_of_simulation() {
   mmu_port->set_listener(this);
   const bool at_end = buffer_release() == "end";
   for (auto& p : ports) p->egress.set_release_at_end(at_end);
+  mmu_ = mmu_port.operator->();
+  forward_ = forwarding_port.operator->();
+  pipeline_ps_ = to_ps(pipeline());
+  path_.clear();
+  for (auto& p : ports) path_.push_back({&p->gate(), &p->egress, p->credits.get()});
 }
 
 void switch_model::receive_frame(tlm::tlm_generic_payload* p, int port_index) {
   packet_header& h = header(*p);
   h.ingress_port = static_cast<uint16_t>(port_index);
   bool xoff_due = false;
-  switch_port& in = *ports[port_index];
-  bool admitted = mmu_port->admit(port_index, h.priority, h.size, xoff_due);
-  in.gate().on_admit(h.priority, h.size, xoff_due);  // XOFF also when the tipping frame is dropped
+  bool admitted = mmu_->admit(port_index, h.priority, h.size, xoff_due);
+  path_[port_index].gate->on_admit(h.priority, h.size, xoff_due);  // XOFF also when the tipping frame is dropped
   if (!admitted) {
-    in.count_drop(h.priority);
+    ports[port_index]->count_drop(h.priority);
     p->release();
     return;
   }
-  int out = forwarding_port->route(h, port_index);
+  int out = forward_->route(h, port_index);
   if (out < 0) return drop_unroutable(p);
-  if (const credit_flow_control* c = ports[out]->credits.get()) {  // InfiniBand: SL-to-VL of the output port
-    const uint8_t vl = c->vl_of(h.sl);
+  const port_path& to = path_[out];
+  if (to.credits) {  // InfiniBand: SL-to-VL of the output port
+    const uint8_t vl = to.credits->vl_of(h.sl);
     if (vl != h.priority) {
       h.ingress_cls = h.priority;
       h.priority = vl;
     }
   }
-  h.ready_ps = now_ps() + to_ps(pipeline());
-  ports[out]->egress.enqueue(p);
+  h.ready_ps = now_ps() + pipeline_ps_;
+  to.egress->enqueue(p);
 }
 
 void switch_model::inject(tlm::tlm_generic_payload* p) {
@@ -115,8 +120,8 @@ void switch_model::inject(tlm::tlm_generic_payload* p) {
 }
 
 void switch_model::release(int ingress_port, int cls, uint32_t bytes) {
-  mmu_port->release(ingress_port, cls, bytes);  // resumed groups come back through resumed()
-  ports[ingress_port]->gate().on_release(cls, bytes, false);
+  mmu_->release(ingress_port, cls, bytes);  // resumed groups come back through resumed()
+  path_[ingress_port].gate->on_release(cls, bytes, false);
 }
 
 ingress_state_if::pause_check switch_model::recheck_pause(int port, int cls) {

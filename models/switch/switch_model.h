@@ -79,6 +79,18 @@ class switch_model : public sc_core::sc_module,
   void drop_unroutable(tlm::tlm_generic_payload* frame);
   mmu_if* custom_mmu_ = nullptr;
   forwarding_if* custom_forwarding_ = nullptr;
+  // What a frame's way through the switch reads, resolved at the start of simulation and kept
+  // together: the bound MMU and forwarding blocks, the pipeline latency, and per port its gate,
+  // egress port and credit block (InfiniBand).
+  struct port_path {
+    flow_control_if* gate;
+    egress_port* egress;
+    const credit_flow_control* credits;
+  };
+  std::vector<port_path> path_;
+  mmu_if* mmu_ = nullptr;
+  forwarding_if* forward_ = nullptr;
+  uint64_t pipeline_ps_ = 0;
   uint32_t node_id_;
   int classes_;
   uint64_t unroutable_ = 0;
