@@ -24,6 +24,10 @@ namespace sluice {
 class mac_port;
 
 class pfc : public sc_core::sc_module, public flow_control_if, public timed_client {
+  // The frame waiting for the wire. The MAC asks for it at every transmit decision: declared
+  // first, it shares a cache line with the interface's vtable pointer.
+  pfc_request pending_;
+
  public:
   param<sc_core::sc_time> response;
   // Generator parameters: present only on ports that generate PFC (nullptr elsewhere).
@@ -102,7 +106,6 @@ class pfc : public sc_core::sc_module, public flow_control_if, public timed_clie
   ingress_state_if* buffer_;
   int classes_;
   std::array<pause_state, pfc_priorities> state_{};
-  pfc_request pending_;  // the frame waiting for the wire
   std::array<reason, pfc_priorities> pending_why_{};
   bool refresh_armed_ = false;
   uint64_t frames_sent_ = 0, frames_received_ = 0;
