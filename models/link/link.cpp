@@ -24,7 +24,7 @@ const param_spec<sc_core::sc_time> delay_spec{"delay", "propagation delay, each 
 }  // namespace
 
 link_channel::link_channel(sc_core::sc_module_name name)
-    : sc_module(name), in("in"), out("out"), wire_([this](tlm::tlm_generic_payload* p) { deliver(p); }) {
+    : sc_module(name), wire_([this](tlm::tlm_generic_payload* p) { deliver(p); }), in("in"), out("out") {
   in.register_nb_transport_fw(this, &link_channel::transmit);
   add_stats(*this, channel_stats, this);
 }
@@ -49,7 +49,7 @@ void link_channel::deliver(tlm::tlm_generic_payload* p) {
   ++header(*p).hops;
   tlm::tlm_phase phase = tlm::BEGIN_REQ;
   sc_core::sc_time zero = sc_core::SC_ZERO_TIME;
-  out->nb_transport_fw(*p, phase, zero);
+  out_if_->nb_transport_fw(*p, phase, zero);
 }
 
 sc_core::sc_time link_channel::busy_time(const sc_core::sc_time& now) const {

@@ -17,6 +17,16 @@ namespace sluice {
 class link;
 
 class link_channel : public sc_core::sc_module {
+  // What a frame touches, declared first and together (not behind the sockets): at 1024 hosts
+  // every cache line a frame touches is likely a miss. The owner's rate and delay are copied
+  // here, at the start of simulation and on a rate change.
+  uint64_t tx_end_ps_ = 0;
+  data_rate rate_;
+  uint64_t delay_ps_ = 0;
+  uint64_t frames_ = 0, bytes_ = 0, busy_ps_ = 0;
+  tlm::tlm_fw_transport_if<packet_protocol_types>* out_if_ = nullptr;  // what `out` is bound to
+  delay_line<tlm::tlm_generic_payload*> wire_;
+
  public:
   frame_in_socket<link_channel> in;    // from the transmitting MAC
   frame_out_socket<link_channel> out;  // to the receiving MAC
@@ -34,16 +44,9 @@ class link_channel : public sc_core::sc_module {
  private:
   tlm::tlm_sync_enum transmit(tlm::tlm_generic_payload& p, tlm::tlm_phase& phase, sc_core::sc_time& delay);
   void deliver(tlm::tlm_generic_payload* p);
+  void end_of_elaboration() override { out_if_ = out.operator->(); }
 
   friend class link;
-  // The owner's rate and delay, copied here (at the start of simulation and on a rate change)
-  // so that a frame touches only its channel: at 1024 hosts each object a frame touches is
-  // likely a cache and TLB miss.
-  uint64_t tx_end_ps_ = 0;
-  data_rate rate_;
-  uint64_t delay_ps_ = 0;
-  uint64_t frames_ = 0, bytes_ = 0, busy_ps_ = 0;
-  delay_line<tlm::tlm_generic_payload*> wire_;
   std::string label_;
 };
 

@@ -15,7 +15,7 @@ const stat_desc mac_stats[] = {
 }  // namespace
 
 mac_port::mac_port(sc_core::sc_module_name name, int index, uint64_t mac_address)
-    : sc_module(name), tx("tx"), rx("rx"), index_(index), mac_(mac_address), timers_(event_queue::instance()) {
+    : sc_module(name), index_(index), timers_(event_queue::instance()), tx("tx"), rx("rx"), mac_(mac_address) {
   rx.register_nb_transport_fw(this, &mac_port::receive);
   add_stats(*this, mac_stats, this);
   // The first look, at time 0, lets sources with timed flows schedule their start.
@@ -72,7 +72,7 @@ void mac_port::try_send() {
   if (fc_ && h.kind != frame_kind::pfc && h.kind != frame_kind::ib_credit) fc_->on_transmit(h.priority, h.size);
   tlm::tlm_phase phase = tlm::BEGIN_REQ;
   sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
-  tx->nb_transport_fw(*p, phase, delay);
+  tx_if_->nb_transport_fw(*p, phase, delay);
   busy_until_ps_ = now + to_ps(delay);  // END_REQ: the last bit will have left
   uint64_t next = again_ || !control_.empty() || !source_ ? busy_until_ps_ : source_->next_ready_ps(busy_until_ps_);
   if (next != never_ps) wake_at(std::max(next, busy_until_ps_));

@@ -10,10 +10,11 @@ int arrival_class(const packet_header& h, int queue) { return h.ingress_cls == s
 }  // namespace
 
 egress_port::egress_port(mac_port& mac, flow_control_if& gate, buffer_release_if& buffer, int classes)
-    : mac_(mac), gate_(gate), buffer_(buffer), classes_(classes), queues_{}, leaving_(4) {}
+    : mac_(mac), gate_(gate), buffer_(buffer), classes_(classes), leaving_(4) {}
 
 queue_view egress_port::view(int cls) const {
-  queue_view v{mac_.index(), cls, stats_[cls].bytes, static_cast<uint32_t>(stats_[cls].frames), mac_.mac_address()};
+  const queue_stats& s = class_[cls].stats;
+  queue_view v{mac_.index(), cls, s.bytes, static_cast<uint32_t>(s.frames), mac_.mac_address()};
   v.gate = &gate_;
   return v;
 }
@@ -22,18 +23,19 @@ void egress_port::enqueue(tlm::tlm_generic_payload* p) {
   packet_header& h = header(*p);
   // A class the port does not have would sit in a queue no scheduler looks at: a model error.
   if (h.priority >= classes_) SC_REPORT_ERROR("sluice/egress_port", "frame of a class this port does not have");
-  queue_stats& s = stats_[h.priority];
+  class_state& c = class_[h.priority];
+  queue_stats& s = c.stats;
   s.update(now_ps());
   s.bytes += h.size;
   ++s.frames;
   s.max_bytes = std::max(s.max_bytes, s.bytes);
-  if (cp_[h.priority] && h.kind == frame_kind::data) cp_[h.priority]->on_enqueue(h, view(h.priority));
+  if (c.cp && h.kind == frame_kind::data) c.cp->on_enqueue(h, view(h.priority));
   const bool keep = h.image != nullptr;
-  if (queues_[h.priority].empty()) {
+  if (c.queue.empty()) {
     nonempty_ |= 1u << h.priority;
     head_[h.priority] = h.size;
   }
-  queues_[h.priority].push_back({h.fields(), keep ? p : nullptr});
+  c.queue.push_back({h.fields(), keep ? p : nullptr});
   if (!keep) p->release();
   mac_.kick();
 }
@@ -42,7 +44,7 @@ tlm::tlm_generic_payload* egress_port::next_frame(uint64_t now_ps, uint64_t& ret
   uint32_t eligible = 0;
   for (uint32_t m = nonempty_; m; m &= m - 1) {
     const int q = __builtin_ctz(m);
-    const frame_fields& h = queues_[q].front().f;
+    const frame_fields& h = class_[q].queue.front().f;
     if (!gate_.may_send(q, h.size, now_ps))
       retry_ps = std::min(retry_ps, gate_.blocked_until_ps(q, now_ps));
     else if (h.ready_ps > now_ps)
@@ -63,23 +65,24 @@ tlm::tlm_generic_payload* egress_port::next_frame(uint64_t now_ps, uint64_t& ret
         std::min(retry_ps, now_ps + std::max<uint64_t>(1, mac_.wire().current_rate().serialization_ps(smallest)));
     return nullptr;
   }
-  queued e = queues_[q].pop_front();
-  if (queues_[q].empty()) {
+  class_state& c = class_[q];
+  queued e = c.queue.pop_front();
+  if (c.queue.empty()) {
     nonempty_ &= ~(1u << q);
     head_[q] = 0;
   } else {
-    head_[q] = queues_[q].front().f.size;
+    head_[q] = c.queue.front().f.size;
   }
   tlm::tlm_generic_payload* p = e.kept ? e.kept : packet_pool::instance().acquire();
   packet_header& h = header(*p);
   h.fields() = e.f;
-  queue_stats& s = stats_[q];
+  queue_stats& s = c.stats;
   s.update(now_ps);
   s.bytes -= h.size;
   --s.frames;
   ++s.frames_out;
   s.bytes_out += h.size;
-  if (cp_[q] && h.kind == frame_kind::data) cp_[q]->on_dequeue(h, view(q));
+  if (c.cp && h.kind == frame_kind::data) c.cp->on_dequeue(h, view(q));
   if (h.ingress_port != no_ingress) {
     if (!release_at_end_) {
       buffer_.release(h.ingress_port, arrival_class(h, q), h.size);
@@ -105,7 +108,7 @@ uint64_t egress_port::next_ready_ps(uint64_t now_ps) const {
   uint64_t next = never_ps;
   for (uint32_t m = nonempty_; m; m &= m - 1) {
     const int q = __builtin_ctz(m);
-    const frame_fields& h = queues_[q].front().f;
+    const frame_fields& h = class_[q].queue.front().f;
     uint64_t t = gate_.may_send(q, h.size, now_ps) ? h.ready_ps : gate_.blocked_until_ps(q, now_ps);
     if (t <= now_ps) return now_ps;
     next = std::min(next, t);

@@ -52,22 +52,27 @@ class egress_port : public frame_source_if, public timed_client {
 
   void set_scheduler(scheduler_if* s) { scheduler_ = s; }
   // The congestion point of one class (nullptr: none). Not owned.
-  void set_congestion_point(int cls, congestion_point_if* cp) { cp_[cls] = cp; }
+  void set_congestion_point(int cls, congestion_point_if* cp) { class_[cls].cp = cp; }
   void set_release_at_end(bool at_end) { release_at_end_ = at_end; }
 
   int classes() const { return classes_; }
-  const queue_stats& queue(int cls) const { return stats_[cls]; }
+  const queue_stats& queue(int cls) const { return class_[cls].stats; }
 
  private:
   void on_timer() override;  // end of a frame on the wire: release its buffer (release_at_end)
   queue_view view(int cls) const;
 
+  // Read by every enqueue and transmit decision, declared together.
   mac_port& mac_;
   flow_control_if& gate_;
   buffer_release_if& buffer_;
-  int classes_;
   scheduler_if* scheduler_ = nullptr;
+  int classes_;
   bool release_at_end_ = false;
+  // Kept in step with the queues so that choosing a frame visits only the non-empty classes and
+  // hands the scheduler its head sizes without rebuilding them per call (0: empty).
+  uint32_t nonempty_ = 0;
+  std::array<uint32_t, max_classes> head_{};
   // A queued data frame is a descriptor (its fields) and its payload goes back to the pool:
   // a congested fabric holds hundreds of thousands of queued frames, and scheduling reads only
   // the queue's own memory. Frames with a wire image (switch-made control frames) keep their
@@ -76,13 +81,14 @@ class egress_port : public frame_source_if, public timed_client {
     frame_fields f;
     tlm::tlm_generic_payload* kept;  // null: rebuild from the pool at dequeue
   };
-  std::array<ring<queued>, max_classes> queues_;
-  // Kept in step with queues_ so that choosing a frame visits only the non-empty classes and
-  // hands the scheduler its head sizes without rebuilding them per call (0: empty).
-  uint32_t nonempty_ = 0;
-  std::array<uint32_t, max_classes> head_{};
-  std::array<queue_stats, max_classes> stats_{};
-  std::array<congestion_point_if*, max_classes> cp_{};
+  // One class's queue, congestion point and statistics in two cache lines of their own: an
+  // enqueue or a dequeue touches only these (and the lines above).
+  struct alignas(64) class_state {
+    ring<queued> queue;
+    congestion_point_if* cp = nullptr;  // not owned
+    queue_stats stats;
+  };
+  std::array<class_state, max_classes> class_;
   struct in_flight {
     uint64_t end_ps;
     uint16_t ingress_port;
