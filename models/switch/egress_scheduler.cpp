@@ -10,7 +10,10 @@ const policy_registrar<scheduler_policies> reg{
 }  // namespace
 
 egress_scheduler::egress_scheduler(const scheduler_config& config) : config_(config) {
-  for (int q = 0; q < max_classes; ++q) (config_.strict[q] ? strict_mask_ : dwrr_mask_) |= 1u << q;
+  for (int q = 0; q < max_classes; ++q) {
+    (config_.strict[q] ? strict_mask_ : dwrr_mask_) |= 1u << q;
+    grant_[q] = static_cast<uint64_t>(config_.weight[q]) * config_.quantum;
+  }
 }
 
 int egress_scheduler::select(const std::array<uint32_t, max_classes>& head_bytes, uint32_t eligible) {
@@ -31,7 +34,7 @@ int egress_scheduler::select(const std::array<uint32_t, max_classes>& head_bytes
     int q = current_;
     if (dwrr >> q & 1) {
       if (fresh_) {
-        deficit_[q] += static_cast<uint64_t>(config_.weight[q]) * config_.quantum;
+        deficit_[q] += grant_[q];
         credited_ |= 1u << q;
         fresh_ = false;
       }

@@ -28,12 +28,15 @@ class egress_scheduler : public scheduler_if {
 
  private:
   static int next_in(uint32_t mask, int after);  // next set bit after `after`, wrapping
-  scheduler_config config_;
-  uint32_t strict_mask_ = 0, dwrr_mask_ = 0;  // from config_: select runs once per frame
-  uint32_t credited_ = 0;                      // queues whose deficit is not 0
-  std::array<uint64_t, max_classes> deficit_{};
+  // What select() reads, first (it runs once per frame; the configuration it needs is folded
+  // into the masks and the per-class grant).
+  uint32_t strict_mask_ = 0, dwrr_mask_ = 0;
+  uint32_t credited_ = 0;  // queues whose deficit is not 0
   int current_ = 0;
   bool fresh_ = true;  // the current queue has not yet received its quantum this round
+  std::array<uint64_t, max_classes> deficit_{};
+  std::array<uint64_t, max_classes> grant_{};  // weight x quantum: a fresh queue's addition per round
+  scheduler_config config_;
 };
 
 }  // namespace sluice

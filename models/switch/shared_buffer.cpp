@@ -38,17 +38,16 @@ shared_buffer::shared_buffer(int ports, int priorities, buffer_config config, st
     : priorities_(priorities),
       config_(config),
       policy_(config.threshold ? config.threshold : config.dynamic ? &dynamic_threshold() : &static_threshold()),
-      pgs_(std::move(pgs)),
-      usage_(static_cast<std::size_t>(ports) * priorities),
-      paused_(usage_.size(), 0) {
-  if (pgs_.size() != usage_.size()) throw std::invalid_argument("shared_buffer: one pg_config per (port, priority)");
+      groups_(static_cast<std::size_t>(ports) * priorities) {
+  if (pgs.size() != groups_.size()) throw std::invalid_argument("shared_buffer: one pg_config per (port, priority)");
+  for (std::size_t i = 0; i < pgs.size(); ++i) groups_[i].config = pgs[i];
   if (config_.cell == 0) throw std::invalid_argument("shared_buffer: cell size must be positive");
 }
 
 uint64_t shared_buffer::threshold(int port, int priority) const {
-  const std::size_t i = at(port, priority);
+  const group& g = groups_[at(port, priority)];
   uint64_t free = config_.shared_size > shared_used_ ? config_.shared_size - shared_used_ : 0;
-  return policy_->limit(pgs_[i], usage_[i], free);
+  return policy_->limit(g.config, g.usage, free);
 }
 
 bool shared_buffer::xoff_condition(std::size_t i, const pg_usage& u, uint64_t threshold) const {
@@ -59,8 +58,9 @@ admit_verdict shared_buffer::admit(int port, int priority, uint64_t frame_bytes,
   xoff_due = false;
   const uint64_t bytes = occupancy(frame_bytes);
   std::size_t i = at(port, priority);
-  const pg_config& c = pgs_[i];
-  pg_usage& u = usage_[i];
+  group& g = groups_[i];
+  const pg_config& c = g.config;
+  pg_usage& u = g.usage;
   if (u.reserved + bytes <= c.reserve) {
     u.reserved += bytes;
   } else if (u.headroom == 0 && u.shared + bytes <= threshold(port, priority) &&
@@ -71,7 +71,7 @@ admit_verdict shared_buffer::admit(int port, int priority, uint64_t frame_bytes,
     u.headroom += bytes;
   } else {
     // Even a group whose headroom cannot take one frame must still pause its sender.
-    if (c.lossless && !paused_[i]) {
+    if (c.lossless && !g.paused) {
       pause_index(i);
       xoff_due = true;
     }
@@ -79,7 +79,7 @@ admit_verdict shared_buffer::admit(int port, int priority, uint64_t frame_bytes,
   }
   u.peak_total = std::max(u.peak_total, u.total());
   u.peak_headroom = std::max(u.peak_headroom, u.headroom);
-  if (c.lossless && !paused_[i] && xoff_condition(i, u, threshold(port, priority))) {
+  if (c.lossless && !g.paused && xoff_condition(i, u, threshold(port, priority))) {
     pause_index(i);
     xoff_due = true;
   }
@@ -87,14 +87,14 @@ admit_verdict shared_buffer::admit(int port, int priority, uint64_t frame_bytes,
 }
 
 void shared_buffer::pause_index(std::size_t i) {
-  paused_[i] = 1;
+  groups_[i].paused = true;
   paused_list_.push_back(static_cast<uint32_t>(i));
 }
 
 void shared_buffer::release(int port, int priority, uint64_t frame_bytes) {
   uint64_t bytes = occupancy(frame_bytes);
   std::size_t i = at(port, priority);
-  pg_usage& u = usage_[i];
+  pg_usage& u = groups_[i].usage;
   uint64_t from_headroom = std::min(u.headroom, bytes);
   u.headroom -= from_headroom;
   bytes -= from_headroom;
@@ -129,11 +129,12 @@ void shared_buffer::release(int port, int priority, uint64_t frame_bytes) {
 bool shared_buffer::try_resume(int port, int priority) { return resume_index(at(port, priority)); }
 
 bool shared_buffer::resume_index(std::size_t i) {
-  const pg_usage& u = usage_[i];
-  if (!paused_[i] || u.headroom != 0) return false;
+  group& g = groups_[i];
+  const pg_usage& u = g.usage;
+  if (!g.paused || u.headroom != 0) return false;
   const int port = static_cast<int>(i / priorities_), priority = static_cast<int>(i % priorities_);
-  if (u.shared + pgs_[i].xon_offset > threshold(port, priority) && u.shared != 0) return false;
-  paused_[i] = 0;
+  if (u.shared + g.config.xon_offset > threshold(port, priority) && u.shared != 0) return false;
+  g.paused = false;
   auto it = std::find(paused_list_.begin(), paused_list_.end(), static_cast<uint32_t>(i));
   *it = paused_list_.back();
   paused_list_.pop_back();

@@ -79,13 +79,13 @@ class shared_buffer {
   bool try_resume(int port, int priority);
 
   uint64_t threshold(int port, int priority) const;
-  const pg_usage& usage(int port, int priority) const { return usage_[at(port, priority)]; }
-  bool paused(int port, int priority) const { return paused_[at(port, priority)]; }
+  const pg_usage& usage(int port, int priority) const { return groups_[at(port, priority)].usage; }
+  bool paused(int port, int priority) const { return groups_[at(port, priority)].paused; }
   uint64_t shared_used() const { return shared_used_; }
   uint64_t occupancy(uint64_t frame_bytes) const {
     return (frame_bytes + config_.cell - 1) / config_.cell * config_.cell;
   }
-  const pg_config& config(int port, int priority) const { return pgs_[at(port, priority)]; }
+  const pg_config& config(int port, int priority) const { return groups_[at(port, priority)].config; }
 
  private:
   std::size_t at(int port, int priority) const { return static_cast<std::size_t>(port) * priorities_ + priority; }
@@ -95,9 +95,14 @@ class shared_buffer {
   int priorities_;
   buffer_config config_;
   const threshold_policy* policy_;
-  std::vector<pg_config> pgs_;
-  std::vector<pg_usage> usage_;
-  std::vector<char> paused_;
+  // A group's configuration, usage and pause state side by side, aligned to two cache lines:
+  // an admission reads all three (in a large fabric, separate arrays are three misses).
+  struct alignas(64) group {
+    pg_config config;
+    pg_usage usage;
+    bool paused = false;
+  };
+  std::vector<group> groups_;
   std::vector<uint32_t> paused_list_;  // indices of paused groups, for the pool-growth re-check
   std::vector<uint32_t> resumed_;      // scratch: groups resumed by one release
   resume_listener* listener_ = nullptr;
