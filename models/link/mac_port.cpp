@@ -43,7 +43,6 @@ void mac_port::kick() {
 
 void mac_port::inject(tlm::tlm_generic_payload* frame) {
   control_.push_back(frame);
-  has_control_ = true;
   kick();
 }
 
@@ -56,10 +55,7 @@ void mac_port::try_send() {
   sending_ = true;
   again_ = false;
   tlm::tlm_generic_payload* p = fc_ ? fc_->take_control_frame(now) : nullptr;
-  if (!p && has_control_) {
-    p = control_.pop_front();
-    has_control_ = !control_.empty();
-  }
+  if (!p && !control_.empty()) p = control_.pop_front();
   uint64_t retry = never_ps;
   if (!p && source_) p = source_->next_frame(now, retry);
   sending_ = false;
@@ -78,7 +74,7 @@ void mac_port::try_send() {
   sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
   tx_if_->nb_transport_fw(*p, phase, delay);
   busy_until_ps_ = now + to_ps(delay);  // END_REQ: the last bit will have left
-  uint64_t next = again_ || has_control_ || !source_ ? busy_until_ps_ : source_->next_ready_ps(busy_until_ps_);
+  uint64_t next = again_ || !control_.empty() || !source_ ? busy_until_ps_ : source_->next_ready_ps(busy_until_ps_);
   if (next != never_ps) wake_at(std::max(next, busy_until_ps_));
 }
 

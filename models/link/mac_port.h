@@ -35,19 +35,18 @@ class frame_sink_if {
 };
 
 class mac_port : public sc_core::sc_module, public timed_client {
-  // What every transmit decision reads, declared first and in one cache line of its own (up to
-  // has_control_), rather than spread behind the sockets: a large fabric misses the cache on
-  // each line a frame touches.
-  alignas(64) uint64_t busy_until_ps_ = 0;  // end of the frame on the wire (END_REQ)
+  // What every transmit decision and arrival reads, declared first: next to the timer's fields,
+  // in two cache lines rather than spread behind the sockets (a large fabric misses the cache
+  // on each line a frame touches).
+  uint64_t busy_until_ps_ = 0;  // end of the frame on the wire (END_REQ)
   flow_control_if* fc_ = nullptr;
   frame_source_if* source_ = nullptr;
-  tlm::tlm_fw_transport_if<packet_protocol_types>* tx_if_ = nullptr;  // what `tx` is bound to
-  uint64_t frames_sent_ = 0, bytes_sent_ = 0;
-  int index_;
-  bool sending_ = false;      // inside try_send: a nested kick only asks for another look
-  bool again_ = false;
-  bool has_control_ = false;  // control_ is not empty (the ring itself lies outside this line)
   frame_sink_if* sink_ = nullptr;
+  tlm::tlm_fw_transport_if<packet_protocol_types>* tx_if_ = nullptr;  // what `tx` is bound to
+  int index_;
+  bool sending_ = false;  // inside try_send: a nested kick only asks for another look
+  bool again_ = false;
+  uint64_t frames_sent_ = 0, bytes_sent_ = 0;
   ring<tlm::tlm_generic_payload*> control_;
   event_queue& timers_;
 
