@@ -263,7 +263,12 @@ void event_queue::run() {
       // fetched earlier) one wake-up on, while this one runs.
       const std::size_t n = sorted_items_.size();
       if (sorted_head_ + 3 < n) __builtin_prefetch(&clients_[sorted_items_[sorted_head_ + 3].client]);
-      if (sorted_head_ + 1 < n) __builtin_prefetch(clients_[sorted_items_[sorted_head_ + 1].client].client);
+      if (sorted_head_ + 1 < n) {
+        // The line after the timer's fields too: a model's own per-wake-up fields follow them.
+        const char* next = reinterpret_cast<const char*>(clients_[sorted_items_[sorted_head_ + 1].client].client);
+        __builtin_prefetch(next);
+        __builtin_prefetch(next + 64);
+      }
     } else {
       const entry* next = front();
       if (!next || next->at_ps > limit) break;
