@@ -7,7 +7,6 @@
 
 #include "models/core/random.h"
 #include "models/core/stats.h"
-#include "platforms/huge_pages.h"
 
 namespace sluice {
 namespace {
@@ -45,7 +44,6 @@ void event_player::play() {
 
 simulation::simulation(const scenario& s, const run_options& options) {
   const auto elab_start = std::chrono::steady_clock::now();
-  if (options.huge_pages) reserve_heap_for_huge_pages();
   seed_ = options.seed.value_or(s.seed);
   random_streams::instance().seed(seed_);
   until_ = options.until.value_or(s.until);
@@ -95,7 +93,6 @@ simulation::simulation(const scenario& s, const run_options& options) {
   apply_overrides(options.sets, options.sets_origin);
   fabric_->derive_defaults();
   fabric_->check_policies();  // after the derived headroom: a congestion point's Qeq is checked against it
-  if (options.huge_pages) use_huge_pages();
   elab_s_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - elab_start).count();
 }
 

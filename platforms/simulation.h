@@ -22,7 +22,6 @@ struct run_options {
   std::optional<uint64_t> seed;
   std::optional<sc_core::sc_time> sample_period;
   std::string cc;  // --cc: one congestion-control scheme for every flow ("" : the scenario's)
-  bool huge_pages = true;  // back the run's memory with huge pages (speed only; --no-huge-pages)
 };
 
 // Plays the scenario's timed events (link capacity changes).

@@ -26,7 +26,7 @@ namespace {
 
 const char* usage =
     "usage: sluice run SCENARIO.yaml [--set PATH=VALUE ...] [--until 20ms] [--seed N] [--sample-period 10us]\n"
-    "                  [--cc NAME] [--out DIR] [--quiet] [--no-huge-pages]\n"
+    "                  [--cc NAME] [--out DIR] [--quiet]\n"
     "       sluice params SCENARIO.yaml [--set PATH=VALUE ...] [--cc NAME] [--match GLOB]\n"
     "       sluice stats SCENARIO.yaml [--match GLOB]\n";
 
@@ -81,7 +81,7 @@ void check_out_dir(const std::string& dir) {
 int run(int argc, char* argv[]) {
   std::string command, scenario_path, out_dir, until, sample_period, seed, cc, match = "*";
   std::vector<std::string> sets;
-  bool quiet = false, no_huge_pages = false;
+  bool quiet = false;
   // The scheme list comes from the scheme table, so --help names every scheme there is.
   const std::string cc_help = "run, params: one congestion-control scheme for every flow (" + cc_scheme_names() +
                               "): its congestion point on the switch queues of the traffic's classes, notification "
@@ -95,8 +95,6 @@ int run(int argc, char* argv[]) {
       "cc", po::value(&cc), cc_help.c_str())("out", po::value(&out_dir),
                                                                     "write summary.json and time-series CSVs into DIR")(
       "quiet,q", po::bool_switch(&quiet), "do not print the summary table")(
-      "no-huge-pages", po::bool_switch(&no_huge_pages),
-      "back the run's memory with 4 KiB pages only (huge pages change speed, never results)")(
       "match", po::value(&match), "params, stats: list only names matching GLOB");
   po::options_description hidden;
   hidden.add_options()("command", po::value(&command))("scenario", po::value(&scenario_path));
@@ -131,8 +129,7 @@ int run(int argc, char* argv[]) {
   if (vm.count("sample-period")) request.sample_period = sample_period;
   if (vm.count("seed")) request.seed = seed;
   if (vm.count("cc")) request.cc = cc;
-  run_options opts = parse_run_request(request, "--");
-  opts.huge_pages = !no_huge_pages;
+  const run_options opts = parse_run_request(request, "--");
   scenario s = load_scenario_file(scenario_path);
   simulation sim(s, opts);
   if (command == "params") {

@@ -76,15 +76,3 @@ TEST(Determinism, TheStreamedSummaryIsTheDocumentsText) {
   expected << std::setw(2) << sim->summary() << '\n';
   EXPECT_EQ(slurp(dir + "/summary.json"), expected.str());
 }
-
-TEST(Determinism, HugePagesChangeNoResult) {
-  // Huge pages are a speed measure only: with and without them, byte-identical outputs.
-  std::string base = ::testing::TempDir() + "/sluice-hugepages-" + std::to_string(getpid());
-  for (const char* run : {"on", "off"}) {
-    auto r = test::run_cli("run " + test::scenario_path("incast.yaml") + " --until 1ms -q --out " + base + run +
-                           (std::string(run) == "off" ? " --no-huge-pages" : ""));
-    ASSERT_EQ(r.status, 0) << r.output;
-  }
-  EXPECT_EQ(summary_without_wall_clock(base + "on"), summary_without_wall_clock(base + "off"));
-  EXPECT_EQ(slurp(base + "on/queue_depth.csv"), slurp(base + "off/queue_depth.csv"));
-}
