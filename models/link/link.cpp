@@ -24,12 +24,13 @@ const param_spec<sc_core::sc_time> delay_spec{"delay", "propagation delay, each 
 }  // namespace
 
 link_channel::link_channel(sc_core::sc_module_name name)
-    : sc_module(name), wire_([this](tlm::tlm_generic_payload* p) { deliver(p); }), in("in"), out("out") {
-  in.register_nb_transport_fw(this, &link_channel::transmit);
+    : sc_module(name), timers_(event_queue::instance()), in("in"), out("out") {
+  in.bind(*this);
   add_stats(*this, channel_stats, this);
 }
 
-tlm::tlm_sync_enum link_channel::transmit(tlm::tlm_generic_payload& p, tlm::tlm_phase& phase, sc_core::sc_time& delay) {
+tlm::tlm_sync_enum link_channel::nb_transport_fw(tlm::tlm_generic_payload& p, tlm::tlm_phase& phase,
+                                                 sc_core::sc_time& delay) {
   uint64_t now = now_ps();
   if (phase != tlm::BEGIN_REQ || now < tx_end_ps_)
     SC_REPORT_ERROR(name(), "frame started while the wire is busy (transmitter ignored END_REQ)");
@@ -38,18 +39,27 @@ tlm::tlm_sync_enum link_channel::transmit(tlm::tlm_generic_payload& p, tlm::tlm_
   bytes_ += header(p).size;
   busy_ps_ += ser_ps;
   tx_end_ps_ = now + ser_ps;
-  wire_.push_at(&p, tx_end_ps_ + delay_ps_);
+  // A frame starts only after the previous one was serialized, and the delay is the same for
+  // every frame: arrival times never decrease, so the wire is a FIFO.
+  const bool was_empty = wire_.empty();
+  wire_.push_back({tx_end_ps_ + delay_ps_, &p});
+  if (was_empty) timers_.schedule(this, tx_end_ps_ + delay_ps_);
   phase = tlm::END_REQ;
   delay = from_ps(ser_ps);
   return tlm::TLM_UPDATED;
 }
 
-void link_channel::deliver(tlm::tlm_generic_payload* p) {
-  ++g_packet_hops;
-  ++header(*p).hops;
-  tlm::tlm_phase phase = tlm::BEGIN_REQ;
-  sc_core::sc_time zero = sc_core::SC_ZERO_TIME;
-  out_if_->nb_transport_fw(*p, phase, zero);
+void link_channel::on_timer() {
+  const uint64_t now = now_ps();
+  while (!wire_.empty() && wire_.front().arrives_ps <= now) {
+    tlm::tlm_generic_payload* p = wire_.pop_front().frame;
+    ++g_packet_hops;
+    ++header(*p).hops;
+    tlm::tlm_phase phase = tlm::BEGIN_REQ;
+    sc_core::sc_time zero = sc_core::SC_ZERO_TIME;
+    out_if_->nb_transport_fw(*p, phase, zero);
+  }
+  if (!wire_.empty()) timers_.schedule(this, wire_.front().arrives_ps);
 }
 
 sc_core::sc_time link_channel::busy_time(const sc_core::sc_time& now) const {

@@ -7,7 +7,8 @@
 #include <string>
 #include <systemc>
 
-#include "models/core/delay_line.h"
+#include "models/core/event_queue.h"
+#include "models/core/ring.h"
 #include "models/core/params.h"
 #include "models/link/wire_if.h"
 #include "models/protocol/packet_protocol.h"
@@ -16,7 +17,10 @@ namespace sluice {
 
 class link;
 
-class link_channel : public sc_core::sc_module {
+// One direction. It is also the constant-latency FIFO its frames wait in: every frame takes
+// the same propagation delay, so frames in flight leave in the order they started, through one
+// pending wake-up, for the head (no time-ordered structure of its own).
+class link_channel : public sc_core::sc_module, public timed_client, public frame_receiver {
   // What a frame touches, declared first and together (not behind the sockets): at 1024 hosts
   // every cache line a frame touches is likely a miss. The owner's rate and delay are copied
   // here, at the start of simulation and on a rate change.
@@ -25,10 +29,15 @@ class link_channel : public sc_core::sc_module {
   uint64_t delay_ps_ = 0;
   uint64_t frames_ = 0, bytes_ = 0, busy_ps_ = 0;
   tlm::tlm_fw_transport_if<packet_protocol_types>* out_if_ = nullptr;  // what `out` is bound to
-  delay_line<tlm::tlm_generic_payload*> wire_;
+  struct in_flight {
+    uint64_t arrives_ps;  // its last bit at the receiver
+    tlm::tlm_generic_payload* frame;
+  };
+  ring<in_flight> wire_;  // oldest first; arrival times never decrease
+  event_queue& timers_;
 
  public:
-  frame_in_socket<link_channel> in;    // from the transmitting MAC
+  frame_in_socket in;                  // from the transmitting MAC
   frame_out_socket<link_channel> out;  // to the receiving MAC
 
   explicit link_channel(sc_core::sc_module_name name);
@@ -36,14 +45,17 @@ class link_channel : public sc_core::sc_module {
   // Statistics (read by reports and samplers).
   uint64_t frames() const { return frames_; }
   uint64_t bytes() const { return bytes_; }
+  std::size_t in_flight_frames() const { return wire_.size(); }
   // Wire-busy time up to `now`, counting only the elapsed part of a frame being serialized.
   sc_core::sc_time busy_time(const sc_core::sc_time& now) const;
   const std::string& label() const { return label_; }
   void set_label(std::string l) { label_ = std::move(l); }
 
  private:
-  tlm::tlm_sync_enum transmit(tlm::tlm_generic_payload& p, tlm::tlm_phase& phase, sc_core::sc_time& delay);
-  void deliver(tlm::tlm_generic_payload* p);
+  // The transmitter's first bit (frame_receiver, through in).
+  tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload& p, tlm::tlm_phase& phase,
+                                     sc_core::sc_time& delay) override;
+  void on_timer() override;  // the head frame's last bit arrives: deliver every frame now due
   void end_of_elaboration() override { out_if_ = out.operator->(); }
 
   friend class link;

@@ -16,7 +16,7 @@ const stat_desc mac_stats[] = {
 
 mac_port::mac_port(sc_core::sc_module_name name, int index, uint64_t mac_address)
     : sc_module(name), index_(index), timers_(event_queue::instance()), tx("tx"), rx("rx"), mac_(mac_address) {
-  rx.register_nb_transport_fw(this, &mac_port::receive);
+  rx.bind(*this);
   add_stats(*this, mac_stats, this);
   // The first look, at time 0, lets sources with timed flows schedule their start.
   wake_at(0);
@@ -78,7 +78,8 @@ void mac_port::try_send() {
   if (next != never_ps) wake_at(std::max(next, busy_until_ps_));
 }
 
-tlm::tlm_sync_enum mac_port::receive(tlm::tlm_generic_payload& p, tlm::tlm_phase& phase, sc_core::sc_time& delay) {
+tlm::tlm_sync_enum mac_port::nb_transport_fw(tlm::tlm_generic_payload& p, tlm::tlm_phase& phase,
+                                             sc_core::sc_time& delay) {
   const frame_kind k = header(p).kind;
   if (k == frame_kind::pfc || k == frame_kind::ib_credit) {  // link-local: consumed here
     if (fc_) fc_->on_control_frame(p);

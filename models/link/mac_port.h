@@ -34,7 +34,7 @@ class frame_sink_if {
   virtual void receive_frame(tlm::tlm_generic_payload* frame, int port_index) = 0;
 };
 
-class mac_port : public sc_core::sc_module, public timed_client {
+class mac_port : public sc_core::sc_module, public timed_client, public frame_receiver {
   // What every transmit decision and arrival reads, declared first: next to the timer's fields,
   // in two cache lines rather than spread behind the sockets (a large fabric misses the cache
   // on each line a frame touches).
@@ -52,7 +52,7 @@ class mac_port : public sc_core::sc_module, public timed_client {
 
  public:
   frame_out_socket<mac_port> tx;
-  frame_in_socket<mac_port> rx;
+  frame_in_socket rx;
 
   mac_port(sc_core::sc_module_name name, int index, uint64_t mac_address);
 
@@ -84,7 +84,9 @@ class mac_port : public sc_core::sc_module, public timed_client {
   void try_send();
   void on_timer() override { try_send(); }
   void end_of_elaboration() override { tx_if_ = tx.operator->(); }
-  tlm::tlm_sync_enum receive(tlm::tlm_generic_payload& p, tlm::tlm_phase& phase, sc_core::sc_time& delay);
+  // A frame's last bit arrived (frame_receiver, through rx).
+  tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload& p, tlm::tlm_phase& phase,
+                                     sc_core::sc_time& delay) override;
 
   uint64_t mac_;
   const wire_if* wire_ = nullptr;

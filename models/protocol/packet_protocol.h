@@ -11,7 +11,6 @@
 // A distinct protocol-types class keeps these sockets from binding to base-protocol sockets.
 #pragma once
 #include <tlm_utils/simple_initiator_socket.h>
-#include <tlm_utils/passthrough_target_socket.h>
 
 #include <tlm>
 
@@ -26,11 +25,19 @@ struct packet_protocol_types {
 
 template <typename MODULE>
 using frame_out_socket = tlm_utils::simple_initiator_socket<MODULE, 32, packet_protocol_types>;
-// A passthrough target socket: nb_transport_fw goes straight to the registered method. A
-// simple_target_socket would also spawn, per socket, a b2nb thread with its own stack, a payload
-// event queue and events (to adapt b_transport, which this protocol never uses): ~9 000 threads
-// at 1024 hosts, most of the fabric's memory before the first packet.
-template <typename MODULE>
-using frame_in_socket = tlm_utils::passthrough_target_socket<MODULE, 32, packet_protocol_types>;
+// A frame's receiving end (a link channel's input, a MAC's receiver) implements the forward
+// path itself and binds its target socket to itself, the plain TLM-2.0 way: a transmitter's
+// nb_transport_fw is then one virtual call into the receiver, with no socket object between
+// them to touch (at 1024 hosts each object a frame touches is likely a cache miss). The link
+// protocol is non-blocking only: b_transport is a model error, and there is no DMI or debug
+// access to a wire.
+class frame_receiver : public tlm::tlm_fw_transport_if<packet_protocol_types> {
+ public:
+  void b_transport(tlm::tlm_generic_payload& frame, sc_core::sc_time& delay) final;
+  bool get_direct_mem_ptr(tlm::tlm_generic_payload&, tlm::tlm_dmi&) final { return false; }
+  unsigned int transport_dbg(tlm::tlm_generic_payload&) final { return 0; }
+};
+// Bound to its module (a frame_receiver) in the module's constructor: `in.bind(*this)`.
+using frame_in_socket = tlm::tlm_target_socket<32, packet_protocol_types>;
 
 }  // namespace sluice
