@@ -16,6 +16,10 @@ struct mmu_port_params {
 };
 
 class mmu : public sc_core::sc_module, public mmu_if {
+  // The accounting every admission and release goes to: declared first, in the cache line of
+  // the interface's vtable pointer, not behind the parameters.
+  std::unique_ptr<shared_buffer> state_;
+
  public:
   param<byte_count> buffer;
   choice_param threshold_mode;
@@ -48,7 +52,6 @@ class mmu : public sc_core::sc_module, public mmu_if {
   int classes_;
   resume_listener* listener_ = nullptr;
   std::unique_ptr<threshold_policy> threshold_;  // chosen by threshold_mode
-  std::unique_ptr<shared_buffer> state_;
 };
 
 }  // namespace sluice

@@ -36,8 +36,8 @@ const threshold_policy& dynamic_threshold() {
 
 shared_buffer::shared_buffer(int ports, int priorities, buffer_config config, std::vector<pg_config> pgs)
     : priorities_(priorities),
-      config_(config),
       policy_(config.threshold ? config.threshold : config.dynamic ? &dynamic_threshold() : &static_threshold()),
+      config_(config),
       groups_(static_cast<std::size_t>(ports) * priorities) {
   if (pgs.size() != groups_.size()) throw std::invalid_argument("shared_buffer: one pg_config per (port, priority)");
   for (std::size_t i = 0; i < pgs.size(); ++i) groups_[i].config = pgs[i];

@@ -92,9 +92,11 @@ class shared_buffer {
   bool xoff_condition(std::size_t i, const pg_usage& u, uint64_t threshold) const;
   bool resume_index(std::size_t i);  // try_resume by group index
   void pause_index(std::size_t i);
+  // What every admission reads first, together.
   int priorities_;
-  buffer_config config_;
+  uint64_t shared_used_ = 0;
   const threshold_policy* policy_;
+  buffer_config config_;
   // A group's configuration, usage and pause state side by side, aligned to two cache lines:
   // an admission reads all three (in a large fabric, separate arrays are three misses).
   struct alignas(64) group {
@@ -106,7 +108,6 @@ class shared_buffer {
   std::vector<uint32_t> paused_list_;  // indices of paused groups, for the pool-growth re-check
   std::vector<uint32_t> resumed_;      // scratch: groups resumed by one release
   resume_listener* listener_ = nullptr;
-  uint64_t shared_used_ = 0;
 };
 
 }  // namespace sluice
