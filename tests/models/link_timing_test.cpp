@@ -46,3 +46,18 @@ TEST(LinkTiming, UtilizationCountsBusyTime) {
   // 3 us busy out of 20 us.
   EXPECT_EQ(sim->fabric_model().links[0].model->ab.busy_time(sc_time(20, sc_core::SC_US)), sc_time(3000, SC_NS));
 }
+
+TEST(LinkTiming, ReceivingEndsAreNonBlockingOnly) {
+  // A link channel and a MAC implement the protocol's forward path themselves; blocking
+  // transport, DMI and debug access do not exist on a wire.
+  auto sim = test::make_sim(two_nics("1500B"));
+  sluice::link& l = *sim->fabric_model().links[0].model;
+  tlm::tlm_generic_payload* p = packet_pool::instance().acquire();
+  sc_time t = sc_core::SC_ZERO_TIME;
+  frame_receiver& channel = l.ab;
+  EXPECT_THROW(channel.b_transport(*p, t), sc_core::sc_report);
+  tlm::tlm_dmi dmi;
+  EXPECT_FALSE(channel.get_direct_mem_ptr(*p, dmi));
+  EXPECT_EQ(channel.transport_dbg(*p), 0u);
+  p->release();
+}
