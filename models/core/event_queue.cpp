@@ -259,16 +259,19 @@ void event_queue::run() {
       ++sorted_head_;
       --in_calendar_;
       // A large fabric's clients are cache misses. A bucket usually holds dozens of wake-ups,
-      // so fetch ahead: the table slot three wake-ups on, the client (through the slot
-      // fetched earlier) one wake-up on, while this one runs.
+      // so work ahead in three stages (counted from the wake-up about to run): the table slot
+      // five wake-ups on, the client's first two lines three on (a model's own per-wake-up
+      // fields follow its timer's), and two on the client's warm(), which prefetches what it
+      // reaches through pointers.
       const std::size_t n = sorted_items_.size();
-      if (sorted_head_ + 3 < n) __builtin_prefetch(&clients_[sorted_items_[sorted_head_ + 3].client]);
-      if (sorted_head_ + 1 < n) {
-        // The line after the timer's fields too: a model's own per-wake-up fields follow them.
-        const char* next = reinterpret_cast<const char*>(clients_[sorted_items_[sorted_head_ + 1].client].client);
-        __builtin_prefetch(next);
-        __builtin_prefetch(next + 64);
+      if (sorted_head_ + 4 < n) __builtin_prefetch(&clients_[sorted_items_[sorted_head_ + 4].client]);
+      if (sorted_head_ + 2 < n) {
+        const char* later = reinterpret_cast<const char*>(clients_[sorted_items_[sorted_head_ + 2].client].client);
+        __builtin_prefetch(later);
+        __builtin_prefetch(later + 64);
       }
+      if (sorted_head_ + 1 < n)
+        if (const timed_client* c = clients_[sorted_items_[sorted_head_ + 1].client].client) c->warm();
     } else {
       const entry* next = front();
       if (!next || next->at_ps > limit) break;

@@ -36,6 +36,11 @@ class timed_client {
  public:
   virtual ~timed_client();
   virtual void on_timer() = 0;
+  // Called as the wake-up two before this client's starts, while the queue drains a calendar
+  // bucket (its own first two lines were fetched one wake-up earlier still): a client may
+  // prefetch the objects its on_timer() will reach through pointers, so that a chain of
+  // dependent cache misses overlaps the wake-ups before it. A hint only; it changes nothing.
+  virtual void warm() const {}
   bool timer_pending() const { return at_ps_ != never_ps; }
 
  private:

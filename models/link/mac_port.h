@@ -83,6 +83,12 @@ class mac_port : public sc_core::sc_module, public timed_client, public frame_re
  private:
   void try_send();
   void on_timer() override { try_send(); }
+  // The objects a transmit decision reaches: the source, the gate and the link.
+  void warm() const override {
+    __builtin_prefetch(source_);
+    __builtin_prefetch(fc_);
+    __builtin_prefetch(tx_if_);
+  }
   void end_of_elaboration() override { tx_if_ = tx.operator->(); }
   // A frame's last bit arrived (frame_receiver, through rx).
   tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload& p, tlm::tlm_phase& phase,

@@ -175,3 +175,29 @@ TEST(EventQueue, AClientDestroyedWithAWakeUpPendingIsNotCalled) {
   start(sc_time(5, SC_US));
   EXPECT_EQ(log, (std::vector<std::string>{"b@2000000"}));
 }
+
+namespace {
+// Records, in one shared log, when it is warmed and when it fires.
+struct warmed_client : timed_client {
+  std::vector<std::string>* log = nullptr;
+  std::string name;
+  void on_timer() override { log->push_back("fire " + name); }
+  void warm() const override { log->push_back("warm " + name); }
+};
+}  // namespace
+
+TEST(EventQueue, AClientIsWarmedTwoWakeUpsBeforeItRuns) {
+  // Five wake-ups in one calendar bucket. Inside a bucket, the client two wake-ups on is warmed
+  // as a wake-up starts (a prefetch hint only: it must not change the order of wake-ups).
+  event_queue& q = event_queue::instance();
+  std::vector<std::string> log;
+  warmed_client c[5];
+  for (int i = 0; i < 5; ++i) {
+    c[i].log = &log;
+    c[i].name = std::to_string(i);
+    q.schedule(&c[i], ns_ps(1000) + static_cast<uint64_t>(i) * 100);  // 100 ps apart
+  }
+  start(sc_time(2, SC_US));
+  EXPECT_EQ(log, (std::vector<std::string>{"fire 0", "warm 3", "fire 1", "warm 4", "fire 2", "fire 3", "fire 4"}))
+      << "order: " << ::testing::PrintToString(log);
+}
