@@ -72,20 +72,21 @@ link::link(sc_core::sc_module_name name, data_rate default_rate, sc_core::sc_tim
       rate(this, rate_spec, default_rate),
       delay(this, delay_spec, default_delay),
       ab("ab"),
-      ba("ba"),
-      current_rate_(default_rate) {
-  ab.rate_ = ba.rate_ = default_rate;
-  ab.delay_ps_ = ba.delay_ps_ = to_ps(default_delay);
+      ba("ba") {
+  set_channels(default_rate, default_delay);
 }
 
-void link::start_of_simulation() {
-  current_rate_ = ab.rate_ = ba.rate_ = rate();
-  ab.delay_ps_ = ba.delay_ps_ = to_ps(delay());
+// Overrides are applied after construction: the channels take the final values here.
+void link::start_of_simulation() { set_channels(rate(), delay()); }
+
+void link::set_channels(data_rate r, sc_core::sc_time d) {
+  ab.rate_ = ba.rate_ = r;
+  ab.delay_ps_ = ba.delay_ps_ = to_ps(d);
 }
 
 void link::set_rate(data_rate r) {
   if (!(r.bps > 0)) SC_REPORT_ERROR(name(), "link rate must be positive");
-  current_rate_ = ab.rate_ = ba.rate_ = r;
+  ab.rate_ = ba.rate_ = r;
 }
 
 uint64_t link::packet_hops() { return g_packet_hops; }

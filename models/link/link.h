@@ -45,7 +45,6 @@ class link_channel : public sc_core::sc_module, public timed_client, public fram
   // Statistics (read by reports and samplers).
   uint64_t frames() const { return frames_; }
   uint64_t bytes() const { return bytes_; }
-  std::size_t in_flight_frames() const { return wire_.size(); }
   // Wire-busy time up to `now`, counting only the elapsed part of a frame being serialized.
   sc_core::sc_time busy_time(const sc_core::sc_time& now) const;
   const std::string& label() const { return label_; }
@@ -74,7 +73,7 @@ class link : public sc_core::sc_module, public wire_if {
   link_channel ab, ba;
 
   link(sc_core::sc_module_name name, data_rate default_rate, sc_core::sc_time default_delay);
-  data_rate current_rate() const override { return current_rate_; }
+  data_rate current_rate() const override { return ab.rate_; }  // both directions run at one rate
   sc_core::sc_time propagation() const override { return delay(); }
   // Changes the capacity of both directions from now on.
   void set_rate(data_rate r);
@@ -83,8 +82,7 @@ class link : public sc_core::sc_module, public wire_if {
 
  private:
   void start_of_simulation() override;
-  data_rate current_rate_;
-  friend class link_channel;
+  void set_channels(data_rate r, sc_core::sc_time d);
 };
 
 }  // namespace sluice
