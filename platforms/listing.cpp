@@ -24,4 +24,10 @@ std::vector<stat_registry::row> list_stats(const std::string& match, const std::
   return rows;
 }
 
+std::vector<const probe_point*> list_probes(const std::string& match, const std::string& key) {
+  std::vector<const probe_point*> points = probe_registry::instance().points(match);
+  if (points.empty()) throw config_error(key + ": '" + match + "' matches no probe point");
+  return points;
+}
+
 }  // namespace sluice

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "models/core/probe.h"
 #include "models/core/stats.h"
 
 namespace sluice {
@@ -15,5 +16,7 @@ using param_row = std::array<std::string, 6>;
 // Throws config_error "<key>: '<match>' matches no parameter" when nothing matches.
 std::vector<param_row> list_params(const std::string& match, const std::string& key);
 std::vector<stat_registry::row> list_stats(const std::string& match, const std::string& key);
+// Throws config_error "<key>: '<match>' matches no probe point" when nothing matches.
+std::vector<const probe_point*> list_probes(const std::string& match, const std::string& key);
 
 }  // namespace sluice

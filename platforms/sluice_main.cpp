@@ -8,6 +8,7 @@
 #include <iostream>
 #include <unistd.h>
 
+#include "models/core/probe.h"
 #include "models/core/stats.h"
 #include "platforms/congestion_control.h"
 #include "platforms/listing.h"
@@ -28,7 +29,8 @@ const char* usage =
     "usage: sluice run SCENARIO.yaml [--set PATH=VALUE ...] [--until 20ms] [--seed N] [--sample-period 10us]\n"
     "                  [--cc NAME] [--out DIR] [--quiet]\n"
     "       sluice params SCENARIO.yaml [--set PATH=VALUE ...] [--cc NAME] [--match GLOB]\n"
-    "       sluice stats SCENARIO.yaml [--match GLOB]\n";
+    "       sluice stats SCENARIO.yaml [--match GLOB]\n"
+    "       sluice probes SCENARIO.yaml [--match GLOB]\n";
 
 std::pair<std::string, std::string> split_set(const std::string& s) {
   auto eq = s.find('=');
@@ -57,6 +59,14 @@ void print_stats(const std::string& match) {
             << "description\n";
   for (const stat_registry::row& r : rows)
     std::cout << std::left << std::setw(40) << r.name << std::setw(8) << r.desc->unit << r.desc->description << '\n';
+}
+
+void print_probes(const std::string& match) {
+  const std::vector<const probe_point*> points = list_probes(match, "--match");
+  std::cout << std::left << std::setw(40) << "probe point" << "event; value\n";
+  for (const probe_point* p : points)
+    std::cout << std::left << std::setw(40) << p->name() << p->kind->description() << "; " << p->kind->value_meaning()
+              << '\n';
 }
 
 // --out DIR must be a folder we can write, created if needed.
@@ -95,7 +105,7 @@ int run(int argc, char* argv[]) {
       "cc", po::value(&cc), cc_help.c_str())("out", po::value(&out_dir),
                                                                     "write summary.json and time-series CSVs into DIR")(
       "quiet,q", po::bool_switch(&quiet), "do not print the summary table")(
-      "match", po::value(&match), "params, stats: list only names matching GLOB");
+      "match", po::value(&match), "params, stats, probes: list only names matching GLOB");
   po::options_description hidden;
   hidden.add_options()("command", po::value(&command))("scenario", po::value(&scenario_path));
   po::options_description all;
@@ -109,17 +119,19 @@ int run(int argc, char* argv[]) {
     std::cout << usage << options;
     return command.empty() && !vm.count("help") ? 2 : 0;
   }
-  if (command != "run" && command != "params" && command != "stats")
-    throw config_error("command: '" + command + "' is not run, params or stats");
+  if (command != "run" && command != "params" && command != "stats" && command != "probes")
+    throw config_error("command: '" + command + "' is not run, params, stats or probes");
   if (scenario_path.empty()) throw config_error("missing SCENARIO.yaml");
   // An option that does not apply to the command would be silently ignored: reject it.
   const bool run_command = command == "run";
   for (const char* opt : {"until", "sample-period", "seed", "out"})
     if (!run_command && vm.count(opt))
       throw config_error(std::string("--") + opt + ": applies to 'run' only, not '" + command + "'");
-  if (run_command && vm.count("match")) throw config_error("--match: applies to 'params' and 'stats', not 'run'");
-  if (command == "stats" && !sets.empty()) throw config_error("--set: applies to 'run' and 'params', not 'stats'");
-  if (command == "stats" && vm.count("cc")) throw config_error("--cc: applies to 'run' and 'params', not 'stats'");
+  if (run_command && vm.count("match"))
+    throw config_error("--match: applies to 'params', 'stats' and 'probes', not 'run'");
+  const bool listing = command == "stats" || command == "probes";
+  if (listing && !sets.empty()) throw config_error("--set: applies to 'run' and 'params', not '" + command + "'");
+  if (listing && vm.count("cc")) throw config_error("--cc: applies to 'run' and 'params', not '" + command + "'");
   for (const char* opt : {"out", "match"})  // an empty value is an error, not "no option"
     if (vm.count(opt) && vm[opt].as<std::string>().empty())
       throw config_error(std::string("--") + opt + ": '' is empty");
@@ -138,6 +150,10 @@ int run(int argc, char* argv[]) {
   }
   if (command == "stats") {
     print_stats(match);
+    finish(0);
+  }
+  if (command == "probes") {
+    print_probes(match);
     finish(0);
   }
   if (!out_dir.empty()) check_out_dir(out_dir);  // before the run, not after it

@@ -17,6 +17,19 @@ tlm::tlm_generic_payload* packet_pool::acquire(bool with_image) {
   pooled_payload* p = list.back();
   list.pop_back();
   p->own.reset();
+  p->own.set_id(next_id_++);
+  p->acquire();
+  return p;
+}
+
+tlm::tlm_generic_payload* packet_pool::acquire_queued(const frame_fields& f) {
+  if (free_.empty()) {
+    all_.push_back(std::make_unique<pooled_payload>(this));
+    free_.push_back(all_.back().get());
+  }
+  pooled_payload* p = free_.back();
+  free_.pop_back();
+  p->own.fields() = f;
   p->acquire();
   return p;
 }

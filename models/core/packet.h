@@ -57,11 +57,23 @@ struct frame_fields {
   uint16_t hops = 0;
   uint8_t sl = 0;                      // IB service level, end to end (priority is then the VL of the link)
   uint8_t ingress_cls = same_class;    // switch-local: the class it arrived on, if the switch changed it
+  uint16_t id_high = 0;                // the frame id's upper 16 bits (see id())
   uint32_t cp_tag = 0;      // ECM: the CPID tag of a rate-limited data frame (0: untagged; bcn_frame.h)
+  uint32_t id_low = 0;      // the frame id's lower 32 bits
   uint64_t seq = 0;         // byte offset of the first payload byte within its flow
   uint64_t created_ps = 0;  // when the frame was built (ACK: echoes the data frame's)
   uint64_t ready_ps = 0;    // switch-local: when the frame clears the forwarding pipeline
+
+  // The frame's id: unique in the run (48 bits, given by packet_pool::acquire in acquisition
+  // order, so the same run gives the same ids), and kept across switches (a queued descriptor
+  // carries it). Two halves fill the padding of this 64-byte descriptor.
+  uint64_t id() const { return uint64_t{id_high} << 32 | id_low; }
+  void set_id(uint64_t id) {
+    id_high = static_cast<uint16_t>(id >> 32);
+    id_low = static_cast<uint32_t>(id);
+  }
 };
+static_assert(sizeof(frame_fields) == 64, "a queued descriptor is one cache line");
 
 struct packet_header : tlm::tlm_extension<packet_header>, frame_fields {
   // Wire image of a control frame (from packet_pool::acquire(true)); null for data frames, which
@@ -105,6 +117,9 @@ class packet_pool : public tlm::tlm_mm_interface {
   // Returns a payload with reference count 1 and a reset header; with_image: the header carries
   // a wire image (control frames).
   tlm::tlm_generic_payload* acquire(bool with_image = false);
+  // A payload without an image for a frame that was queued as a descriptor: its fields (and so
+  // its id) are f's.
+  tlm::tlm_generic_payload* acquire_queued(const frame_fields& f);
   void free(tlm::tlm_generic_payload* p) override;
   std::size_t allocated() const { return all_.size(); }
   std::size_t in_use() const { return all_.size() - free_.size() - free_control_.size(); }
@@ -112,6 +127,7 @@ class packet_pool : public tlm::tlm_mm_interface {
  private:
   std::vector<std::unique_ptr<pooled_payload>> all_;
   std::vector<pooled_payload*> free_, free_control_;  // without and with an image
+  uint64_t next_id_ = 1;                              // 0: no id (a header not from the pool)
 };
 
 // A feedback frame (CNM, CNP, ACK) about the data frame `about`, made by node `from` and

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "models/core/probe.h"
 #include "models/core/stats.h"
 
 namespace sluice {
@@ -18,6 +19,8 @@ mac_port::mac_port(sc_core::sc_module_name name, int index, uint64_t mac_address
     : sc_module(name), index_(index), timers_(event_queue::instance()), tx("tx"), rx("rx"), mac_(mac_address) {
   rx.bind(*this);
   add_stats(*this, mac_stats, this);
+  probe_registry::instance().declare(probes::tx_start, this, this);
+  probe_registry::instance().declare(probes::rx_end, this, this);
   // The first look, at time 0, lets sources with timed flows schedule their start.
   wake_at(0);
 }
@@ -70,6 +73,7 @@ void mac_port::try_send() {
   ++frames_sent_;
   bytes_sent_ += h.size;
   if (fc_ && h.kind != frame_kind::pfc && h.kind != frame_kind::ib_credit) fc_->on_transmit(h.priority, h.size);
+  if (probes::tx_start.on()) probes::tx_start.emit(this, now, &h.fields(), index_, h.priority, h.size);
   tlm::tlm_phase phase = tlm::BEGIN_REQ;
   sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
   tx_if_->nb_transport_fw(*p, phase, delay);
@@ -80,6 +84,19 @@ void mac_port::try_send() {
 
 tlm::tlm_sync_enum mac_port::nb_transport_fw(tlm::tlm_generic_payload& p, tlm::tlm_phase& phase,
                                              sc_core::sc_time& delay) {
+  // Observed arrivals take a path of their own (a tail call), so that the probe adds only its
+  // test to this function, not the registers the event needs.
+  if (probes::rx_end.on()) return receive_observed(p);
+  return receive(p);
+}
+
+tlm::tlm_sync_enum mac_port::receive_observed(tlm::tlm_generic_payload& p) {
+  const packet_header& h = header(p);
+  probes::rx_end.emit(this, now_ps(), &h.fields(), index_, h.priority, h.size);
+  return receive(p);
+}
+
+inline tlm::tlm_sync_enum mac_port::receive(tlm::tlm_generic_payload& p) {
   const frame_kind k = header(p).kind;
   if (k == frame_kind::pfc || k == frame_kind::ib_credit) {  // link-local: consumed here
     if (fc_) fc_->on_control_frame(p);

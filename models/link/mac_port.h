@@ -93,6 +93,8 @@ class mac_port : public sc_core::sc_module, public timed_client, public frame_re
   // A frame's last bit arrived (frame_receiver, through rx).
   tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload& p, tlm::tlm_phase& phase,
                                      sc_core::sc_time& delay) override;
+  tlm::tlm_sync_enum receive(tlm::tlm_generic_payload& p);
+  [[gnu::noinline, gnu::cold]] tlm::tlm_sync_enum receive_observed(tlm::tlm_generic_payload& p);
 
   uint64_t mac_;
   const wire_if* wire_ = nullptr;

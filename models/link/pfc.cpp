@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "models/core/probe.h"
 #include "models/core/stats.h"
 #include "models/link/mac_port.h"
 
@@ -59,6 +60,8 @@ pfc::pfc(sc_core::sc_module_name name, mac_port& mac, int classes, ingress_state
     add_stats(*this, generator_stats, this);
   }
   add_stats(*this, receiver_stats, this);
+  probe_registry::instance().declare(probes::pause_on, this, this);
+  probe_registry::instance().declare(probes::pause_off, this, this);
   const sc_core::sc_object& port = get_parent_object() ? *get_parent_object() : *this;
   add_stats(port, priority_stats, this, classes_);
   if (buffer_) add_stats(port, priority_generator_stats, this, classes_);
@@ -154,13 +157,22 @@ void pfc::on_control_frame(tlm::tlm_generic_payload& frame) {
   ++frames_received_;
   const uint64_t effective = now_ps() + to_ps(response());
   const data_rate rate = wire_rate();
-  bool shortened = false;
+  bool shortened = false, watch = false;
+  const bool watching = probes::pause_on.on() || probes::pause_off.on();
   for (int i = 0; i < classes_; ++i) {
     if (!(r.class_enable >> i & 1)) continue;
     uint64_t until = effective + to_ps(pause_duration(r.quanta[i], rate));
     shortened |= until < state_[i].until_ps;
+    // The watcher must look at `effective` if the gate may change then: a pause not yet
+    // announced begins, or an announced one ends earlier. One that only grows is looked at
+    // when its old end comes (the watcher is due then already).
+    if (watching) watch |= announced_ >> i & 1 ? until < state_[i].until_ps : until > effective;
     apply_pause(i, effective, until);
     ++(r.quanta[i] ? state_[i].xoff_received : state_[i].xon_received);
+  }
+  if (watch) {
+    if (!watch_) watch_ = std::make_unique<pause_watch>(*this);
+    event_queue::instance().schedule(watch_.get(), effective);
   }
   // A resume (or a shorter pause) may let frames go at `effective`: look again then. A longer
   // pause needs no wake-up: the source finds the priority paused and asks again at its end.
@@ -177,6 +189,30 @@ void pfc::apply_pause(int cls, uint64_t effective_ps, uint64_t until_ps) {
     s.from_ps = effective_ps;
     s.until_ps = until_ps;
   }
+}
+
+void pfc::watch_pauses() {
+  const uint64_t now = now_ps();
+  uint64_t next = never_ps;
+  for (int i = 0; i < classes_; ++i) {
+    const pause_state& s = state_[i];
+    const bool was = announced_ >> i & 1;
+    if (paused(i, now) && !was) {
+      announced_ |= 1u << i;
+      if (probes::pause_on.on()) probes::pause_on.emit(this, s.from_ps, nullptr, mac_.index(), i, s.until_ps);
+    } else if (!paused(i, now) && was) {
+      announced_ &= ~(1u << i);
+      // The interval that ended: [from, until) if it ran out, or the previous one if a new pause
+      // is already due (from in the future).
+      const uint64_t end = s.from_ps > now ? s.prev_until_ps : s.until_ps;
+      if (probes::pause_off.on()) probes::pause_off.emit(this, end, nullptr, mac_.index(), i, 0);
+    }
+    if (announced_ >> i & 1)
+      next = std::min(next, s.until_ps);
+    else if (s.from_ps > now && s.until_ps > s.from_ps)
+      next = std::min(next, s.from_ps);
+  }
+  if (next != never_ps) event_queue::instance().schedule(watch_.get(), next);
 }
 
 uint64_t pfc::off_end_ps(int cls, uint64_t now_ps) const {

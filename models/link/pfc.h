@@ -102,6 +102,21 @@ class pfc : public sc_core::sc_module, public flow_control_if, public timed_clie
   void apply_pause(int cls, uint64_t effective_ps, uint64_t until_ps);
   data_rate wire_rate() const;
 
+  // Publishes pause_on / pause_off at the times the gate of a class closes and opens, which are
+  // later than the frames that cause them (the response delay; an expiry has no frame at all).
+  // Made when either probe is first subscribed; unsubscribed runs never schedule it.
+  class pause_watch : public timed_client {
+   public:
+    explicit pause_watch(pfc& owner) : owner_(owner) {}
+    void on_timer() override { owner_.watch_pauses(); }
+
+   private:
+    pfc& owner_;
+  };
+  void watch_pauses();
+  std::unique_ptr<pause_watch> watch_;
+  uint32_t announced_ = 0;  // classes whose pause_on is published and pause_off is not yet
+
   mac_port& mac_;
   ingress_state_if* buffer_;
   int classes_;

@@ -1,5 +1,6 @@
 #include "models/nic/nic.h"
 
+#include "models/core/probe.h"
 #include "models/core/stats.h"
 #include "models/protocol/ethernet.h"
 #include "models/protocol/ib_frame.h"
@@ -69,11 +70,32 @@ nic::nic(sc_core::sc_module_name name, uint32_t node_id, flow_table& flows, int 
   }
   add_stats(*this, nic_stats, this);
   add_stats(*this, class_stats, this, classes);
+  probe_registry& probes = probe_registry::instance();
+  probes.declare(probes::feedback_sent, this, this);
+  probes.declare(probes::feedback_received, &rx_, this);
+  probes.declare(probes::rate_change, this, this);
+}
+
+void nic::send_control(tlm::tlm_generic_payload* frame) {
+  if (probes::feedback_sent.on()) {
+    const packet_header& h = header(*frame);
+    probes::feedback_sent.emit(this, now_ps(), &h.fields(), 0, h.priority, h.size);
+  }
+  tx_.queue_control(frame);
+}
+
+void nic::limit_changed(uint32_t flow_id) {
+  tx_.reschedule(flow_id);
+  if (probes::rate_change.on()) {
+    probe_event e{now_ps(), nullptr, 0, -1, static_cast<uint64_t>(limiter(flow_id).rate().bps)};
+    e.flow_id = flow_id;
+    probes::rate_change.publish(this, e);
+  }
 }
 
 void nic::add_flow(uint32_t flow_id) {
   pacing_limiter& l = limiters_.emplace(flow_id, pacing_limiter(data_rate{0})).first->second;
-  l.on_change([this, flow_id] { tx_.reschedule(flow_id); });
+  l.on_change([this, flow_id] { limit_changed(flow_id); });
   tx_.add_flow(flow_id, &l, nullptr);
   flow_ids_.push_back(flow_id);
 }
@@ -113,7 +135,7 @@ rate_limiter_if& nic::limiter(uint32_t flow_id) {
 void nic::bind_limiter(uint32_t flow_id, rate_limiter_if& replacement) {
   if (!sends(flow_id))
     throw config_error(std::string(name()) + ": flow " + std::to_string(flow_id) + " is not sent by this NIC");
-  replacement.on_change([this, flow_id] { tx_.reschedule(flow_id); });
+  replacement.on_change([this, flow_id] { limit_changed(flow_id); });
   tx_.bind_limiter(flow_id, &replacement);
   bound_limiters_[flow_id] = &replacement;
 }

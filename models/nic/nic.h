@@ -70,7 +70,7 @@ class nic : public sc_core::sc_module, public control_sender_if {
   // Cross-parameter checks of the chosen policies, once the overrides are final.
   void check_policies() const;
   // control_sender_if: a frame this NIC made (CNP, ACK), queued ahead of data on its class.
-  void send_control(tlm::tlm_generic_payload* frame) override { tx_.queue_control(frame); }
+  void send_control(tlm::tlm_generic_payload* frame) override;
   uint32_t node_id() const override { return node_id_; }
 
   const std::vector<uint32_t>& flows_sent() const { return flow_ids_; }
@@ -82,6 +82,7 @@ class nic : public sc_core::sc_module, public control_sender_if {
   const tx_scheduler& transmitter() const { return tx_; }
 
  private:
+  void limit_changed(uint32_t flow_id);  // a flow's limiter changed: reorder it, publish rate_change
   void start_of_simulation() override;
   bool sends(uint32_t flow_id) const;
 

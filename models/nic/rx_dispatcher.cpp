@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "models/core/probe.h"
+
 namespace sluice {
 
 void rx_dispatcher::set_reaction_point(uint32_t flow_id, reaction_point_if* rp) {
@@ -24,10 +26,13 @@ void rx_dispatcher::receive_frame(tlm::tlm_generic_payload* p, int) {
         st.cnp_rx += h.kind == frame_kind::cnp;
         st.cnm_rx += h.kind == frame_kind::cnm;
       }
-      if (h.dst == node_id_ && h.flow_id < rp_.size() && rp_[h.flow_id])
+      if (h.dst == node_id_ && h.flow_id < rp_.size() && rp_[h.flow_id]) {
+        if (probes::feedback_received.on()) probes::feedback_received.emit(this, now_ps(), &h.fields(), 0, h.priority, 1);
         rp_[h.flow_id]->on_feedback(h, now_ps());
-      else
+      } else {
         ++unmatched_feedback_;  // no reaction point for this flow here: counted, not lost silently
+        if (probes::feedback_received.on()) probes::feedback_received.emit(this, now_ps(), &h.fields(), 0, h.priority, 0);
+      }
       break;
     default:
       ++misdelivered_;

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "models/core/probe.h"
+
 namespace sluice {
 namespace {
 // The ingress priority group a frame's bytes return to: its arrival class (an InfiniBand switch
@@ -10,7 +12,19 @@ int arrival_class(const packet_header& h, int queue) { return h.ingress_cls == s
 }  // namespace
 
 egress_port::egress_port(mac_port& mac, flow_control_if& gate, buffer_release_if& buffer, int classes)
-    : mac_(mac), gate_(gate), buffer_(buffer), classes_(classes), leaving_(4) {}
+    : mac_(mac), gate_(gate), buffer_(buffer), classes_(classes), leaving_(4) {
+  // Named under the switch port that holds the MAC: sw0.port3.egress.dequeue, sw0.port3.drop.
+  const sc_core::sc_object* port = mac.get_parent_object();
+  probe_registry& probes = probe_registry::instance();
+  for (const probe_kind* k : {&probes::enqueue, &probes::dequeue, &probes::mark}) probes.declare(*k, this, port, "egress");
+  probes.declare(probes::drop, this, port);
+}
+
+// The congestion point changed the frame's ECN bits or flags (a mark): publish it.
+void egress_port::publish_mark(const packet_header& h, uint16_t before) const {
+  const uint16_t after = static_cast<uint16_t>(h.ecn | h.flags << 8);
+  if (after != before) probes::mark.emit(this, now_ps(), &h.fields(), mac_.index(), h.priority, after);
+}
 
 queue_view egress_port::view(int cls) const {
   const queue_stats& s = class_[cls].stats;
@@ -29,7 +43,13 @@ void egress_port::enqueue(tlm::tlm_generic_payload* p) {
   s.bytes += h.size;
   ++s.frames;
   s.max_bytes = std::max(s.max_bytes, s.bytes);
-  if (c.cp && h.kind == frame_kind::data) c.cp->on_enqueue(h, view(h.priority));
+  if (c.cp && h.kind == frame_kind::data) {
+    const uint16_t before = static_cast<uint16_t>(h.ecn | h.flags << 8);
+    c.cp->on_enqueue(h, view(h.priority));
+    if (probes::mark.on()) publish_mark(h, before);
+  }
+  if (probes::enqueue.on())
+    probes::enqueue.emit(this, now_ps(), &h.fields(), mac_.index(), h.priority, s.bytes);
   const bool keep = h.image != nullptr;
   if (c.queue.empty()) {
     nonempty_ |= 1u << h.priority;
@@ -53,7 +73,13 @@ tlm::tlm_generic_payload* egress_port::next_frame(uint64_t now_ps, uint64_t& ret
       eligible |= 1u << q;
   }
   if (!eligible) return nullptr;
-  int q = scheduler_->select(head_, eligible);
+  int q = split_ ? split_decision(eligible) : scheduler_->select(head_, eligible);
+  if (q == awaiting_answer) return nullptr;
+  if (split_ && q >= 0 && !(eligible >> q & 1)) {
+    // The answered queue closed or emptied while the decision was being taken: ask again.
+    q = split_decision(eligible);
+    if (q == awaiting_answer) return nullptr;
+  }
   if (q < 0 || !(eligible >> q & 1)) {
     // A replacement scheduler that declines (or names an ineligible queue) is asked again one
     // frame time later (the smallest eligible head at the link rate), or sooner on new input.
@@ -73,16 +99,21 @@ tlm::tlm_generic_payload* egress_port::next_frame(uint64_t now_ps, uint64_t& ret
   } else {
     head_[q] = c.queue.front().f.size;
   }
-  tlm::tlm_generic_payload* p = e.kept ? e.kept : packet_pool::instance().acquire();
+  tlm::tlm_generic_payload* p = e.kept ? e.kept : packet_pool::instance().acquire_queued(e.f);
   packet_header& h = header(*p);
-  h.fields() = e.f;
+  if (e.kept) h.fields() = e.f;
   queue_stats& s = c.stats;
   s.update(now_ps);
   s.bytes -= h.size;
   --s.frames;
   ++s.frames_out;
   s.bytes_out += h.size;
-  if (c.cp && h.kind == frame_kind::data) c.cp->on_dequeue(h, view(q));
+  if (c.cp && h.kind == frame_kind::data) {
+    const uint16_t before = static_cast<uint16_t>(h.ecn | h.flags << 8);
+    c.cp->on_dequeue(h, view(q));
+    if (probes::mark.on()) publish_mark(h, before);
+  }
+  if (probes::dequeue.on()) probes::dequeue.emit(this, now_ps, &h.fields(), mac_.index(), q, s.bytes);
   if (h.ingress_port != no_ingress) {
     if (!release_at_end_) {
       buffer_.release(h.ingress_port, arrival_class(h, q), h.size);
@@ -93,6 +124,24 @@ tlm::tlm_generic_payload* egress_port::next_frame(uint64_t now_ps, uint64_t& ret
     }
   }
   return p;
+}
+
+int egress_port::split_decision(uint32_t eligible) {
+  if (!answered_ && !asking_) {
+    asking_ = requesting_ = true;
+    split_->request(head_, eligible, *this);
+    requesting_ = false;
+  }
+  if (!answered_) return awaiting_answer;
+  answered_ = false;
+  return answer_;
+}
+
+void egress_port::scheduled(int queue) {
+  asking_ = false;
+  answered_ = true;
+  answer_ = queue;
+  if (!requesting_) mac_.kick();  // a later answer: the port looks for its frame now
 }
 
 void egress_port::on_timer() {

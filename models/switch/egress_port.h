@@ -12,6 +12,7 @@
 #include "models/core/event_queue.h"
 #include "models/core/ring.h"
 #include "models/link/mac_port.h"
+#include "models/switch/split_scheduler.h"
 #include "models/switch/switch_blocks.h"
 
 namespace sluice {
@@ -41,7 +42,7 @@ class buffer_release_if {
   virtual void release(int ingress_port, int cls, uint32_t bytes) = 0;
 };
 
-class egress_port : public frame_source_if, public timed_client {
+class egress_port : public frame_source_if, public timed_client, public scheduler_answer_if {
  public:
   egress_port(mac_port& mac, flow_control_if& gate, buffer_release_if& buffer, int classes);
 
@@ -51,6 +52,9 @@ class egress_port : public frame_source_if, public timed_client {
   uint64_t next_ready_ps(uint64_t now_ps) const override;
 
   void set_scheduler(scheduler_if* s) { scheduler_ = s; }
+  // A split-phase scheduler in place of the scheduler (null: the immediate one). Each decision
+  // is asked when the port looks for a frame and the frame leaves when the answer comes.
+  void set_split_scheduler(split_scheduler_if* s) { split_ = s; }
   // The congestion point of one class (nullptr: none). Not owned.
   void set_congestion_point(int cls, congestion_point_if* cp) { class_[cls].cp = cp; }
   void set_release_at_end(bool at_end) { release_at_end_ = at_end; }
@@ -61,12 +65,18 @@ class egress_port : public frame_source_if, public timed_client {
  private:
   void on_timer() override;  // end of a frame on the wire: release its buffer (release_at_end)
   queue_view view(int cls) const;
+  void publish_mark(const packet_header& h, uint16_t before) const;
+  // The split-phase decision: the answered queue, or awaiting_answer (the answer kicks the MAC).
+  static constexpr int awaiting_answer = -2;
+  int split_decision(uint32_t eligible);
+  void scheduled(int queue) override;
 
   // Read by every enqueue and transmit decision, declared together.
   mac_port& mac_;
   flow_control_if& gate_;
   buffer_release_if& buffer_;
   scheduler_if* scheduler_ = nullptr;
+  split_scheduler_if* split_ = nullptr;
   int classes_;
   bool release_at_end_ = false;
   // Kept in step with the queues so that choosing a frame visits only the non-empty classes and
@@ -96,6 +106,9 @@ class egress_port : public frame_source_if, public timed_client {
     uint32_t bytes;
   };
   ring<in_flight> leaving_;  // release_at_end: frames on the wire, oldest first
+  // Split-phase scheduling: a request is out; its answer is in (and which queue); inside request().
+  bool asking_ = false, answered_ = false, requesting_ = false;
+  int answer_ = -1;
 };
 
 }  // namespace sluice

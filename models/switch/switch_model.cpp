@@ -1,5 +1,6 @@
 #include "models/switch/switch_model.h"
 
+#include "models/core/probe.h"
 #include "models/core/stats.h"
 #include "models/protocol/ethernet.h"
 #include "models/switch/switch_policies.h"
@@ -47,6 +48,7 @@ switch_model::switch_model(sc_core::sc_module_name name, uint32_t node_id, int n
       node_id_(node_id),
       classes_(classes) {
   add_stats(*this, switch_stats, this);
+  probe_registry::instance().declare(probes::feedback_sent, this, this);
   if (layer == link_layer::ib) forwarding.policy.set_default("lft");  // a linear forwarding table by LID
   for (int i = 0; i < num_ports; ++i)
     ports.push_back(std::make_unique<switch_port>(("port" + std::to_string(i)).c_str(), i,
@@ -89,6 +91,7 @@ void switch_model::receive_frame(tlm::tlm_generic_payload* p, int port_index) {
   path_[port_index].gate->on_admit(h.priority, h.size, xoff_due);  // XOFF also when the tipping frame is dropped
   if (!admitted) {
     ports[port_index]->count_drop(h.priority);
+    if (probes::drop.on()) probes::drop.emit(&ports[port_index]->egress, now_ps(), &h.fields(), port_index, h.priority, 0);
     p->release();
     return;
   }
@@ -116,6 +119,7 @@ void switch_model::inject(tlm::tlm_generic_payload* p) {
     return;
   }
   h.ready_ps = now_ps();  // made at the egress side: no forwarding pipeline
+  if (probes::feedback_sent.on()) probes::feedback_sent.emit(this, now_ps(), &h.fields(), out, h.priority, h.size);
   ports[out]->egress.enqueue(p);
 }
 
@@ -135,6 +139,8 @@ void switch_model::drop_unroutable(tlm::tlm_generic_payload* p) {
   ++unroutable_;
   release(h.ingress_port, h.priority, h.size);
   ports[h.ingress_port]->count_drop(h.priority);
+  if (probes::drop.on())
+    probes::drop.emit(&ports[h.ingress_port]->egress, now_ps(), &h.fields(), h.ingress_port, h.priority, 1);
   p->release();
 }
 

@@ -31,6 +31,11 @@ const param_spec<uint64_t> weight_spec{"weight", "DWRR weight", 1, 1, 1000000};
 const param_spec<uint64_t> high_limit_spec{
     "vlarb.high_limit", "ib-vlarb: 4 KiB units of high-priority VLs sent before one low packet (0: one; 255: no limit; OpenSM: 0)",
     0, 0, 255};
+const param_spec<sc_core::sc_time> scheduler_latency_spec{
+    "scheduler_latency",
+    "time the egress scheduler takes to answer a dequeue decision, asked when the port looks for a frame "
+    "(0: immediate; > 0: the split-phase path, one decision at a time, as an RTL or firmware scheduler)",
+    sc_core::SC_ZERO_TIME, sc_core::SC_ZERO_TIME, sc_core::sc_time(1, sc_core::SC_MS)};
 const choice_spec& scheduler_spec() {
   static const auto spec = scheduler_policies::instance().choice_for(
       "scheduler", "egress scheduler of this port", "strict-dwrr");
@@ -52,6 +57,7 @@ switch_port::switch_port(sc_core::sc_module_name name, int index, uint64_t mac_a
       credits(layer == link_layer::ib ? std::make_unique<credit_flow_control>("credit", mac, classes) : nullptr),
       quantum(this, quantum_spec),
       scheduler(this, scheduler_spec()),
+      scheduler_latency(this, scheduler_latency_spec),
       egress(mac, gate(), buffer, classes),
       mmu_(mmu) {
   mac.attach(&egress, nullptr);
@@ -83,7 +89,14 @@ void switch_port::start_of_simulation() {
   c.quantum = static_cast<uint32_t>(quantum().bytes);
   if (high_limit) c.high_limit = static_cast<uint32_t>((*high_limit)());
   default_scheduler_ = scheduler_policies::instance().make(scheduler.name(), scheduler(), c);
-  egress.set_scheduler(custom_scheduler_ ? custom_scheduler_ : default_scheduler_.get());
+  scheduler_if& chosen = custom_scheduler_ ? *custom_scheduler_ : *default_scheduler_;
+  egress.set_scheduler(&chosen);
+  if (custom_split_) {
+    egress.set_split_scheduler(custom_split_);
+  } else if (const uint64_t latency = to_ps(scheduler_latency()); latency > 0) {
+    latency_scheduler_ = std::make_unique<latency_scheduler>(chosen, latency);
+    egress.set_split_scheduler(latency_scheduler_.get());
+  }
 }
 
 }  // namespace sluice

@@ -23,6 +23,7 @@ class switch_port : public sc_core::sc_module {
   param<byte_count> quantum;
   std::unique_ptr<param<uint64_t>> high_limit;  // InfiniBand ports: VLHighLimit of ib-vlarb
   choice_param scheduler;                              // the egress scheduler policy, by name
+  param<sc_core::sc_time> scheduler_latency;           // > 0: decisions through the split-phase path
   std::vector<std::unique_ptr<choice_param>> cp;       // per class: the congestion point policy
   egress_port egress;
 
@@ -34,6 +35,9 @@ class switch_port : public sc_core::sc_module {
 
   // Replaces the scheduler chosen by `scheduler` (e.g. with an RTL adapter); call before sc_start.
   void bind_scheduler(scheduler_if& s) { custom_scheduler_ = &s; }
+  // Replaces it with a split-phase scheduler (an RTL or firmware block that answers later);
+  // call before sc_start. `scheduler_latency` then has no effect.
+  void bind_split_scheduler(split_scheduler_if& s) { custom_split_ = &s; }
   // Makes the congestion points chosen by `cp` (they may declare parameters of their own under
   // this port); once, after the first pass of the overrides. A class whose choice is "none"
   // keeps whatever egress.set_congestion_point bound.
@@ -60,6 +64,8 @@ class switch_port : public sc_core::sc_module {
   std::array<std::unique_ptr<congestion_point_if>, max_classes> cp_policy_;
   bool policies_made_ = false;
   scheduler_if* custom_scheduler_ = nullptr;
+  split_scheduler_if* custom_split_ = nullptr;
+  std::unique_ptr<latency_scheduler> latency_scheduler_;
   const sc_core::sc_port<mmu_if>& mmu_;
   std::array<uint64_t, max_classes> drops_{};
 };

@@ -187,6 +187,16 @@ TEST(Cli, StatsListsEveryCounterWithUnitAndDescription) {
   EXPECT_NE(line.find("paused"), std::string::npos) << line;
 }
 
+TEST(Cli, ProbesListsEveryPointWithItsEvent) {
+  auto r = test::run_cli("probes " + write_temp("p.yaml", good) + " --match 'sw0.port2.*'", "/dev/null");
+  ASSERT_EQ(r.status, 0) << r.output;
+  for (const char* name : {"sw0.port2.mac.tx_start", "sw0.port2.mac.rx_end", "sw0.port2.egress.enqueue",
+                           "sw0.port2.egress.dequeue", "sw0.port2.egress.mark", "sw0.port2.drop",
+                           "sw0.port2.pfc.pause_on", "sw0.port2.pfc.pause_off"})
+    EXPECT_NE(r.output.find(name), std::string::npos) << name;
+  expect_cli_error("probes " + write_temp("p2.yaml", good) + " --match 'nope*'", "--match: 'nope*' matches no probe point");
+}
+
 TEST(Cli, SamplePeriodFromTheCommandLine) {
   std::string dir = ::testing::TempDir() + "/cli-sp-" + std::to_string(getpid());
   auto r = test::run_cli("run " + write_temp("sp.yaml", good) + " -q --sample-period 5us --out " + dir, "/dev/null");
@@ -210,7 +220,7 @@ TEST(Cli, EmptyOptionValuesAndOptionsOfAnotherCommandAreErrors) {
   expect_cli_error("run " + s + " --sample-period ''", "--sample-period: ''");
   expect_cli_error("run " + s + " --out ''", "--out: ''");
   expect_cli_error("run " + s + " --seed ''", "--seed");
-  expect_cli_error("run " + s + " --match 'sw0.*'", "--match: applies to 'params' and 'stats'");
+  expect_cli_error("run " + s + " --match 'sw0.*'", "--match: applies to 'params', 'stats' and 'probes'");
   expect_cli_error("params " + s + " --match ''", "--match: ''");
   expect_cli_error("params " + s + " --until 1ms", "--until: applies to 'run' only");
   expect_cli_error("stats " + s + " --out /tmp/x", "--out: applies to 'run' only");

@@ -1,0 +1,142 @@
+// Probe points: a subscriber follows one frame id from the sending NIC through two switches to
+// the receiver, with a timestamp at each step that the link and pipeline timing predict.
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "models/core/probe.h"
+#include "models/core/units.h"
+#include "platforms/listing.h"
+#include "tests/support/harness.h"
+
+using namespace sluice;
+
+namespace {
+// a -> sw0 -> sw1 -> b, 40 Gb/s and 1 us links, one 6 KB flow of 1500-byte frames.
+const char* two_switches = R"(
+platform:
+  kind: custom
+  switches: [sw0, sw1]
+  nics: [a, b]
+  links: [{a: a, b: sw0, rate: 40Gbps, delay: 1us}, {a: sw0, b: sw1, rate: 40Gbps, delay: 1us},
+          {a: sw1, b: b, rate: 40Gbps, delay: 1us}]
+traffic: [{kind: finite, src: a, dst: b, size: 6KB, priority: 3}]
+params: {"a.mtu": 1500B}
+run: {until: 100us}
+)";
+
+struct step {
+  std::string point;
+  uint64_t time_ps;
+  uint64_t value;
+};
+}  // namespace
+
+TEST(Probes, FollowOneFrameThroughTwoSwitches) {
+  auto sim = test::make_sim(two_switches);
+  std::vector<step> steps;
+  uint64_t followed = 0;  // the id of the flow's second data frame (it queues behind the first)
+  int data_frames_sent = 0;
+  probe_registry& reg = probe_registry::instance();
+  reg.subscribe("a.*.tx_start", [&](const probe_point&, const probe_event& e) {
+    if (e.frame->kind == frame_kind::data && ++data_frames_sent == 2) followed = e.frame->id();
+  });
+  auto record = [&](const probe_point& p, const probe_event& e) {
+    if (e.frame && e.frame->id() == followed && followed) steps.push_back({p.name(), e.time_ps, e.value});
+  };
+  for (const char* pattern : {"*.tx_start", "*.rx_end", "*.egress.enqueue", "*.egress.dequeue"})
+    reg.subscribe(pattern, record);
+  sim->run();
+
+  ASSERT_NE(followed, 0u);
+  std::vector<std::string> names;
+  for (const step& s : steps) names.push_back(s.point);
+  const std::vector<std::string> expected = {
+      "a.port0.mac.tx_start",    "sw0.port0.mac.rx_end",   "sw0.port1.egress.enqueue", "sw0.port1.egress.dequeue",
+      "sw0.port1.mac.tx_start",  "sw1.port0.mac.rx_end",   "sw1.port1.egress.enqueue", "sw1.port1.egress.dequeue",
+      "sw1.port1.mac.tx_start",  "b.port0.mac.rx_end"};
+  ASSERT_EQ(names, expected);
+
+  // Each wire hop takes serialization + 1 us; each switch holds the frame for its 500 ns
+  // pipeline (the queue ahead of it has left by then: the same rate in and out).
+  const uint64_t size = steps[0].value;
+  const uint64_t hop = data_rate{40e9}.serialization_ps(size) + 1'000'000;
+  const uint64_t pipeline = 500'000;
+  EXPECT_EQ(steps[1].time_ps - steps[0].time_ps, hop);
+  EXPECT_EQ(steps[2].time_ps, steps[1].time_ps);  // queued at arrival
+  EXPECT_EQ(steps[3].time_ps - steps[2].time_ps, pipeline);
+  EXPECT_EQ(steps[4].time_ps, steps[3].time_ps);  // to the wire at once
+  EXPECT_EQ(steps[5].time_ps - steps[4].time_ps, hop);
+  EXPECT_EQ(steps[7].time_ps - steps[6].time_ps, pipeline);
+  EXPECT_EQ(steps[9].time_ps - steps[8].time_ps, hop);
+  // The frame kept its id and size from end to end.
+  for (const char* leaf : {"tx_start", "rx_end"})
+    for (const step& s : steps)
+      if (s.point.find(leaf) != std::string::npos) EXPECT_EQ(s.value, size) << s.point;
+}
+
+TEST(Probes, FrameIdsAreUniqueAndKeptAcrossSwitches) {
+  auto sim = test::make_sim(two_switches);
+  std::vector<uint64_t> sent, received;
+  probe_registry& reg = probe_registry::instance();
+  reg.subscribe("a.port0.mac.tx_start", [&](const probe_point&, const probe_event& e) {
+    if (e.frame->kind == frame_kind::data) sent.push_back(e.frame->id());
+  });
+  reg.subscribe("b.port0.mac.rx_end", [&](const probe_point&, const probe_event& e) {
+    if (e.frame->kind == frame_kind::data) received.push_back(e.frame->id());
+  });
+  sim->run();
+  ASSERT_EQ(sent.size(), 4u);  // 6 KB in 1500-byte frames
+  EXPECT_EQ(received, sent);
+  for (std::size_t i = 1; i < sent.size(); ++i) EXPECT_NE(sent[i], sent[i - 1]);
+}
+
+TEST(Probes, PauseOnAndOffAtTheGateTimes) {
+  // Incast: the switch pauses both senders. Each pause_on is followed by its pause_off, later,
+  // and the paused time they add up to is the statistic's.
+  auto sim = test::make_sim(test::two_senders(3, 3, "params: {\"sw0.mmu.threshold\": static}\nrun: {until: 300us}\n"));
+  struct interval {
+    uint64_t on = 0, total = 0;
+    bool paused = false;
+  };
+  std::map<std::string, interval> at;
+  int ons = 0, offs = 0;
+  probe_registry& reg = probe_registry::instance();
+  reg.subscribe("h*.pause_on", [&](const probe_point& p, const probe_event& e) {
+    interval& i = at[p.name()];
+    EXPECT_FALSE(i.paused) << p.name();
+    i.paused = true;
+    i.on = e.time_ps;
+    EXPECT_GT(e.value, e.time_ps);
+    ++ons;
+  });
+  reg.subscribe("h*.pause_off", [&](const probe_point& p, const probe_event& e) {
+    interval& i = at[std::string(p.name()).replace(p.name().size() - 3, 3, "on")];
+    EXPECT_TRUE(i.paused) << p.name();
+    EXPECT_GE(e.time_ps, i.on);
+    i.paused = false;
+    i.total += e.time_ps - i.on;
+    ++offs;
+  });
+  sim->run();
+  EXPECT_GT(ons, 0);
+  EXPECT_GE(offs, ons - 2);
+  for (const auto& [name, i] : at) {
+    const std::string port = name.substr(0, name.find(".pfc"));  // h0.port0
+    const auto rows = list_stats(port + ".prio3.paused_time", "test");
+    ASSERT_EQ(rows.size(), 1u);
+    const uint64_t now = to_ps(sc_core::sc_time_stamp());
+    const double expected_ns = static_cast<double>(i.total + (i.paused ? now - i.on : 0)) / 1000.0;
+    EXPECT_NEAR(rows[0].value(), expected_ns, 1e-3) << name;
+  }
+}
+
+TEST(Probes, UnknownPatternIsAOneLineError) {
+  auto sim = test::make_sim(two_switches);
+  try {
+    probe_registry::instance().subscribe("sw9.*", [](const probe_point&, const probe_event&) {});
+    FAIL() << "no error";
+  } catch (const config_error& e) {
+    EXPECT_STREQ(e.what(), "probe: 'sw9.*' matches no probe point (see `sluice probes`)");
+  }
+}
