@@ -1,6 +1,8 @@
 #include "platforms/run_progress.h"
 
 #include <algorithm>
+#include <pthread.h>
+
 #include <atomic>
 #include <cstdio>
 
@@ -21,11 +23,22 @@ run_progress::run_progress(timed_callbacks& calls, uint64_t end_ps, bool show)
   struct sigaction action {};
   action.sa_handler = on_sigint;
   sigaction(SIGINT, &action, &previous_);
+  // Only now let SIGINT through: a caller may hold it blocked until the run's handler is in place
+  // (Python's child does, so that a Ctrl-C before the run is not lost and one after it cannot
+  // interrupt the child's own code); one already pending arrives here and stops the run at its
+  // first tick.
+  sigset_t sigint;
+  sigemptyset(&sigint);
+  sigaddset(&sigint, SIGINT);
+  pthread_sigmask(SIG_UNBLOCK, &sigint, &previous_mask_);
   const uint64_t period = std::max<uint64_t>(end_ps / 200, 1);
   calls.add(period, period, [this] { tick(); });
 }
 
-run_progress::~run_progress() { sigaction(SIGINT, &previous_, nullptr); }
+run_progress::~run_progress() {
+  pthread_sigmask(SIG_SETMASK, &previous_mask_, nullptr);
+  sigaction(SIGINT, &previous_, nullptr);
+}
 
 void run_progress::tick() {
   if (interrupt_requested && !interrupted_) {

@@ -15,7 +15,7 @@ namespace sluice {
 
 class run_progress {
  public:
-  // Catches SIGINT (until destroyed) and adds the tick to `calls`, whose run ends at end_ps.
+  // Catches SIGINT (until destroyed; unblocked meanwhile, blocked again after if it was) and adds the tick to `calls`, whose run ends at end_ps.
   run_progress(timed_callbacks& calls, uint64_t end_ps, bool show);
   ~run_progress();
   run_progress(const run_progress&) = delete;
@@ -31,6 +31,7 @@ class run_progress {
   bool show_, interrupted_ = false, shown_ = false;
   std::chrono::steady_clock::time_point start_, last_;
   struct sigaction previous_ {};
+  sigset_t previous_mask_{};  // SIGINT's blocking before the run, restored after it
 };
 
 }  // namespace sluice

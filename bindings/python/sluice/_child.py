@@ -9,6 +9,13 @@ Ctrl-C: the terminal sends SIGINT to the whole process group; the child's native
 cleanly at its next check and returns what it measured. The parent keeps waiting for that
 result (and forwards the signal, for a Jupyter kernel's interrupt, which reaches only the
 parent). A second Ctrl-C in the parent ends the child and raises KeyboardInterrupt.
+
+The child holds SIGINT blocked from the fork on: only the native run lets it through, while its
+own handler is in place. So a SIGINT that arrives before the run starts stops the run at its
+first check, and one that arrives after it (the terminal's and the parent's forwarded copy come
+in pairs) stays pending until the child exits: it can never raise KeyboardInterrupt in the
+child's Python code, where it used to lose the result while it was being pickled (ChildDied,
+about one Ctrl-C in 36).
 """
 
 import os
@@ -70,6 +77,9 @@ def _portable(e):
 def call_in_child(fn, *args, **kwargs):
     """fn(*args, **kwargs) in a forked child; returns its result or raises its exception."""
     read_fd, write_fd = os.pipe()
+    # Blocked across the fork: the child starts with SIGINT held (see the module's docstring);
+    # the parent lets it through again inside _read_all, where a Ctrl-C is handled.
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     pid = os.fork()
     if pid == 0:
         os.close(read_fd)
@@ -78,9 +88,10 @@ def call_in_child(fn, *args, **kwargs):
     with _live_lock:
         _live_children.add(pid)
     try:
-        data = _read_all(read_fd, pid)
+        data = _read_all(read_fd, pid, mask)
         _, status = os.waitpid(pid, 0)
     finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)  # already so unless _read_all never ran
         with _live_lock:
             _live_children.discard(pid)
         os.close(read_fd)
@@ -93,11 +104,15 @@ def call_in_child(fn, *args, **kwargs):
     return value
 
 
-def _read_all(fd, pid):
+def _read_all(fd, pid, mask):
     chunks = []
     interrupted = False
+    unblocked = False
     while True:
         try:
+            if not unblocked:  # a Ctrl-C held since the fork is raised here, and forwarded
+                unblocked = True
+                signal.pthread_sigmask(signal.SIG_SETMASK, mask)
             chunk = os.read(fd, 1 << 20)
         except KeyboardInterrupt:
             if interrupted:  # the second Ctrl-C: give up on the child
