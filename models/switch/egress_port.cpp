@@ -26,9 +26,13 @@ void egress_port::publish_mark(const packet_header& h, uint16_t before) const {
   if (after != before) probes::mark.emit(this, now_ps(), &h.fields(), mac_.index(), h.priority, after);
 }
 
-queue_view egress_port::view(int cls) const {
-  const queue_stats& s = class_[cls].stats;
+queue_view egress_port::view(int cls, uint64_t now_ps) {
+  class_state& c = class_[cls];
+  const queue_stats& s = c.stats;
+  while (c.ready_n < c.queue.size() && c.queue[c.ready_n].f.ready_ps <= now_ps)
+    c.ready_bytes += c.queue[c.ready_n++].f.size;
   queue_view v{mac_.index(), cls, s.bytes, static_cast<uint32_t>(s.frames), mac_.mac_address()};
+  v.waiting_bytes = c.ready_bytes;
   v.gate = &gate_;
   return v;
 }
@@ -45,7 +49,7 @@ void egress_port::enqueue(tlm::tlm_generic_payload* p) {
   s.max_bytes = std::max(s.max_bytes, s.bytes);
   if (c.cp && h.kind == frame_kind::data) {
     const uint16_t before = static_cast<uint16_t>(h.ecn | h.flags << 8);
-    c.cp->on_enqueue(h, view(h.priority));
+    c.cp->on_enqueue(h, view(h.priority, now_ps()));
     if (probes::mark.on()) publish_mark(h, before);
   }
   if (probes::enqueue.on())
@@ -93,6 +97,10 @@ tlm::tlm_generic_payload* egress_port::next_frame(uint64_t now_ps, uint64_t& ret
   }
   class_state& c = class_[q];
   queued e = c.queue.pop_front();
+  if (c.ready_n) {  // the frame leaving had cleared the pipeline
+    --c.ready_n;
+    c.ready_bytes -= e.f.size;
+  }
   if (c.queue.empty()) {
     nonempty_ &= ~(1u << q);
     head_[q] = 0;
@@ -110,7 +118,7 @@ tlm::tlm_generic_payload* egress_port::next_frame(uint64_t now_ps, uint64_t& ret
   s.bytes_out += h.size;
   if (c.cp && h.kind == frame_kind::data) {
     const uint16_t before = static_cast<uint16_t>(h.ecn | h.flags << 8);
-    c.cp->on_dequeue(h, view(q));
+    c.cp->on_dequeue(h, view(q, now_ps));
     if (probes::mark.on()) publish_mark(h, before);
   }
   if (probes::dequeue.on()) probes::dequeue.emit(this, now_ps, &h.fields(), mac_.index(), q, s.bytes);

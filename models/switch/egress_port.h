@@ -64,7 +64,8 @@ class egress_port : public frame_source_if, public timed_client, public schedule
 
  private:
   void on_timer() override;  // end of a frame on the wire: release its buffer (release_at_end)
-  queue_view view(int cls) const;
+  queue_view view(int cls, uint64_t now_ps);
+  uint64_t refused(int q, const frame_fields& h, uint64_t now_ps);
   void publish_mark(const packet_header& h, uint16_t before) const;
   // The split-phase decision: the answered queue, or awaiting_answer (the answer kicks the MAC).
   static constexpr int awaiting_answer = -2;
@@ -97,6 +98,10 @@ class egress_port : public frame_source_if, public timed_client, public schedule
     ring<queued> queue;
     congestion_point_if* cp = nullptr;  // not owned
     queue_stats stats;
+    // The first ready_n frames of the queue have cleared the pipeline (ready_bytes of them);
+    // advanced lazily, only for a congestion point's view (amortised O(1) per frame).
+    uint64_t ready_bytes = 0;
+    std::size_t ready_n = 0;
   };
   std::array<class_state, max_classes> class_;
   struct in_flight {

@@ -68,6 +68,10 @@ struct queue_view {
   uint32_t frames = 0;
   uint64_t port_mac = 0;                  // the egress port's MAC address (a CPID source)
   const flow_control_if* gate = nullptr;  // the port's flow control: its ON-OFF pattern (NP-ECN, TCD)
+  // Bytes that have cleared the switch pipeline and wait in the queue: frames still in the
+  // pipeline (ready_ps in the future) have not reached the queue yet (TCD's queue). Counted up
+  // to the first frame still in the pipeline (a queue leaves in order).
+  uint64_t waiting_bytes = 0;
 };
 
 // A congestion point: sees every data frame entering and leaving one egress queue. It may mark

@@ -52,9 +52,10 @@ struct tcd_bench {
   std::vector<int> ecn, state, flags;
   explicit tcd_bench(const char* name)
       : port(name), cp(cp_policies::instance().make(std::string(name) + ".prio3.cp", "tcd", port, 3, inj)) {}
-  void leave(uint64_t q) {
+  // q: the queue left behind, all of it past the pipeline (pipeline: frames still in it besides).
+  void leave(uint64_t q, uint64_t pipeline = 0) {
     packet_header h = data_frame(now_ps());
-    cp->on_dequeue(h, queue_view{2, 3, q, static_cast<uint32_t>(q / 1062), 0, &gate});
+    cp->on_dequeue(h, queue_view{2, 3, q + pipeline, static_cast<uint32_t>((q + pipeline) / 1062), 0, &gate, q});
     ecn.push_back(h.ecn);
     state.push_back(cp->state());
     flags.push_back(h.flags);
@@ -129,6 +130,29 @@ TEST(LosslessCp, TcdOnAnInfiniBandPortMarksTheBthBits) {
   EXPECT_EQ(b.ecn, (std::vector<int>{0, 0, 0, 0, 0}));
   const int ue = frame_flags::tcd_ue, ce = frame_flags::fecn;
   EXPECT_EQ(b.flags, (std::vector<int>{0, ue, ue, ue, ce}));
+}
+
+// TCD's queue is the egress queue the port drains: frames still in the switch pipeline are not in
+// it. After an OFF period that ended at 5 us, the port leaves nothing waiting but 5000 B in the
+// pipeline (a 100 Gb/s input keeps 6.25 KB in a 500 ns pipeline): undetermined at 6 us; once
+// continuously ON past max(Ton) (122.1408 us from the fake gate's loop) its queue, 0, is at most
+// tcd.low (2 KB): non-congestion at 128 us, where the trend check (period = max(Ton)) records 0.
+// At 250 us 8000 B in the pipeline alone leave it non-congestion; at 260 us, a period after the
+// check, 8000 B really waiting, above tcd.high and grown since: congestion. Had the pipeline
+// counted, 5000 B > tcd.low would have kept it undetermined for good.
+TEST(LosslessCp, TcdCountsOnlyTheFramesPastThePipeline) {
+  tcd_bench b("tcd_pipe");
+  test::step_driver d("driver");
+  d.at(sc_time(6, SC_US), [&] {
+    b.gate.off_end = ns_ps(5000);
+    b.leave(0, 5000);
+  });
+  d.at(sc_time(128, SC_US), [&] { b.leave(0, 5000); });
+  d.at(sc_time(250, SC_US), [&] { b.leave(0, 8000); });
+  d.at(sc_time(260, SC_US), [&] { b.leave(8000, 8000); });  // 8000 B waiting: a real queue
+  start(sc_time(270, SC_US));
+  EXPECT_EQ(b.state, (std::vector<int>{1, 0, 0, 2}));
+  EXPECT_EQ(b.ecn, (std::vector<int>{ecn_ue, 0, 0, ecn_ce}));
 }
 
 TEST(LosslessCp, TcdLowAboveHighIsAOneLineError) {

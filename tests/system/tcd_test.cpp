@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <iostream>
 
 #include "models/switch/policies/tcd_cp.h"
 #include "tests/support/harness.h"
@@ -68,6 +69,58 @@ TEST(TcdSystem, PausedVictimPortIsUndeterminedAndTheRootPortIsCongestion) {
   EXPECT_LT(counter(s, "sw0.port2.prio3.tcd.on_mean"), 122140.8);
   EXPECT_EQ(s["totals"]["drops"], 0);
 }
+
+namespace {
+// tcd-victim at another link rate (F0 and F1 at 15/40 of it, as at 40 Gb/s). TCD's queue is the
+// egress queue without the frames still in the 500 ns switch pipeline: at 100 Gb/s F0 + F1 put
+// 75 Gb/s x 500 ns = 4.7 KB in sw0's pipeline towards sw1, above tcd.low (2 KB), so when the
+// pipeline was counted the victim, once paused, never went back to non-congestion: it stayed
+// undetermined to the end and marked 37 786 of its 48 297 frames UE; at 400 Gb/s (18.75 KB in
+// the pipeline, above tcd.high) the victim was even congestion from 120 us on, every frame CE.
+// Checks: the victim is paused (undetermined at some point) and never congestion; from the
+// bursts' end (the last burst byte delivered) + 4 max(Ton) to the end it is non-congestion in
+// every sample (the pause outlasts the last burst byte while the backlog drains, about 200 us at
+// 100 Gb/s; then the ON period must pass max(Ton) and the queue fall to tcd.low); so its UE marks
+// stop with the bursts: at most the frames it sent until then.
+void expect_paused_victim_returns_to_non_congestion(double rate_bps) {
+  std::ifstream in(test::scenario_path("tcd-victim.yaml"));
+  std::string yaml((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto replace = [&](const std::string& from, const std::string& to) {
+    for (std::size_t at = yaml.find(from); at != std::string::npos; at = yaml.find(from, at + to.size()))
+      yaml.replace(at, from.size(), to);
+  };
+  const std::string gbps = std::to_string(static_cast<int>(rate_bps / 1e9));
+  replace("link_rate: 40Gbps", "link_rate: " + gbps + "Gbps");
+  replace("rate: 15Gbps", "rate: " + std::to_string(rate_bps * 15 / 40 / 1e9) + "Gbps");
+  auto sim = test::make_sim(yaml);
+  sim->run();
+  const nlohmann::json s = sim->summary();
+  const series& st = sim->samples().cp_state;
+  double bursts_end_us = 0;  // the last burst flow's completion
+  for (const auto& f : s["flows"])
+    if (!f["fct_ns"].is_null()) bursts_end_us = std::max(bursts_end_us, 1000 + f["fct_ns"].get<double>() / 1e3);
+  const double max_ton_us = counter(s, "sw0.port2.prio3.tcd.max_ton") / 1e3;
+  EXPECT_GT(bursts_end_us, 1000) << "no burst completed";
+  const double settled_us = bursts_end_us + 4 * max_ton_us;
+  EXPECT_LT(settled_us, 5800) << "the bursts outlast the run";
+  EXPECT_GE(counter(s, "sw0.port2.prio3.tcd.to_undetermined"), 1) << "the victim was never paused";
+  EXPECT_EQ(counter(s, "sw0.port2.prio3.tcd.to_congestion"), 0);
+  EXPECT_EQ(share_at(st, "sw0.port2.p3", 0, settled_us, 6000), 1.0) << bursts_end_us;
+  EXPECT_EQ(share_at(st, "sw1.port16.p3", 0, settled_us, 6000), 1.0) << bursts_end_us;
+  // F0 + F1 over the port until then, in 1026-byte frames: the most it could have marked.
+  const double frames_until = 2 * rate_bps * 15 / 40 * settled_us * 1e-6 / 8 / 1026;
+  EXPECT_LT(counter(s, "sw0.port2.prio3.tcd.ue_marked"), frames_until);
+  EXPECT_GT(counter(s, "sw0.port2.prio3.tcd.ue_marked"), 0);
+  EXPECT_GT(counter(s, "sw1.port16.prio3.tcd.ce_marked"), 0);  // the root is still seen
+  std::cout << "[ measured ] " << gbps << " Gb/s: bursts end " << bursts_end_us << " us, victim undetermined "
+            << counter(s, "sw0.port2.prio3.tcd.time_undetermined") / 1e3 << " us, UE " <<
+            counter(s, "sw0.port2.prio3.tcd.ue_marked") << " of " << counter(s, "sw0.port2.prio3.frames_out")
+            << " frames\n";
+}
+}  // namespace
+
+TEST(TcdSystem, APausedVictimReturnsToNonCongestionAt100G) { expect_paused_victim_returns_to_non_congestion(100e9); }
+TEST(TcdSystem, APausedVictimReturnsToNonCongestionAt400G) { expect_paused_victim_returns_to_non_congestion(400e9); }
 
 namespace {
 // One 40 Gb/s sender through sw0 and sw1 to r0 on a slower last link (Rd): sw1's ingress group
