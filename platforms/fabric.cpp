@@ -1,6 +1,7 @@
 #include "platforms/fabric.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 #include <unordered_set>
@@ -9,6 +10,30 @@
 #include "platforms/congestion_control.h"
 
 namespace sluice {
+namespace {
+// InfiniBand VLs whose input buffer (with their port's pool) holds less than their link's credit
+// loop needs at line rate: counted over the fabric, the first one named in a single warning.
+struct short_buffers {
+  int count = 0;
+  std::string first;
+  void check(const credit_flow_control& fc, uint64_t max_frame) {
+    const uint64_t need = fc.line_rate_buffer_bytes(max_frame);
+    for (std::size_t k = 0; k < fc.buffer.size(); ++k) {
+      const uint64_t own = (*fc.buffer[k])().bytes, have = own + fc.pool().bytes;
+      if (!fc.has_vl(static_cast<int>(k)) || have >= need) continue;
+      if (count++) continue;
+      first = fc.buffer[k]->name() + " = " + format_bytes(byte_count{own}) +
+              (fc.pool().bytes ? " (+ pool " + format_bytes(fc.pool()) + ")" : "") + " is below the " +
+              format_bytes(byte_count{need}) + " its link's credit loop needs at " + format_rate(fc.mac_rate()) +
+              ": it holds the VL to about " +
+              format_rate(data_rate{std::round(fc.credit_loop_rate_bps(have, max_frame) / 1e8) * 1e8});
+    }
+  }
+  std::string message() const {
+    return count == 1 ? first : first + " (" + std::to_string(count - 1) + " more VL buffers below their link's need)";
+  }
+};
+}  // namespace
 
 fabric::fabric(const scenario& s) : scenario_(s) {
   const topology_spec& t = scenario_.topology;
@@ -125,8 +150,14 @@ void fabric::derive_defaults() {
   uint64_t max_frame = 64;
   for (const auto& n : nics)
     max_frame = std::max({max_frame, n->mtu().bytes + n->header_bytes().bytes, n->min_frame().bytes});
+  warnings_.clear();
+  short_buffers short_vls;
   for (const link_entry& e : links) {
     for (const port_ref* end : {&e.a, &e.b}) {
+      if (end->credits) {  // InfiniBand: each VL's buffer from the link's credit loop
+        end->credits->derive_buffer_default(max_frame);
+        short_vls.check(*end->credits, max_frame);
+      }
       switch_model* sw = switch_of_node_[end->node];
       if (!sw) continue;
       if (switch_port& port = *sw->ports[end->port]; port.credits) {
@@ -143,6 +174,7 @@ void fabric::derive_defaults() {
       sw->mmu_block.ports[end->port]->headroom.set_default(h);
     }
   }
+  if (short_vls.count) warnings_.push_back(short_vls.message());
 }
 
 link& fabric::link_named(const std::string& name) {

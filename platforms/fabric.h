@@ -60,6 +60,9 @@ class fabric {
   void check_policies() const;
   // Name of the node on the far side of a node's port.
   const std::string& peer_of(const std::string& node, int port) const;
+  // Settings that quietly limit the run, found by derive_defaults (one line each): the CLI and
+  // Python print them on stderr and the summary lists them under warnings[].
+  const std::vector<std::string>& warnings() const { return warnings_; }
 
  private:
   void check_topology() const;
@@ -72,6 +75,7 @@ class fabric {
   std::vector<nic*> nic_of_node_;               // by node id; nullptr for switches
   std::unique_ptr<port_graph> graph_;
   std::vector<const cc_scheme*> cc_of_flow_;  // by flow id; nullptr: no scheme chosen
+  std::vector<std::string> warnings_;
 };
 
 // Applies the scenario's `params:` then the command line's `--set` overrides, in order.

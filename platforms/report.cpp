@@ -135,6 +135,7 @@ void simulation::emit_summary(summary_sink& out) const {
   const sc_core::sc_time now = sc_core::sc_time_stamp();
   const uint64_t now_ps = to_ps(now);
   json warnings = json::array();
+  for (const std::string& w : f.warnings()) warnings.push_back(w);
 
   uint64_t paused_port_ps = 0;
   for (const auto& sw : f.switches)

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <iostream>
 #include <memory>
 
 #include "models/core/random.h"
@@ -92,6 +93,7 @@ simulation::simulation(const scenario& s, const run_options& options) {
   apply_overrides(s.params, "params");
   apply_overrides(options.sets, options.sets_origin);
   fabric_->derive_defaults();
+  for (const std::string& w : fabric_->warnings()) std::cerr << "sluice: warning: " << w << '\n';
   fabric_->check_policies();  // after the derived headroom: a congestion point's Qeq is checked against it
   elab_s_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - elab_start).count();
 }

@@ -1,6 +1,7 @@
 #include "models/link/credit_flow_control.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "models/core/stats.h"
 #include "models/protocol/ib_frame.h"
@@ -38,11 +39,14 @@ const param_spec<byte_count> batch_spec{
     "a changed limit waits until this much of the VL's buffer has been freed since its last credit packet "
     "(at most the whole buffer; 0: every change)",
     byte_count{8 * 1024}, byte_count{0}, byte_count{2048 * 64}};
-// 2 x (RTT x rate) + one credit interval x rate + a 4 KiB MTU at 40 Gb/s and 1 us: 35 KiB;
-// 64 KiB (1024 blocks) keeps a VL at line rate up to ~75 Gb/s and stays below the 2048-block cap.
+// The declared default; the fabric derives each port's from its link (derive_buffer_default):
+// 64 KiB up to ~80 Gb/s at 1 us, more above, at most the 2048-block cap.
+constexpr uint64_t buffer_floor_bytes = 64 * 1024, buffer_cap_bytes = 2048 * ib::credit_block;
 const param_spec<byte_count> buffer_spec{
-    "buffer", "input buffer of this VL behind the port's receiver, advertised as credit (0: the VL has none)",
-    byte_count{64 * 1024}, byte_count{0}, byte_count{2048 * 64}};
+    "buffer",
+    "input buffer of this VL behind the port's receiver, advertised as credit (0: the VL has none; default: "
+    "what the link's credit loop needs at line rate, at least 64 KiB)",
+    byte_count{buffer_floor_bytes}, byte_count{0}, byte_count{buffer_cap_bytes}};
 const param_spec<byte_count> pool_spec{
     "pool",
     "shared input buffer of this port that its data VLs may be advertised beyond their own buffers while it has "
@@ -110,18 +114,25 @@ uint16_t credit_flow_control::advertised(int vl) const {
   return static_cast<uint16_t>((s.abr + std::min<uint32_t>(free_blocks, 2048)) & 0xFFF);
 }
 
-bool credit_flow_control::may_send(int vl, uint32_t bytes, uint64_t now_ps) const {
+bool credit_flow_control::may_send(int vl, uint32_t bytes, uint64_t) const {
   if (vl == management_vl) return true;
+  const vl_state& s = vl_[vl];
+  return ib::credit_allows(s.fccl, s.fctbs, blocks(bytes));
+}
+
+void credit_flow_control::on_waiting(int vl, uint32_t bytes) {
+  if (vl == management_vl) return;
   vl_state& s = vl_[vl];
   const uint32_t n = blocks(bytes);
-  if (ib::credit_allows(s.fccl, s.fctbs, n)) return true;
+  if (ib::credit_allows(s.fccl, s.fctbs, n)) return;  // not refused for credit
   if (!s.blocked) {
     s.blocked = true;
-    s.blocked_since_ps = now_ps;
+    s.blocked_since_ps = now_ps();
     ++s.blocked_periods;
+    s.wanted_blocks = n;
+  } else {
+    s.wanted_blocks = std::min(s.wanted_blocks, n);  // credit for the smallest waiting frame ends it
   }
-  s.wanted_blocks = n;
-  return false;
 }
 
 void credit_flow_control::end_blocked(vl_state& s, uint64_t now_ps) {
@@ -150,6 +161,31 @@ flow_control_if::on_off_loop credit_flow_control::on_off(int vl) const {
   const uint64_t capacity = uint64_t{vl_[vl].capacity_blocks} * ib::credit_block;
   const uint64_t gap = std::max<uint64_t>(ib::credit_block, std::min<uint64_t>(batch().bytes, capacity));
   return {gap, tau, rate.bps};
+}
+
+double credit_flow_control::credit_loop_s(uint64_t max_frame_bytes) const {
+  const data_rate rate = mac_.wire().current_rate();
+  const double interval_s = std::max(sc_core::sc_time(min_interval()).to_seconds(), batch().bytes * 8.0 / rate.bps);
+  return rate.serialization(max_frame_bytes).to_seconds() + 2 * mac_.wire().propagation().to_seconds() + interval_s +
+         rate.serialization(ib::credit_packet_bytes).to_seconds();
+}
+
+uint64_t credit_flow_control::line_rate_buffer_bytes(uint64_t max_frame_bytes) const {
+  const double frames = mac_.wire().current_rate().bps * credit_loop_s(max_frame_bytes) / 8.0 / max_frame_bytes;
+  return (static_cast<uint64_t>(std::ceil(frames)) + 1) * blocks(static_cast<uint32_t>(max_frame_bytes)) *
+         ib::credit_block;
+}
+
+double credit_flow_control::credit_loop_rate_bps(uint64_t buffer_bytes, uint64_t max_frame_bytes) const {
+  const uint64_t frames = buffer_bytes / (uint64_t{blocks(static_cast<uint32_t>(max_frame_bytes))} * ib::credit_block);
+  const double rate = static_cast<double>(frames * max_frame_bytes) * 8.0 / credit_loop_s(max_frame_bytes);
+  return std::min(rate, mac_.wire().current_rate().bps);
+}
+
+void credit_flow_control::derive_buffer_default(uint64_t max_frame_bytes) {
+  const uint64_t need = line_rate_buffer_bytes(max_frame_bytes);
+  const byte_count b{std::min(std::max(need, buffer_floor_bytes), buffer_cap_bytes)};
+  for (auto& p : buffer) p->set_default(b);  // a value set explicitly (0: no VL) stays
 }
 
 void credit_flow_control::on_transmit(int vl, uint32_t bytes) {

@@ -11,7 +11,9 @@
 // `refresh`. Nothing beyond the advertised credit can
 // arrive; a frame that does is a model error, as is any drop on a credit-controlled port.
 // Credit starvation (a frame refused for want of credit until a credit packet lets it go) is
-// accounted per VL: the congestion tree of a credit fabric.
+// accounted per VL: the congestion tree of a credit fabric. It starts when the transmitter, at
+// real time, finds a ready frame refused (on_waiting); may_send is a pure query, also asked
+// ahead of time, so a period cannot end before it began.
 // For TCD (docs/models/tcd.md, "InfiniBand") a starved VL is OFF: off_end_ps() is the end of its
 // latest starvation, and on_off() reports the credit loop: the receiver returns credit once
 // `batch` bytes are free (B1 - B0 = the batch; one 64-byte block when batch is 0), tau = the update policy's wait (min_interval)
@@ -45,6 +47,7 @@ class credit_flow_control : public sc_core::sc_module, public flow_control_if, p
   // flow_control_if
   int classes() const override { return classes_; }
   bool may_send(int vl, uint32_t bytes, uint64_t now_ps) const override;
+  void on_waiting(int vl, uint32_t bytes) override;
   // Asked only of a VL that may not send: only a credit packet opens it (the MAC is kicked).
   uint64_t blocked_until_ps(int, uint64_t) const override { return never_ps; }
   void on_transmit(int vl, uint32_t bytes) override;
@@ -67,6 +70,21 @@ class credit_flow_control : public sc_core::sc_module, public flow_control_if, p
   uint8_t vl_of(int sl) const { return static_cast<uint8_t>((*sl2vl[sl])()); }
 
   static uint32_t blocks(uint32_t bytes) { return (bytes + 63) / 64; }
+
+  // The input buffer a VL needs behind this port's receiver so that its sender, sending frames of
+  // max_frame_bytes, is never held by the credit loop at the link's rate (docs/models/
+  // infiniband.md, "Buffers"). The loop, from a frame's first bit at the sender to the credit
+  // packet that returns its blocks taking effect there: one frame time + 2 x the link delay +
+  // max(min_interval, batch / C) + the credit packet. The buffer must cover the frames sent in it,
+  // each its whole blocks (a 1026-byte frame takes 1088 bytes of credit), and one more.
+  uint64_t line_rate_buffer_bytes(uint64_t max_frame_bytes) const;
+  // The rate the same loop lets a VL of `buffer_bytes` carry at most, in such frames.
+  double credit_loop_rate_bps(uint64_t buffer_bytes, uint64_t max_frame_bytes) const;
+  data_rate mac_rate() const { return mac_.wire().current_rate(); }
+  // The buffer default of every VL: the need above, at least 64 KiB (room to queue beyond the
+  // loop; the 40 Gb/s default before it was derived) and at most the 2048 blocks one credit
+  // packet can grant. Call once the link is attached and the overrides are final.
+  void derive_buffer_default(uint64_t max_frame_bytes);
 
   // Statistics.
   uint64_t packets_sent() const { return packets_sent_; }
@@ -91,7 +109,7 @@ class credit_flow_control : public sc_core::sc_module, public flow_control_if, p
     // sender
     uint16_t fccl = 0, fctbs = 0;
     bool blocked = false;
-    uint32_t wanted_blocks = 0;  // the refused frame's size
+    uint32_t wanted_blocks = 0;  // the smallest refused frame's size
     uint64_t blocked_since_ps = 0, blocked_total_ps = 0, blocked_periods = 0;
     uint64_t off_end_ps = 0;  // when the latest starvation ended (0: never starved)
     // receiver
@@ -106,6 +124,7 @@ class credit_flow_control : public sc_core::sc_module, public flow_control_if, p
   // advertises, and ABR + dedicated + taken must never pass what the port holds.
   uint16_t advertise(int vl);
   void on_timer() override;
+  double credit_loop_s(uint64_t max_frame_bytes) const;  // see line_rate_buffer_bytes
   void request_update(int vl);
   void arm(uint64_t at_ps);
   void end_blocked(vl_state& s, uint64_t now_ps);
@@ -114,7 +133,7 @@ class credit_flow_control : public sc_core::sc_module, public flow_control_if, p
 
   mac_port& mac_;
   int classes_;
-  mutable std::array<vl_state, max_classes> vl_{};  // may_send records starvation
+  std::array<vl_state, max_classes> vl_{};
   uint32_t dirty_ = 0;  // VLs whose limit changed and waits for its minimum interval
   uint32_t ready_ = 0;  // VLs whose credit packet may go on the wire now
   uint64_t next_refresh_ps_ = 0;

@@ -23,11 +23,18 @@ class flow_control_if {
   virtual int classes() const = 0;
 
   // --- transmit gate, asked by the port's frame source ---
-  // May a frame of `bytes` on class `cls` start now?
+  // May a frame of `bytes` on class `cls` start at now_ps? A pure query: sources also ask it
+  // ahead of time (next_ready_ps at the end of the frame on the wire).
   virtual bool may_send(int cls, uint32_t bytes, uint64_t now_ps) const = 0;
   // When a closed class opens without further input (a pause expiring); never_ps if only a
   // received control frame can open it. The component wakes the port's MAC when that happens.
+  // A source whose class waits on never_ps looks again when the wire is free (next_ready_ps), so
+  // that the component hears the refusal at the real time it happens (on_waiting).
   virtual uint64_t blocked_until_ps(int cls, uint64_t now_ps) const = 0;
+  // A frame of `bytes` on `cls` is ready at the transmitter now (now_ps()) and may_send refused
+  // it: the source says so from next_frame, at real time only. Credits count the VL starved
+  // from the first such call until credit lets a waiting frame go.
+  virtual void on_waiting(int cls, uint32_t bytes) {}
   // A frame of `bytes` on `cls` started on the wire.
   virtual void on_transmit(int cls, uint32_t bytes) {}
 

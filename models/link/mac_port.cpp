@@ -58,6 +58,9 @@ void mac_port::try_send() {
   sending_ = true;
   again_ = false;
   tlm::tlm_generic_payload* p = fc_ ? fc_->take_control_frame(now) : nullptr;
+  // The component may have more ready (a credit refresh readies one packet per VL): after one of
+  // its frames, look again as soon as the wire is free, whatever the source has.
+  const bool control = p != nullptr;
   if (!p && !control_.empty()) p = control_.pop_front();
   uint64_t retry = never_ps;
   if (!p && source_) p = source_->next_frame(now, retry);
@@ -78,7 +81,8 @@ void mac_port::try_send() {
   sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
   tx_if_->nb_transport_fw(*p, phase, delay);
   busy_until_ps_ = now + to_ps(delay);  // END_REQ: the last bit will have left
-  uint64_t next = again_ || !control_.empty() || !source_ ? busy_until_ps_ : source_->next_ready_ps(busy_until_ps_);
+  uint64_t next =
+      again_ || control || !control_.empty() || !source_ ? busy_until_ps_ : source_->next_ready_ps(busy_until_ps_);
   if (next != never_ps) wake_at(std::max(next, busy_until_ps_));
 }
 

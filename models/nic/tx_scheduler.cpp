@@ -84,6 +84,7 @@ tlm::tlm_generic_payload* tx_scheduler::next_frame(uint64_t now_ps, uint64_t& re
     tlm::tlm_generic_payload* p = control_[cls].front();
     const packet_header& h = header(*p);
     if (!gate_.may_send(cls, h.size, now_ps)) {
+      gate_.on_waiting(cls, h.size);
       retry_ps = std::min(retry_ps, gate_.blocked_until_ps(cls, now_ps));
       continue;
     }
@@ -102,6 +103,7 @@ tlm::tlm_generic_payload* tx_scheduler::next_frame(uint64_t now_ps, uint64_t& re
     }
     const int cls = format_.class_of[flows_[s.flow_id].spec.priority];
     if (!gate_.may_send(cls, frame_bytes(s), now_ps)) {  // park with its class until the gate opens
+      gate_.on_waiting(cls, frame_bytes(s));
       pop();
       parked_[cls].push_back(i);
       parked_mask_ |= 1u << cls;
@@ -159,8 +161,10 @@ uint64_t tx_scheduler::next_ready_ps(uint64_t now_ps) const {
   for (uint32_t mask = control_mask_; mask; mask &= mask - 1) {
     int cls = __builtin_ctz(mask);
     const packet_header& h = header(*control_[cls].front());
-    uint64_t t = gate_.may_send(cls, h.size, now_ps) ? now_ps : gate_.blocked_until_ps(cls, now_ps);
-    next = std::min(next, t);
+    // A class only new input opens (credits) is looked at now anyway: next_frame then tells the
+    // gate the frame waits, at the real time it starts waiting.
+    const uint64_t open = gate_.may_send(cls, h.size, now_ps) ? now_ps : gate_.blocked_until_ps(cls, now_ps);
+    next = std::min(next, open == never_ps ? now_ps : open);
   }
   for (uint32_t mask = parked_mask_; mask; mask &= mask - 1) {
     int cls = __builtin_ctz(mask);

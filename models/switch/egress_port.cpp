@@ -70,7 +70,7 @@ tlm::tlm_generic_payload* egress_port::next_frame(uint64_t now_ps, uint64_t& ret
     const int q = __builtin_ctz(m);
     const frame_fields& h = class_[q].queue.front().f;
     if (!gate_.may_send(q, h.size, now_ps))
-      retry_ps = std::min(retry_ps, gate_.blocked_until_ps(q, now_ps));
+      retry_ps = std::min(retry_ps, refused(q, h, now_ps));
     else if (h.ready_ps > now_ps)
       retry_ps = std::min(retry_ps, h.ready_ps);  // still in the pipeline
     else
@@ -161,12 +161,30 @@ void egress_port::on_timer() {
   if (!leaving_.empty()) event_queue::instance().schedule(this, leaving_.front().end_ps);
 }
 
+// A head frame the gate refuses at now_ps (real time): if it has cleared the pipeline it waits
+// for the gate from now (the gate hears it: credit starvation starts here); a gate that only new
+// input opens is looked at again when the frame clears the pipeline, to hear it then.
+uint64_t egress_port::refused(int q, const frame_fields& h, uint64_t now_ps) {
+  const uint64_t open = gate_.blocked_until_ps(q, now_ps);
+  if (h.ready_ps <= now_ps) {
+    gate_.on_waiting(q, h.size);
+    return open;
+  }
+  return open == never_ps ? h.ready_ps : open;
+}
+
 uint64_t egress_port::next_ready_ps(uint64_t now_ps) const {
   uint64_t next = never_ps;
   for (uint32_t m = nonempty_; m; m &= m - 1) {
     const int q = __builtin_ctz(m);
     const frame_fields& h = class_[q].queue.front().f;
-    uint64_t t = gate_.may_send(q, h.size, now_ps) ? h.ready_ps : gate_.blocked_until_ps(q, now_ps);
+    // A class only new input opens (credits): look when its frame is ready anyway, so that
+    // next_frame tells the gate it waits at the real time it starts waiting.
+    uint64_t t = h.ready_ps;
+    if (!gate_.may_send(q, h.size, now_ps)) {
+      const uint64_t open = gate_.blocked_until_ps(q, now_ps);
+      if (open != never_ps) t = open;
+    }
     if (t <= now_ps) return now_ps;
     next = std::min(next, t);
   }

@@ -64,45 +64,47 @@ TEST(CreditFlowControl, StopsWithoutCreditResumesWhenTheCreditPacketLandsAndLets
   EXPECT_EQ(b_fc.fccl(9), 48u);  // ABR 32 + 16 free
   EXPECT_EQ(a_fc.packets_sent(), 2u);
   EXPECT_EQ(b_fc.packets_received(), 2u);
-  // Starved three times (the source is asked at the end of each frame b starts): before link-up
-  // credit, from the end of b's first credit packet (1.2 ns) to 1001.2 ns; after the second
-  // frame (its end, 1410.8 ns) to 11001.2 ns: 9590.4 ns; after the third (11206.0 ns) to the end
-  // of the run. VL15 never starves.
+  // Starved three times, each from when b's MAC, with the wire free, finds the VL9 frame refused
+  // (starvation is recorded at real time, never from a look-ahead): before link-up credit, from
+  // 9.6 ns (b's MAC is busy with its eight credit packets until then) to 1001.2 ns; after the
+  // second frame (its end, 1410.8 ns) to 11001.2 ns: 9590.4 ns; after the third (11206.0 ns) to
+  // the end of the run. VL15 never starves.
   EXPECT_EQ(b_fc.blocked_periods(9), 3u);
-  EXPECT_EQ(b_fc.blocked_ps(9, ns_ps(20000)), ns_ps(1000) + ns_ps(9590.4) + ns_ps(20000 - 11206.0));
+  EXPECT_EQ(b_fc.blocked_ps(9, ns_ps(20000)), ns_ps(991.6) + ns_ps(9590.4) + ns_ps(20000 - 11206.0));
   EXPECT_EQ(b_fc.blocked_periods(15), 0u);
   // Credit packets are link-local: a's sink sees only data.
   ASSERT_EQ(m.a_sink.frames.size(), 5u);
   EXPECT_EQ(m.wire.ab.bytes(), 2 * ib::credit_packet_bytes);
 }
 
-// TCD's view of a bench like the one above without VL15 (flow_control_if::off_end_ps, on_off): b's
-// source asks for its next VL9 frame when one starts, so VL9 is OFF (starved) from 0 (no link-up
-// credit yet) to 1001.2 ns, from 1206.0 ns (the second frame starts; 32 blocks sent) to 11001.2 ns,
-// and from then on (the 16 returned blocks are the third frame's).
+// TCD's view of a bench like the one above without VL15 (flow_control_if::off_end_ps, on_off): VL9
+// is OFF (starved) from when b's MAC, its wire free, finds its frame refused: from 9.6 ns (after
+// b's eight link-up credit packets; no link-up credit from a yet) to 1001.2 ns, from 1410.8 ns
+// (the end of the second frame; 32 blocks sent) to 11001.2 ns, and from the end of the third on
+// (the 16 returned blocks are its). At 0.5 ns it has not been OFF yet.
 TEST(CreditFlowControl, ReportsTheEndOfEachStarvationAndItsCreditLoopForTcd) {
   vl9_bench bench;
   credit_flow_control &a_fc = bench.a_fc, &b_fc = bench.b_fc;
   std::vector<uint64_t> seen;
   test::step_driver d("driver");
   auto probe = [&](double at_ns) { d.at(sc_time(at_ns, sc_core::SC_NS), [&] { seen.push_back(b_fc.off_end_ps(9, now_ps())); }); };
-  probe(0.5);   // starved: now
+  probe(0.5);   // not yet refused: never OFF
   probe(1100);  // ON since the link-up credit landed
-  probe(1300);  // starved again
-  probe(5000);
+  probe(1300);  // the second frame on the wire: not OFF yet (a look-ahead used to say it was)
+  probe(5000);  // starved since 1410.8 ns
   d.at(sc_time(10, SC_US), [&] {
     a_fc.on_admit(9, 1024, false);
     a_fc.on_admit(9, 1024, false);
     a_fc.on_release(9, 1024, false);
   });
-  probe(11100);
+  probe(11100);  // the third frame on the wire: ON since 11001.2 ns
   start(sc_time(20, SC_US));
   ASSERT_EQ(seen.size(), 5u);
-  EXPECT_EQ(seen[0], 500u);
+  EXPECT_EQ(seen[0], 0u);
   EXPECT_EQ(seen[1], ns_ps(1001.2));
-  EXPECT_EQ(seen[2], ns_ps(1300));
+  EXPECT_EQ(seen[2], ns_ps(1001.2));
   EXPECT_EQ(seen[3], ns_ps(5000));
-  EXPECT_EQ(seen[4], ns_ps(11100));
+  EXPECT_EQ(seen[4], ns_ps(11001.2));
   EXPECT_EQ(b_fc.blocked_periods(9), 3u);
   EXPECT_EQ(b_fc.off_end_ps(15, ns_ps(20000)), 0u);  // VL15 is never OFF
   // The loop: one block; tau = min_interval 4.096 us + 2 x 1 us + 6 B at 40 Gb/s (1.2 ns).

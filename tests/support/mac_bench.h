@@ -33,6 +33,7 @@ struct recording_source : frame_source_if {
     for (int c = 0; c < max_classes; ++c) {
       if (!count[c]) continue;
       if (!open(c, now_ps)) {
+        gate->on_waiting(c, bytes[c]);  // refused at real time: the gate hears it waits
         retry_ps = std::min(retry_ps, gate->blocked_until_ps(c, now_ps));
         continue;
       }
@@ -49,10 +50,15 @@ struct recording_source : frame_source_if {
     }
     return nullptr;
   }
+  // As the models' sources: a class only new input opens is looked at when the wire is free, so
+  // that next_frame tells the gate it waits then.
   uint64_t next_ready_ps(uint64_t now_ps) const override {
     uint64_t next = never_ps;
     for (int c = 0; c < max_classes; ++c)
-      if (count[c]) next = std::min(next, open(c, now_ps) ? now_ps : gate->blocked_until_ps(c, now_ps));
+      if (count[c]) {
+        const uint64_t t = open(c, now_ps) ? now_ps : gate->blocked_until_ps(c, now_ps);
+        next = std::min(next, t == never_ps ? now_ps : t);
+      }
     return next;
   }
 };

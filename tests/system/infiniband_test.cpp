@@ -1,8 +1,12 @@
 // InfiniBand fabrics (`link_layer: ib`): credit flow control end to end.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
+#include <fstream>
+#include <iostream>
 #include <set>
 
 #include "tests/support/harness.h"
@@ -179,6 +183,94 @@ TEST(IbFabric, AnIdleFabricSendsOnlyTheLinkUpAndRefreshCreditPackets) {
   EXPECT_EQ(sim->summary()["totals"]["credit_packets"], 512);
 }
 
+namespace {
+// Three 40 Gb/s flows on SLs 1-3 (VL0 idle) into the receive-only r0, with r0's credit refresh
+// every `refresh`: a refresh readies one credit packet per VL at once, and r0, which sends no
+// data, must send them all back to back (the MAC looks again after each control frame). It
+// used to send one per wake-up and then wait for its data source, which has none: the other
+// VLs' packets stayed pending (and their later updates merged into them) until something else
+// woke r0's MAC, and the link stalled. Each flow must get its third of the link, 13.33 Gb/s of
+// wire, 12.99 Gb/s of payload, over the run, and at least 80 % of it in every 10 us sample after
+// the first (a sample holds 16 or 17 frames of a flow: 12.8 or 13.6 Gb/s); r0 sends a credit
+// packet per VL at least every 8 KiB freed (4.9 us at 13.3 Gb/s): over 3 x 1 ms / 6 us = 500.
+void expect_a_receive_only_nic_keeps_every_vl_flowing(const std::string& refresh) {
+  auto sim = test::make_sim(one_sender({1, 2, 3}), {{"r0.port0.credit.refresh", refresh}});
+  sim->run();
+  nlohmann::json s = sim->summary();
+  EXPECT_EQ(s["totals"]["drops"], 0);
+  for (int i = 0; i < 3; ++i)
+    EXPECT_NEAR(s["flows"][i]["throughput_bps"].get<double>(), 40e9 / 3 * payload_share, 0.2e9) << refresh << " SL" << i + 1;
+  const series& f = sim->samples().flow_throughput;  // Gb/s
+  ASSERT_EQ(f.columns.size(), 3u);
+  for (std::size_t r = 1; r < f.rows.size(); ++r)
+    for (std::size_t c = 0; c < f.columns.size(); ++c)
+      EXPECT_GT(f.rows[r][c], 0.8 * 40 / 3.0 * payload_share) << refresh << " SL" << c + 1 << " at " << f.times_us[r];
+  EXPECT_GT(s["counters"]["r0.port0.credit.packets_sent"].get<double>(), 500);
+}
+}  // namespace
+
+TEST(IbFabric, AReceiveOnlyNicSendsEveryReadyCreditPacketWithRefreshes) { expect_a_receive_only_nic_keeps_every_vl_flowing("65.536us"); }
+TEST(IbFabric, AReceiveOnlyNicSendsEveryReadyCreditPacketWithFrequentRefreshes) { expect_a_receive_only_nic_keeps_every_vl_flowing("1us"); }
+TEST(IbFabric, AReceiveOnlyNicSendsEveryReadyCreditPacketWithRefreshesOff) { expect_a_receive_only_nic_keeps_every_vl_flowing("1s"); }
+
+namespace {
+// ib-incast at 100 Gb/s: 16 senders at 10 Gb/s into one 100 Gb/s port.
+std::string ib_incast_at_100g() {
+  std::ifstream in(test::scenario_path("ib-incast.yaml"));
+  std::string yaml((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  yaml.replace(yaml.find("link_rate: 40Gbps"), 17, "link_rate: 100Gbps");
+  return yaml;
+}
+}  // namespace
+
+// The VL buffer's default comes from the link: r0 must hold what sw0 may send in one credit loop,
+// from a frame's first bit to the credit packet that returns it taking effect at sw0: 82.08 ns +
+// 2 x 1 us + 4.096 us + 0.48 ns = 6178.56 ns, 77 232 B at 100 Gb/s, 75.3 frames of 1026 B, each
+// 17 blocks (1088 B) of credit: (76 + 1) x 1088 = 83 776 B. The former fixed 64 KiB held the
+// incast to 85 % of the link, and the loop without the frame and the block rounding (77 248 B) to
+// 96 %.
+TEST(IbFabric, TheDefaultVlBufferCoversTheLinksCreditLoopAt100G) {
+  auto sim = test::make_sim(ib_incast_at_100g());
+  const nic& r0 = *sim->fabric_model().nics.back();
+  EXPECT_EQ((*r0.port.credits->buffer[3])().bytes, 83776u);
+  sim->run();
+  nlohmann::json s = sim->summary();
+  EXPECT_GE(utilization(s, "sw0->r0"), 0.99);
+  EXPECT_TRUE(s["warnings"].empty()) << s["warnings"];
+  std::cout << "[ measured ] ib-incast at 100 Gb/s, derived buffers: sw0->r0 " << utilization(s, "sw0->r0") * 100
+            << " Gb/s\n";
+}
+
+// An explicit buffer below the loop is honoured, and said: one line on stderr and the same in
+// summary.json's warnings, naming the first such VL, the need and the rate the loop holds the VL
+// to (64 KiB / 1088 B = 60 frames of 1026 B per 6178.56 ns: 79.7 Gb/s; the refresh's extra
+// credit packets let it carry a little more), and how many more there are: 17 links x 2 ends x
+// 8 VLs - 1.
+TEST(IbFabric, AnExplicitVlBufferBelowTheCreditLoopIsAWarning) {
+  const std::string base = ::testing::TempDir() + "/ib-incast-100g-" + std::to_string(getpid());
+  std::ofstream(base + ".yaml") << ib_incast_at_100g();
+  test::command_result r = test::run_cli(
+      "run " + base + ".yaml -q --until 500us --set '*.credit.prio*.buffer=64KiB' --out " + base, base + ".err");
+  ASSERT_EQ(r.status, 0) << r.output;
+  std::ifstream err(base + ".err");
+  std::string line, other;
+  std::getline(err, line);
+  EXPECT_FALSE(std::getline(err, other)) << "more than one line: " << other;
+  const std::string prefix = "sluice: warning: ";
+  ASSERT_EQ(line.rfind(prefix, 0), 0u) << line;
+  EXPECT_NE(line.find(".credit.prio0.buffer = 64KiB is below the 83776B its link's credit loop needs at 100Gbps: "
+                      "it holds the VL to about 79.7Gbps"),
+            std::string::npos)
+      << line;
+  EXPECT_NE(line.find("(271 more VL buffers below their link's need)"), std::string::npos) << line;
+  nlohmann::json s = nlohmann::json::parse(std::ifstream(base + "/summary.json"));
+  ASSERT_EQ(s["warnings"].size(), 1u) << s["warnings"];
+  EXPECT_EQ(s["warnings"][0].get<std::string>(), line.substr(prefix.size()));
+  EXPECT_LT(utilization(s, "sw0->r0"), 0.9);
+  std::cout << "[ measured ] ib-incast at 100 Gb/s, 64 KiB buffers: sw0->r0 " << utilization(s, "sw0->r0") * 100
+            << " Gb/s\n";
+}
+
 TEST(IbFabric, VlsSharingAPoolNeverHoldMoreThanTheirBufferAndThePool) {
   // Two VLs of 2 KiB each share an 8 KiB pool (160 blocks at most for one VL); the model stops
   // with an error on any frame beyond the advertised credit, so running at all checks the
@@ -193,6 +285,62 @@ TEST(IbFabric, VlsSharingAPoolNeverHoldMoreThanTheirBufferAndThePool) {
   EXPECT_LE(p4, 160);
   EXPECT_GT(p3 + p4, 64);  // more than the two dedicated buffers: the pool was used
   EXPECT_GT(s["flows"][0]["throughput_bps"].get<double>() + s["flows"][1]["throughput_bps"].get<double>(), 2 * 1.96e9);
+}
+
+namespace {
+// A persistent congestion tree on credits (docs/models/infiniband.md, "Victim and root"):
+// pcn-basic at 40 Gb/s, 1 us links; F0 = h0 -> r0 (under ib-cca, so every switch VL 3 runs the
+// ib-cca congestion point) and F1 = h1 -> r1 at 15 Gb/s, h2..h15 at 10 Gb/s each to r1 (no
+// congestion control: the tree stays). sw1's port towards r1 is the root; F1's frames behind it
+// fill sw1's VL 3 input buffer from sw0, so sw0's port towards sw1 (port 2) is starved for credit
+// most of the time with F0's and F1's frames queued above the threshold. F0 never crosses the
+// root. Run by the CLI with the Victim_Mask bit of every switch port `mask`; the summary.
+nlohmann::json victim_tree(bool mask) {
+  const std::string base = ::testing::TempDir() + "/cca-victim-tree-" + std::to_string(getpid());
+  std::ofstream(base + ".yaml")
+      << "platform: {kind: pcn-basic, link_layer: ib, senders: 16, link_rate: 40Gbps, link_delay: 1us}\n"
+         "traffic:\n"
+         "  - {kind: constant, src: h0, dst: r0, rate: 15Gbps, priority: 3, cc: ib-cca}\n"
+         "  - {kind: constant, src: h1, dst: r1, rate: 15Gbps, priority: 3}\n"
+         "  - {kind: constant, src: [h2, h3, h4, h5, h6, h7, h8, h9, h10, h11, h12, h13, h14, h15], dst: r1, "
+         "rate: 10Gbps, priority: 3}\n"
+         "run: {until: 10ms, seed: 1, sample_period: 100us}\nparams: {'*.mtu': 1000B}\n";
+  const std::string out = base + (mask ? "-on" : "-off");
+  test::command_result r = test::run_cli("run " + base + ".yaml -q --set 'sw*.port*.prio3.cca.victim=" +
+                                             (mask ? "true" : "false") + "' --out " + out,
+                                         "/dev/null");
+  EXPECT_EQ(r.status, 0) << r.output;
+  return nlohmann::json::parse(std::ifstream(out + "/summary.json"));
+}
+double counter_of(const nlohmann::json& s, const std::string& name) {
+  return s["counters"].contains(name) ? s["counters"][name].get<double>() : 0.0;
+}
+}  // namespace
+
+// With the mask bit off the starved victim port leaves its frames unmarked, so F0, which only
+// crosses it, hears (nearly) no BECN and ends at CCTI 0; with the bit on it marks like a root.
+// The victim test reads the VL's credit state over the recent interval: at the instant a frame
+// leaves its VL has just been given credit, and when it was read there the mask did nothing
+// (4144 victim marks and 942 BECNs to F0, CCTI 127, with the bit on or off alike).
+TEST(IbCca, AVictimPortMarksOnlyWithItsVictimMaskBit) {
+  const nlohmann::json off = victim_tree(false), on = victim_tree(true);
+  for (const nlohmann::json* s : {&off, &on}) {
+    EXPECT_GT(counter_of(*s, "sw0.port2.prio3.credit_blocked_time"), 0.75 * 10e6);  // ns: starved most of the run
+    EXPECT_GT(counter_of(*s, "sw1.port16.prio3.cca.fecn_marks"), 10000);              // the root marks
+  }
+  const double root_marks = counter_of(off, "sw1.port16.prio3.cca.fecn_marks");
+  EXPECT_LT(counter_of(off, "sw0.port2.prio3.cca.fecn_marks"), 0.01 * root_marks);
+  EXPECT_GT(counter_of(off, "sw0.port2.prio3.cca.victim_spared"), 1000);
+  EXPECT_LT(counter_of(off, "r0.np.flow0.becns"), 0.02 * counter_of(on, "r0.np.flow0.becns"));
+  EXPECT_EQ(counter_of(off, "h0.rp.flow0.ccti"), 0);
+  EXPECT_GT(counter_of(on, "sw0.port2.prio3.cca.fecn_marks"), 1000);
+  EXPECT_EQ(counter_of(on, "sw0.port2.prio3.cca.victim_spared"), 0);
+  EXPECT_GT(counter_of(on, "r0.np.flow0.becns"), 500);
+  std::cout << "[ measured ] mask off: victim " << counter_of(off, "sw0.port2.prio3.cca.fecn_marks") << " root "
+            << root_marks << " F0 BECNs " << counter_of(off, "r0.np.flow0.becns") << "; mask on: victim "
+            << counter_of(on, "sw0.port2.prio3.cca.fecn_marks") << " root "
+            << counter_of(on, "sw1.port16.prio3.cca.fecn_marks") << " F0 BECNs " << counter_of(on, "r0.np.flow0.becns")
+            << " CCTI " << counter_of(on, "h0.rp.flow0.ccti") << "\n";
 }
 
 TEST(IbCca, FecnMarksComeBackAsBecnsAndThePacedSendersStopStarvingForCredit) {
