@@ -39,6 +39,11 @@ const param_spec<byte_count> header_spec{"header", "per-frame header and trailer
 const param_spec<byte_count> min_frame_spec{"min_frame",
                                             "smallest frame on the wire; shorter frames are padded (Ethernet: 64 B)",
                                             byte_count{eth::min_frame}, byte_count{1}, byte_count{1024}};
+const param_spec<sc_core::sc_time> rate_update_latency_spec{
+    "rate_update_latency",
+    "time a reaction point's rate update takes to reach the flow's rate limiter, updates in order "
+    "(firmware or a CC engine writing the pacer; 0: at once)",
+    sc_core::SC_ZERO_TIME, sc_core::SC_ZERO_TIME, sc_core::sc_time(1, sc_core::SC_MS)};
 const choice_spec& np_spec() {
   static const auto spec = np_policies::instance().choice_for("np", "congestion notification point", "none");
   return *spec;
@@ -55,6 +60,7 @@ nic::nic(sc_core::sc_module_name name, uint32_t node_id, flow_table& flows, int 
       mtu(this, mtu_spec),
       header_bytes(this, header_spec),
       min_frame(this, min_frame_spec),
+      rate_update_latency(this, rate_update_latency_spec),
       np(this, np_spec()),
       rp(this, rp_spec()),
       port("port0", eth::mac_address(node_id, 0), classes, layer),
@@ -107,6 +113,13 @@ void nic::make_policies() {
   policies_made_ = true;
   np_policy_ = np_policies::instance().make(np.name(), np(), *this, *this, flows_);
   if (np_policy_) set_notification_point(np_policy_.get());
+  // A rate update that takes time: each flow's limiter (the default, or one bound) behind a
+  // delayed_rate_limiter, which the reaction points (and scripts) then drive.
+  if (const uint64_t latency = to_ps(rate_update_latency()); latency > 0)
+    for (uint32_t id : flow_ids_) {
+      delayed_limiters_.push_back(std::make_unique<delayed_rate_limiter>(limiter(id), latency));
+      bind_limiter(id, *delayed_limiters_.back());
+    }
   rp_maker_ = rp_policies::instance().make(rp.name(), rp(), *this, port.mac);
   if (!rp_maker_) return;
   for (uint32_t id : flow_ids_) {

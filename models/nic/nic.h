@@ -13,6 +13,7 @@
 #include "models/link/mac_port.h"
 #include "models/link/pfc.h"
 #include "models/nic/cc_slots.h"
+#include "models/nic/delayed_rate_limiter.h"
 #include "models/nic/flow.h"
 #include "models/nic/nic_policies.h"
 #include "models/nic/rate_limiter.h"
@@ -43,6 +44,7 @@ class nic : public sc_core::sc_module, public control_sender_if {
   param<byte_count> mtu;
   param<byte_count> header_bytes;
   param<byte_count> min_frame;
+  param<sc_core::sc_time> rate_update_latency;  // > 0: each flow's limiter takes updates this late
   choice_param np;  // notification point policy, by name
   choice_param rp;  // reaction point policy of every flow this NIC sends, by name
   nic_port port;
@@ -93,6 +95,7 @@ class nic : public sc_core::sc_module, public control_sender_if {
   std::vector<uint32_t> flow_ids_;
   std::map<uint32_t, pacing_limiter> limiters_;  // by flow id; node-based, so references stay valid
   std::map<uint32_t, rate_limiter_if*> bound_limiters_;
+  std::vector<std::unique_ptr<delayed_rate_limiter>> delayed_limiters_;  // rate_update_latency > 0
   std::unique_ptr<notification_point_if> np_policy_;
   std::unique_ptr<reaction_point_maker> rp_maker_;  // the `rp` policy: its parameters, once per NIC
   std::vector<std::unique_ptr<reaction_point_if>> rp_policies_;

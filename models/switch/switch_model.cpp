@@ -15,6 +15,11 @@ const stat_desc switch_stats[] = {
 const param_spec<sc_core::sc_time> pipeline_spec{
     "pipeline", "store-and-forward latency: a frame may leave its egress queue this long after its last bit arrived",
     sc_core::sc_time(500, sc_core::SC_NS), sc_core::SC_ZERO_TIME, sc_core::sc_time(1, sc_core::SC_MS)};
+const param_spec<sc_core::sc_time> forwarding_latency_spec{
+    "forwarding_latency",
+    "time the forwarding block takes to answer a lookup, after admission and before the egress queue "
+    "(0: immediate; > 0: the split-phase path, lookups answered in arrival order, as an RTL or firmware block)",
+    sc_core::SC_ZERO_TIME, sc_core::SC_ZERO_TIME, sc_core::sc_time(1, sc_core::SC_MS)};
 const choice_spec buffer_release_spec{
     "buffer_release",
     "when a departing frame's bytes return to the ingress buffer: as its first bit leaves (start) or its last (end)",
@@ -40,6 +45,7 @@ switch_model::switch_model(sc_core::sc_module_name name, uint32_t node_id, int n
                            link_layer layer)
     : sc_module(name),
       pipeline(this, pipeline_spec),
+      forwarding_latency(this, forwarding_latency_spec),
       buffer_release(this, buffer_release_spec),
       mmu_port("mmu_port"),
       forwarding_port("forwarding_port"),
@@ -78,6 +84,12 @@ void switch_model::start_of_simulation() {
   for (auto& p : ports) p->egress.set_release_at_end(at_end);
   mmu_ = mmu_port.operator->();
   forward_ = forwarding_port.operator->();
+  if (custom_split_forwarding_) {
+    split_forward_ = custom_split_forwarding_;
+  } else if (const uint64_t latency = to_ps(forwarding_latency()); latency > 0) {
+    latency_forwarding_ = std::make_unique<latency_forwarding>(*forward_, latency);
+    split_forward_ = latency_forwarding_.get();
+  }
   pipeline_ps_ = to_ps(pipeline());
   path_.clear();
   for (auto& p : ports) path_.push_back({&p->gate(), &p->egress, p->credits.get()});
@@ -95,8 +107,15 @@ void switch_model::receive_frame(tlm::tlm_generic_payload* p, int port_index) {
     p->release();
     return;
   }
-  int out = forward_->route(h, port_index);
+  if (split_forward_) return split_forward_->request(p, port_index, *this);
+  forward(p, forward_->route(h, port_index));
+}
+
+void switch_model::routed(tlm::tlm_generic_payload* p, int out) { forward(p, out); }
+
+inline void switch_model::forward(tlm::tlm_generic_payload* p, int out) {
   if (out < 0) return drop_unroutable(p);
+  packet_header& h = header(*p);
   const port_path& to = path_[out];
   if (to.credits) {  // InfiniBand: SL-to-VL of the output port
     const uint8_t vl = to.credits->vl_of(h.sl);

@@ -13,6 +13,7 @@
 
 #include "models/switch/forwarding_table.h"
 #include "models/switch/mmu.h"
+#include "models/switch/split_forwarding.h"
 #include "models/switch/switch_port.h"
 
 namespace sluice {
@@ -33,12 +34,14 @@ class forwarding_block : public sc_core::sc_module, public forwarding_if {
 
 class switch_model : public sc_core::sc_module,
                      public frame_sink_if,
+                     public route_answer_if,
                      public frame_injector_if,
                      public buffer_release_if,
                      public ingress_state_if,
                      public resume_listener {
  public:
   param<sc_core::sc_time> pipeline;
+  param<sc_core::sc_time> forwarding_latency;  // > 0: lookups through the split-phase path
   choice_param buffer_release;
   sc_core::sc_port<mmu_if> mmu_port;
   sc_core::sc_port<forwarding_if> forwarding_port;
@@ -53,8 +56,11 @@ class switch_model : public sc_core::sc_module,
   // elaboration, before sc_start. The default's parameters remain but no longer act.
   void bind_mmu(mmu_if& replacement) { custom_mmu_ = &replacement; }
   void bind_forwarding(forwarding_if& replacement) { custom_forwarding_ = &replacement; }
+  // A forwarding block that answers later (split phase); `forwarding_latency` then has no effect.
+  void bind_split_forwarding(split_forwarding_if& replacement) { custom_split_forwarding_ = &replacement; }
 
   void receive_frame(tlm::tlm_generic_payload* frame, int port_index) override;
+  void routed(tlm::tlm_generic_payload* frame, int out_port) override;  // a split-phase answer
   void inject(tlm::tlm_generic_payload* frame) override;
   uint32_t node_id() const override { return node_id_; }
   int classes() const { return classes_; }
@@ -79,6 +85,9 @@ class switch_model : public sc_core::sc_module,
   void drop_unroutable(tlm::tlm_generic_payload* frame);
   mmu_if* custom_mmu_ = nullptr;
   forwarding_if* custom_forwarding_ = nullptr;
+  split_forwarding_if* custom_split_forwarding_ = nullptr;
+  std::unique_ptr<latency_forwarding> latency_forwarding_;
+  void forward(tlm::tlm_generic_payload* frame, int out_port);
   // What a frame's way through the switch reads, resolved at the start of simulation and kept
   // together: the bound MMU and forwarding blocks, the pipeline latency, and per port its gate,
   // egress port and credit block (InfiniBand).
@@ -90,6 +99,7 @@ class switch_model : public sc_core::sc_module,
   std::vector<port_path> path_;
   mmu_if* mmu_ = nullptr;
   forwarding_if* forward_ = nullptr;
+  split_forwarding_if* split_forward_ = nullptr;  // set: lookups are asked and answered later
   uint64_t pipeline_ps_ = 0;
   uint32_t node_id_;
   int classes_;

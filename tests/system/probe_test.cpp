@@ -7,6 +7,7 @@
 #include "models/core/probe.h"
 #include "models/core/units.h"
 #include "platforms/listing.h"
+#include "platforms/timed_callbacks.h"
 #include "tests/support/harness.h"
 
 using namespace sluice;
@@ -139,4 +140,25 @@ TEST(Probes, UnknownPatternIsAOneLineError) {
   } catch (const config_error& e) {
     EXPECT_STREQ(e.what(), "probe: 'sw9.*' matches no probe point (see `sluice probes`)");
   }
+}
+
+TEST(Probes, ARateUpdateTakesEffectAfterTheNicsUpdateLatency) {
+  // A script's rate write at 10 us reaches the pacer 2 us later; the rate_change probe says when.
+  auto sim = test::make_sim(test::two_nics("{kind: constant, src: a, dst: b, rate: 40Gbps, priority: 3}",
+                                           "run: {until: 30us}\n"),
+                            {{"a.rate_update_latency", "2us"}});
+  nic& a = *sim->fabric_model().nics[0];
+  std::vector<std::pair<uint64_t, uint64_t>> changes;  // (time, rate)
+  probe_registry::instance().subscribe("a.rate_change", [&](const probe_point&, const probe_event& e) {
+    changes.push_back({e.time_ps, e.value});
+  });
+  timed_callbacks calls("calls", 30'000'000);
+  uint64_t rate_at_11us = 0;
+  calls.add(10'000'000, 0, [&] { a.limiter(0).set_rate(data_rate{10e9}); });
+  calls.add(11'000'000, 0, [&] { rate_at_11us = static_cast<uint64_t>(a.limiter(0).rate().bps); });
+  sim->run();
+  EXPECT_EQ(rate_at_11us, 0u);  // still unlimited 1 us after the write
+  ASSERT_EQ(changes.size(), 1u);
+  EXPECT_EQ(changes[0].first, 12'000'000u);
+  EXPECT_EQ(changes[0].second, 10'000'000'000u);
 }
