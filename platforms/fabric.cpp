@@ -147,6 +147,7 @@ void fabric::check_topology() const {
 }
 
 void fabric::derive_defaults() {
+  for (const auto& n : nics) n->derive_policy_defaults();  // profiles first: they may set frame sizes
   uint64_t max_frame = 64;
   for (const auto& n : nics)
     max_frame = std::max({max_frame, n->mtu().bytes + n->header_bytes().bytes, n->min_frame().bytes});

@@ -304,10 +304,11 @@ void simulation::emit_summary(summary_sink& out) const {
 
   // Congestion feedback frames, counted where they arrive: at the NICs (the sources they are
   // addressed to), whatever made them (a NIC's NP for CNPs, a switch's CP for CNMs).
-  uint64_t cnp_frames = 0, cnm_frames = 0;
+  uint64_t cnp_frames = 0, cnm_frames = 0, ack_frames = 0;
   for (const auto& n : f.nics) {
     cnp_frames += n->receiver().received(frame_kind::cnp);
     cnm_frames += n->receiver().received(frame_kind::cnm);
+    ack_frames += n->receiver().received(frame_kind::ack);
   }
   double mean_fct = 0;
   for (double v : fcts) mean_fct += v;
@@ -325,6 +326,7 @@ void simulation::emit_summary(summary_sink& out) const {
                         {"flows_completed", completed},
                         {"mean_fct_ns", fcts.empty() ? json(nullptr) : json(mean_fct)},
                         {"p99_fct_ns", fcts.empty() ? json(nullptr) : json(percentile(fcts, 0.99))}};
+  if (ack_frames) totals["ack_frames"] = ack_frames;  // transport ACKs, when any NIC sends them
   if (ib) {  // on InfiniBand every CNP carries a BECN
     totals["credit_packets"] = credit_packets;
     totals["fecn_marks"] = static_cast<uint64_t>(fecn_marks);
@@ -343,8 +345,9 @@ std::string simulation::table() const {
   o << "simulated " << fmt("%.3f", t["sim_time_ns"].get<double>() / 1e3) << " us in " << fmt("%.2f", wall_s_)
     << " s wall; " << static_cast<uint64_t>(hops) << " packet-hops ("
     << fmt("%.2f", wall_s_ > 0 ? hops / wall_s_ / 1e6 : 0) << " M/s)\n";
-  o << "drops " << t["drops"] << " (lossless " << t["lossless_drops"] << "), PFC frames " << t["pause_frames"]
-    << ", flows completed " << t["flows_completed"] << "/" << t["flows"];
+  o << "drops " << t["drops"] << " (lossless " << t["lossless_drops"] << "), PFC frames " << t["pause_frames"];
+  if (t.contains("ack_frames")) o << ", ACK frames " << t["ack_frames"];
+  o << ", flows completed " << t["flows_completed"] << "/" << t["flows"];
   if (!t["mean_fct_ns"].is_null())
     o << ", FCT mean " << fmt("%.1f", t["mean_fct_ns"].get<double>() / 1e3) << " us, p99 "
       << fmt("%.1f", t["p99_fct_ns"].get<double>() / 1e3) << " us";

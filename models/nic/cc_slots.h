@@ -11,11 +11,16 @@
 
 namespace sluice {
 
+class ack_model;
+
 class notification_point_if {
  public:
   virtual ~notification_point_if() = default;
   // A data frame of one of this NIC's incoming flows arrived (after it was counted).
   virtual void on_data(const packet_header& h, uint64_t now_ps) = 0;
+  // Defaults derived from other parameters (a profile's), once the overrides are final and
+  // before check(); a parameter the user set keeps its value.
+  virtual void derive_defaults() {}
   // Cross-parameter checks, once the overrides are final (throws config_error, one line).
   virtual void check() const {}
 };
@@ -41,6 +46,8 @@ class control_sender_if {
   virtual ~control_sender_if() = default;
   virtual void send_control(tlm::tlm_generic_payload* frame) = 0;
   virtual uint32_t node_id() const = 0;
+  // The NIC's transport ACK model (ack_model.h), for a scheme that needs ACKs to switch it on.
+  virtual ack_model* acks() { return nullptr; }
 };
 
 }  // namespace sluice

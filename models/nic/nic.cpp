@@ -67,7 +67,9 @@ nic::nic(sc_core::sc_module_name name, uint32_t node_id, flow_table& flows, int 
       node_id_(node_id),
       flows_(flows),
       tx_(port.mac, port.gate(), flows),
-      rx_(node_id, flows) {
+      rx_(node_id, flows),
+      acks_(*this, *this, flows) {
+  rx_.set_ack_model(&acks_);
   // An InfiniBand NIC consumes each frame as it lands: its credit returns at once.
   port.mac.attach(&tx_, port.credits ? &port.credits->consuming_sink(rx_) : &rx_);
   if (layer == link_layer::ib) {  // LRH + BTH + ICRC + VCRC; no minimum frame (docs/models/infiniband.md)
@@ -132,6 +134,7 @@ void nic::make_policies() {
 
 void nic::start_of_simulation() {
   make_policies();  // if the simulation has not already
+  acks_.start(port.gate().classes());
   frame_format format{node_id_, mtu().bytes, header_bytes().bytes, min_frame().bytes};
   if (port.credits)
     for (int sl = 0; sl < max_classes; ++sl) format.class_of[sl] = port.credits->vl_of(sl);
@@ -164,6 +167,11 @@ void nic::set_reaction_point(uint32_t flow_id, reaction_point_if* rp) {
 const reaction_point_if* nic::reaction_point(uint32_t flow_id) const {
   auto it = reaction_points_.find(flow_id);
   return it == reaction_points_.end() ? nullptr : it->second;
+}
+
+void nic::derive_policy_defaults() {
+  if (np_policy_) np_policy_->derive_defaults();
+  if (rp_maker_) rp_maker_->derive_defaults();
 }
 
 void nic::check_policies() const {

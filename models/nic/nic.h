@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "models/core/params.h"
+#include "models/nic/ack_model.h"
 #include "models/link/credit_flow_control.h"
 #include "models/link/mac_port.h"
 #include "models/link/pfc.h"
@@ -69,11 +70,14 @@ class nic : public sc_core::sc_module, public control_sender_if {
   void set_reaction_point(uint32_t flow_id, reaction_point_if* rp);
   // The flow's reaction point (null: none), e.g. for its target rate.
   const reaction_point_if* reaction_point(uint32_t flow_id) const;
+  // The chosen policies' derived defaults (profiles), once the overrides are final.
+  void derive_policy_defaults();
   // Cross-parameter checks of the chosen policies, once the overrides are final.
   void check_policies() const;
   // control_sender_if: a frame this NIC made (CNP, ACK), queued ahead of data on its class.
   void send_control(tlm::tlm_generic_payload* frame) override;
   uint32_t node_id() const override { return node_id_; }
+  ack_model* acks() override { return &acks_; }
 
   const std::vector<uint32_t>& flows_sent() const { return flow_ids_; }
   uint64_t frames_received() const { return rx_.frames_received(); }
@@ -92,6 +96,7 @@ class nic : public sc_core::sc_module, public control_sender_if {
   flow_table& flows_;
   tx_scheduler tx_;
   rx_dispatcher rx_;
+  ack_model acks_;  // the transport's ACKs (off unless enabled)
   std::vector<uint32_t> flow_ids_;
   std::map<uint32_t, pacing_limiter> limiters_;  // by flow id; node-based, so references stay valid
   std::map<uint32_t, rate_limiter_if*> bound_limiters_;

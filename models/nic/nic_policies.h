@@ -36,6 +36,9 @@ class reaction_point_maker {
   virtual ~reaction_point_maker() = default;
   // The flow's reaction point (null: none for this flow), driving `limiter` (the knob).
   virtual std::unique_ptr<reaction_point_if> make(const flow& f, rate_limiter_if& limiter) = 0;
+  // Defaults derived from other parameters (a profile's), once the overrides are final and
+  // before check(); a parameter the user set keeps its value.
+  virtual void derive_defaults() {}
   // Cross-parameter checks, once the overrides are final (throws config_error, one line).
   virtual void check() const {}
 };

@@ -30,7 +30,8 @@ void rx_dispatcher::receive_frame(tlm::tlm_generic_payload* p, int) {
         if (probes::feedback_received.on()) probes::feedback_received.emit(this, now_ps(), &h.fields(), 0, h.priority, 1);
         rp_[h.flow_id]->on_feedback(h, now_ps());
       } else {
-        ++unmatched_feedback_;  // no reaction point for this flow here: counted, not lost silently
+        if (h.kind != frame_kind::ack || h.dst != node_id_)  // a transport ACK needs no reaction point
+          ++unmatched_feedback_;  // no reaction point for this flow here: counted, not lost silently
         if (probes::feedback_received.on()) probes::feedback_received.emit(this, now_ps(), &h.fields(), 0, h.priority, 0);
       }
       break;
@@ -57,6 +58,7 @@ void rx_dispatcher::receive_data(packet_header& h) {
     f.stats.completed_ps = std::max<uint64_t>(now, 1);
     if (completion_hook_) completion_hook_(f.id);
   }
+  if (acks_) acks_->on_data(h, now);
   if (np_) np_->on_data(h, now);
 }
 

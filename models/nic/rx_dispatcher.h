@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "models/link/mac_port.h"
+#include "models/nic/ack_model.h"
 #include "models/nic/cc_slots.h"
 #include "models/nic/flow.h"
 
@@ -17,6 +18,7 @@ class rx_dispatcher : public frame_sink_if {
   rx_dispatcher(uint32_t node_id, flow_table& flows) : node_id_(node_id), flows_(flows) {}
 
   void set_notification_point(notification_point_if* np) { np_ = np; }
+  void set_ack_model(ack_model* acks) { acks_ = acks; }
   // The reaction point of a flow this NIC sends (feedback about it is delivered there).
   void set_reaction_point(uint32_t flow_id, reaction_point_if* rp);
   void on_flow_complete(std::function<void(uint32_t)> hook) { completion_hook_ = std::move(hook); }
@@ -33,6 +35,7 @@ class rx_dispatcher : public frame_sink_if {
   uint32_t node_id_;
   flow_table& flows_;
   notification_point_if* np_ = nullptr;
+  ack_model* acks_ = nullptr;
   std::vector<reaction_point_if*> rp_;  // by flow id
   std::function<void(uint32_t)> completion_hook_;
   uint64_t rx_frames_ = 0, misdelivered_ = 0, unmatched_feedback_ = 0;

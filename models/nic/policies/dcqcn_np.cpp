@@ -14,14 +14,21 @@
 
 #include "models/core/params.h"
 #include "models/core/stats.h"
+#include "models/nic/ack_model.h"
 #include "models/nic/nic_policies.h"
 #include "models/nic/policies/dcqcn_np.h"
+#include "models/nic/policies/dcqcn_profiles.h"
 
 namespace sluice {
 namespace {
 const param_spec<sc_core::sc_time> interval_spec{
     "np.cnp_interval", "dcqcn: at most one CNP per flow per this interval, the first at once (paper: 50 us)",
     sc_core::sc_time(50, sc_core::SC_US), sc_core::SC_ZERO_TIME, sc_core::sc_time(1, sc_core::SC_SEC)};
+const choice_spec profile_spec{"np.profile",
+                               "dcqcn: the CNP interval and transport ACKs of the paper (50 us), ConnectX "
+                               "(min_time_between_cnps 4 us) or the HPCC ns-3 simulator (0: the CE echo of a per-frame "
+                               "ACK; ACKs on) (docs/models/dcqcn.md); explicit settings win",
+                               "paper", {"paper", "connectx", "hpcc-sim"}};
 double read_count(const void* m, int) { return static_cast<double>(*static_cast<const uint64_t*>(m)); }
 const stat_desc total_stat[] = {{"ce_frames", "frames", "CE-marked data frames received (dcqcn)", read_count}};
 const stat_desc ue_stat[] = {{"ue_frames", "frames", "UE-marked (TCD 10) data frames received (dcqcn-tcd)", read_count}};
@@ -32,6 +39,7 @@ class dcqcn_np final : public notification_point_if {
  public:
   dcqcn_np(const sc_core::sc_object& nic, control_sender_if& sender, const flow_table& flows, bool ternary)
       : interval_(&nic, interval_spec),
+        profile_(&nic, profile_spec),
         sender_(sender),
         pacer_(flows.size()),
         any_(flows.size()),
@@ -39,6 +47,14 @@ class dcqcn_np final : public notification_point_if {
         cnps_(nic, sender.node_id(), flows, flow_stat[0]) {
     stat_registry::instance().add(&nic, "np", total_stat, 1, &ce_);
     if (ternary_) stat_registry::instance().add(&nic, "np", ue_stat, 1, &ue_);
+  }
+  void derive_defaults() override {
+    const dcqcn_profile& p = *dcqcn_profile_named(profile_());
+    interval_.set_default(sc_core::sc_time(static_cast<double>(p.cnp_interval_ps), sc_core::SC_PS));
+    if (ack_model* acks = sender_.acks(); acks && p.transport_acks) {
+      acks->enable.set_default(true);
+      acks->every_frames.set_default(1);
+    }
   }
   void on_data(const packet_header& h, uint64_t now) override {
     const bool ce = h.ecn == ecn_ce;
@@ -60,6 +76,7 @@ class dcqcn_np final : public notification_point_if {
   }
 
   param<sc_core::sc_time> interval_;
+  choice_param profile_;
   control_sender_if& sender_;
   cnp_pacer pacer_, any_;  // CE CNPs; CNPs of either kind (dcqcn-tcd)
   bool ternary_;

@@ -1,0 +1,140 @@
+// DCQCN against its published references (docs/models/dcqcn.md, "Fidelity"): the profiles set
+// every rule and parameter and explicit settings win; the transport ACK model's counts; and the
+// mean bottleneck queue against the fixed point of the CoNEXT'16 fluid model, at two rates and
+// two flow counts, with the tolerance derived in the docs.
+#include <gtest/gtest.h>
+
+#include "models/core/params.h"
+#include "tests/support/dcqcn_fluid.h"
+#include "tests/support/harness.h"
+
+using namespace sluice;
+
+namespace {
+// The band the measured (mean queue - Kmin) / (q* - Kmin) must fall in (derivation in
+// docs/models/dcqcn.md, "Fidelity"): p* goes as the cube root of the balance between increases
+// and cuts (Theorem 1's approximation), and the model's approximations of that balance (marks
+// for CNPs, a tau window for the CNP hold-off, alpha per window, the mean field) are allowed a
+// factor 2 together: 2^(-1/3) to 2^(1/3). Above, the marking also counts the frames in the
+// switch pipeline (C x pipeline bytes), which the model's queue does not hold.
+const double kBand = std::cbrt(2.0);
+
+std::string value(const std::string& name) {
+  const param_base* p = param_registry::instance().find(name);
+  if (!p) {
+    ADD_FAILURE() << "no parameter " << name;
+    return "";
+  }
+  return p->value_string();
+}
+}  // namespace
+
+TEST(DcqcnFidelity, HpccSimProfileSetsEveryRuleAndExplicitSettingsWin) {
+  auto sim = test::make_sim(test::slurp(test::scenario_path("dumbbell.yaml")),
+                            {{"*.rp", "dcqcn"}, {"*.np", "dcqcn"}, {"h*.rp.profile", "hpcc-sim"},
+                             {"r*.np.profile", "hpcc-sim"}, {"h1.rp.fast_recovery", "3"}, {"r1.ack.every_frames", "2"}});
+  EXPECT_EQ(value("h0.rp.clamp_target_rate"), "false");
+  EXPECT_EQ(value("h0.rp.clamp_target_rate_after_time_inc"), "true");
+  EXPECT_EQ(value("h0.rp.hyper_increase"), "timer");
+  EXPECT_EQ(value("h0.rp.hyper_step"), "fixed");
+  EXPECT_EQ(value("h0.rp.alpha_update"), "per-window");
+  EXPECT_EQ(value("h0.rp.alpha_timer"), "1us");
+  EXPECT_EQ(value("h0.rp.rate_decrease_interval"), "4us");
+  EXPECT_EQ(value("h0.rp.timer"), "300us");
+  EXPECT_EQ(value("h0.rp.byte_counter"), "0B");
+  EXPECT_EQ(value("h0.rp.fast_recovery"), "1");
+  EXPECT_EQ(value("h0.rp.rai"), "8Mbps");  // 5 Mb/s per 25 Gb/s at the 40 Gb/s link
+  EXPECT_EQ(value("h0.rp.rhai"), "80Mbps");
+  EXPECT_EQ(value("h0.rp.min_rate"), "1Gbps");
+  EXPECT_EQ(value("r0.np.cnp_interval"), "0ps");
+  EXPECT_EQ(value("r0.ack.enable"), "true");
+  EXPECT_EQ(value("r0.ack.every_frames"), "1");
+  EXPECT_EQ(value("h1.rp.fast_recovery"), "3");  // set explicitly: the profile does not move it
+  EXPECT_EQ(value("r1.ack.every_frames"), "2");
+  EXPECT_EQ(value("h0.ack.enable"), "false");  // senders: no profile of their own, no ACKs
+}
+
+TEST(DcqcnFidelity, PaperProfileKeepsTheDefaults) {
+  auto sim = test::make_sim(test::slurp(test::scenario_path("dumbbell.yaml")), {{"*.rp", "dcqcn"}, {"*.np", "dcqcn"}});
+  EXPECT_EQ(value("h0.rp.profile"), "paper");
+  EXPECT_EQ(value("h0.rp.clamp_target_rate"), "true");
+  EXPECT_EQ(value("h0.rp.hyper_increase"), "both-counters");
+  EXPECT_EQ(value("h0.rp.alpha_update"), "per-cnp");
+  EXPECT_EQ(value("h0.rp.rai"), "40Mbps");
+  EXPECT_EQ(value("h0.rp.timer"), "55us");
+  EXPECT_EQ(value("r0.np.cnp_interval"), "50us");
+  EXPECT_EQ(value("r0.ack.enable"), "false");
+}
+
+TEST(TransportAcks, EveryThirdFrameAndTheTimerForTheRest) {
+  // 10 frames of 1000 B from a to b; ACK every 3rd frame: 3 ACKs (frames 3, 6, 9), and the
+  // last frame ends the flow: a 4th. A second run, below, leaves 2 frames to the timer.
+  auto sim = test::make_sim(test::two_nics("{kind: finite, src: a, dst: b, size: 10000B, priority: 3}",
+                                           "run: {until: 100us}\n"),
+                            {{"b.ack.enable", "true"}, {"b.ack.every_frames", "3"}, {"b.ack.priority", "5"}});
+  sim->run();
+  nlohmann::json s = sim->summary();
+  EXPECT_EQ(test::counter(s, "b.ack_sent"), 4);
+  EXPECT_EQ(test::counter(s, "a.ack_received"), 4);
+  EXPECT_EQ(s["totals"]["ack_frames"], 4);
+  EXPECT_EQ(test::counter(s, "a.feedback_unmatched"), 0);  // a transport ACK needs no reaction point
+  EXPECT_EQ(test::counter(s, "b.ack.timer_acks"), 0);
+}
+
+TEST(TransportAcks, TheTimerAcknowledgesWhatCountingLeaves) {
+  // An endless 1 Gb/s flow of 1000 B frames (one per 8 us) and ACKs every 100 frames: none by
+  // count in 100 us, so the 5 us timer acknowledges each frame 5 us after it lands.
+  auto sim = test::make_sim(test::two_nics("{kind: constant, src: a, dst: b, rate: 1Gbps, priority: 3}",
+                                           "run: {until: 100us}\n"),
+                            {{"b.ack.enable", "true"}, {"b.ack.every_frames", "100"}, {"b.ack.timer", "5us"}});
+  sim->run();
+  nlohmann::json s = sim->summary();
+  const double timer_acks = test::counter(s, "b.ack.timer_acks");
+  EXPECT_EQ(test::counter(s, "b.ack_sent"), timer_acks);
+  EXPECT_GE(timer_acks, 11);  // frames land every 8 us from ~1.2 us: 12 or 13 by 100 us, each ACKed 5 us later
+  EXPECT_LE(timer_acks, 13);
+}
+
+namespace {
+// N line-rate DCQCN flows over a dumbbell at `gbps`, the paper's parameters; the mean depth of
+// the bottleneck queue over the last 80 % of `until_ms`, against the fluid fixed point.
+void expect_fixed_point(int gbps, int n, int until_ms) {
+  std::string yaml = "platform: {kind: dumbbell, senders: " + std::to_string(n) + ", receivers: " + std::to_string(n) +
+                     ", link_rate: " + std::to_string(gbps) + "Gbps, bottleneck_rate: " + std::to_string(gbps) +
+                     "Gbps, link_delay: 1us}\ntraffic:\n";
+  for (int i = 0; i < n; ++i)
+    yaml += "  - {kind: constant, src: h" + std::to_string(i) + ", dst: r" + std::to_string(i) + ", rate: " +
+            std::to_string(gbps) + "Gbps, priority: 3, cc: dcqcn}\n";
+  yaml += "run: {until: " + std::to_string(until_ms) + "ms, sample_period: 10us}\n";  // measured over the last 80 %
+  auto sim = test::make_sim(yaml);
+  sim->run();
+  const series& q = sim->samples().queue_depth;
+  int col = -1;
+  for (std::size_t c = 0; c < q.columns.size(); ++c)
+    if (q.columns[c] == "sw0.port" + std::to_string(n) + ".p3") col = static_cast<int>(c);
+  ASSERT_GE(col, 0);
+  double sum = 0;
+  int rows = 0;
+  for (std::size_t r = 0; r < q.rows.size(); ++r)
+    if (q.times_us[r] > until_ms * 200.0) {
+      sum += q.rows[r][col];
+      ++rows;
+    }
+  test::dcqcn_fluid_params m;
+  m.capacity_bps = gbps * 1e9;
+  m.flows = n;
+  const test::dcqcn_fixed_point fp = test::dcqcn_fluid_fixed_point(m);
+  const double ratio = (sum / rows - m.kmin) / (fp.queue_bytes - m.kmin);
+  ::testing::Test::RecordProperty("ratio", std::to_string(ratio));
+  std::printf("%d Gb/s, N = %d: mean queue %.0f B, fixed point %.0f B (p* %.5f), above Kmin %.3f x\n", gbps, n,
+              sum / rows, fp.queue_bytes, fp.p, ratio);
+  const double pipeline_bytes = gbps * 1e9 / 8 * 500e-9;  // the switch's 500 ns pipeline at C
+  EXPECT_GT(ratio, 1 / kBand);
+  EXPECT_LT(ratio, kBand * (1 + pipeline_bytes / (fp.queue_bytes - m.kmin)));
+}
+}  // namespace
+
+TEST(DcqcnFluid, FixedPoint40GTwoFlows) { expect_fixed_point(40, 2, 100); }
+TEST(DcqcnFluid, FixedPoint40GEightFlows) { expect_fixed_point(40, 8, 100); }
+TEST(DcqcnFluid, FixedPoint100GTwoFlows) { expect_fixed_point(100, 2, 100); }
+TEST(DcqcnFluid, FixedPoint100GEightFlows) { expect_fixed_point(100, 8, 100); }
