@@ -10,7 +10,8 @@ std::vector<param_row> list_params(const std::string& match, const std::string& 
   for (param_base* p : param_registry::instance().all()) {
     std::string name = p->name();
     if (!glob_match(match.c_str(), name.c_str())) continue;
-    rows.push_back({name, p->unit(), p->default_string(), p->value_string(), p->range_string(), p->description()});
+    rows.push_back({name, p->unit(), p->default_string(), p->value_string(), p->range_string(),
+                    p->live() ? "live" : "fixed", p->description()});
   }
   if (rows.empty()) throw config_error(key + ": '" + match + "' matches no parameter");
   return rows;

@@ -10,8 +10,9 @@
 
 namespace sluice {
 
-// name, unit, default, value, range, description
-using param_row = std::array<std::string, 6>;
+// name, unit, default, value, range, change ("live": may change during a run, or "fixed"),
+// description
+using param_row = std::array<std::string, 7>;
 
 // Throws config_error "<key>: '<match>' matches no parameter" when nothing matches.
 std::vector<param_row> list_params(const std::string& match, const std::string& key);

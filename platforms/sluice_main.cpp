@@ -42,14 +42,14 @@ std::pair<std::string, std::string> split_set(const std::string& s) {
 // Columns as wide as their widest cell among the rows shown (a long choice list or name must
 // not run into the next column).
 void print_params(const std::string& match) {
-  std::vector<param_row> rows{{"parameter", "unit", "default", "value", "range", "description"}};
+  std::vector<param_row> rows{{"parameter", "unit", "default", "value", "range", "change", "description"}};
   for (param_row& r : list_params(match, "--match")) rows.push_back(std::move(r));
-  std::array<std::size_t, 5> width{};
+  std::array<std::size_t, 6> width{};
   for (const param_row& r : rows)
     for (std::size_t c = 0; c < width.size(); ++c) width[c] = std::max(width[c], r[c].size() + 2);
   for (const param_row& r : rows) {
     for (std::size_t c = 0; c < width.size(); ++c) std::cout << std::left << std::setw(static_cast<int>(width[c])) << r[c];
-    std::cout << r[5] << '\n';
+    std::cout << r[6] << '\n';
   }
 }
 

@@ -145,6 +145,11 @@ class live_view {
     if (!p) throw config_error("param: '" + name + "' is not a parameter (see sluice.params)");
     return p->value_string();
   }
+  // A run-time write to every live parameter matching `pattern`, at this callback's simulated
+  // time; a fixed parameter, a bad value or no match raises ValueError and changes nothing.
+  std::size_t set(const std::string& pattern, const py::object& value) {
+    return param_registry::instance().set_live(pattern, py::str(value).cast<std::string>());
+  }
   void stop() { event_queue::instance().request_stop(); }
 
  private:
@@ -309,6 +314,8 @@ PYBIND11_MODULE(_sluice, m) {
       .def("counters", &live_view::counters, py::arg("match") = "*", "statistics whose names match a glob")
       .def("link", &live_view::link_named, py::arg("name"), "a link, by name 'a-b' or direction 'a->b'")
       .def("param", &live_view::param, py::arg("name"), "a parameter's current value, as text")
+      .def("set", &live_view::set, py::arg("pattern"), py::arg("value"),
+           "write every live parameter matching a glob, from now on; returns how many matched")
       .def("stop", &live_view::stop, "end the run now (results so far are kept)");
   py::class_<callback_spec>(m, "Callback")
       .def(py::init([](std::string at, std::string every, py::function fn) {

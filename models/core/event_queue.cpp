@@ -249,7 +249,9 @@ void event_queue::run() {
   running_ = true;
   clock_detail::draining = true;
   clock_detail::now = kernel;
-  while (!stop_) {
+  clock_detail::kernel = kernel;
+  break_ = false;
+  while (!break_) {
     entry e;
     if (sorted_ == cur_ && sorted_head_ + 1 < sorted_items_.size() && live(sorted_items_[sorted_head_])) {
       // The usual case under load, front() and pop_front() in short: the next wake-up is in the
@@ -305,7 +307,7 @@ void event_queue::run() {
 
 void event_queue::request_stop() {
   if (running_)
-    stop_ = true;  // the drain ends after the current wake-up; sc_stop once the kernel is there
+    stop_ = break_ = true;  // the drain ends after the current wake-up; sc_stop once the kernel is there
   else
     sc_core::sc_stop();
 }

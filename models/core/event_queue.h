@@ -27,10 +27,21 @@ constexpr uint64_t never_ps = std::numeric_limits<uint64_t>::max();
 namespace clock_detail {
 inline bool draining = false;  // inside the queue's drain: the models' clock runs ahead
 inline uint64_t now = 0;       // the models' time while draining
+inline uint64_t kernel = 0;    // the kernel's time during that drain
 }  // namespace clock_detail
 
 // The models' current time in picoseconds: the one place models read time from.
 inline uint64_t now_ps() { return clock_detail::draining ? clock_detail::now : sc_core::sc_time_stamp().value(); }
+
+// How far the models' clock is ahead of the kernel's: model time - sc_time_stamp(), 0 outside
+// a drain. It is the TLM-2.0 `delay` of every call that leaves the models' clock for a foreign
+// SystemC process or for the kernel (a transport call to a foreign target, an sc_event
+// notification): the callee sees the call at sc_time_stamp() + delay, the model time of its
+// cause.
+inline uint64_t ahead_ps() { return clock_detail::draining ? clock_detail::now - clock_detail::kernel : 0; }
+inline sc_core::sc_time ahead() { return sc_core::sc_time::from_value(ahead_ps()); }
+// The kernel's time, in picoseconds (read once per drain).
+inline uint64_t kernel_ps() { return clock_detail::draining ? clock_detail::kernel : sc_core::sc_time_stamp().value(); }
 
 class timed_client {
  public:
@@ -65,6 +76,13 @@ class event_queue : public sc_core::sc_module {
   void set_end(uint64_t end_ps) { end_ps_ = end_ps; }
   // Stops the simulation at the models' current time (sc_stop once the kernel has caught up).
   void request_stop();
+  // Ends the drain after the current wake-up, so that the kernel reaches the models' time
+  // before any later model activity: for an adapter whose foreign process (an sc_event's
+  // listener, an RTL block, firmware) must act at the model time of its cause, before the
+  // models move on. The queue resumes at that time. Outside a drain, nothing to do.
+  void sync() {
+    if (running_) break_ = true;
+  }
   // Kernel activations of the queue (a measure of the one-clock saving).
   uint64_t activations() const { return activations_; }
 
@@ -134,6 +152,7 @@ class event_queue : public sc_core::sc_module {
   uint64_t end_ps_ = 0;
   uint64_t activations_ = 0;
   bool running_ = false, stop_ = false;
+  bool break_ = false;  // end the drain after the current wake-up (stop_ or sync)
   sc_core::sc_event wake_;
 };
 

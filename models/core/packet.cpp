@@ -1,5 +1,8 @@
 #include "models/core/packet.h"
 
+#include <sstream>
+#include <systemc>
+
 namespace sluice {
 
 packet_pool& packet_pool::instance() {
@@ -11,8 +14,24 @@ tlm::tlm_generic_payload* packet_pool::acquire(bool with_image) {
   std::vector<pooled_payload*>& list = with_image ? free_control_ : free_;
   if (list.empty()) {
     all_.push_back(std::make_unique<pooled_payload>(this));
-    if (with_image) all_.back()->own.image = new frame_image;
-    list.push_back(all_.back().get());
+    pooled_payload& n = *all_.back();
+    // A posted write (see packet.h); these fields never change afterwards.
+    n.set_command(tlm::TLM_WRITE_COMMAND);
+    n.set_address(0);
+    n.set_byte_enable_ptr(nullptr);
+    n.set_byte_enable_length(0);
+    n.set_dmi_allowed(false);
+    if (with_image) {
+      n.own.image = new frame_image;
+      n.set_data_ptr(n.own.image->data());
+      n.set_streaming_width(max_image_bytes);
+    } else {
+      n.set_data_ptr(nullptr);
+      n.set_streaming_width(0);
+    }
+    n.set_data_length(0);
+    n.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+    list.push_back(&n);
   }
   pooled_payload* p = list.back();
   list.pop_back();
@@ -37,6 +56,16 @@ tlm::tlm_generic_payload* packet_pool::acquire_queued(const frame_fields& f) {
 void packet_pool::free(tlm::tlm_generic_payload* p) {
   auto* pp = static_cast<pooled_payload*>(p);
   (pp->own.image ? free_control_ : free_).push_back(pp);
+}
+
+void refuse_foreign_payload(const tlm::tlm_generic_payload& p) {
+  std::ostringstream m;
+  m << "a frame on a Sluice link must come from sluice::packet_pool (it carries the packet_header); this "
+       "tlm_generic_payload (at "
+    << static_cast<const void*>(&p) << ", type " << typeid(p).name() << (p.has_mm() ? ", its own memory manager" : "")
+    << ") is a foreign model's: give it a pooled payload (packet_pool::instance().acquire())";
+  SC_REPORT_ERROR("sluice/link_protocol", m.str().c_str());
+  std::abort();  // only if the error action was changed from throwing
 }
 
 tlm::tlm_generic_payload* make_feedback_frame(frame_kind kind, const packet_header& about, uint32_t from,

@@ -3,11 +3,19 @@
 // Each pooled payload owns its header extension for life; acquiring a packet resets the header
 // instead of allocating. Ownership moves with the payload: whoever holds it calls release()
 // when done (the payload's reference count returns it to the pool).
+//
+// The generic payload's standard fields describe a frame as a posted write: command
+// TLM_WRITE_COMMAND, address 0 (a frame is addressed by its header's node ids, not by memory),
+// no byte enables, and as data the wire image of a control frame (data frames carry none: the
+// header describes their bytes). The transmitting MAC sets the response status to
+// TLM_INCOMPLETE_RESPONSE and the data length (the image's wire size, 0 without an image); the
+// receiving MAC sets TLM_OK_RESPONSE when it takes the frame.
 #pragma once
 #include <array>
 #include <cstdint>
 #include <memory>
 #include <tlm>
+#include <typeinfo>
 #include <vector>
 
 namespace sluice {
@@ -109,8 +117,6 @@ struct pooled_payload : tlm::tlm_generic_payload {
   packet_header own;
 };
 
-inline packet_header& header(tlm::tlm_generic_payload& p) { return static_cast<pooled_payload&>(p).own; }
-
 class packet_pool : public tlm::tlm_mm_interface {
  public:
   static packet_pool& instance();
@@ -129,6 +135,22 @@ class packet_pool : public tlm::tlm_mm_interface {
   std::vector<pooled_payload*> free_, free_control_;  // without and with an image
   uint64_t next_id_ = 1;                              // 0: no id (a header not from the pool)
 };
+
+// A payload that did not come from the pool (a foreign model's plain tlm_generic_payload):
+// reported as a model error naming the payload, never read as a header.
+[[noreturn, gnu::cold]] void refuse_foreign_payload(const tlm::tlm_generic_payload& p);
+
+// The header of a frame on a Sluice socket, checked: only a pooled_payload (made by
+// packet_pool, the one class that makes them) has one. The check compares the payload's
+// dynamic type with pooled_payload (two loads from cache lines a frame touches anyway, the
+// payload's first and its vtable's) and branches to the error only for a foreign payload.
+inline packet_header& header(tlm::tlm_generic_payload& p) {
+  if (__builtin_expect(&typeid(p) != &typeid(pooled_payload), 0)) refuse_foreign_payload(p);
+  return static_cast<pooled_payload&>(p).own;
+}
+inline const packet_header& header(const tlm::tlm_generic_payload& p) {
+  return header(const_cast<tlm::tlm_generic_payload&>(p));
+}
 
 // A feedback frame (CNM, CNP, ACK) about the data frame `about`, made by node `from` and
 // addressed back to that frame's source, on its class and about its flow; it carries a wire

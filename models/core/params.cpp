@@ -6,8 +6,13 @@
 
 namespace sluice {
 
-param_base::param_base(const sc_core::sc_object* owner, const char* leaf, const char* description, int cls)
-    : owner_(owner), leaf_(leaf), description_(description), cls_(static_cast<int16_t>(cls)) {
+param_base::param_base(const sc_core::sc_object* owner, const char* leaf, const char* description, int cls,
+                       param_change change)
+    : live_(change == param_change::live),
+      cls_(static_cast<int16_t>(cls)),
+      owner_(owner),
+      leaf_(leaf),
+      description_(description) {
   param_registry::instance().add(this);
 }
 
@@ -17,6 +22,22 @@ std::string param_base::name() const {
   std::string n = owner_ ? std::string(owner_->name()) + "." : std::string();
   if (cls_ >= 0) n += "prio" + std::to_string(cls_) + ".";
   return n + leaf_;
+}
+
+void param_base::on_change(param_listener* listener) {
+  if (!live_) throw std::logic_error(name() + ": an on-change hook on a parameter that is not live");
+  if (listener_ && listener_ != listener) throw std::logic_error(name() + ": a second on-change hook");
+  listener_ = listener;
+}
+
+void param_base::refuse_fixed() const {
+  throw config_error(name() + ": fixed after elaboration, it cannot change during a run (not a live parameter)");
+}
+
+void param_base::write_live(const std::string& text) {
+  if (!live_) refuse_fixed();
+  set_from_string(text);
+  if (listener_) listener_->param_changed(*this);
 }
 
 choice_param::choice_param(const sc_core::sc_object* owner, const choice_spec& spec, int cls)
@@ -40,10 +61,14 @@ std::string choice_param::range_string() const {
 }
 
 void choice_param::set_from_string(const std::string& text) {
-  auto it = std::find(spec_.choices.begin(), spec_.choices.end(), text);
-  if (it == spec_.choices.end()) throw config_error(name() + ": '" + text + "' is not one of " + range_string());
-  index_ = static_cast<std::size_t>(it - spec_.choices.begin());
+  check_string(text);
+  index_ = static_cast<std::size_t>(std::find(spec_.choices.begin(), spec_.choices.end(), text) - spec_.choices.begin());
   overridden_ = text != default_;
+}
+
+void choice_param::check_string(const std::string& text) const {
+  if (std::find(spec_.choices.begin(), spec_.choices.end(), text) == spec_.choices.end())
+    throw config_error(name() + ": '" + text + "' is not one of " + range_string());
 }
 
 param_registry& param_registry::instance() {
@@ -94,6 +119,23 @@ std::size_t param_registry::set(const std::string& pattern, const std::string& v
   }
   if (matched == 0 && require_match) throw config_error(pattern + ": no parameter matches (see `sluice params`)");
   return matched;
+}
+
+std::size_t param_registry::set_live(const std::string& pattern, const std::string& value) {
+  std::vector<param_base*> matched;
+  std::string name;
+  for (param_base* p : params_) {
+    name = p->name();
+    if (glob_match(pattern.c_str(), name.c_str())) matched.push_back(p);
+  }
+  if (matched.empty()) throw config_error(pattern + ": no parameter matches (see `sluice params`)");
+  // All or nothing: a refusal or a bad value leaves every match as it was.
+  for (param_base* p : matched) {
+    if (!p->live()) p->refuse_fixed();
+    p->check_string(value);
+  }
+  for (param_base* p : matched) p->write_live(value);
+  return matched.size();
 }
 
 bool glob_match(const char* pattern, const char* text) {

@@ -3,7 +3,9 @@
 // A model declares each parameter as a member; the declaration carries the unit, default, valid
 // range and a one-line description, so `sluice params` and docs come from the same place.
 // Overrides (scenario `params:` and `--set`, wildcards allowed) are applied after elaboration
-// and before the simulation starts; models read values in start_of_simulation or later.
+// and before the simulation starts; models read values in start_of_simulation or later. A
+// parameter declared `live` may also be written during the run (param_registry::set_live): its
+// owner hears the write through its on-change hook, at the simulated time of the write.
 #pragma once
 #include <functional>
 #include <limits>
@@ -20,14 +22,21 @@ class sc_object;
 
 namespace sluice {
 
+// Whether a parameter may change during a run. `fixed`: read once the fabric is built (a
+// frame format, a buffer's size, a policy's choice); a run-time write is refused. `live`: a
+// run-time write reaches the owning model through its on-change hook and takes effect at the
+// simulated time of the write (a threshold, a rate, a gain, a timer).
+enum class param_change : bool { fixed, live };
+
 // What a model class declares once for a parameter: its leaf name ("pfc.xoff"), description,
-// default and valid range. Instances point at it, so a fabric of thousands of ports keeps no
-// copy of the text per port.
+// default, valid range and whether it may change during a run. Instances point at it, so a
+// fabric of thousands of ports keeps no copy of the text per port.
 template <typename T>
 struct param_spec {
   const char* leaf;
   const char* description;
   T default_value, min, max;
+  param_change change = param_change::fixed;
 };
 
 struct choice_spec {
@@ -37,11 +46,24 @@ struct choice_spec {
   std::vector<std::string> choices;
 };
 
+class param_base;
+
+// The owner of live parameters: told after a run-time write changed one of them, at the
+// models' current time, so that it recomputes what it derived from the value (and only then).
+class param_listener {
+ public:
+  virtual void param_changed(const param_base& changed) = 0;
+
+ protected:
+  ~param_listener() = default;
+};
+
 class param_base {
  public:
   // Named <owner>[.<class_label><cls>].<leaf> from the module tree; owner null: leaf is the
   // whole name. cls < 0: not a per-class parameter.
-  param_base(const sc_core::sc_object* owner, const char* leaf, const char* description, int cls);
+  param_base(const sc_core::sc_object* owner, const char* leaf, const char* description, int cls,
+             param_change change = param_change::fixed);
   virtual ~param_base();
   param_base(const param_base&) = delete;
   param_base& operator=(const param_base&) = delete;
@@ -54,19 +76,32 @@ class param_base {
   virtual std::string range_string() const = 0;
   // Parses and range-checks; throws config_error naming the parameter and the text.
   virtual void set_from_string(const std::string& text) = 0;
+  // Parses and range-checks without setting (throws as set_from_string).
+  virtual void check_string(const std::string& text) const = 0;
   // True once a scenario or the command line has set this parameter.
   bool overridden() const { return overridden_; }
+  // Declared live: it may change during the run.
+  bool live() const { return live_; }
+  // The model told when a run-time write changes this parameter (one per parameter; set at
+  // elaboration by the owner). Only a live parameter takes one.
+  void on_change(param_listener* listener);
+  // A run-time write: refuses a fixed parameter, then sets the value and tells the listener.
+  // Throws config_error (one line, naming the parameter) and changes nothing on bad input.
+  void write_live(const std::string& text);
 
  protected:
   bool overridden_ = false;
 
  private:
   friend class param_registry;
+  [[noreturn]] void refuse_fixed() const;
+  bool live_;
+  int16_t cls_;
+  uint32_t slot_ = 0;  // position in the registry
   const sc_core::sc_object* owner_;
   const char* leaf_;
   const char* description_;
-  int16_t cls_;
-  uint32_t slot_ = 0;  // position in the registry
+  param_listener* listener_ = nullptr;
 };
 
 // How a value type is parsed, printed and named.
@@ -117,7 +152,7 @@ class param : public param_base {
       : param(owner, spec, spec.default_value, cls) {}
   // With an instance default (a link's rate from the topology).
   param(const sc_core::sc_object* owner, const param_spec<T>& spec, T default_value, int cls = -1)
-      : param_base(owner, spec.leaf, spec.description, cls), spec_(spec), value_(default_value),
+      : param_base(owner, spec.leaf, spec.description, cls, spec.change), spec_(spec), value_(default_value),
         default_(default_value) {
     check(default_value, traits::format(default_value));
   }
@@ -151,6 +186,7 @@ class param : public param_base {
     value_ = v;
     overridden_ = true;
   }
+  void check_string(const std::string& text) const override { check(traits::parse(text, name()), text); }
 
  private:
   void check(const T& v, const std::string& text) const {
@@ -176,6 +212,7 @@ class choice_param : public param_base {
   std::string default_string() const override { return default_; }
   std::string range_string() const override;
   void set_from_string(const std::string& text) override;
+  void check_string(const std::string& text) const override;
   // An instance default (an InfiniBand port's VL arbiter): replaces the value unless set.
   void set_default(const std::string& choice);
 
@@ -198,6 +235,11 @@ class param_registry {
   // Returns how many matched; throws config_error when a value is invalid, or when none match
   // and require_match.
   std::size_t set(const std::string& pattern, const std::string& value, bool require_match = true);
+  // A run-time write (a Python callback's live.set; firmware through a register map): every
+  // parameter matching `pattern` must be live and take `value`, or nothing changes and
+  // config_error names the first that refuses. Then each is set and its listener told, at the
+  // models' current time. Returns how many matched.
+  std::size_t set_live(const std::string& pattern, const std::string& value);
 
  private:
   std::vector<param_base*> params_;  // in declaration order; names are composed on demand

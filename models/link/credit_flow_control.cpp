@@ -28,17 +28,19 @@ const param_spec<uint64_t> vls_spec{"vls", "operational data VLs of this port: V
                                     15};
 const param_spec<sc_core::sc_time> min_interval_spec{
     "min_interval", "least time between two credit packets of one VL (ib_model credMinTime: 4.096 us)",
-    sc_core::sc_time(4096, sc_core::SC_NS), sc_core::SC_ZERO_TIME, sc_core::sc_time(1, sc_core::SC_MS)};
+    sc_core::sc_time(4096, sc_core::SC_NS), sc_core::SC_ZERO_TIME, sc_core::sc_time(1, sc_core::SC_MS),
+    param_change::live};
 const param_spec<sc_core::sc_time> refresh_spec{
     "refresh", "period of the unconditional credit packets of every VL (IBA: 65 536 symbol times at 1 ns)",
-    sc_core::sc_time(65536, sc_core::SC_NS), sc_core::sc_time(1, sc_core::SC_NS), sc_core::sc_time(1, sc_core::SC_SEC)};
+    sc_core::sc_time(65536, sc_core::SC_NS), sc_core::sc_time(1, sc_core::SC_NS), sc_core::sc_time(1, sc_core::SC_SEC),
+    param_change::live};
 const param_spec<uint64_t> sl2vl_spec{"sl2vl", "VL that frames of this SL (prio<k>) take out of this port", 0, 0,
                                        15};
 const param_spec<byte_count> batch_spec{
     "batch",
     "a changed limit waits until this much of the VL's buffer has been freed since its last credit packet "
     "(at most the whole buffer; 0: every change)",
-    byte_count{8 * 1024}, byte_count{0}, byte_count{2048 * 64}};
+    byte_count{8 * 1024}, byte_count{0}, byte_count{2048 * 64}, param_change::live};
 // The declared default; the fabric derives each port's from its link (derive_buffer_default):
 // 64 KiB up to ~80 Gb/s at 1 us, more above, at most the 2048-block cap.
 constexpr uint64_t buffer_floor_bytes = 64 * 1024, buffer_cap_bytes = 2048 * ib::credit_block;

@@ -18,9 +18,11 @@ const stat_desc channel_stats[] = {
        return static_cast<double>(to_ps(stat_model<link_channel>(m).busy_time(sc_core::sc_time_stamp()))) / 1e3;
      }},
 };
-const param_spec<data_rate> rate_spec{"rate", "link capacity, each direction", min_rate, min_rate, max_rate};
+const param_spec<data_rate> rate_spec{"rate", "link capacity, each direction", min_rate, min_rate, max_rate,
+                                      param_change::live};
 const param_spec<sc_core::sc_time> delay_spec{"delay", "propagation delay, each direction", sc_core::SC_ZERO_TIME,
-                                              sc_core::SC_ZERO_TIME, sc_core::sc_time(1, sc_core::SC_SEC)};
+                                              sc_core::SC_ZERO_TIME, sc_core::sc_time(1, sc_core::SC_SEC),
+                                              param_change::live};
 }  // namespace
 
 link_channel::link_channel(sc_core::sc_module_name name)
@@ -31,21 +33,27 @@ link_channel::link_channel(sc_core::sc_module_name name)
 
 tlm::tlm_sync_enum link_channel::nb_transport_fw(tlm::tlm_generic_payload& p, tlm::tlm_phase& phase,
                                                  sc_core::sc_time& delay) {
-  uint64_t now = now_ps();
+  // The first bit at the kernel's time + delay: the models' time for a transmitter on their
+  // clock, a foreign initiator's own annotated time otherwise.
+  const uint64_t now = kernel_ps() + to_ps(delay);
   if (phase != tlm::BEGIN_REQ || now < tx_end_ps_)
     SC_REPORT_ERROR(name(), "frame started while the wire is busy (transmitter ignored END_REQ)");
-  const uint64_t ser_ps = rate_.serialization_ps(header(p).size);
+  const uint32_t size = header(p).size;
+  const uint64_t ser_ps = rate_.serialization_ps(size);
   ++frames_;
-  bytes_ += header(p).size;
+  bytes_ += size;
   busy_ps_ += ser_ps;
   tx_end_ps_ = now + ser_ps;
-  // A frame starts only after the previous one was serialized, and the delay is the same for
-  // every frame: arrival times never decrease, so the wire is a FIFO.
+  // A frame starts only after the previous one was serialized and, while the delay holds,
+  // every frame takes the same: arrival times never decrease, so the wire is a FIFO. After a
+  // run-time decrease of the delay a frame lands no earlier than the one ahead of it.
   const bool was_empty = wire_.empty();
-  wire_.push_back({tx_end_ps_ + delay_ps_, &p});
-  if (was_empty) timers_.schedule(this, tx_end_ps_ + delay_ps_);
+  const uint64_t arrives = std::max(tx_end_ps_ + delay_ps_, last_arrival_ps_);
+  last_arrival_ps_ = arrives;
+  wire_.push_back({arrives, &p});
+  if (was_empty) timers_.schedule(this, arrives);
   phase = tlm::END_REQ;
-  delay = from_ps(ser_ps);
+  delay += from_ps(ser_ps);
   return tlm::TLM_UPDATED;
 }
 
@@ -56,8 +64,8 @@ void link_channel::on_timer() {
     ++g_packet_hops;
     ++header(*p).hops;
     tlm::tlm_phase phase = tlm::BEGIN_REQ;
-    sc_core::sc_time zero = sc_core::SC_ZERO_TIME;
-    out_if_->nb_transport_fw(*p, phase, zero);
+    sc_core::sc_time delay = ahead();  // the last bit at the models' time
+    out_if_->nb_transport_fw(*p, phase, delay);
   }
   if (!wire_.empty()) timers_.schedule(this, wire_.front().arrives_ps);
 }
@@ -74,6 +82,8 @@ link::link(sc_core::sc_module_name name, data_rate default_rate, sc_core::sc_tim
       ab("ab"),
       ba("ba") {
   set_channels(default_rate, default_delay);
+  rate.on_change(this);
+  delay.on_change(this);
 }
 
 // Overrides are applied after construction: the channels take the final values here.
@@ -86,8 +96,13 @@ void link::set_channels(data_rate r, sc_core::sc_time d) {
 
 void link::set_rate(data_rate r) {
   if (!(r.bps > 0)) SC_REPORT_ERROR(name(), "link rate must be positive");
+  rate.set(r);
   ab.rate_ = ba.rate_ = r;
 }
+
+// A run-time write to `rate` or `delay`: frames that start from now on see it; frames on the
+// wire keep their times (a shorter delay never lets a frame overtake the one ahead).
+void link::param_changed(const param_base&) { set_channels(rate(), delay()); }
 
 uint64_t link::packet_hops() { return g_packet_hops; }
 

@@ -1,7 +1,7 @@
 // A full-duplex point-to-point link: two independent channels (a->b and b->a), each with
 // serialization at the link rate and a fixed propagation delay, with any number of frames in
-// flight. The rate can change at run time (output-generated hotspots); a change applies to
-// frames that start after it.
+// flight. The rate and the delay are live parameters (output-generated hotspots, a longer
+// cable); a change applies to frames that start after it.
 #pragma once
 #include <memory>
 #include <string>
@@ -27,6 +27,7 @@ class link_channel : public sc_core::sc_module, public timed_client, public fram
   uint64_t tx_end_ps_ = 0;
   data_rate rate_;
   uint64_t delay_ps_ = 0;
+  uint64_t last_arrival_ps_ = 0;  // of the latest frame started: none lands before it
   uint64_t frames_ = 0, bytes_ = 0, busy_ps_ = 0;
   tlm::tlm_fw_transport_if<packet_protocol_types>* out_if_ = nullptr;  // what `out` is bound to
   struct in_flight {
@@ -66,7 +67,7 @@ class link_channel : public sc_core::sc_module, public timed_client, public fram
   std::string label_;
 };
 
-class link : public sc_core::sc_module, public wire_if {
+class link : public sc_core::sc_module, public wire_if, private param_listener {
  public:
   param<data_rate> rate;
   param<sc_core::sc_time> delay;
@@ -83,6 +84,7 @@ class link : public sc_core::sc_module, public wire_if {
  private:
   void start_of_simulation() override;
   void set_channels(data_rate r, sc_core::sc_time d);
+  void param_changed(const param_base&) override;
 };
 
 }  // namespace sluice

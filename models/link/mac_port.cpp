@@ -76,11 +76,16 @@ void mac_port::try_send() {
   ++frames_sent_;
   bytes_sent_ += h.size;
   if (fc_ && h.kind != frame_kind::pfc && h.kind != frame_kind::ib_credit) fc_->on_transmit(h.priority, h.size);
+  p->set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+  p->set_data_length(h.image ? h.size : 0);
   if (probes::tx_start.on()) probes::tx_start.emit(this, now, &h.fields(), index_, h.priority, h.size);
   tlm::tlm_phase phase = tlm::BEGIN_REQ;
-  sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+  // The first bit's time as TLM-2.0 annotates it: the kernel's time + delay (the models' clock
+  // may run ahead of the kernel); the link answers END_REQ at the kernel's time + delay.
+  const uint64_t kernel = now - ahead_ps();
+  sc_core::sc_time delay = from_ps(now - kernel);
   tx_if_->nb_transport_fw(*p, phase, delay);
-  busy_until_ps_ = now + to_ps(delay);  // END_REQ: the last bit will have left
+  busy_until_ps_ = kernel + to_ps(delay);  // END_REQ: the last bit will have left
   uint64_t next =
       again_ || control || !control_.empty() || !source_ ? busy_until_ps_ : source_->next_ready_ps(busy_until_ps_);
   if (next != never_ps) wake_at(std::max(next, busy_until_ps_));
@@ -102,6 +107,7 @@ tlm::tlm_sync_enum mac_port::receive_observed(tlm::tlm_generic_payload& p) {
 
 inline tlm::tlm_sync_enum mac_port::receive(tlm::tlm_generic_payload& p) {
   const frame_kind k = header(p).kind;
+  p.set_response_status(tlm::TLM_OK_RESPONSE);  // taken: frames are posted, nothing goes back
   if (k == frame_kind::pfc || k == frame_kind::ib_credit) {  // link-local: consumed here
     if (fc_) fc_->on_control_frame(p);
     p.release();

@@ -38,11 +38,11 @@ const stat_desc priority_generator_stats[] = {
 };
 const param_spec<sc_core::sc_time> response_spec{
     "response", "delay from a PFC frame's arrival to the pause taking effect (MAC/PHY reaction)",
-    sc_core::SC_ZERO_TIME, sc_core::SC_ZERO_TIME, sc_core::sc_time(1, sc_core::SC_MS)};
+    sc_core::SC_ZERO_TIME, sc_core::SC_ZERO_TIME, sc_core::sc_time(1, sc_core::SC_MS), param_change::live};
 const param_spec<uint64_t> quanta_spec{"quanta", "pause time in XOFF frames, in quanta of 512 bit times", 0xFFFF, 1,
-                                       0xFFFF};
+                                       0xFFFF, param_change::live};
 const param_spec<double> refresh_spec{"refresh", "re-send XOFF after this fraction of the pause time while still congested",
-                                      0.5, 0.01, 1.0};
+                                      0.5, 0.01, 1.0, param_change::live};
 }  // namespace
 
 pfc::pfc(sc_core::sc_module_name name, mac_port& mac, int classes, ingress_state_if* buffer)

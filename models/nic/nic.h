@@ -56,6 +56,11 @@ class nic : public sc_core::sc_module, public control_sender_if {
   void add_flow(uint32_t flow_id);  // a flow this NIC sends
   // Called when a finite flow's last byte arrives here (e.g. to stop the run when all are done).
   void on_flow_complete(std::function<void(uint32_t flow_id)> hook) { rx_.on_flow_complete(std::move(hook)); }
+  // The same moment as an sc_event, for a foreign SystemC process (firmware, a test bench): it
+  // fires at the model time of the flow's last bit (to the picosecond, also inside a drain);
+  // last_completed_flow() is then the flow's id. Ask for it during elaboration.
+  const sc_core::sc_event& flow_completed_event() { return rx_.completion_signal().event(); }
+  uint32_t last_completed_flow() const { return rx_.last_completed(); }
   // The flow's rate limiter, for congestion control to drive; valid for the whole run.
   rate_limiter_if& limiter(uint32_t flow_id);
   const rate_limiter_if& limiter(uint32_t flow_id) const { return const_cast<nic*>(this)->limiter(flow_id); }

@@ -56,7 +56,9 @@ void rx_dispatcher::receive_data(packet_header& h) {
   f.stats.last_rx_ps = now;
   if (f.spec.kind == flow_kind::finite && f.stats.rx_bytes >= f.spec.size && !f.stats.completed()) {
     f.stats.completed_ps = std::max<uint64_t>(now, 1);
+    last_completed_ = f.id;
     if (completion_hook_) completion_hook_(f.id);
+    completed_.raise();
   }
   if (acks_) acks_->on_data(h, now);
   if (np_) np_->on_data(h, now);

@@ -6,6 +6,7 @@
 #include <functional>
 #include <vector>
 
+#include "models/core/model_signal.h"
 #include "models/link/mac_port.h"
 #include "models/nic/ack_model.h"
 #include "models/nic/cc_slots.h"
@@ -22,6 +23,10 @@ class rx_dispatcher : public frame_sink_if {
   // The reaction point of a flow this NIC sends (feedback about it is delivered there).
   void set_reaction_point(uint32_t flow_id, reaction_point_if* rp);
   void on_flow_complete(std::function<void(uint32_t)> hook) { completion_hook_ = std::move(hook); }
+  // Raised when a finite flow completes here, at the model time of its last bit (see
+  // model_signal); last_completed() is that flow's id.
+  model_signal& completion_signal() { return completed_; }
+  uint32_t last_completed() const { return last_completed_; }
 
   void receive_frame(tlm::tlm_generic_payload* frame, int port_index) override;
 
@@ -38,6 +43,8 @@ class rx_dispatcher : public frame_sink_if {
   ack_model* acks_ = nullptr;
   std::vector<reaction_point_if*> rp_;  // by flow id
   std::function<void(uint32_t)> completion_hook_;
+  model_signal completed_;
+  uint32_t last_completed_ = 0;
   uint64_t rx_frames_ = 0, misdelivered_ = 0, unmatched_feedback_ = 0;
   std::array<uint64_t, frame_kind_count> by_kind_{};
 };

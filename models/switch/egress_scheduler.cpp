@@ -10,10 +10,14 @@ const policy_registrar<scheduler_policies> reg{
 }  // namespace
 
 egress_scheduler::egress_scheduler(const scheduler_config& config) : config_(config) {
-  for (int q = 0; q < max_classes; ++q) {
-    (config_.strict[q] ? strict_mask_ : dwrr_mask_) |= 1u << q;
-    grant_[q] = static_cast<uint64_t>(config_.weight[q]) * config_.quantum;
-  }
+  for (int q = 0; q < max_classes; ++q) (config_.strict[q] ? strict_mask_ : dwrr_mask_) |= 1u << q;
+  reconfigure(config);
+}
+
+void egress_scheduler::reconfigure(const scheduler_config& config) {
+  config_.weight = config.weight;
+  config_.quantum = config.quantum;
+  for (int q = 0; q < max_classes; ++q) grant_[q] = static_cast<uint64_t>(config_.weight[q]) * config_.quantum;
 }
 
 int egress_scheduler::select(const std::array<uint32_t, max_classes>& head_bytes, uint32_t eligible) {

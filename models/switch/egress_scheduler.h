@@ -25,6 +25,8 @@ class egress_scheduler : public scheduler_if {
   // q may send now (non-empty, not paused, head past the pipeline). Returns the queue to serve, or -1.
   // Serving is committed: the DWRR deficit is charged for the frame.
   int select(const std::array<uint32_t, max_classes>& head_bytes, uint32_t eligible) override;
+  // New weights or quantum: each queue's grant per round from now on (deficits are kept).
+  void reconfigure(const scheduler_config& config) override;
 
  private:
   static int next_in(uint32_t mask, int after);  // next set bit after `after`, wrapping

@@ -6,20 +6,20 @@ namespace sluice {
 
 namespace {
 const param_spec<byte_count> reserve_spec{"pfc.reserve", "guaranteed buffer per priority group", byte_count{0},
-                                          byte_count{0}, byte_count{1ull << 30}};
+                                          byte_count{0}, byte_count{1ull << 30}, param_change::live};
 const param_spec<byte_count> xoff_spec{
     "pfc.xoff", "static threshold: shared bytes a priority group may hold before XOFF (threshold=static)",
-    byte_count{48 * 1024}, byte_count{0}, byte_count{1ull << 34}};
+    byte_count{48 * 1024}, byte_count{0}, byte_count{1ull << 34}, param_change::live};
 const param_spec<byte_count> xon_offset_spec{
     "pfc.xon_offset", "XON when the group's shared use falls this far below its threshold (2 MTU)", byte_count{3000},
-    byte_count{0}, byte_count{1ull << 30}};
+    byte_count{0}, byte_count{1ull << 30}, param_change::live};
 // 32 KiB stands until the fabric derives the default from the port's link (derive_defaults).
 // Up to 16 TiB: the derived default of a legal 1 s link at 10 Tb/s still fits.
 const param_spec<byte_count> headroom_spec{
     "pfc.headroom",
     "bytes a lossless priority group absorbs after XOFF (default: 2 x delay x rate + response x rate + 3 max frames + "
     "64 B)",
-    byte_count{32 * 1024}, byte_count{0}, byte_count{1ull << 44}};
+    byte_count{32 * 1024}, byte_count{0}, byte_count{1ull << 44}, param_change::live};
 const param_spec<byte_count> buffer_spec{"buffer", "shared buffer pool size", byte_count{12ull << 20}, byte_count{0},
                                          byte_count{1ull << 36}};
 const choice_spec& threshold_spec() {
@@ -28,9 +28,10 @@ const choice_spec& threshold_spec() {
   return *spec;
 }
 const param_spec<double> alpha_spec{"alpha", "dynamic-threshold factor of lossless priority groups (SONiC Broadcom: 1/8)",
-                                    0.125, 1.0 / 1024, 1024.0};
+                                    0.125, 1.0 / 1024, 1024.0, param_change::live};
 const param_spec<double> alpha_lossy_spec{
-    "alpha_lossy", "dynamic-threshold factor of lossy priority groups (SONiC Broadcom: 8)", 8.0, 1.0 / 1024, 1024.0};
+    "alpha_lossy", "dynamic-threshold factor of lossy priority groups (SONiC Broadcom: 8)", 8.0, 1.0 / 1024, 1024.0,
+    param_change::live};
 const param_spec<byte_count> cell_spec{
     "cell",
     "buffer allocation unit; frames occupy whole cells (1 B: exact bytes; SONiC: Spectrum-1 96 B, Spectrum-2/3 144 B)",
@@ -38,11 +39,15 @@ const param_spec<byte_count> cell_spec{
 const param_spec<bool> lossless_spec{"lossless", "PFC-protected (lossless) priority", true, false, true};
 }  // namespace
 
-mmu_port_params::mmu_port_params(const sc_core::sc_object& port)
+mmu_port_params::mmu_port_params(const sc_core::sc_object& port, param_listener* owner)
     : reserve(&port, reserve_spec),
       xoff(&port, xoff_spec),
       xon_offset(&port, xon_offset_spec),
-      headroom(&port, headroom_spec) {}
+      headroom(&port, headroom_spec) {
+  for (param_base* p : {static_cast<param_base*>(&reserve), static_cast<param_base*>(&xoff),
+                        static_cast<param_base*>(&xon_offset), static_cast<param_base*>(&headroom)})
+    p->on_change(owner);
+}
 
 mmu::mmu(sc_core::sc_module_name name, int classes)
     : sc_module(name),
@@ -55,21 +60,38 @@ mmu::mmu(sc_core::sc_module_name name, int classes)
   // Per-priority parameters live on the switch ("sw0.prio3.lossless").
   const sc_core::sc_object* sw = get_parent_object();
   for (int i = 0; i < classes_; ++i) lossless.push_back(std::make_unique<param<bool>>(sw, lossless_spec, i));
+  alpha.on_change(this);
+  alpha_lossy.on_change(this);
 }
 
-void mmu::add_port(const sc_core::sc_object& port) { ports.push_back(std::make_unique<mmu_port_params>(port)); }
+void mmu::add_port(const sc_core::sc_object& port) {
+  ports.push_back(std::make_unique<mmu_port_params>(port, static_cast<param_listener*>(this)));
+}
+
+pg_config mmu::group_config(int port, int cls) const {
+  const mmu_port_params& pp = *ports[port];
+  return pg_config{is_lossless(cls),       is_lossless(cls) ? alpha() : alpha_lossy(), pp.reserve().bytes,
+                   pp.xoff().bytes,        pp.xon_offset().bytes,                      pp.headroom().bytes};
+}
 
 // Built at simulation start so parameter overrides applied after elaboration take effect.
 void mmu::start_of_simulation() {
   threshold_ = threshold_policies::instance().make(threshold_mode.name(), threshold_mode());
   buffer_config bc{buffer().bytes, true, cell().bytes, threshold_.get()};
   std::vector<pg_config> pgs;
-  for (auto& pp : ports)
-    for (int i = 0; i < classes_; ++i)
-      pgs.push_back(pg_config{is_lossless(i), is_lossless(i) ? alpha() : alpha_lossy(), pp->reserve().bytes,
-                              pp->xoff().bytes, pp->xon_offset().bytes, pp->headroom().bytes});
+  for (int p = 0; p < static_cast<int>(ports.size()); ++p)
+    for (int i = 0; i < classes_; ++i) pgs.push_back(group_config(p, i));
   state_ = std::make_unique<shared_buffer>(static_cast<int>(ports.size()), classes_, bc, std::move(pgs));
   state_->set_listener(listener_);
+}
+
+// A run-time write to a threshold, offset, reserve, headroom or alpha: the groups' copies are
+// refreshed now; each group's next admission decides XOFF, and its next release or PFC refresh
+// XON, with the new values (usage and pause state are kept).
+void mmu::param_changed(const param_base&) {
+  if (!state_) return;  // before the run: start_of_simulation reads the values
+  for (int p = 0; p < static_cast<int>(ports.size()); ++p)
+    for (int i = 0; i < classes_; ++i) state_->set_config(p, i, group_config(p, i));
 }
 
 uint64_t mmu::capacity_bytes(int priority) const {

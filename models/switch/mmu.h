@@ -9,13 +9,14 @@
 
 namespace sluice {
 
+// Live: a run-time write reaches `owner` (the MMU).
 struct mmu_port_params {
   param<byte_count> reserve, xoff, xon_offset, headroom;
   // Named under the switch port ("sw0.port3.pfc.xoff").
-  explicit mmu_port_params(const sc_core::sc_object& port);
+  mmu_port_params(const sc_core::sc_object& port, param_listener* owner);
 };
 
-class mmu : public sc_core::sc_module, public mmu_if {
+class mmu : public sc_core::sc_module, public mmu_if, private param_listener {
   // The accounting every admission and release goes to: declared first, in the cache line of
   // the interface's vtable pointer, not behind the parameters.
   std::unique_ptr<shared_buffer> state_;
@@ -49,6 +50,8 @@ class mmu : public sc_core::sc_module, public mmu_if {
 
  private:
   void start_of_simulation() override;
+  void param_changed(const param_base&) override;
+  pg_config group_config(int port, int cls) const;
   int classes_;
   resume_listener* listener_ = nullptr;
   std::unique_ptr<threshold_policy> threshold_;  // chosen by threshold_mode

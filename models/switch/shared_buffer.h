@@ -86,6 +86,9 @@ class shared_buffer {
     return (frame_bytes + config_.cell - 1) / config_.cell * config_.cell;
   }
   const pg_config& config(int port, int priority) const { return groups_[at(port, priority)].config; }
+  // A new configuration for a group during the run (a live parameter): usage and pause state
+  // are kept; the next admission, release or try_resume of the group applies it.
+  void set_config(int port, int priority, const pg_config& c) { groups_[at(port, priority)].config = c; }
 
  private:
   std::size_t at(int port, int priority) const { return static_cast<std::size_t>(port) * priorities_ + priority; }

@@ -37,6 +37,8 @@ class mmu_if : public virtual sc_core::sc_interface {
   virtual uint64_t capacity_bytes(int priority) const { return UINT64_MAX; }
 };
 
+struct scheduler_config;
+
 // An egress scheduler: which class queue of a port sends next. head_bytes[q] is the size of
 // queue q's head frame (0 if empty); bit q of eligible is set if q may send now. Returns the
 // queue, or -1; the choice is committed (the scheduler charges its state for the frame).
@@ -44,6 +46,9 @@ class scheduler_if {
  public:
   virtual ~scheduler_if() = default;
   virtual int select(const std::array<uint32_t, max_classes>& head_bytes, uint32_t eligible) = 0;
+  // A live weight or quantum changed during the run: the new configuration applies from the
+  // next choice on, the round in progress keeps its state. Default: nothing to recompute.
+  virtual void reconfigure(const scheduler_config&) {}
 };
 
 // Forwarding: the output port of a frame, or -1 if it has no route.

@@ -14,7 +14,8 @@ const stat_desc switch_stats[] = {
 
 const param_spec<sc_core::sc_time> pipeline_spec{
     "pipeline", "store-and-forward latency: a frame may leave its egress queue this long after its last bit arrived",
-    sc_core::sc_time(500, sc_core::SC_NS), sc_core::SC_ZERO_TIME, sc_core::sc_time(1, sc_core::SC_MS)};
+    sc_core::sc_time(500, sc_core::SC_NS), sc_core::SC_ZERO_TIME, sc_core::sc_time(1, sc_core::SC_MS),
+    param_change::live};
 const param_spec<sc_core::sc_time> forwarding_latency_spec{
     "forwarding_latency",
     "time the forwarding block takes to answer a lookup, after admission and before the egress queue "
@@ -55,6 +56,7 @@ switch_model::switch_model(sc_core::sc_module_name name, uint32_t node_id, int n
       classes_(classes) {
   add_stats(*this, switch_stats, this);
   probe_registry::instance().declare(probes::feedback_sent, this, this);
+  pipeline.on_change(this);
   if (layer == link_layer::ib) forwarding.policy.set_default("lft");  // a linear forwarding table by LID
   for (int i = 0; i < num_ports; ++i)
     ports.push_back(std::make_unique<switch_port>(("port" + std::to_string(i)).c_str(), i,
@@ -94,6 +96,11 @@ void switch_model::start_of_simulation() {
   path_.clear();
   for (auto& p : ports) path_.push_back({&p->gate(), &p->egress, p->credits.get()});
 }
+
+// A run-time write to `pipeline`: frames arriving from now on take the new latency. Frames
+// already queued keep their ready time, and a class queue stays FIFO (only its head is
+// checked), so after a decrease no frame leaves before one that arrived earlier in its queue.
+void switch_model::param_changed(const param_base&) { pipeline_ps_ = to_ps(pipeline()); }
 
 void switch_model::receive_frame(tlm::tlm_generic_payload* p, int port_index) {
   packet_header& h = header(*p);

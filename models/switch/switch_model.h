@@ -38,9 +38,10 @@ class switch_model : public sc_core::sc_module,
                      public frame_injector_if,
                      public buffer_release_if,
                      public ingress_state_if,
-                     public resume_listener {
+                     public resume_listener,
+                     private param_listener {
  public:
-  param<sc_core::sc_time> pipeline;
+  param<sc_core::sc_time> pipeline;  // live
   param<sc_core::sc_time> forwarding_latency;  // > 0: lookups through the split-phase path
   choice_param buffer_release;
   sc_core::sc_port<mmu_if> mmu_port;
@@ -83,6 +84,7 @@ class switch_model : public sc_core::sc_module,
   uint64_t xon_gap_bytes(int port, int cls) const override { return active_mmu().xon_offset_bytes(port, cls); }
   void resumed(int port, int cls) override { ports[port]->gate().on_release(cls, 0, true); }
   void drop_unroutable(tlm::tlm_generic_payload* frame);
+  void param_changed(const param_base&) override;
   mmu_if* custom_mmu_ = nullptr;
   forwarding_if* custom_forwarding_ = nullptr;
   split_forwarding_if* custom_split_forwarding_ = nullptr;

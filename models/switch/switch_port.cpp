@@ -25,9 +25,9 @@ const stat_desc class_stats[] = {
      [](const void* m, int k) { return static_cast<double>(port_of(m).usage(k).peak_headroom); }},
 };
 const param_spec<byte_count> quantum_spec{"dwrr.quantum", "DWRR bytes per unit of weight per round", byte_count{1500},
-                                          byte_count{64}, byte_count{1 << 24}};
+                                          byte_count{64}, byte_count{1 << 24}, param_change::live};
 const choice_spec sched_spec{"sched", "egress discipline of this class queue", "dwrr", {"strict", "dwrr"}};
-const param_spec<uint64_t> weight_spec{"weight", "DWRR weight", 1, 1, 1000000};
+const param_spec<uint64_t> weight_spec{"weight", "DWRR weight", 1, 1, 1000000, param_change::live};
 const param_spec<uint64_t> high_limit_spec{
     "vlarb.high_limit", "ib-vlarb: 4 KiB units of high-priority VLs sent before one low packet (0: one; 255: no limit; OpenSM: 0)",
     0, 0, 255};
@@ -60,6 +60,7 @@ switch_port::switch_port(sc_core::sc_module_name name, int index, uint64_t mac_a
       scheduler_latency(this, scheduler_latency_spec),
       egress(mac, gate(), buffer, classes),
       mmu_(mmu) {
+  quantum.on_change(this);
   mac.attach(&egress, nullptr);
   mac.attach_flow_control(&gate());
   if (credits) {  // an InfiniBand port arbitrates among its VLs
@@ -69,6 +70,7 @@ switch_port::switch_port(sc_core::sc_module_name name, int index, uint64_t mac_a
   for (int i = 0; i < classes; ++i) {
     sched.push_back(std::make_unique<choice_param>(this, sched_spec, i));
     weight.push_back(std::make_unique<param<uint64_t>>(this, weight_spec, i));
+    weight.back()->on_change(this);
     cp.push_back(std::make_unique<choice_param>(this, cp_spec(), i));
   }
   add_stats(*this, class_stats, this, classes);
@@ -80,7 +82,7 @@ void switch_port::count_drop(int cls) {
   if (credits) SC_REPORT_ERROR(name(), "model error: a frame was dropped on an InfiniBand (credit) port");
 }
 
-void switch_port::start_of_simulation() {
+scheduler_config switch_port::scheduler_settings() const {
   scheduler_config c;
   for (int i = 0; i < classes(); ++i) {
     c.strict[i] = (*sched[i])() == "strict";
@@ -88,7 +90,11 @@ void switch_port::start_of_simulation() {
   }
   c.quantum = static_cast<uint32_t>(quantum().bytes);
   if (high_limit) c.high_limit = static_cast<uint32_t>((*high_limit)());
-  default_scheduler_ = scheduler_policies::instance().make(scheduler.name(), scheduler(), c);
+  return c;
+}
+
+void switch_port::start_of_simulation() {
+  default_scheduler_ = scheduler_policies::instance().make(scheduler.name(), scheduler(), scheduler_settings());
   scheduler_if& chosen = custom_scheduler_ ? *custom_scheduler_ : *default_scheduler_;
   egress.set_scheduler(&chosen);
   if (custom_split_) {
@@ -97,6 +103,11 @@ void switch_port::start_of_simulation() {
     latency_scheduler_ = std::make_unique<latency_scheduler>(chosen, latency);
     egress.set_split_scheduler(latency_scheduler_.get());
   }
+}
+
+// A run-time write to a weight or the quantum: the port's scheduler recomputes its grants.
+void switch_port::param_changed(const param_base&) {
+  if (default_scheduler_) default_scheduler_->reconfigure(scheduler_settings());
 }
 
 }  // namespace sluice

@@ -13,14 +13,14 @@
 
 namespace sluice {
 
-class switch_port : public sc_core::sc_module {
+class switch_port : public sc_core::sc_module, private param_listener {
  public:
   mac_port mac;
   pfc flow_control;  // PFC of a CEE port; present but unattached on an InfiniBand port
   std::unique_ptr<credit_flow_control> credits;  // an InfiniBand port's credits (null on CEE)
   std::vector<std::unique_ptr<choice_param>> sched;      // per class
-  std::vector<std::unique_ptr<param<uint64_t>>> weight;  // per class
-  param<byte_count> quantum;
+  std::vector<std::unique_ptr<param<uint64_t>>> weight;  // per class; live
+  param<byte_count> quantum;                             // live
   std::unique_ptr<param<uint64_t>> high_limit;  // InfiniBand ports: VLHighLimit of ib-vlarb
   choice_param scheduler;                              // the egress scheduler policy, by name
   param<sc_core::sc_time> scheduler_latency;           // > 0: decisions through the split-phase path
@@ -60,6 +60,8 @@ class switch_port : public sc_core::sc_module {
 
  private:
   void start_of_simulation() override;
+  void param_changed(const param_base&) override;
+  scheduler_config scheduler_settings() const;
   std::unique_ptr<scheduler_if> default_scheduler_;
   std::array<std::unique_ptr<congestion_point_if>, max_classes> cp_policy_;
   bool policies_made_ = false;

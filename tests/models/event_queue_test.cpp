@@ -201,3 +201,30 @@ TEST(EventQueue, AClientIsWarmedTwoWakeUpsBeforeItRuns) {
   EXPECT_EQ(log, (std::vector<std::string>{"fire 0", "warm 3", "fire 1", "warm 4", "fire 2", "fire 3", "fire 4"}))
       << "order: " << ::testing::PrintToString(log);
 }
+
+TEST(EventQueue, SyncEndsTheDrainAfterTheCurrentWakeUp) {
+  // Three wake-ups at 1, 2 and 3 us with nothing foreign: one drain from the kernel's 1 us would
+  // run them all, the models up to 2 us ahead. With sync() at 2 us the drain ends there (a
+  // foreign process notified for 2 us would run before any later model activity), and the next
+  // activation comes with the kernel at 3 us.
+  event_queue& q = event_queue::instance();
+  client a, b, c;
+  std::vector<uint64_t> ahead, kernel;
+  auto look = [&] {
+    ahead.push_back(ahead_ps());
+    kernel.push_back(kernel_ps());
+  };
+  a.then = look;
+  b.then = [&] {
+    look();
+    q.sync();
+  };
+  c.then = look;
+  q.schedule(&a, ns_ps(1000));
+  q.schedule(&b, ns_ps(2000));
+  q.schedule(&c, ns_ps(3000));
+  start(sc_time(5, SC_US));
+  EXPECT_EQ(ahead, (std::vector<uint64_t>{0, ns_ps(1000), 0}));
+  EXPECT_EQ(kernel, (std::vector<uint64_t>{ns_ps(1000), ns_ps(1000), ns_ps(3000)}));
+  EXPECT_EQ(c.fired, (std::vector<uint64_t>{ns_ps(3000)}));
+}

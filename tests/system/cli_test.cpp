@@ -118,6 +118,9 @@ TEST(Cli, ParamsListsEveryParameterWithUnitDefaultValueRangeAndDescription) {
   EXPECT_NE(line.find("48KiB"), std::string::npos) << line;  // default
   EXPECT_NE(line.find("96KiB"), std::string::npos) << line;  // current value
   EXPECT_NE(line.find("["), std::string::npos) << line;      // range
+  EXPECT_NE(line.find(" live "), std::string::npos) << line;  // may change during a run
+  line = r.output.substr(r.output.find("sw0.mmu.buffer"));
+  EXPECT_NE(line.substr(0, line.find('\n')).find(" fixed "), std::string::npos) << line;
 }
 
 TEST(Cli, RunWritesSummaryAndSeries) {

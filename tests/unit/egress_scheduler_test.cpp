@@ -37,6 +37,21 @@ TEST(EgressScheduler, DwrrWeightsOneToThreeGiveQuarterAndThreeQuarters) {
   EXPECT_NEAR(share1, 0.25, 0.005);
 }
 
+TEST(EgressScheduler, ALiveWeightChangeAppliesFromTheNextChoice) {
+  // 1:1, then (a live <sw>.port<i>.prio2.weight write) 1:3 for the frames after it.
+  egress_scheduler s(all_dwrr());
+  std::array<uint32_t, max_classes> sizes{};
+  sizes[1] = 1000;
+  sizes[2] = 1000;
+  auto before = serve(s, sizes, 0b110, 4000);
+  EXPECT_NEAR(static_cast<double>(before[1]) / (before[1] + before[2]), 0.5, 0.005);
+  scheduler_config c = all_dwrr();
+  c.weight[2] = 3;
+  s.reconfigure(c);
+  auto after = serve(s, sizes, 0b110, 4000);
+  EXPECT_NEAR(static_cast<double>(after[1]) / (after[1] + after[2]), 0.25, 0.005);
+}
+
 TEST(EgressScheduler, DwrrIsFairInBytesNotFrames) {
   egress_scheduler s(all_dwrr());
   std::array<uint32_t, max_classes> sizes{};

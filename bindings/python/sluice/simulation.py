@@ -199,10 +199,11 @@ class Result:
 
 def params(scenario, match="*", set=None, cc=None, base_dir=None):  # noqa: A002
     """The parameters of the scenario's fabric as a DataFrame: name, unit, default, value,
-    range, description (what `sluice params` prints)."""
+    range, change ("live": may change during a run, or "fixed"), description (what `sluice
+    params` prints)."""
     spec = _run_spec(scenario, base_dir, set, None, cc, None, None)
     rows = _child.call_in_child(lambda: _native().params(spec, match))
-    return pd.DataFrame(rows, columns=["name", "unit", "default", "value", "range", "description"])
+    return pd.DataFrame(rows, columns=["name", "unit", "default", "value", "range", "change", "description"])
 
 
 def stats(scenario, match="*", base_dir=None):

@@ -245,7 +245,7 @@ def test_ctrl_c_at_any_moment_of_a_run_gives_an_interrupted_result_never_a_lost_
 
 def test_params_and_stats_as_dataframes(incast):
     p = sluice.params(incast, match="sw0.port16.pfc.*")
-    assert list(p.columns) == ["name", "unit", "default", "value", "range", "description"]
+    assert list(p.columns) == ["name", "unit", "default", "value", "range", "change", "description"]
     xoff = p.set_index("name").loc["sw0.port16.pfc.xoff"]
     assert (xoff.unit, xoff.default) == ("bytes", "48KiB")
     assert sluice.params(incast, match="sw0.port16.pfc.xoff", set={"*.xoff": "96KiB"}).value[0] == "96KiB"

@@ -60,6 +60,7 @@ class cct_param final : public param_base {
     text_ = text;
     overridden_ = true;
   }
+  void check_string(const std::string& text) const override { parse_cct(text, name()); }
   const std::vector<cct_entry>& entries() const { return entries_; }
 
  private:

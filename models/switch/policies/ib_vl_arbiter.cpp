@@ -22,6 +22,10 @@ constexpr int64_t weight_unit = 64, limit_unit = 4096;
 class weighted_table {
  public:
   weighted_table(uint32_t members, const std::array<uint32_t, max_classes>& weight) : members_(members) {
+    set_weights(weight);
+  }
+  // A live weight change: each entry's credit per visit from now on (credit held is kept).
+  void set_weights(const std::array<uint32_t, max_classes>& weight) {
     for (int q = 0; q < max_classes; ++q) quantum_[q] = static_cast<int64_t>(weight[q]) * weight_unit;
   }
   bool any(uint32_t eligible) const { return eligible & members_; }
@@ -80,6 +84,10 @@ class vl_arbiter final : public scheduler_if {
       : high_(members(c, true), c.weight), low_(members(c, false), c.weight), limit_(c.high_limit) {
     for (int q = 0; q < vl15; ++q)
       if (c.weight[q] == 0) throw config_error("ib-vlarb: VL " + std::to_string(q) + " has weight 0");
+  }
+  void reconfigure(const scheduler_config& c) override {  // live weights (their range starts at 1)
+    high_.set_weights(c.weight);
+    low_.set_weights(c.weight);
   }
   int select(const std::array<uint32_t, max_classes>& head_bytes, uint32_t eligible) override {
     if ((eligible >> vl15) & 1) return vl15;

@@ -1,0 +1,217 @@
+// Parameters that change during a run: a run-time write (param_registry::set_live, what a
+// Python callback's live.set calls) reaches the owning model through its on-change hook and
+// takes effect at the simulated time of the write, and only then. A fixed parameter refuses.
+//
+// Each comparison needs two runs and SystemC elaborates once per process, so the reference run
+// is made in a forked child (before this process elaborates) and sent back as text.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <functional>
+#include <sstream>
+
+#include "models/core/params.h"
+#include "models/protocol/pfc_frame.h"
+#include "platforms/timed_callbacks.h"
+#include "tests/support/harness.h"
+#include "tests/support/switch_bench.h"
+
+using namespace sluice;
+
+namespace {
+
+constexpr uint64_t ms_ps = 1000000000ull;
+constexpr uint64_t old_xoff = 48 * 1024, new_xoff = 24 * 1024;
+
+// Records every PFC frame a switch port puts on the wire, as the port's MAC takes it from the
+// port's PFC component: "<time> frame <port> <class> <quanta>" per enabled class.
+class pause_log : public flow_control_if {
+ public:
+  pause_log(switch_port& port, std::ostringstream& out) : port_(port), inner_(port.gate()), out_(out) {
+    port.mac.attach_flow_control(this);
+  }
+  int classes() const override { return inner_.classes(); }
+  bool may_send(int cls, uint32_t bytes, uint64_t now) const override { return inner_.may_send(cls, bytes, now); }
+  uint64_t blocked_until_ps(int cls, uint64_t now) const override { return inner_.blocked_until_ps(cls, now); }
+  void on_transmit(int cls, uint32_t bytes) override { inner_.on_transmit(cls, bytes); }
+  void on_control_frame(tlm::tlm_generic_payload& f) override { inner_.on_control_frame(f); }
+  void on_admit(int cls, uint32_t bytes, bool xoff_due) override { inner_.on_admit(cls, bytes, xoff_due); }
+  void on_release(int cls, uint32_t bytes, bool xon_due) override { inner_.on_release(cls, bytes, xon_due); }
+  tlm::tlm_generic_payload* take_control_frame(uint64_t now) override {
+    tlm::tlm_generic_payload* f = inner_.take_control_frame(now);
+    pfc_request r;
+    if (f && decode_pfc(*header(*f).image, r))
+      for (int c = 0; c < pfc_priorities; ++c)
+        if (r.class_enable & (1u << c)) out_ << now << " frame " << port_.index() << ' ' << c << ' ' << r.quanta[c] << '\n';
+    return f;
+  }
+
+ private:
+  switch_port& port_;
+  flow_control_if& inner_;
+  std::ostringstream& out_;
+};
+
+// Records every admission to a group that is not paused, where the MMU decides whether to
+// pause it: "<time> admit <port> <class> <shared bytes before> <frame bytes> <XOFF>". With a
+// static threshold X (no reserve), such an admission pauses the group exactly when
+// shared + frame >= X: the frame fills the shared allowance or overflows into headroom.
+struct admission_log : test::counting_mmu {
+  std::ostringstream& out;
+  admission_log(mmu_if& m, std::ostringstream& o) : counting_mmu(m), out(o) {}
+  bool admit(int port, int prio, uint32_t bytes, bool& xoff_due) override {
+    const bool paused = inner.pg_paused(port, prio);
+    const uint64_t shared = inner.usage(port, prio).shared;
+    const bool admitted = inner.admit(port, prio, bytes, xoff_due);
+    if (!paused)
+      out << now_ps() << " admit " << port << ' ' << prio << ' ' << shared << ' ' << bytes << ' ' << xoff_due << '\n';
+    return admitted;
+  }
+};
+
+struct admission {
+  uint64_t at_ps, shared, bytes;
+  bool xoff;
+};
+
+std::vector<admission> admissions(const std::string& log) {
+  std::vector<admission> out;
+  std::istringstream in(log);
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream f(line);
+    admission a;
+    std::string what;
+    int port, cls;
+    if (f >> a.at_ps >> what >> port >> cls >> a.shared >> a.bytes >> a.xoff && what == "admit") out.push_back(a);
+  }
+  return out;
+}
+
+uint64_t xoff_count(const std::string& log) {
+  uint64_t n = 0;
+  for (const admission& a : admissions(log)) n += a.xoff;
+  return n;
+}
+
+std::string lines_before(const std::string& log, uint64_t t_ps) {
+  std::string out;
+  std::istringstream in(log);
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("summary", 0) != 0 && std::stoull(line) < t_ps) out += line + "\n";
+  return out;
+}
+
+// The incast with static thresholds (every sw0 port's PFC logged), 2 ms, with the given
+// overrides and, with `write`, a run-time write of every sw0 port's pfc.xoff to
+// 24 KiB (half its 48 KiB default) at `write_at`. Returns the log of PFC frames and
+// admissions, then the summary.
+std::string run_incast(std::vector<std::pair<std::string, std::string>> sets, bool write, uint64_t write_at) {
+  run_options o;
+  o.sets = {{"sw0.mmu.threshold", "static"}};
+  for (auto& s : sets) o.sets.push_back(s);
+  simulation sim(load_scenario_file(test::scenario_path("incast.yaml")), o);
+  std::ostringstream log;
+  switch_model& sw = *sim.fabric_model().switches[0];
+  std::vector<std::unique_ptr<pause_log>> frames;
+  for (auto& p : sw.ports) frames.push_back(std::make_unique<pause_log>(*p, log));
+  admission_log decisions(sw.mmu_block, log);
+  sw.bind_mmu(decisions);
+  timed_callbacks calls("calls", 2 * ms_ps);
+  std::size_t matched = 0;
+  if (write)
+    calls.add(write_at, 0, [&] { matched = param_registry::instance().set_live("sw0.port*.pfc.xoff", "24KiB"); });
+  sim.run();
+  if (write) {
+    EXPECT_EQ(matched, sw.ports.size());
+  }
+  nlohmann::json s = sim.summary();
+  s["totals"].erase("wall_time_s");
+  s["totals"].erase("elaboration_s");
+  return log.str() + "summary " + s.dump() + "\n";
+}
+
+// Runs fn in a forked child (before this process elaborates) and returns what it returned.
+std::string in_child(const std::function<std::string()>& fn) {
+  int fds[2];
+  if (pipe(fds) != 0) return "pipe failed";
+  const pid_t pid = fork();
+  if (pid == 0) {
+    close(fds[0]);
+    const std::string out = fn();
+    std::size_t done = 0;
+    while (done < out.size()) {
+      const ssize_t n = write(fds[1], out.data() + done, out.size() - done);
+      if (n <= 0) break;
+      done += static_cast<std::size_t>(n);
+    }
+    _exit(0);
+  }
+  close(fds[1]);
+  std::string out;
+  char buf[65536];
+  for (ssize_t n; (n = read(fds[0], buf, sizeof buf)) > 0;) out.append(buf, static_cast<std::size_t>(n));
+  close(fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  return out;
+}
+
+}  // namespace
+
+TEST(LiveParams, AWriteAtOneMillisecondTakesEffectThenAndOnlyThen) {
+  const std::string without = in_child([] { return run_incast({}, false, 0); });
+  const std::string with = run_incast({}, true, ms_ps);
+  // Every PAUSE frame and every XOFF decision before 1 ms is the same, at the same time.
+  const std::string before = lines_before(without, ms_ps);
+  ASSERT_GT(xoff_count(before), 100u);
+  EXPECT_EQ(lines_before(with, ms_ps), before);
+  // Each decision follows the threshold of its time: 48 KiB before the write, 24 KiB after it
+  // (at exactly 1 ms the order of the write and the admissions is not specified).
+  uint64_t xoffs_after = 0, only_new_value = 0;
+  for (const admission& a : admissions(with)) {
+    if (a.at_ps < ms_ps) {
+      EXPECT_EQ(a.xoff, a.shared + a.bytes >= old_xoff) << "at " << a.at_ps << " ps";
+    }
+    if (a.at_ps <= ms_ps) continue;
+    EXPECT_EQ(a.xoff, a.shared + a.bytes >= new_xoff) << "at " << a.at_ps << " ps";
+    xoffs_after += a.xoff;
+    only_new_value += a.xoff && a.shared + a.bytes < old_xoff;  // the old value would not pause
+  }
+  EXPECT_GT(xoffs_after, 100u);
+  EXPECT_GT(only_new_value, 0u);
+  EXPECT_NE(with, without);
+}
+
+TEST(LiveParams, AWriteAtTimeZeroEqualsSettingTheValueInTheScenario) {
+  const std::string set_in_scenario = in_child([] { return run_incast({{"sw0.port*.pfc.xoff", "24KiB"}}, false, 0); });
+  const std::string written = run_incast({}, true, 0);
+  EXPECT_GT(xoff_count(written), 100u);
+  EXPECT_EQ(written, set_in_scenario);  // every PAUSE frame, XOFF decision and the whole summary
+}
+
+TEST(LiveParams, AFixedParameterRefusesARunTimeWriteWithOneLine) {
+  auto sim = test::make_sim(test::two_nics("{kind: finite, src: a, dst: b, size: 10KB, priority: 3}", ""));
+  param_registry& reg = param_registry::instance();
+  try {
+    reg.set_live("a.mtu", "500B");
+    FAIL() << "a fixed parameter took a run-time write";
+  } catch (const config_error& e) {
+    EXPECT_STREQ(e.what(), "a.mtu: fixed after elaboration, it cannot change during a run (not a live parameter)");
+  }
+  // All or nothing: "3us" suits the delay but not the rate, so neither changes.
+  EXPECT_THROW(reg.set_live("a-b.*", "3us"), config_error);
+  EXPECT_EQ(reg.find("a-b.delay")->value_string(), "1us");
+  EXPECT_THROW(reg.set_live("*.mtu", "500B"), config_error);
+  EXPECT_EQ(reg.find("b.mtu")->value_string(), reg.find("b.mtu")->default_string());
+  EXPECT_EQ(reg.set_live("a-b.delay", "2us"), 1u);
+  EXPECT_EQ(reg.find("a-b.delay")->value_string(), "2us");
+  try {
+    reg.set_live("a-b.delay", "2s");
+    FAIL();
+  } catch (const config_error& e) {
+    EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("a-b.delay"), std::string::npos);
+  }
+}
