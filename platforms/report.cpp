@@ -26,6 +26,7 @@ const char* kind_name(flow_kind k) {
 }
 
 double ns(uint64_t ps) { return static_cast<double>(ps) / 1e3; }
+double us(uint64_t ps) { return static_cast<double>(ps) / 1e6; }
 
 std::string fmt(const char* f, double v) {
   char buf[64];
@@ -163,6 +164,18 @@ void simulation::emit_summary(summary_sink& out) const {
   }
   out.close();
 
+  out.open("deadlocks", true);
+  for (const deadlock_report& d : deadlocks_->found()) {
+    json cycle = json::array();
+    for (const deadlock_member& m : d.cycle)
+      cycle.push_back({{"port", m.port}, {"peer", m.peer}, {"priority", m.cls}, {"since_us", us(m.since_ps)}});
+    out.element({{"kind", d.credit ? "credit" : "pfc"},
+                 {"start_us", us(d.start_ps)},
+                 {"detected_us", us(d.detected_ps)},
+                 {"cycle", std::move(cycle)}});
+  }
+  out.close();
+
   out.open("flows", true);
   std::vector<double> fcts;
   uint64_t completed = 0;
@@ -240,6 +253,12 @@ void simulation::emit_summary(summary_sink& out) const {
           warnings.push_back(std::string(port->name()) + " priority " + std::to_string(prio) + ": " +
                              std::to_string(d) + " frames dropped on a lossless priority (headroom " +
                              format_bytes(byte_count{sw->active_mmu().headroom_bytes(port->index(), prio)}) + " too small?)");
+        if (const pfc& fc = port->flow_control; fc.watchdog_storms(prio))
+          warnings.push_back(std::string(port->name()) + " priority " + std::to_string(prio) + ": PFC watchdog (" +
+                             (*fc.watchdog_action)() + "): " + std::to_string(fc.watchdog_storms(prio)) +
+                             " pause storms, " + std::to_string(fc.watchdog_restores(prio)) + " restored, " +
+                             std::to_string(port->egress.dropped(prio).frames) + " frames dropped, " +
+                             std::to_string(fc.watchdog_ignored(prio)) + " pause frames ignored");
         bool active =
             used.count(prio) || d || port->flow_control.xoff_sent(prio) || port->flow_control.pause_received(prio);
         if (!active) continue;

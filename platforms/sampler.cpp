@@ -205,6 +205,7 @@ void sampler::sample() {
     cp_state.rows.push_back(std::move(states));
   }
 
+  if (on_sample_) on_sample_(to_ps(now));
   tick_.notify(period_);
 }
 

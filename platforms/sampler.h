@@ -2,6 +2,7 @@
 // throughput of each link direction, and the delivered throughput of each flow. Rows are kept
 // in memory (one row per period, not per packet) and written as CSV at the end.
 #pragma once
+#include <functional>
 #include <string>
 #include <systemc>
 #include <vector>
@@ -43,6 +44,8 @@ class sampler : public sc_core::sc_module {
 
   // Takes a last, possibly shorter, sample at the current time if the run ended between ticks.
   void finish();
+  // Called after every sample with its time (the invariants are checked at sample boundaries).
+  void on_sample(std::function<void(uint64_t)> f) { on_sample_ = std::move(f); }
   // The most (port, priority) pairs paused at any time within one sample: the extent of the
   // congestion tree as the samples see it.
   std::size_t max_ports_paused() const { return max_ports_paused_; }
@@ -87,6 +90,7 @@ class sampler : public sc_core::sc_module {
   uint64_t last_sample_ps_ = 0;
   std::size_t max_ports_paused_ = 0;
   double max_ports_paused_at_us_ = 0;
+  std::function<void(uint64_t)> on_sample_;
 };
 
 }  // namespace sluice

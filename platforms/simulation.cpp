@@ -69,6 +69,9 @@ simulation::simulation(const scenario& s, const run_options& options) {
                        format_number(samples) + " rows; at most " + format_number(max_sample_bytes / (1 << 30)) +
                        " GiB): set run.sample_period or --sample-period longer");
   events_ = std::make_unique<event_player>("events", *fabric_, s.events);
+  deadlocks_ = std::make_unique<deadlock_detector>("deadlock", *fabric_);
+  invariants_ = std::make_unique<invariant_checker>(*fabric_);
+  sampler_->on_sample([this](uint64_t now) { invariants_->on_sample(now); });
   if (s.stop_when_done) {
     // The kernel announces sc_stop() on stdout as an info of type "/OSCI/SystemC".
     sc_core::sc_report_handler::set_actions("/OSCI/SystemC", sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
@@ -105,6 +108,7 @@ void simulation::run() {
   sluice::start(until_);
   wall_s_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   sampler_->finish();  // the kernel stops before running the tick due at `until`
+  invariants_->check(to_ps(sc_core::sc_time_stamp()));  // the end of the run, sampled or not
 }
 
 }  // namespace sluice

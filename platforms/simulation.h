@@ -8,7 +8,9 @@
 #include <utility>
 #include <vector>
 
+#include "platforms/deadlock_detector.h"
 #include "platforms/fabric.h"
+#include "platforms/invariants.h"
 #include "platforms/sampler.h"
 
 namespace sluice {
@@ -46,6 +48,7 @@ class simulation {
   void run();
   fabric& fabric_model() { return *fabric_; }
   const sampler& samples() const { return *sampler_; }
+  const deadlock_detector& deadlocks() const { return *deadlocks_; }
   sc_core::sc_time until() const { return until_; }
   double wall_seconds() const { return wall_s_; }
 
@@ -59,6 +62,8 @@ class simulation {
   std::unique_ptr<fabric> fabric_;
   std::unique_ptr<sampler> sampler_;
   std::unique_ptr<event_player> events_;
+  std::unique_ptr<deadlock_detector> deadlocks_;
+  std::unique_ptr<invariant_checker> invariants_;
   sc_core::sc_time until_;
   double wall_s_ = 0;
   double elab_s_ = 0;  // building the fabric, routes, overrides (before sc_start)

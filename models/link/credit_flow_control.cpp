@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "models/core/invariant.h"
 #include "models/core/stats.h"
 #include "models/protocol/ib_frame.h"
 
@@ -138,6 +139,9 @@ void credit_flow_control::on_waiting(int vl, uint32_t bytes) {
 }
 
 void credit_flow_control::end_blocked(vl_state& s, uint64_t now_ps) {
+  if (now_ps < s.blocked_since_ps)
+    invariant_failed(name(), static_cast<int>(&s - vl_.data()),
+                     "credit starvation ends before it began (since " + format_time(from_ps(s.blocked_since_ps)) + ")");
   s.blocked = false;
   s.blocked_total_ps += now_ps - s.blocked_since_ps;
   s.off_end_ps = now_ps;
@@ -195,6 +199,9 @@ void credit_flow_control::on_transmit(int vl, uint32_t bytes) {
   vl_state& s = vl_[vl];
   if (s.blocked) end_blocked(s, now_ps());  // a smaller frame fitted
   s.fctbs = static_cast<uint16_t>((s.fctbs + blocks(bytes)) & 0xFFF);
+  if (available_blocks(vl) > 2048)
+    invariant_failed(name(), vl, "credits negative: a frame of " + std::to_string(blocks(bytes)) +
+                                     " blocks was sent beyond the limit (FCCL " + std::to_string(s.fccl) + ")");
 }
 
 uint32_t credit_flow_control::committed_blocks(int vl) const {

@@ -94,17 +94,24 @@ class credit_flow_control : public sc_core::sc_module, public flow_control_if, p
     return s.blocked_total_ps + (s.blocked ? now_ps - s.blocked_since_ps : 0);
   }
   bool starved(int vl) const { return vl_[vl].blocked; }  // a frame waits for credit now
+  // Since when a frame of the VL has waited for credit (never_ps if none waits now).
+  uint64_t starved_since_ps(int vl) const { return vl_[vl].blocked ? vl_[vl].blocked_since_ps : never_ps; }
   uint64_t blocked_periods(int vl) const { return vl_[vl].blocked_periods; }
   uint32_t peak_blocks(int vl) const { return vl_[vl].peak_blocks; }
   uint16_t fccl(int vl) const { return vl_[vl].fccl; }
   uint16_t fctbs(int vl) const { return vl_[vl].fctbs; }
   uint16_t advertised(int vl) const;
+  uint32_t capacity_blocks(int vl) const { return vl_[vl].capacity_blocks; }
+  uint32_t used_blocks(int vl) const { return vl_[vl].used_blocks; }
+  // Credit the sender may still use on the VL: FCCL - FCTBS mod 4096; above 2048 it is negative.
+  uint32_t available_blocks(int vl) const { return (vl_[vl].fccl - vl_[vl].fctbs) & 0xFFF; }
   // Blocks VL `vl` holds or may still receive: its use plus the credit it was advertised and has
   // not used yet. Beyond its own buffer they come from the shared pool.
   uint32_t committed_blocks(int vl) const;
   uint32_t pool_blocks_used() const;  // the pool's blocks committed to VLs now
 
  private:
+  friend struct invariant_test_hooks;
   struct vl_state {
     // sender
     uint16_t fccl = 0, fctbs = 0;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "models/core/invariant.h"
 #include "models/core/probe.h"
 #include "models/core/stats.h"
 #include "models/link/mac_port.h"
@@ -36,6 +37,14 @@ const stat_desc priority_generator_stats[] = {
     {"resume_sent", "frames", "PFC frames on the wire that resumed this priority (XON)",
      [](const void* m, int k) { return static_cast<double>(stat_model<pfc>(m).xon_sent(k)); }},
 };
+const stat_desc watchdog_stats[] = {
+    {"watchdog_storms", "storms", "times the PFC watchdog found this priority paused for its detection time",
+     [](const void* m, int k) { return static_cast<double>(stat_model<pfc>(m).watchdog_storms(k)); }},
+    {"watchdog_restores", "storms", "pause storms of this priority the watchdog ended (no pause for its restoration time)",
+     [](const void* m, int k) { return static_cast<double>(stat_model<pfc>(m).watchdog_restores(k)); }},
+    {"watchdog_ignored", "frames", "pausing PFC frames the watchdog did not honour (action ignore-pause)",
+     [](const void* m, int k) { return static_cast<double>(stat_model<pfc>(m).watchdog_ignored(k)); }},
+};
 const param_spec<sc_core::sc_time> response_spec{
     "response", "delay from a PFC frame's arrival to the pause taking effect (MAC/PHY reaction)",
     sc_core::SC_ZERO_TIME, sc_core::SC_ZERO_TIME, sc_core::sc_time(1, sc_core::SC_MS), param_change::live};
@@ -43,6 +52,19 @@ const param_spec<uint64_t> quanta_spec{"quanta", "pause time in XOFF frames, in 
                                        0xFFFF, param_change::live};
 const param_spec<double> refresh_spec{"refresh", "re-send XOFF after this fraction of the pause time while still congested",
                                       0.5, 0.01, 1.0, param_change::live};
+// SONiC's PFC watchdog defaults: detection and restoration 200 ms (docs/models/pfc.md).
+const choice_spec watchdog_action_spec{
+    "watchdog.action",
+    "PFC watchdog: what a priority paused for watchdog.detect does until restored (off: no watchdog; drop: its "
+    "egress queue drops what it holds and receives; ignore-pause: it sends regardless of pause frames)",
+    "off",
+    {"off", "drop", "ignore-pause"}};
+const param_spec<sc_core::sc_time> watchdog_detect_spec{
+    "watchdog.detect", "PFC watchdog: a priority paused without a break this long is in a pause storm",
+    sc_core::sc_time(200, sc_core::SC_MS), sc_core::sc_time(1, sc_core::SC_NS), sc_core::sc_time(10, sc_core::SC_SEC)};
+const param_spec<sc_core::sc_time> watchdog_restore_spec{
+    "watchdog.restore", "PFC watchdog: a storm ends once no pausing frame has arrived for this long",
+    sc_core::sc_time(200, sc_core::SC_MS), sc_core::sc_time(1, sc_core::SC_NS), sc_core::sc_time(10, sc_core::SC_SEC)};
 }  // namespace
 
 pfc::pfc(sc_core::sc_module_name name, mac_port& mac, int classes, ingress_state_if* buffer)
@@ -57,6 +79,9 @@ pfc::pfc(sc_core::sc_module_name name, mac_port& mac, int classes, ingress_state
   if (buffer_) {
     quanta = std::make_unique<param<uint64_t>>(this, quanta_spec);
     refresh = std::make_unique<param<double>>(this, refresh_spec);
+    watchdog_action = std::make_unique<choice_param>(this, watchdog_action_spec);
+    watchdog_detect = std::make_unique<param<sc_core::sc_time>>(this, watchdog_detect_spec);
+    watchdog_restore = std::make_unique<param<sc_core::sc_time>>(this, watchdog_restore_spec);
     add_stats(*this, generator_stats, this);
   }
   add_stats(*this, receiver_stats, this);
@@ -65,6 +90,15 @@ pfc::pfc(sc_core::sc_module_name name, mac_port& mac, int classes, ingress_state
   const sc_core::sc_object& port = get_parent_object() ? *get_parent_object() : *this;
   add_stats(port, priority_stats, this, classes_);
   if (buffer_) add_stats(port, priority_generator_stats, this, classes_);
+  if (buffer_) add_stats(port, watchdog_stats, this, classes_);
+}
+
+void pfc::start_of_simulation() {
+  if (!watchdog_action) return;
+  const std::string a = (*watchdog_action)();
+  action_ = a == "drop" ? storm_action::drop : a == "ignore-pause" ? storm_action::ignore_pause : storm_action::off;
+  detect_ps_ = to_ps((*watchdog_detect)());
+  restore_ps_ = to_ps((*watchdog_restore)());
 }
 
 byte_count pfc::required_headroom(data_rate rate, sc_core::sc_time delay, sc_core::sc_time peer_response,
@@ -120,6 +154,62 @@ tlm::tlm_generic_payload* pfc::take_control_frame(uint64_t now_ps) {
   return p;
 }
 
+// One timer serves the refresh and the watchdog: each due deadline is handled, then the earlier
+// of those left is armed (a schedule later than a pending one is ignored by the queue).
+void pfc::on_timer() {
+  const uint64_t now = now_ps();
+  if (refresh_armed_ && refresh_due_ps_ <= now) send_refresh();
+  if (action_ != storm_action::off && watchdog_due_ps_ <= now) {
+    watchdog_due_ps_ = never_ps;
+    arm_watchdog(watchdog_look(now));
+  }
+  if (refresh_armed_) event_queue::instance().schedule(this, refresh_due_ps_);
+  if (watchdog_due_ps_ != never_ps) event_queue::instance().schedule(this, watchdog_due_ps_);
+}
+
+void pfc::arm_watchdog(uint64_t at_ps) {
+  if (at_ps >= watchdog_due_ps_) return;
+  watchdog_due_ps_ = at_ps;
+  event_queue::instance().schedule(this, at_ps);
+}
+
+// Storms begin where a pause has lasted `detect` without a break, and end once the pauses
+// received (honoured or not) have left the priority unpaused for `restore`. Returns when to look
+// next.
+uint64_t pfc::watchdog_look(uint64_t now_ps) {
+  uint64_t next = never_ps;
+  for (int i = 0; i < classes_; ++i) {
+    pause_state& s = state_[i];
+    if (!s.storm) {
+      if (!paused(i, now_ps)) continue;
+      if (now_ps - s.from_ps < detect_ps_) {
+        next = std::min(next, s.from_ps + detect_ps_);
+        continue;
+      }
+      if (storm_listener_ && !storm_listener_->holds_frames(i)) {  // an empty queue loses nothing: look later
+        next = std::min(next, now_ps + detect_ps_);
+        continue;
+      }
+      s.storm = true;
+      ++s.storms;
+      if (action_ == storm_action::ignore_pause) {
+        s.until_ps = now_ps;  // as if resumed: the gate opens now
+        mac_.wake_at(now_ps);
+        if (watch_) event_queue::instance().schedule(watch_.get(), now_ps);  // pause_off for the probes
+      } else if (storm_listener_) {
+        storm_listener_->on_pause_storm(i, true);
+      }
+    } else if (now_ps >= s.rx_pause_end_ps && now_ps - s.rx_pause_end_ps >= restore_ps_) {
+      s.storm = false;
+      ++s.restores;
+      if (action_ == storm_action::drop && storm_listener_) storm_listener_->on_pause_storm(i, false);
+      continue;
+    }
+    next = std::min(next, s.rx_pause_end_ps + restore_ps_);  // later than now
+  }
+  return next;
+}
+
 // Re-sends XOFF for every priority still paused, before the pause expires.
 void pfc::send_refresh() {
   refresh_armed_ = false;
@@ -147,7 +237,8 @@ void pfc::schedule_refresh() {
   const sc_core::sc_time pause = pause_duration(static_cast<uint16_t>((*quanta)()), rate);
   const sc_core::sc_time floor = rate.serialization(pfc_frame_bytes);
   refresh_armed_ = true;
-  event_queue::instance().schedule(this, now_ps() + to_ps(std::max(pause * (*refresh)(), floor)));
+  refresh_due_ps_ = now_ps() + to_ps(std::max(pause * (*refresh)(), floor));
+  event_queue::instance().schedule(this, refresh_due_ps_);
 }
 
 void pfc::on_control_frame(tlm::tlm_generic_payload& frame) {
@@ -162,13 +253,22 @@ void pfc::on_control_frame(tlm::tlm_generic_payload& frame) {
   for (int i = 0; i < classes_; ++i) {
     if (!(r.class_enable >> i & 1)) continue;
     uint64_t until = effective + to_ps(pause_duration(r.quanta[i], rate));
-    shortened |= until < state_[i].until_ps;
+    pause_state& s = state_[i];
+    ++(r.quanta[i] ? s.xoff_received : s.xon_received);
+    if (action_ != storm_action::off) s.rx_pause_end_ps = until;  // an XON ends it at `effective`
+    if (action_ != storm_action::off && r.quanta[i]) {
+      if (s.storm && action_ == storm_action::ignore_pause) {
+        ++s.ignored;
+        continue;
+      }
+      if (!paused(i, effective)) arm_watchdog(effective + detect_ps_);  // a new pause: look when it may be a storm
+    }
+    shortened |= until < s.until_ps;
     // The watcher must look at `effective` if the gate may change then: a pause not yet
     // announced begins, or an announced one ends earlier. One that only grows is looked at
     // when its old end comes (the watcher is due then already).
-    if (watching) watch |= announced_ >> i & 1 ? until < state_[i].until_ps : until > effective;
+    if (watching) watch |= announced_ >> i & 1 ? until < s.until_ps : until > effective;
     apply_pause(i, effective, until);
-    ++(r.quanta[i] ? state_[i].xoff_received : state_[i].xon_received);
   }
   if (watch) {
     if (!watch_) watch_ = std::make_unique<pause_watch>(*this);
@@ -185,6 +285,7 @@ void pfc::apply_pause(int cls, uint64_t effective_ps, uint64_t until_ps) {
     s.until_ps = std::max(until_ps, effective_ps);  // refresh or resume an ongoing pause
   } else {
     if (s.until_ps > s.from_ps) s.prev_until_ps = s.until_ps;
+    if (s.until_ps < s.from_ps) invariant_failed(name(), cls, "a pause interval ends before it began");
     s.closed_ps += s.until_ps - s.from_ps;
     s.from_ps = effective_ps;
     s.until_ps = until_ps;

@@ -23,6 +23,16 @@ namespace sluice {
 
 class mac_port;
 
+// Told when the PFC watchdog's drop action starts or ends on a priority (the switch port: its
+// egress queue of that class drops what it holds and what arrives until the restore).
+class pause_storm_listener {
+ public:
+  virtual ~pause_storm_listener() = default;
+  virtual void on_pause_storm(int cls, bool dropping) = 0;
+  // Whether the port holds frames of the class waiting to be sent (a paused empty queue is no storm).
+  virtual bool holds_frames(int cls) const = 0;
+};
+
 class pfc : public sc_core::sc_module, public flow_control_if, public timed_client {
   // The frame waiting for the wire. The MAC asks for it at every transmit decision: declared
   // first, it shares a cache line with the interface's vtable pointer.
@@ -33,6 +43,11 @@ class pfc : public sc_core::sc_module, public flow_control_if, public timed_clie
   // Generator parameters: present only on ports that generate PFC (nullptr elsewhere).
   std::unique_ptr<param<uint64_t>> quanta;
   std::unique_ptr<param<double>> refresh;
+  // The PFC watchdog (switch ports; docs/models/pfc.md): a priority paused without a break for
+  // `detect` is in a pause storm; the action (off, drop, ignore-pause) holds until no pause has
+  // arrived for `restore`.
+  std::unique_ptr<choice_param> watchdog_action;
+  std::unique_ptr<param<sc_core::sc_time>> watchdog_detect, watchdog_restore;
 
   // buffer: the ingress buffer to ask when refreshing (nullptr: this port never generates PFC).
   pfc(sc_core::sc_module_name name, mac_port& mac, int classes, ingress_state_if* buffer);
@@ -63,6 +78,8 @@ class pfc : public sc_core::sc_module, public flow_control_if, public timed_clie
   // tau: 2 x propagation + this port's response + a PFC frame's serialization.
   on_off_loop on_off(int cls) const override;
 
+  void set_storm_listener(pause_storm_listener* l) { storm_listener_ = l; }
+
   // Generator: sends XOFF / XON for a priority (also usable by tests and firmware models).
   void pause_upstream(int cls);
   void resume_upstream(int cls);
@@ -72,6 +89,11 @@ class pfc : public sc_core::sc_module, public flow_control_if, public timed_clie
     return s.from_ps <= now_ps && now_ps < s.until_ps;
   }
   sc_core::sc_time paused_time(int cls, const sc_core::sc_time& now) const;
+  // Since when the class has been paused without a break (never_ps if it is not paused now):
+  // a refresh extends a pause, only an XON or an expiry ends it (deadlock detection).
+  uint64_t paused_since_ps(int cls, uint64_t now_ps) const {
+    return cls < classes_ && paused(cls, now_ps) ? state_[cls].from_ps : never_ps;
+  }
 
   // Statistics; 0 for a class beyond PFC's (the classes of an InfiniBand port, which has a PFC
   // only to keep the port's shape).
@@ -82,22 +104,42 @@ class pfc : public sc_core::sc_module, public flow_control_if, public timed_clie
   uint64_t xon_sent(int cls) const { return stat(cls).xon_sent; }
   uint64_t pause_received(int cls) const { return stat(cls).xoff_received; }
   uint64_t resume_received(int cls) const { return stat(cls).xon_received; }
+  uint64_t watchdog_storms(int cls) const { return stat(cls).storms; }
+  uint64_t watchdog_restores(int cls) const { return stat(cls).restores; }
+  uint64_t watchdog_ignored(int cls) const { return stat(cls).ignored; }
+  bool in_storm(int cls) const { return cls < classes_ && state_[cls].storm; }
+
+  // The pause interval [from, until) of a class as this receiver holds it.
+  uint64_t pause_from_ps(int cls) const { return stat(cls).from_ps; }
+  uint64_t pause_until_ps(int cls) const { return stat(cls).until_ps; }
+  // The generator keeps a pause of `cls` alive: its refresh timer is armed or an XOFF waits.
+  bool maintains_pause(int cls) const { return refresh_armed_ || (pending_.class_enable >> cls & 1); }
 
  private:
+  friend struct invariant_test_hooks;
   enum class reason : uint8_t { none, xoff, refresh, xon };
   struct pause_state {
     uint64_t from_ps = 0, until_ps = 0, closed_ps = 0;  // current interval; paused time before it
     uint64_t prev_until_ps = 0;                         // end of the last non-empty interval before it
     uint64_t xoff_received = 0, xon_received = 0;
     uint64_t xoff_sent = 0, refresh_sent = 0, xon_sent = 0;
+    // watchdog
+    bool storm = false;
+    uint64_t rx_pause_end_ps = 0;  // where the latest PFC frame received puts the pause's end, honoured or not
+    uint64_t storms = 0, restores = 0, ignored = 0;
   };
+  enum class storm_action : uint8_t { off, drop, ignore_pause };
   const pause_state& stat(int cls) const {
     static const pause_state none{};
     return cls < classes_ ? state_[cls] : none;
   }
   void request(int cls, uint16_t quanta, reason why);
-  void on_timer() override { send_refresh(); }
+  void on_timer() override;
   void send_refresh();
+  void start_of_simulation() override;
+  // The watchdog's next look (never_ps: none needed); it handles what is due at now_ps first.
+  uint64_t watchdog_look(uint64_t now_ps);
+  void arm_watchdog(uint64_t at_ps);
   void schedule_refresh();
   void apply_pause(int cls, uint64_t effective_ps, uint64_t until_ps);
   data_rate wire_rate() const;
@@ -123,6 +165,11 @@ class pfc : public sc_core::sc_module, public flow_control_if, public timed_clie
   std::array<pause_state, pfc_priorities> state_{};
   std::array<reason, pfc_priorities> pending_why_{};
   bool refresh_armed_ = false;
+  uint64_t refresh_due_ps_ = 0;
+  storm_action action_ = storm_action::off;
+  uint64_t detect_ps_ = 0, restore_ps_ = 0;
+  uint64_t watchdog_due_ps_ = never_ps;
+  pause_storm_listener* storm_listener_ = nullptr;
   uint64_t frames_sent_ = 0, frames_received_ = 0;
 };
 

@@ -8,7 +8,7 @@ namespace sluice {
 namespace {
 // The ingress priority group a frame's bytes return to: its arrival class (an InfiniBand switch
 // may move a frame to another VL on the way out, by the output port's SL-to-VL table).
-int arrival_class(const packet_header& h, int queue) { return h.ingress_cls == same_class ? queue : h.ingress_cls; }
+int arrival_class(const frame_fields& h, int queue) { return h.ingress_cls == same_class ? queue : h.ingress_cls; }
 }  // namespace
 
 egress_port::egress_port(mac_port& mac, flow_control_if& gate, buffer_release_if& buffer, int classes)
@@ -44,6 +44,13 @@ void egress_port::enqueue(tlm::tlm_generic_payload* p) {
   class_state& c = class_[h.priority];
   queue_stats& s = c.stats;
   s.update(now_ps());
+  ++s.frames_in;
+  s.bytes_in += h.size;
+  if (discard_ >> h.priority & 1) {
+    discard(h.priority, h.fields());
+    p->release();
+    return;
+  }
   s.bytes += h.size;
   ++s.frames;
   s.max_bytes = std::max(s.max_bytes, s.bytes);
@@ -152,6 +159,33 @@ void egress_port::scheduled(int queue) {
   if (!requesting_) mac_.kick();  // a later answer: the port looks for its frame now
 }
 
+void egress_port::discard(int cls, const frame_fields& f) {
+  ++dropped_[cls].frames;
+  dropped_[cls].bytes += f.size;
+  if (f.ingress_port != no_ingress) buffer_.release(f.ingress_port, arrival_class(f, cls), f.size);
+  if (probes::drop.on()) probes::drop.emit(this, now_ps(), &f, mac_.index(), cls, 2);  // 2: the PFC watchdog
+}
+
+void egress_port::set_discard(int cls, bool on) {
+  const uint32_t bit = 1u << cls;
+  if (!on) {
+    discard_ &= ~bit;
+    return;
+  }
+  discard_ |= bit;
+  class_state& c = class_[cls];
+  c.stats.update(now_ps());
+  while (!c.queue.empty()) {
+    queued e = c.queue.pop_front();
+    c.stats.bytes -= e.f.size;
+    --c.stats.frames;
+    discard(cls, e.f);
+    if (e.kept) e.kept->release();
+  }
+  nonempty_ &= ~bit;
+  head_[cls] = 0;
+}
+
 void egress_port::on_timer() {
   const uint64_t now = now_ps();
   while (!leaving_.empty() && leaving_.front().end_ps <= now) {
@@ -171,6 +205,15 @@ uint64_t egress_port::refused(int q, const frame_fields& h, uint64_t now_ps) {
     return open;
   }
   return open == never_ps ? h.ready_ps : open;
+}
+
+bool egress_port::holds_from(int cls, int ingress_port, int ingress_cls) const {
+  const ring<queued>& q = class_[cls].queue;
+  for (std::size_t i = 0; i < q.size(); ++i) {
+    const frame_fields& f = q[i].f;
+    if (f.ingress_port == ingress_port && arrival_class(f, cls) == ingress_cls) return true;
+  }
+  return false;
 }
 
 uint64_t egress_port::next_ready_ps(uint64_t now_ps) const {

@@ -21,8 +21,10 @@ struct queue_stats {
   uint64_t bytes = 0, frames = 0;  // current depth
   uint64_t max_bytes = 0;
   uint64_t frames_out = 0, bytes_out = 0;
+  uint64_t frames_in = 0;   // enqueued (conservation: in = out + queued + dropped)
   long double byte_ps = 0;  // integral of depth over time, for the mean
   uint64_t last_change_ps = 0;
+  uint64_t bytes_in = 0;  // in the padding after the long double: the stats keep their 80 bytes
   void update(uint64_t now_ps) {
     byte_ps += static_cast<long double>(bytes) * static_cast<long double>(now_ps - last_change_ps);
     last_change_ps = now_ps;
@@ -61,8 +63,20 @@ class egress_port : public frame_source_if, public timed_client, public schedule
 
   int classes() const { return classes_; }
   const queue_stats& queue(int cls) const { return class_[cls].stats; }
+  // Frames (and their bytes) the port discarded from its queue: the PFC watchdog's drop action.
+  struct discarded {
+    uint64_t frames = 0, bytes = 0;
+  };
+  const discarded& dropped(int cls) const { return dropped_[cls]; }
+  // While on, the class queue drops what it holds and whatever arrives (the PFC watchdog's drop
+  // action, told through pause_storm_listener).
+  void set_discard(int cls, bool on);
+  // Whether the class queue holds a frame that arrived on `ingress_port` in class `ingress_cls`:
+  // a scan of the queue, for the deadlock detector's wait-for graph (never per frame).
+  bool holds_from(int cls, int ingress_port, int ingress_cls) const;
 
  private:
+  friend struct invariant_test_hooks;
   void on_timer() override;  // end of a frame on the wire: release its buffer (release_at_end)
   queue_view view(int cls, uint64_t now_ps);
   uint64_t refused(int q, const frame_fields& h, uint64_t now_ps);
@@ -71,6 +85,7 @@ class egress_port : public frame_source_if, public timed_client, public schedule
   static constexpr int awaiting_answer = -2;
   int split_decision(uint32_t eligible);
   void scheduled(int queue) override;
+  void discard(int cls, const frame_fields& f);  // counts and returns the buffer of a dropped frame
 
   // Read by every enqueue and transmit decision, declared together.
   mac_port& mac_;
@@ -80,6 +95,7 @@ class egress_port : public frame_source_if, public timed_client, public schedule
   split_scheduler_if* split_ = nullptr;
   int classes_;
   bool release_at_end_ = false;
+  uint32_t discard_ = 0;  // classes whose frames are dropped (PFC watchdog)
   // Kept in step with the queues so that choosing a frame visits only the non-empty classes and
   // hands the scheduler its head sizes without rebuilding them per call (0: empty).
   uint32_t nonempty_ = 0;
@@ -104,6 +120,8 @@ class egress_port : public frame_source_if, public timed_client, public schedule
     std::size_t ready_n = 0;
   };
   std::array<class_state, max_classes> class_;
+  static_assert(sizeof(class_state) == 128, "a class queue keeps to two cache lines");
+  std::array<discarded, max_classes> dropped_{};
   struct in_flight {
     uint64_t end_ps;
     uint16_t ingress_port;

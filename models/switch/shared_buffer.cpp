@@ -75,6 +75,7 @@ admit_verdict shared_buffer::admit(int port, int priority, uint64_t frame_bytes,
       pause_index(i);
       xoff_due = true;
     }
+    if (c.lossless) ++u.overflows;
     return admit_verdict::dropped;
   }
   u.peak_total = std::max(u.peak_total, u.total());

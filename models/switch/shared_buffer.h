@@ -58,6 +58,7 @@ class resume_listener {
 struct pg_usage {
   uint64_t reserved = 0, shared = 0, headroom = 0;
   uint64_t peak_total = 0, peak_headroom = 0;  // high-water marks over the run
+  uint64_t overflows = 0;  // lossless frames refused with the headroom full (the counted cause of a lossless drop)
   uint64_t total() const { return reserved + shared + headroom; }
 };
 

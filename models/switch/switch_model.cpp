@@ -164,7 +164,7 @@ void switch_model::drop_unroutable(tlm::tlm_generic_payload* p) {
   packet_header& h = header(*p);
   ++unroutable_;
   release(h.ingress_port, h.priority, h.size);
-  ports[h.ingress_port]->count_drop(h.priority);
+  ports[h.ingress_port]->count_drop(h.priority, true);
   if (probes::drop.on())
     probes::drop.emit(&ports[h.ingress_port]->egress, now_ps(), &h.fields(), h.ingress_port, h.priority, 1);
   p->release();

@@ -19,6 +19,8 @@ const stat_desc class_stats[] = {
      [](const void* m, int k) { return static_cast<double>(port_of(m).queue(k).bytes_out); }},
     {"drops", "frames", "frames dropped at ingress (MMU refusal or no route)",
      [](const void* m, int k) { return static_cast<double>(port_of(m).drops(k)); }},
+    {"watchdog_dropped", "frames", "frames this egress queue dropped under the PFC watchdog's drop action",
+     [](const void* m, int k) { return static_cast<double>(port_of(m).egress.dropped(k).frames); }},
     {"ingress_peak_bytes", "bytes", "largest priority-group occupancy (reserve + shared + headroom)",
      [](const void* m, int k) { return static_cast<double>(port_of(m).usage(k).peak_total); }},
     {"headroom_peak_bytes", "bytes", "largest headroom use of the priority group",
@@ -63,6 +65,7 @@ switch_port::switch_port(sc_core::sc_module_name name, int index, uint64_t mac_a
   quantum.on_change(this);
   mac.attach(&egress, nullptr);
   mac.attach_flow_control(&gate());
+  flow_control.set_storm_listener(this);
   if (credits) {  // an InfiniBand port arbitrates among its VLs
     scheduler.set_default("ib-vlarb");
     high_limit = std::make_unique<param<uint64_t>>(this, high_limit_spec);
@@ -77,8 +80,9 @@ switch_port::switch_port(sc_core::sc_module_name name, int index, uint64_t mac_a
 }
 
 // Credit flow control admits only what the input buffer can hold: a drop is a model error.
-void switch_port::count_drop(int cls) {
+void switch_port::count_drop(int cls, bool unroutable) {
   ++drops_[cls];
+  unroutable_[cls] += unroutable;
   if (credits) SC_REPORT_ERROR(name(), "model error: a frame was dropped on an InfiniBand (credit) port");
 }
 

@@ -13,7 +13,7 @@
 
 namespace sluice {
 
-class switch_port : public sc_core::sc_module, private param_listener {
+class switch_port : public sc_core::sc_module, public pause_storm_listener, private param_listener {
  public:
   mac_port mac;
   pfc flow_control;  // PFC of a CEE port; present but unattached on an InfiniBand port
@@ -54,7 +54,12 @@ class switch_port : public sc_core::sc_module, private param_listener {
   int classes() const { return egress.classes(); }
   const queue_stats& queue(int cls) const { return egress.queue(cls); }
   uint64_t drops(int cls) const { return drops_[cls]; }
-  void count_drop(int cls);
+  uint64_t unroutable_drops(int cls) const { return unroutable_[cls]; }
+  // A frame of this port's ingress dropped: refused by the MMU, or with no route (unroutable).
+  void count_drop(int cls, bool unroutable = false);
+  // The PFC watchdog's drop action on this port's class queue.
+  void on_pause_storm(int cls, bool dropping) override { egress.set_discard(cls, dropping); }
+  bool holds_frames(int cls) const override { return egress.queue(cls).frames > 0; }
   // The priority group (this port, cls) as the bound MMU accounts it.
   pg_usage usage(int cls) const { return mmu_->usage(index(), cls); }
 
@@ -69,7 +74,7 @@ class switch_port : public sc_core::sc_module, private param_listener {
   split_scheduler_if* custom_split_ = nullptr;
   std::unique_ptr<latency_scheduler> latency_scheduler_;
   const sc_core::sc_port<mmu_if>& mmu_;
-  std::array<uint64_t, max_classes> drops_{};
+  std::array<uint64_t, max_classes> drops_{}, unroutable_{};
 };
 
 }  // namespace sluice

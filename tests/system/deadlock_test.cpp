@@ -2,6 +2,8 @@
 // routes that create it.
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "tests/support/harness.h"
 
 using namespace sluice;
@@ -89,4 +91,163 @@ TEST(StaticRoutes, ARouteReplacesTheShortestPath) {
   EXPECT_GT(test::utilization(s, "s0->s2"), 0.01);
   EXPECT_LT(test::utilization(s, "s0->s1"), 0.001);
   EXPECT_GT(test::find_flow(s, "h0->h1")["rx_bytes"].get<double>(), 0);
+}
+
+// --- detection (platforms/deadlock_detector.*) ---
+
+namespace {
+// The scenario file's text with `platform:` lines appended right after its key (for IB).
+std::string with_platform_line(const std::string& file, const std::string& line) {
+  std::string yaml = test::slurp(test::scenario_path(file));
+  yaml.insert(yaml.find("platform:\n") + 10, "  " + line + "\n");
+  return yaml;
+}
+
+std::set<std::string> cycle_ports(const nlohmann::json& d) {
+  std::set<std::string> ports;
+  for (const auto& m : d["cycle"]) ports.insert(m["port"].get<std::string>());
+  return ports;
+}
+}  // namespace
+
+TEST(DeadlockDetector, ReportsTheRingsThreeSwitchCycleOnce) {
+  simulation sim(load_scenario_file(test::scenario_path("pfc-deadlock.yaml")), {});
+  sim.run();
+  nlohmann::json s = sim.summary();
+  ASSERT_EQ(s["deadlocks"].size(), 1u) << s["deadlocks"].dump(1);
+  const nlohmann::json& d = s["deadlocks"][0];
+  EXPECT_EQ(d["kind"], "pfc");
+  // The clockwise ring ports, each waiting on the next switch (s0 -> s1 -> s2 -> s0).
+  ASSERT_EQ(d["cycle"].size(), 3u);
+  std::set<std::pair<std::string, std::string>> hops;
+  for (const auto& m : d["cycle"]) {
+    EXPECT_EQ(m["priority"], 3);
+    const std::string port = m["port"];
+    hops.insert({port.substr(0, port.find('.')), m["peer"].get<std::string>()});
+  }
+  EXPECT_EQ(hops, (std::set<std::pair<std::string, std::string>>{{"s0", "s1"}, {"s1", "s2"}, {"s2", "s0"}}));
+  for (std::size_t i = 0; i < 3; ++i)  // each member waits on the next one's switch
+    EXPECT_EQ(d["cycle"][i]["peer"].get<std::string>(),
+              d["cycle"][(i + 1) % 3]["port"].get<std::string>().substr(0, 2));
+  // The cycle closed within the first 200 us; found at the first check 500 us (persist) later.
+  const double start = d["start_us"], found = d["detected_us"];
+  EXPECT_GT(start, 0);
+  EXPECT_LT(start, 200);
+  EXPECT_GE(found, start + 500);
+  EXPECT_LT(found, start + 500 + 50 + 1e-6);
+  for (const auto& m : d["cycle"]) EXPECT_LE(m["since_us"].get<double>(), start);
+}
+
+TEST(DeadlockDetector, StopEndsTheRunAtTheDetection) {
+  run_options o;
+  o.sets = {{"deadlock.stop", "true"}, {"deadlock.persist", "100us"}, {"deadlock.interval", "10us"}};
+  simulation sim(load_scenario_file(test::scenario_path("pfc-deadlock.yaml")), o);
+  sim.run();
+  nlohmann::json s = sim.summary();
+  ASSERT_EQ(s["deadlocks"].size(), 1u);
+  const double found = s["deadlocks"][0]["detected_us"];
+  EXPECT_LT(found, 400);
+  EXPECT_NEAR(sc_core::sc_time_stamp().to_seconds() * 1e6, found, 1e-3);  // the run ended there
+}
+
+TEST(DeadlockDetector, CliPrintsTheCycleOnStderr) {
+  auto r = test::run_cli("run " + test::scenario_path("pfc-deadlock.yaml") + " --until 1ms -q", "&1 >/dev/null");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("sluice: PFC deadlock found at "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("prio 3 -> "), std::string::npos) << r.output;
+}
+
+TEST(DeadlockDetector, NoDeadlockWithoutACycle) {
+  // Heavy congestion and long pauses, but a tree: nothing to report.
+  nlohmann::json s = test::run_scenario("leaf-spine.yaml", {{"*.mmu.threshold", "static"},
+                                                             {"deadlock.persist", "50us"},
+                                                             {"deadlock.interval", "10us"}});
+  EXPECT_GT(s["congestion_tree"]["max_ports_paused"].get<double>(), 0);
+  EXPECT_TRUE(s["deadlocks"].empty()) << s["deadlocks"].dump(1);
+}
+
+TEST(DeadlockDetector, NoDeadlockWhenTheRingIsLossy) {
+  nlohmann::json s = test::run_scenario("pfc-deadlock.yaml", {{"s*.prio3.lossless", "false"}});
+  EXPECT_TRUE(s["deadlocks"].empty());
+}
+
+TEST(DeadlockDetector, ReportsThePcnPodsCycle) {
+  simulation sim(load_scenario_file(test::scenario_path("pcn-deadlock-pod.yaml")), {});
+  sim.run();
+  nlohmann::json s = sim.summary();
+  ASSERT_GE(s["deadlocks"].size(), 1u);
+  const nlohmann::json& d = s["deadlocks"][0];
+  // The cyclic buffer dependency runs through both leaves and two middle ToRs, never T0 or T3.
+  std::set<std::string> switches;
+  for (const auto& m : d["cycle"]) switches.insert(m["port"].get<std::string>().substr(0, 2));
+  EXPECT_TRUE(switches.count("L0") && switches.count("L1")) << d.dump(1);
+  EXPECT_FALSE(switches.count("T0") || switches.count("T3")) << d.dump(1);
+  EXPECT_EQ(d["cycle"].size(), 4u) << d.dump(1);
+  EXPECT_EQ(s["totals"]["drops"], 0);
+}
+
+TEST(DeadlockDetector, ReportsACreditLoopDeadlockOnInfiniBand) {
+  auto sim = test::make_sim(with_platform_line("pfc-deadlock.yaml", "link_layer: ib"));
+  sim->run();
+  nlohmann::json s = sim->summary();
+  ASSERT_EQ(s["deadlocks"].size(), 1u) << s["deadlocks"].dump(1);
+  EXPECT_EQ(s["deadlocks"][0]["kind"], "credit");
+  EXPECT_EQ(s["deadlocks"][0]["cycle"].size(), 3u);
+  for (const auto& m : s["deadlocks"][0]["cycle"]) EXPECT_EQ(m["priority"], 3);
+}
+
+// --- PFC watchdog ---
+
+TEST(PfcWatchdog, DropBreaksTheDeadlockAndCountsEveryAction) {
+  run_options o;
+  o.sets = {{"s*.port*.pfc.watchdog.action", "drop"},
+            {"s*.port*.pfc.watchdog.detect", "100us"},
+            {"s*.port*.pfc.watchdog.restore", "50us"}};
+  simulation sim(load_scenario_file(test::scenario_path("pfc-deadlock.yaml")), o);
+  sim.run();
+  nlohmann::json s = sim.summary();
+  double storms = 0, restores = 0, dropped = 0;
+  for (const char* sw : {"s0", "s1", "s2"})
+    for (int p = 0; p < 3; ++p) {
+      const std::string port = std::string(sw) + ".port" + std::to_string(p) + ".prio3.";
+      storms += test::counter(s, port + "watchdog_storms");
+      restores += test::counter(s, port + "watchdog_restores");
+      dropped += test::counter(s, port + "watchdog_dropped");
+    }
+  EXPECT_GT(storms, 0);
+  EXPECT_GT(restores, 0);
+  EXPECT_GT(dropped, 0);
+  EXPECT_LE(restores, storms);
+  EXPECT_TRUE(s["deadlocks"].empty()) << s["deadlocks"].dump(1);
+  // Frames still arrive long after the ring would have stopped for good (nothing after 200 us
+  // without the watchdog): each restore lets some through before the cycle closes again.
+  EXPECT_GT(delivered_after(sim, 1000), 0.0);
+  bool warned = false;
+  for (const auto& w : s["warnings"]) warned |= w.get<std::string>().find("PFC watchdog") != std::string::npos;
+  EXPECT_TRUE(warned) << s["warnings"].dump(1);
+}
+
+TEST(PfcWatchdog, IgnorePauseSendsRegardlessAndCountsTheIgnoredFrames) {
+  nlohmann::json s = test::run_scenario("pfc-deadlock.yaml", {{"s*.port*.pfc.watchdog.action", "ignore-pause"},
+                                                               {"s*.port*.pfc.watchdog.detect", "100us"},
+                                                               {"s*.port*.pfc.watchdog.restore", "50us"}});
+  double storms = 0, ignored = 0;
+  for (const char* sw : {"s0", "s1", "s2"})
+    for (int p = 0; p < 3; ++p) {
+      const std::string port = std::string(sw) + ".port" + std::to_string(p) + ".prio3.";
+      storms += test::counter(s, port + "watchdog_storms");
+      ignored += test::counter(s, port + "watchdog_ignored");
+    }
+  EXPECT_GT(storms, 0);
+  EXPECT_GT(ignored, 0);
+  EXPECT_TRUE(s["deadlocks"].empty());
+  double rx = 0;
+  for (const auto& f : s["flows"]) rx += f["rx_bytes"].get<double>();
+  EXPECT_GT(rx, 1e6);
+}
+
+TEST(PfcWatchdog, OffByDefaultAndQuietWithoutAStorm) {
+  nlohmann::json s = test::run_scenario("incast.yaml", {{"sw*.port*.pfc.watchdog.action", "drop"},
+                                                         {"sw*.port*.pfc.watchdog.detect", "5ms"}});
+  for (const auto& [name, v] : s["counters"].items()) EXPECT_EQ(name.find("watchdog"), std::string::npos) << name;
 }
