@@ -120,7 +120,6 @@ class egress_port : public frame_source_if, public timed_client, public schedule
     std::size_t ready_n = 0;
   };
   std::array<class_state, max_classes> class_;
-  static_assert(sizeof(class_state) == 128, "a class queue keeps to two cache lines");
   std::array<discarded, max_classes> dropped_{};
   struct in_flight {
     uint64_t end_ps;
