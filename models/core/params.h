@@ -207,6 +207,7 @@ class choice_param : public param_base {
  public:
   choice_param(const sc_core::sc_object* owner, const choice_spec& spec, int cls = -1);
   const std::string& operator()() const { return spec_.choices[index_]; }
+  std::size_t index() const { return index_; }  // position in the spec's choices (no string compare)
   std::string unit() const override { return "choice"; }
   std::string value_string() const override { return (*this)(); }
   std::string default_string() const override { return default_; }

@@ -2,6 +2,12 @@
 // reaction point its RTT samples (exactly, on a bare link), and on the paper's 10 Gb/s dumbbell
 // (scenarios/dumbbell-timely.yaml) the rate law holds the RTT up to T_low and far below T_high.
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 
 #include "tests/support/harness.h"
 
@@ -84,4 +90,43 @@ TEST(TimelySystem, CcTimelyPutsTheNpAtReceiversAndTheRpAtSendersAndNoCp) {
                                            " --cc timely --set 'h0.timely.t_low=600us' --until 10us -q");
   EXPECT_EQ(bad.status, 2);
   EXPECT_EQ(bad.output, "sluice: error: h0.timely.t_low: 600us is not below h0.timely.t_high (500us)\n");
+}
+
+TEST(TimelySystem, ANewFlowStartsAtTheLineRateOverOnePlusTheSendersActiveFlows) {
+  // a sends three finite flows to b over one 40 Gb/s link with 100 us of delay (no ACK is back
+  // before 200 us), starting at 0, 20 and 40 us. The paper's start: C/(N+1) with N the flows
+  // already active at the sender: 40, 20 and 13.33 Gb/s, limits set before each first frame.
+  const std::string yaml =
+      "platform:\n  kind: custom\n  switches: []\n  nics: [a, b]\n"
+      "  links: [{a: a, b: b, rate: 40Gbps, delay: 100us}]\n"
+      "traffic:\n"
+      "  - {kind: finite, src: a, dst: b, size: 10MB, priority: 3, cc: timely}\n"
+      "  - {kind: finite, src: a, dst: b, size: 10MB, priority: 3, cc: timely, start: 20us}\n"
+      "  - {kind: finite, src: a, dst: b, size: 10MB, priority: 3, cc: timely, start: 40us}\n"
+      "run: {until: 100us, sample_period: 10us}\n";
+  const std::string dir = testing::TempDir() + "timely_start_" + std::to_string(getpid());
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "/s.yaml") << yaml;
+  // One simulation per process: each run through the CLI; the last row of flow_rate.csv.
+  auto rates_at_100us = [&](const std::string& start) {
+    const test::command_result r = test::run_cli(
+        "run " + dir + "/s.yaml -q --out " + dir + "/" + start + " --set a.timely.start=" + start, "/dev/null");
+    EXPECT_EQ(r.status, 0) << r.output;
+    std::ifstream csv(dir + "/" + start + "/flow_rate.csv");
+    std::string line, last;
+    std::getline(csv, line);
+    EXPECT_EQ(std::count(line.begin(), line.end(), ','), 6) << line;  // time, each flow and its target
+    while (std::getline(csv, line)) last = line;
+    std::vector<double> v;
+    std::stringstream ls(last);
+    for (std::string f; std::getline(ls, f, ',');) v.push_back(std::stod(f));
+    return v.size() == 7 ? std::vector<double>{v[1], v[3], v[5]} : std::vector<double>{};
+  };
+  const std::vector<double> fair = rates_at_100us("fair-share");
+  EXPECT_DOUBLE_EQ(fair[0], 40e9);
+  EXPECT_DOUBLE_EQ(fair[1], 20e9);
+  EXPECT_NEAR(fair[2], 40e9 / 3, 1.0);
+  EXPECT_EQ(rates_at_100us("profile"), fair);  // the paper profile starts at the fair share
+  // line-rate: unlimited until the first ACK: each flow shows its pace, the line rate.
+  for (double rate : rates_at_100us("line-rate")) EXPECT_DOUBLE_EQ(rate, 40e9);
 }

@@ -6,12 +6,15 @@
 //   RTT = ACK arrival - that frame's send time - its serialization at the line rate
 // (the paper's "completion time - send time - segment size / line rate" for a segment sent as a
 // line-rate burst, with the segment's last frame standing for it: Sluice paces every frame, so
-// the first frame's send time would count the pacing gaps; docs/models/timely.md). The flow
-// starts at the line rate, unlimited until its first ACK. Parameters are declared once per NIC
+// the first frame's send time would count the pacing gaps; docs/models/timely.md). Parameters
+// are declared once per NIC
 // (<nic>.timely.<leaf>) by the maker and read at every completion, so overrides apply.
+// timely.start: a new flow starts at C/(N+1), N the NIC's other active timely flows (the paper),
+// its limiter set before its first frame leaves; or unlimited until its first ACK (line-rate).
 #include "models/nic/policies/timely_rp.h"
 
 #include <optional>
+#include <vector>
 
 #include "models/core/params.h"
 #include "models/core/ring.h"
@@ -43,6 +46,31 @@ const param_spec<uint64_t> hai_threshold_spec{
     "timely: consecutive completions with gradient <= 0 before hyper-active increase (paper: 5)", 5, 1, 1000000};
 const param_spec<double> hai_factor_spec{"timely.hai_factor", "timely: N, the HAI step in units of delta (paper: 5)",
                                          5.0, 1.0, 1000.0};
+const choice_spec variant_spec{"timely.variant",
+                               "timely: original (Algorithm 1) or patched (CoNEXT'16: a weight of the gradient and "
+                               "the error against timely.rtt_ref between T_low and T_high; a unique fair fixed point)",
+                               "original",
+                               {"original", "patched"}};
+const param_spec<sc_time> rtt_ref_spec{"timely.rtt_ref", "timely patched: the reference RTT of the error term (choice)",
+                                       sc_time(100, SC_US), sc_time(1, sc_core::SC_NS), sc_time(1, sc_core::SC_SEC)};
+const param_spec<double> patched_beta_spec{
+    "timely.patched_beta", "timely patched: decrease factor of the error term (CoNEXT'16 experiments: 0.008)", 0.008,
+    0.0, 1.0};
+const choice_spec profile_spec{
+    "timely.profile",
+    "timely rules: paper (an update per max(segment time, min_rtt), HAI on the gradient branch) or hpcc-sim (the "
+    "HPCC ns-3 simulator: an update per RTT, a hai_step after hai_threshold increases in a row, line-rate start)",
+    "paper",
+    {"paper", "hpcc-sim"}};
+const param_spec<data_rate> hai_step_spec{
+    "timely.hai_step", "timely hpcc-sim: the hyper step R_HAI of an increase after hai_threshold in a row (choice)",
+    data_rate{50e6}, data_rate{0}, data_rate{1e12}};
+const choice_spec start_spec{"timely.start",
+                             "timely: a new flow's rate: fair-share C/(N+1), N the NIC's other active timely flows "
+                             "(paper), line-rate (unlimited until its first ACK), or as the profile says (paper: "
+                             "fair-share, hpcc-sim: line-rate)",
+                             "profile",
+                             {"profile", "fair-share", "line-rate"}};
 const param_spec<double> min_fraction_spec{
     "timely.min_rate", "timely: lowest rate as a fraction of the line rate (DEFAULTS.md, ns3-rdma: 0.01)", 0.01, 1e-6,
     1.0};
@@ -61,6 +89,8 @@ const stat_desc stats[] = {
      [](const void* m, int) { return static_cast<double>(static_cast<const timely_stats*>(m)->last_rtt_ps) * 1e-6; }},
 };
 
+class timely_rp;
+
 class timely_maker final : public reaction_point_maker {
  public:
   timely_maker(const sc_core::sc_object& nic, const mac_port& mac)
@@ -73,6 +103,12 @@ class timely_maker final : public reaction_point_maker {
         hai_threshold(&nic, hai_threshold_spec),
         hai_factor(&nic, hai_factor_spec),
         min_fraction(&nic, min_fraction_spec),
+        variant(&nic, variant_spec),
+        rtt_ref(&nic, rtt_ref_spec),
+        patched_beta(&nic, patched_beta_spec),
+        profile(&nic, profile_spec),
+        hai_step(&nic, hai_step_spec),
+        start(&nic, start_spec),
         mac_(mac) {
     stat_registry::instance().add(&nic, "timely", stats, 4, &stats_);
   }
@@ -93,8 +129,20 @@ class timely_maker final : public reaction_point_maker {
             static_cast<uint32_t>(hai_threshold()),
             hai_factor(),
             min_fraction() * line_rate,
-            line_rate};
+            line_rate,
+            static_cast<timely_rp_config::variant_t>(variant.index()),
+            to_ps(rtt_ref()),
+            patched_beta(),
+            static_cast<timely_rp_config::profile_t>(profile.index()),
+            hai_step().bps};
   }
+  // Does a new flow start at its fair share (else unlimited until its first ACK)?
+  bool fair_share_start() const {
+    return start.index() == 1 || (start.index() == 0 && profile.index() == 0);
+  }
+  // The NIC's timely flows that have started and not sent their last byte, but `self`.
+  std::size_t active_flows_but(const timely_rp* self) const;
+  std::vector<const timely_rp*> rps_;  // every flow's reaction point of this NIC
 
   param<sc_time> t_low, t_high;
   param<double> alpha, beta;
@@ -102,6 +150,12 @@ class timely_maker final : public reaction_point_maker {
   param<sc_time> min_rtt;
   param<uint64_t> hai_threshold;
   param<double> hai_factor, min_fraction;
+  choice_param variant;
+  param<sc_time> rtt_ref;
+  param<double> patched_beta;
+  choice_param profile;
+  param<data_rate> hai_step;
+  choice_param start;
   mutable timely_stats stats_;
 
  private:
@@ -111,9 +165,16 @@ class timely_maker final : public reaction_point_maker {
 class timely_rp final : public reaction_point_if {
  public:
   timely_rp(const timely_maker& maker, const flow& f, rate_limiter_if& limiter)
-      : maker_(maker), source_rate_(f.spec.rate.bps), limiter_(limiter) {}
+      : maker_(maker), flow_(f), source_rate_(f.spec.rate.bps), limiter_(limiter) {}
+
+  // Started, and not past its last byte (a finite flow that has sent all is no longer active).
+  bool active() const {
+    return started_ && !(flow_.spec.kind == flow_kind::finite && flow_.stats.tx_bytes >= flow_.spec.size);
+  }
 
   void on_send(const packet_header& h, uint64_t now) override {
+    if (!started_) start();
+    next_offset_ = h.seq + h.payload;
     // Without ACKs (no timely NP at the receiver) nothing would ever be acknowledged: keep the
     // records of the last max_outstanding frames only (64 MiB in flight at 1 KB frames).
     if (sent_.size() >= max_outstanding) sent_.pop_front();
@@ -129,7 +190,7 @@ class timely_rp final : public reaction_point_if {
     const uint64_t rtt = now - s.sent_ps > serialization ? now - s.sent_ps - serialization : 0;
     const timely_rp_config c = maker_.config(line_rate(wire));
     if (!state_) state_.emplace(c.line_rate);
-    if (state_->on_rtt(rtt, now, c) == timely_rp_state::branch::none) return;
+    if (state_->on_rtt(rtt, now, c, h.seq, next_offset_) == timely_rp_state::branch::none) return;
     limiter_.set_rate(data_rate{state_->rate()});
     timely_stats& st = maker_.stats_;
     ++st.samples;
@@ -147,16 +208,36 @@ class timely_rp final : public reaction_point_if {
   double line_rate(double wire) const {
     return source_rate_ > 0 && (wire <= 0 || source_rate_ < wire) ? source_rate_ : wire;
   }
+  // The flow's first frame: with a fair-share start, its rate is C/(N+1) from this frame on.
+  void start() {
+    const std::size_t others = maker_.active_flows_but(this);
+    started_ = true;
+    if (!maker_.fair_share_start()) return;
+    const double rate = line_rate(maker_.wire_rate()) / static_cast<double>(others + 1);
+    state_.emplace(rate);
+    limiter_.set_rate(data_rate{rate});
+  }
 
   const timely_maker& maker_;
+  const flow& flow_;
   double source_rate_;
   rate_limiter_if& limiter_;
   ring<sent_frame> sent_;                 // frames sent and not yet acknowledged, in send order
-  std::optional<timely_rp_state> state_;  // from the first RTT sample
+  std::optional<timely_rp_state> state_;  // from the first frame (fair share) or the first RTT sample
+  uint64_t next_offset_ = 0;              // the flow's next byte to send
+  bool started_ = false;
 };
 
+std::size_t timely_maker::active_flows_but(const timely_rp* self) const {
+  std::size_t n = 0;
+  for (const timely_rp* rp : rps_) n += rp != self && rp->active();
+  return n;
+}
+
 std::unique_ptr<reaction_point_if> timely_maker::make(const flow& f, rate_limiter_if& limiter) {
-  return std::make_unique<timely_rp>(*this, f, limiter);
+  auto rp = std::make_unique<timely_rp>(*this, f, limiter);
+  rps_.push_back(rp.get());
+  return rp;
 }
 
 const policy_registrar<rp_policies> reg{
