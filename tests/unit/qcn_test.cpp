@@ -12,8 +12,16 @@
 using namespace sluice;
 
 namespace {
-// Qeq 26 KB = 26 624 B, w = 2: Fbmax = (1 + 2*2) * 26 624 = 133 120 B.
+// Qeq 26 KB = 26 624 B, w = 2: Fbmax = (1 + 2*2) * 26 624 = 133 120 B. The standard's rules
+// (the pseudo-code's sampling table, qFb truncated).
 qcn_cp_config cp_config(double jitter = 0.0) { return {26 * 1024, 2.0, 150000, jitter}; }
+// Sluice's earlier rules, kept as options: the linear sampling table, qFb rounded up.
+qcn_cp_config linear_up_config() {
+  qcn_cp_config c = cp_config();
+  c.linear_table = true;
+  c.round_up = true;
+  return c;
+}
 }  // namespace
 
 TEST(QcnCp, FeedbackFromOffsetAndGrowth) {
@@ -26,29 +34,46 @@ TEST(QcnCp, FeedbackFromOffsetAndGrowth) {
   EXPECT_EQ(qcn_cp_state::feedback(26624, 26624, c), 0);
 }
 
-TEST(QcnCp, SixBitQuantizationOfFbOverFbmax) {
+TEST(QcnCp, SixBitQuantizationOfFbOverFbmaxTruncatesOrRoundsUp) {
   const qcn_cp_config c = cp_config();
-  // |Fb| 33 376: 33 376 * 63 / 133 120 = 15.795..., rounded up: 16.
-  EXPECT_EQ(qcn_cp_state::quantize(-33376, c), 16);
-  // |Fb| = 1: 63 / 133 120 = 0.0005, rounded up: 1 (every Fb < 0 yields a CNM).
-  EXPECT_EQ(qcn_cp_state::quantize(-1, c), 1);
+  // |Fb| 33 376: 33 376 * 63 / 133 120 = 15.795..., truncated: 15 (the OMNeT++ port's integer
+  // quantizer); rounded up (fb_rounding = up): 16.
+  EXPECT_EQ(qcn_cp_state::quantize(-33376, c), 15);
+  EXPECT_EQ(qcn_cp_state::quantize(-33376, linear_up_config()), 16);
+  // |Fb| = 1: 63 / 133 120 = 0.0005: truncated 0 (no CNM below Fbmax/63 = 2 113 B); rounded up 1.
+  EXPECT_EQ(qcn_cp_state::quantize(-1, c), 0);
+  EXPECT_EQ(qcn_cp_state::quantize(-2113, c), 0);
+  EXPECT_EQ(qcn_cp_state::quantize(-2114, c), 1);
+  EXPECT_EQ(qcn_cp_state::quantize(-1, linear_up_config()), 1);
   // |Fb| = Fbmax: 63; beyond it saturates at 63.
   EXPECT_EQ(qcn_cp_state::quantize(-133120, c), 63);
   EXPECT_EQ(qcn_cp_state::quantize(-573376, c), 63);
+  EXPECT_EQ(qcn_cp_state::quantize(-573376, linear_up_config()), 63);
   // Fb >= 0: no feedback.
   EXPECT_EQ(qcn_cp_state::quantize(0, c), 0);
   EXPECT_EQ(qcn_cp_state::quantize(26624, c), 0);
+  EXPECT_EQ(qcn_cp_state::quantize(0, linear_up_config()), 0);
 }
 
 TEST(QcnCp, SamplingIntervalShrinksByFeedbackBand) {
+  // Band k = qFb >> 3. Standard: the pseudo-code's table, 150, 75, 50, 37.5, 30, 25, 21.5,
+  // 18.5 KB at a 150 KB base (about 150/(1 + k)).
   const qcn_cp_config c = cp_config();
-  // Band k = qFb >> 3, interval = 150 000 / (1 + 9k/7).
-  EXPECT_EQ(qcn_cp_state::nominal_interval(c, 0), 150000u);  // k 0: 1 % of 1500-B frames
+  EXPECT_EQ(qcn_cp_state::nominal_interval(c, 0), 150000u);
   EXPECT_EQ(qcn_cp_state::nominal_interval(c, 7), 150000u);  // still band 0
-  EXPECT_EQ(qcn_cp_state::nominal_interval(c, 8), 65625u);   // k 1: 150 000 * 7/16
-  EXPECT_EQ(qcn_cp_state::nominal_interval(c, 16), 42000u);  // k 2: 150 000 * 7/25
-  EXPECT_EQ(qcn_cp_state::nominal_interval(c, 45), 20192u);  // k 5: 150 000 * 7/52 = 20 192.3
-  EXPECT_EQ(qcn_cp_state::nominal_interval(c, 63), 15000u);  // k 7: 150 000 / 10
+  EXPECT_EQ(qcn_cp_state::nominal_interval(c, 8), 75000u);
+  EXPECT_EQ(qcn_cp_state::nominal_interval(c, 16), 50000u);
+  EXPECT_EQ(qcn_cp_state::nominal_interval(c, 24), 37500u);
+  EXPECT_EQ(qcn_cp_state::nominal_interval(c, 45), 25000u);
+  EXPECT_EQ(qcn_cp_state::nominal_interval(c, 48), 21500u);
+  EXPECT_EQ(qcn_cp_state::nominal_interval(c, 63), 18500u);
+  // Linear (sample_table = linear): 150 000 / (1 + 9k/7).
+  const qcn_cp_config l = linear_up_config();
+  EXPECT_EQ(qcn_cp_state::nominal_interval(l, 0), 150000u);  // k 0: 1 % of 1500-B frames
+  EXPECT_EQ(qcn_cp_state::nominal_interval(l, 8), 65625u);   // k 1: 150 000 * 7/16
+  EXPECT_EQ(qcn_cp_state::nominal_interval(l, 16), 42000u);  // k 2: 150 000 * 7/25
+  EXPECT_EQ(qcn_cp_state::nominal_interval(l, 45), 20192u);  // k 5: 150 000 * 7/52 = 20 192.3
+  EXPECT_EQ(qcn_cp_state::nominal_interval(l, 63), 15000u);  // k 7: 150 000 / 10
 }
 
 TEST(QcnCp, SamplesEveryIntervalAndComputesFbAgainstTheLastSample) {
@@ -59,14 +84,14 @@ TEST(QcnCp, SamplesEveryIntervalAndComputesFbAgainstTheLastSample) {
   qcn_sample s = cp.on_arrival(1500, 40000, c);
   ASSERT_TRUE(s.sampled);
   // Qold starts at 0: Qoff = 13 376, Qdelta = 40 000, Fb = -(13 376 + 80 000) = -93 376;
-  // 93 376 * 63 / 133 120 = 44.19 -> 45.
+  // 93 376 * 63 / 133 120 = 44.19 -> 44.
   EXPECT_EQ(s.fb, -93376);
   EXPECT_EQ(s.q_offset, 13376);
   EXPECT_EQ(s.q_delta, 40000);
-  EXPECT_EQ(s.qfb, 45);
-  // Next interval: band 5, 20 192 B: 13 frames leave 692, the 14th is sampled.
-  EXPECT_EQ(cp.bytes_to_next_sample(), 20192u);
-  for (int i = 0; i < 13; ++i) EXPECT_FALSE(cp.on_arrival(1500, 30000, c).sampled);
+  EXPECT_EQ(s.qfb, 44);
+  // Next interval: band 5, 25 000 B: 16 frames leave 1 000, the 17th is sampled.
+  EXPECT_EQ(cp.bytes_to_next_sample(), 25000u);
+  for (int i = 0; i < 16; ++i) EXPECT_FALSE(cp.on_arrival(1500, 30000, c).sampled);
   s = cp.on_arrival(1500, 30000, c);
   ASSERT_TRUE(s.sampled);
   // Q 30 000 against Qold 40 000: Fb = -(3 376 - 20 000) = 16 624 > 0: no CNM; back to 150 000.
@@ -93,7 +118,13 @@ TEST(QcnCp, JitteredIntervalsStayWithinFifteenPercentAndAverageTheNominal) {
 
 namespace {
 constexpr double line = 10e9;
-qcn_rp_config rp_config() { return qcn_rp_config{}; }  // tutorial defaults: Gd 0.5, BC 150 KB, F 5, ...
+// The defaults (tutorial table: Gd 0.5, BC 150 KB, F 5, ...; the ports' rules) with exact
+// recovery periods, so that each step can be worked out by hand.
+qcn_rp_config rp_config() {
+  qcn_rp_config c;
+  c.recovery_jitter = 0;
+  return c;
+}
 // Sends `bytes` in 1500-B frames; returns the byte-counter cycles that ended.
 int send(qcn_rp_state& rp, uint64_t bytes, const qcn_rp_config& c) {
   int cycles = 0;
@@ -221,6 +252,147 @@ TEST(QcnRp, RateNeverFallsBelowTheMinimum) {
   EXPECT_DOUBLE_EQ(rp.current_rate(), 10e6);
 }
 
+// ---- The pseudo-code's rules as both public ports run them (docs/models/qcn.md, "Fidelity").
+
+TEST(QcnRp, TrIsHeldWhileTheByteCounterHasEndedNoCycleEvenAfterATimerCycle) {
+  qcn_rp_config c = rp_config();
+  qcn_rp_state rp(line);
+  rp.on_cnm(63, 0, c);  // CR 5 G, TR 10 G
+  // A timer cycle (timer stage 1, byte stage 0): FR, CR = 7.5 G.
+  EXPECT_TRUE(rp.on_timer(rp.timer_due_ps(), c));
+  EXPECT_DOUBLE_EQ(rp.current_rate(), 7.5e9);
+  // A CNM now: the byte counter has ended no cycle, so TR stays 10 G (tr_hold = byte-stage);
+  // CR = 3.75 G.
+  rp.on_cnm(63, 0, c);
+  EXPECT_DOUBLE_EQ(rp.target_rate(), 10e9);
+  EXPECT_DOUBLE_EQ(rp.current_rate(), 3.75e9);
+  // tr_hold = both-stages: the timer cycle ended FR1, so the CNM sets TR = CR = 7.5 G first.
+  c.tr_hold_both_stages = true;
+  qcn_rp_state both(line);
+  both.on_cnm(63, 0, c);
+  both.on_timer(both.timer_due_ps(), c);
+  both.on_cnm(63, 0, c);
+  EXPECT_DOUBLE_EQ(both.target_rate(), 7.5e9);
+  EXPECT_DOUBLE_EQ(both.current_rate(), 3.75e9);
+}
+
+TEST(QcnRp, TheByteCounterRestartsOnlyOnACnmThatSetsTheTarget) {
+  qcn_rp_config c = rp_config();
+  qcn_rp_state rp(line);
+  rp.on_cnm(63, 0, c);
+  EXPECT_EQ(rp.bytes_left(), 150000u);
+  EXPECT_EQ(send(rp, 100500, c), 0);  // 67 frames: 49 500 B to go
+  EXPECT_EQ(rp.bytes_left(), 49500u);
+  // A CNM that holds TR (no byte cycle yet) leaves the count running: 49 500 to go.
+  rp.on_cnm(63, 0, c);
+  EXPECT_EQ(rp.bytes_left(), 49500u);
+  // After a byte cycle, a CNM sets TR <- CR and restarts the count: 150 000.
+  EXPECT_EQ(send(rp, 49500, c), 1);
+  send(rp, 30000, c);
+  rp.on_cnm(63, 0, c);
+  EXPECT_EQ(rp.bytes_left(), 150000u);
+  // bc_reset_every_cnm: the holding CNM restarts it too.
+  c.bc_reset_every_cnm = true;
+  qcn_rp_state every(line);
+  every.on_cnm(63, 0, c);
+  send(every, 100500, c);
+  every.on_cnm(63, 0, c);
+  EXPECT_EQ(every.bytes_left(), 150000u);
+}
+
+TEST(QcnRp, TargetReductionAtAnyCycleEndWithAStageCounterAtOne) {
+  // The ports test "byte stage == 1 or timer stage == 1": the timer's first cycle reduces too,
+  // after byte cycles. CNM x4 (CR 0.625 G, TR 10 G), then the timer's first cycle (byte stage
+  // 0): TR 10 > 6.25: TR = 1.25 G, CR = 0.9375 G.
+  const qcn_rp_config c = rp_config();
+  qcn_rp_state rp(line);
+  for (int i = 0; i < 4; ++i) rp.on_cnm(63, 0, c);
+  EXPECT_TRUE(rp.on_timer(rp.timer_due_ps(), c));
+  EXPECT_DOUBLE_EQ(rp.target_rate(), 1.25e9);
+  EXPECT_DOUBLE_EQ(rp.current_rate(), 0.9375e9);
+  // The reduction replaces the cycle's increase: past F on the other counter it adds no R_AI.
+}
+
+namespace {
+// Flows cut together (four qFb-63 CNMs at t = 0 each: CR 0.625 G, TR 10 G), each then sending
+// at its CR: byte-counter cycles when its bytes are sent, timer cycles when due. Returns the
+// time (ps) the flow is back at line rate (released).
+uint64_t recovery_ps(qcn_rp_state& rp, const qcn_rp_config& c) {
+  for (int i = 0; i < 4; ++i) rp.on_cnm(63, 0, c);
+  double now = 0;  // ps
+  while (rp.limited()) {
+    const double byte_end = now + static_cast<double>(rp.bytes_left()) * 8 / rp.current_rate() * 1e12;
+    const double timer = static_cast<double>(rp.timer_due_ps());
+    if (byte_end < timer) {
+      now = byte_end;
+      rp.on_sent(rp.bytes_left(), c);
+    } else {
+      // The bytes sent until the timer at the old rate count too.
+      const uint64_t sent = static_cast<uint64_t>((timer - now) * 1e-12 * rp.current_rate() / 8);
+      if (sent) rp.on_sent(sent, c);
+      now = timer;
+      rp.on_timer(rp.timer_due_ps(), c);
+    }
+  }
+  return static_cast<uint64_t>(now);
+}
+}  // namespace
+
+TEST(QcnRp, FlowsCutTogetherRecoverAtDifferentTimesWithJitterAndTogetherWithout) {
+  // Three flows with their own streams (derive_seed(1, "<nic>.qcn.flow<id>"), as the policy
+  // seeds them). A 1 ms timer, so that both counters drive the recovery.
+  qcn_rp_config c = rp_config();
+  c.timer_ps = 1'000'000'000;
+  c.recovery_jitter = 0.15;
+  uint64_t with[3], without[3];
+  for (int f = 0; f < 3; ++f) {
+    const uint64_t seed = derive_seed(1, "h" + std::to_string(f) + ".qcn.flow" + std::to_string(f));
+    qcn_rp_state a(line, seed);
+    with[f] = recovery_ps(a, c);
+    qcn_rp_config exact = c;
+    exact.recovery_jitter = 0;
+    qcn_rp_state b(line, seed);
+    without[f] = recovery_ps(b, exact);
+  }
+  EXPECT_EQ(without[0], without[1]);
+  EXPECT_EQ(without[1], without[2]);
+  EXPECT_NE(with[0], with[1]);
+  EXPECT_NE(with[1], with[2]);
+  EXPECT_NE(with[0], with[2]);
+  // Every period is within +/- 15 % of its nominal, so each recovery is within 15 % of the
+  // exact one (the first cycle of each counter starts at the cut, exactly).
+  for (int f = 0; f < 3; ++f) {
+    EXPECT_GT(static_cast<double>(with[f]), 0.85 * static_cast<double>(without[f])) << f;
+    EXPECT_LT(static_cast<double>(with[f]), 1.15 * static_cast<double>(without[f])) << f;
+  }
+  // The same seed draws the same periods: runs stay deterministic.
+  qcn_rp_state again(line, derive_seed(1, "h0.qcn.flow0"));
+  EXPECT_EQ(recovery_ps(again, c), with[0]);
+}
+
+TEST(QcnRp, JitteredPeriodsFollowACycleEndButACnmRestartsTheTimerExactly) {
+  qcn_rp_config c = rp_config();
+  c.recovery_jitter = 0.15;
+  qcn_rp_state rp(line, 7);
+  rp.on_cnm(63, 0, c);
+  EXPECT_EQ(rp.timer_due_ps(), c.timer_ps);  // 15 ms exactly: both ports restart it unjittered
+  EXPECT_EQ(rp.bytes_left(), 150000u);
+  double sum = 0;
+  for (int i = 0; i < 4; ++i) {  // FR cycles: BC x (1 +/- 0.15)
+    EXPECT_TRUE(rp.on_sent(rp.bytes_left(), c));
+    const uint64_t left = rp.bytes_left();
+    sum += static_cast<double>(left);
+    EXPECT_GE(left, 127500u);
+    EXPECT_LT(left, 172500u);
+  }
+  EXPECT_NE(sum, 4 * 150000.0);
+  const uint64_t before = rp.timer_due_ps();
+  EXPECT_TRUE(rp.on_timer(before, c));
+  const uint64_t period = rp.timer_due_ps() - before;
+  EXPECT_GE(period, 12'750'000'000ull);
+  EXPECT_LT(period, 17'250'000'000ull);
+}
+
 using test::cp_owner;
 using test::recording_injector;
 
@@ -261,11 +433,11 @@ TEST(QcnCp, ChosenByNameSendsARealCnmToTheSampledFramesSource) {
   p->release();
 }
 
-// ---- The seed's transient-response improvements (qcn-transient-response), all off by default.
+// ---- Target-rate reduction (in both ports of the pseudo-code, on by default) and the seed's
+// transient-response improvements (qcn-transient-response), off by default.
 
 TEST(QcnRp, TargetReductionAtTheEndOfFr1WhenTrExceedsTenTimesCr) {
-  qcn_rp_config c = rp_config();
-  c.target_reduction = true;
+  qcn_rp_config c = rp_config();  // target_reduction on: both ports of the pseudo-code apply it
   qcn_rp_state rp(line);
   // Four qFb-63 CNMs within FR1 (extra fast recovery keeps TR = 10 G): CR = 10/2/2/2/2 = 0.625 G.
   for (int i = 0; i < 4; ++i) rp.on_cnm(63, 0, c);
@@ -281,10 +453,12 @@ TEST(QcnRp, TargetReductionAtTheEndOfFr1WhenTrExceedsTenTimesCr) {
   EXPECT_DOUBLE_EQ(rp.target_rate(), 1.25e9);
   EXPECT_DOUBLE_EQ(rp.current_rate(), 1.09375e9);
 
-  // Off (the baseline): the same FR1 end gives CR = (0.625 + 10)/2 = 5.3125 G.
+  // Off: the same FR1 end gives CR = (0.625 + 10)/2 = 5.3125 G.
+  qcn_rp_config off = rp_config();
+  off.target_reduction = false;
   qcn_rp_state plain(line);
-  for (int i = 0; i < 4; ++i) plain.on_cnm(63, 0, rp_config());
-  send(plain, 150000, rp_config());
+  for (int i = 0; i < 4; ++i) plain.on_cnm(63, 0, off);
+  send(plain, 150000, off);
   EXPECT_DOUBLE_EQ(plain.target_rate(), 10e9);
   EXPECT_DOUBLE_EQ(plain.current_rate(), 5.3125e9);
 
@@ -383,7 +557,7 @@ TEST(QcnRp, PathBaTimerAloneReachesHyperActiveIncrease) {
 
 TEST(QcnCp, PathBaBandwidthAvailableAfterTheQueueStaysLowAndFb99Otherwise) {
   constexpr uint64_t ms = 1000000000ull;
-  qcn_cp_config c = cp_config();  // Qeq 26 624 B, w 2, base 150 KB, no jitter
+  qcn_cp_config c = linear_up_config();  // Qeq 26 624 B, w 2, base 150 KB, no jitter
   c.path_ba = true;               // BA: below 9 000 B for 10 ms
   qcn_cp_state cp(1);
   cp.on_depth(20000, 0, c);  // above the BA threshold: BA = 0
@@ -424,8 +598,8 @@ TEST(QcnCp, PathBaBandwidthAvailableAfterTheQueueStaysLowAndFb99Otherwise) {
 
   // Off (the baseline): the same Fb >= 0 sample asks for nothing and keeps the band-0 interval.
   qcn_cp_state plain(1);
-  plain.on_arrival(150000, 20000, cp_config(), 1 * ms);
-  s = plain.on_arrival(42000, 20000, cp_config(), 2 * ms);
+  plain.on_arrival(150000, 20000, linear_up_config(), 1 * ms);
+  s = plain.on_arrival(42000, 20000, linear_up_config(), 2 * ms);
   EXPECT_TRUE(s.sampled);
   EXPECT_FALSE(s.push_back);
   EXPECT_EQ(s.qfb, 0);

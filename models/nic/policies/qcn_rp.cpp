@@ -8,9 +8,11 @@
 // overrides apply. See docs/models/qcn.md.
 #include <algorithm>
 #include <memory>
+#include <string>
 
 #include "models/core/event_queue.h"
 #include "models/core/params.h"
+#include "models/core/random.h"
 #include "models/nic/nic.h"
 #include "models/nic/nic_policies.h"
 #include "models/nic/policies/qcn_rp_state.h"
@@ -42,13 +44,30 @@ const param_spec<data_rate> hai_spec{"qcn.r_hai",
                                      data_rate{50e6}, data_rate{1e3}, data_rate{1e13}};
 const param_spec<bool> efr_spec{
     "qcn.extra_fast_recovery",
-    "qcn RP: CNMs within the first fast-recovery cycle keep the target rate (tutorial table: enabled)", true, false,
-    true};
+    "qcn RP: CNMs before the byte counter's first cycle keep the target rate (tutorial table: enabled; both "
+    "pseudo-code ports)",
+    true, false, true};
+const choice_spec tr_hold_spec{"qcn.tr_hold",
+                               "qcn RP: extra fast recovery holds TR while the byte counter has ended no cycle since "
+                               "the last CNM (byte-stage: both pseudo-code ports) or while neither counter has "
+                               "(both-stages)",
+                               "byte-stage",
+                               {"byte-stage", "both-stages"}};
+const param_spec<bool> bc_reset_spec{
+    "qcn.bc_reset_every_cnm",
+    "qcn RP: every CNM restarts the byte counter (false: only a CNM that sets TR <- CR, as both pseudo-code ports)",
+    false, false, true};
+const param_spec<double> jitter_spec{
+    "qcn.recovery_jitter",
+    "qcn RP: each byte-counter and timer period after a cycle end is drawn from (1 +/- this) x nominal, from the "
+    "flow's own stream; 0: exact (OMNeT++ port: uniform(0.85, 1.15))",
+    0.15, 0.0, 0.9};
 
 const param_spec<bool> tr_spec{
     "qcn.target_reduction",
-    "qcn RP: at the end of fast-recovery cycle 1, if TR > 10*CR then TR <- TR/8 (seed qcn-transient-response)", false,
-    false, true};
+    "qcn RP: at a cycle end with a stage counter at 1, if TR > 10*CR then TR <- TR/8 (both pseudo-code ports; seed "
+    "qcn-transient-response)",
+    true, false, true};
 const param_spec<bool> ba_spec{
     "qcn.path_ba",
     "qcn RP: path-based bandwidth available: a qFb = 0 CNM (Fb99) pushes back one cycle and restarts the timer, "
@@ -85,6 +104,9 @@ struct qcn_rp_params {
   param<sc_core::sc_time> ba_timer;
   param<bool> sonar;
   param<sc_core::sc_time> sonar_wait, sonar_echo, sonar_fuse;
+  choice_param tr_hold;
+  param<bool> bc_reset;
+  param<double> jitter;
   explicit qcn_rp_params(const sc_core::sc_object* nic)
       : gd(nic, gd_spec),
         min_rate(nic, min_rate_spec),
@@ -100,11 +122,14 @@ struct qcn_rp_params {
         sonar(nic, sonar_spec),
         sonar_wait(nic, sonar_wait_spec),
         sonar_echo(nic, sonar_echo_spec),
-        sonar_fuse(nic, sonar_fuse_spec) {}
+        sonar_fuse(nic, sonar_fuse_spec),
+        tr_hold(nic, tr_hold_spec),
+        bc_reset(nic, bc_reset_spec),
+        jitter(nic, jitter_spec) {}
   qcn_rp_config config() const {
     return {gd(), min_rate().bps, bc().bytes, to_ps(timer()), static_cast<int>(f()), r_ai().bps, r_hai().bps, efr(),
             target_reduction(), path_ba(), to_ps(ba_timer()), sonar(), to_ps(sonar_wait()), to_ps(sonar_echo()),
-            to_ps(sonar_fuse())};
+            to_ps(sonar_fuse()), jitter(), tr_hold.index() == 1, bc_reset()};
   }
 };
 
@@ -112,16 +137,24 @@ struct qcn_rp_params {
 // and the NIC's port for the line rate.
 class qcn_maker final : public reaction_point_maker {
  public:
-  qcn_maker(const sc_core::sc_object& nic, const mac_port& mac) : params(&nic), mac(mac) {}
+  qcn_maker(const sc_core::sc_object& nic, const mac_port& mac) : params(&nic), mac(mac), nic_name(nic.name()) {}
   std::unique_ptr<reaction_point_if> make(const flow& f, rate_limiter_if& limiter) override;
   qcn_rp_params params;
   const mac_port& mac;
+  std::string nic_name;  // the flows' random streams are named after it
 };
 
 class qcn_rp final : public reaction_point_if, public timed_client {
  public:
   qcn_rp(const qcn_maker& maker, const flow& f, rate_limiter_if& limiter)
-      : params_(maker.params), mac_(maker.mac), source_rate_(f.spec.rate.bps), limiter_(limiter) {}
+      : params_(maker.params),
+        mac_(maker.mac),
+        source_rate_(f.spec.rate.bps),
+        limiter_(limiter),
+        state_(0, random_streams::instance().seed_for(maker.nic_name + ".qcn.flow" + std::to_string(f.id))) {}
+
+  // TR, the rate recovery heads for (the line rate while released; 0 before the first CNM).
+  data_rate target_rate() const override { return data_rate{state_.target_rate()}; }
 
   void on_feedback(const packet_header& h, uint64_t now) override {
     if (h.kind != frame_kind::cnm || !h.image) return;

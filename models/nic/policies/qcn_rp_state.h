@@ -1,13 +1,19 @@
 // The IEEE 802.1Qau QCN reaction point as a pure state machine (no SystemC): one per flow, a
-// current rate CR and a target rate TR (rates in bit/s, times in ps).
+// current rate CR and a target rate TR (rates in bit/s, times in ps). The rules follow the
+// 802.1Qau pseudo-code as its public ports run it (the ns-3 RDMA model, qbb-net-device.cc, and
+// an OMNeT++ port; docs/models/qcn.md, "Fidelity", names the source of each rule).
 //
 //   On a CNM with quantized feedback qFb (1..63):
-//     TR <- CR, except in the first fast-recovery cycle after a previous CNM when extra fast
-//        recovery is on (no byte-counter or timer cycle has ended since: the cuts accumulate);
+//     TR <- CR and byte counter <- BC, unless extra fast recovery holds TR: the byte counter has
+//        not ended a cycle since the last CNM (tr_hold = byte-stage, both ports), or neither
+//        counter has (both-stages); the cuts then accumulate (bc_reset_every_cnm: the byte
+//        counter restarts anyway);
 //     CR <- max(CR * (1 - Gd * qFb / 63), min_rate)   (Gd = 0.5: the largest feedback halves CR);
-//     both stage counters <- 0, byte counter <- BC, timer <- now + T.
+//     both stage counters <- 0, timer <- now + T (not jittered).
 //   Each cycle end (byte counter: every BC bytes sent, BC/2 once past F cycles; timer: every T,
-//   T/2 once past F cycles) increments its stage counter, then:
+//   T/2 once past F cycles; each next period times 1 + recovery_jitter * (2u - 1), u uniform
+//   from the flow's own stream) increments its stage counter, then:
+//     target_reduction, a counter at 1 and TR > 10*CR:  TR <- TR/8,   CR <- (CR + TR)/2
 //     both counters <= F           fast recovery:   CR <- (CR + TR)/2
 //     one counter  > F             active increase: TR <- TR + R_AI,            CR <- (CR + TR)/2
 //     both counters > F            hyper-active:    TR <- TR + i*R_HAI, i = min(counters) - F,
@@ -15,9 +21,7 @@
 //   CR never exceeds the line rate; when it reaches it the limiter is released (no counters, no
 //   timer) until the next CNM.
 //
-// Transient-response improvements (seed qcn-transient-response; all off by default):
-//   target_reduction  at the end of FR1 (the first cycle end after a CNM), if TR > 10*CR:
-//                     TR <- TR/8, then CR <- (CR + TR)/2 as usual;
+// Transient-response improvements (seed qcn-transient-response; off by default):
 //   path_ba           a CNM with qFb = 0 is the CP's "Fb99" push-back (bandwidth not available
 //                     on the path): CR and TR unchanged, both stage counters go back one cycle
 //                     (not below 0), the timer restarts; the timer period is ba_timer instead of
@@ -38,6 +42,8 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "models/core/random.h"
+
 namespace sluice {
 
 struct qcn_rp_config {
@@ -48,8 +54,8 @@ struct qcn_rp_config {
   int fr_threshold = 5;                // F: cycles of fast recovery per counter
   double r_ai_bps = 5e6;               // active-increase step of TR
   double r_hai_bps = 50e6;             // hyper-active-increase step of TR, times i
-  bool extra_fast_recovery = true;     // cuts within FR1 keep TR (accumulate)
-  bool target_reduction = false;       // end of FR1 with TR > 10*CR: TR <- TR/8
+  bool extra_fast_recovery = true;     // cuts before the byte counter's first cycle keep TR
+  bool target_reduction = true;        // a cycle end with a counter at 1 and TR > 10*CR: TR <- TR/8
   bool path_ba = false;                // qFb = 0 is Fb99 (push back one cycle); timer = ba_timer
   uint64_t ba_timer_ps = 5000000000ull;  // the path-BA rate-increase timer, 5 ms (seed)
   uint64_t cycle_timer_ps() const { return path_ba ? ba_timer_ps : timer_ps; }
@@ -57,11 +63,14 @@ struct qcn_rp_config {
   uint64_t sonar_wait_ps = 5000000000ull;     // WP: from a cut to the next probe, 5 ms
   uint64_t sonar_echo_ps = 1000000000ull;     // WE: how long a probe waits for its echo, 1 ms
   uint64_t sonar_fuse_ps = 1000000000ull;     // SF: a hyper-active cycle every this long, 1 ms
+  double recovery_jitter = 0.15;   // each byte-counter and timer period after a cycle end: x (1 +/- this)
+  bool tr_hold_both_stages = false;  // extra fast recovery holds TR only while neither counter ended a cycle
+  bool bc_reset_every_cnm = false;   // every CNM restarts the byte counter (else only when TR <- CR)
 };
 
 class qcn_rp_state {
  public:
-  explicit qcn_rp_state(double line_bps = 0) { set_line_rate(line_bps); }
+  explicit qcn_rp_state(double line_bps = 0, uint64_t seed = 0) : rng_(seed) { set_line_rate(line_bps); }
   void set_line_rate(double bps) { line_ = cr_ = tr_ = bps; }
 
   bool limited() const { return limited_; }
@@ -90,13 +99,13 @@ class qcn_rp_state {
       timer_due_ = now_ps + c.cycle_timer_ps();
       return true;
     }
-    const bool in_fr1 = limited_ && byte_stage_ == 0 && timer_stage_ == 0;
-    if (!(in_fr1 && c.extra_fast_recovery)) tr_ = cr_;
+    const bool hold = c.extra_fast_recovery && limited_ && byte_stage_ == 0 &&
+                      (!c.tr_hold_both_stages || timer_stage_ == 0);
+    if (!hold) tr_ = cr_;
+    if (!hold || c.bc_reset_every_cnm) bytes_left_ = c.bc_limit;
     cr_ = std::max(cr_ * (1.0 - c.gd * qfb / 63.0), c.min_rate_bps);
     limited_ = true;
-    fr1_ = true;
     byte_stage_ = timer_stage_ = 0;
-    bytes_left_ = c.bc_limit;
     timer_due_ = now_ps + c.cycle_timer_ps();
     if (c.sonar) start_ping(now_ps, c);
     return true;
@@ -112,7 +121,6 @@ class qcn_rp_state {
         ping_ = ping::short_fuse;
         byte_stage_ = std::max(byte_stage_, c.fr_threshold + 1);
         timer_stage_ = std::max(timer_stage_, c.fr_threshold + 1);
-        fr1_ = false;
         ping_due_ = now_ps + c.sonar_fuse_ps;
         return false;
       case ping::short_fuse:
@@ -141,7 +149,7 @@ class qcn_rp_state {
     }
     ++byte_stage_;
     if (c.path_ba) timer_stage_ = byte_stage_ = std::max(byte_stage_, timer_stage_ + 1);
-    bytes_left_ = byte_stage_ < c.fr_threshold ? c.bc_limit : c.bc_limit / 2;
+    bytes_left_ = jittered(byte_stage_ < c.fr_threshold ? c.bc_limit : c.bc_limit / 2, c);
     end_cycle(c);
     return true;
   }
@@ -150,19 +158,25 @@ class qcn_rp_state {
     if (!limited_ || now_ps < timer_due_) return false;
     ++timer_stage_;
     if (c.path_ba) timer_stage_ = byte_stage_ = std::max(timer_stage_, byte_stage_ + 1);
-    timer_due_ = now_ps + (timer_stage_ < c.fr_threshold ? c.cycle_timer_ps() : c.cycle_timer_ps() / 2);
+    timer_due_ = now_ps + jittered(timer_stage_ < c.fr_threshold ? c.cycle_timer_ps() : c.cycle_timer_ps() / 2, c);
     end_cycle(c);
     return true;
   }
 
  private:
+  // A period drawn from the flow's own stream: nominal x (1 + jitter (2u - 1)), u in [0, 1).
+  uint64_t jittered(uint64_t nominal, const qcn_rp_config& c) {
+    if (c.recovery_jitter <= 0) return nominal;
+    const double f = 1.0 + c.recovery_jitter * (2.0 * rng_.uniform() - 1.0);
+    return std::max<uint64_t>(1, static_cast<uint64_t>(static_cast<double>(nominal) * f));
+  }
   void end_cycle(const qcn_rp_config& c) {
     const int f = c.fr_threshold;
-    // The end of FR1: the first cycle end (of either counter) since the last cut (an Fb99
-    // push-back does not start a new FR1).
-    if (c.target_reduction && fr1_ && tr_ > 10 * cr_) tr_ /= 8;
-    fr1_ = false;
-    if (byte_stage_ > f && timer_stage_ > f)
+    // Target-rate reduction replaces the cycle's increase (both ports: "stage 1 of either
+    // counter and TR > 10 CR").
+    if (c.target_reduction && (byte_stage_ == 1 || timer_stage_ == 1) && tr_ > 10 * cr_)
+      tr_ /= 8;
+    else if (byte_stage_ > f && timer_stage_ > f)
       tr_ += (std::min(byte_stage_, timer_stage_) - f) * c.r_hai_bps;
     else if (byte_stage_ > f || timer_stage_ > f)
       tr_ += c.r_ai_bps;
@@ -182,7 +196,7 @@ class qcn_rp_state {
 
   double line_ = 0, cr_ = 0, tr_ = 0;
   bool limited_ = false;
-  bool fr1_ = false;  // no cycle has ended since the last cut
+  random_stream rng_;  // the flow's stream for the recovery periods
   int byte_stage_ = 0, timer_stage_ = 0;
   uint64_t bytes_left_ = 0, timer_due_ = 0;
   ping ping_ = ping::idle;

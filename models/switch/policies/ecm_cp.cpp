@@ -70,8 +70,11 @@ class ecm_cp final : public congestion_point_if {
                 const ecm_cp_config& c) {
     cnm_pdu pdu;
     pdu.version = bcn::version;
-    // Negative: |Fb| quantized as QCN does (Fbmax = (1 + 2w) Qeq), so a QCN RP would also react.
-    pdu.quantized_feedback = s.fb < 0 ? qcn_cp_state::quantize(s.fb, qcn_cp_config{c.qeq, c.w}) : 0;
+    // Negative: |Fb| quantized as QCN does (Fbmax = (1 + 2w) Qeq), rounded up so that a QCN RP
+    // would also react to every negative Fb.
+    qcn_cp_config quantizer{c.qeq, c.w};
+    quantizer.round_up = true;
+    pdu.quantized_feedback = s.fb < 0 ? qcn_cp_state::quantize(s.fb, quantizer) : 0;
     injector_.inject(make_cnm(pdu, data, q.port_mac, cpid, s.q_offset, s.q_delta, injector_.node_id(), now_ps()));
   }
 

@@ -32,6 +32,17 @@ const param_spec<double> jitter_spec{
     "qcn: each sampling interval is drawn uniformly from (1 +/- this) x nominal (DEFAULTS.md: about 15 %, unverified)",
     0.15, 0.0, 0.9};
 
+const choice_spec table_spec{"qcn.sample_table",
+                             "qcn: sampling interval per band k of qFb: standard (the pseudo-code's table, 150 KB / "
+                             "(1 + k) at a 150 KB base) or linear (1/(1 + 9k/7): 1 % to 10 % of 1500-B frames)",
+                             "standard",
+                             {"standard", "linear"}};
+const choice_spec rounding_spec{"qcn.fb_rounding",
+                                "qcn: quantizing |Fb| x 63 / Fbmax to qFb: down (truncated, the OMNeT++ port: a small "
+                                "|Fb| makes no CNM) or up (every Fb < 0 makes a CNM with qFb >= 1)",
+                                "down",
+                                {"down", "up"}};
+
 const param_spec<bool> ba_spec{
     "qcn.path_ba",
     "qcn: path-based bandwidth available: sample with Fb of either sign, send an Fb99 push-back (qFb = 0 CNM) for a "
@@ -61,6 +72,8 @@ class qcn_cp final : public congestion_point_if {
         ba_threshold_(&port, ba_threshold_spec, cls),
         ba_time_(&port, ba_time_spec, cls),
         sonar_(&port, sonar_spec, cls),
+        table_(&port, table_spec, cls),
+        rounding_(&port, rounding_spec, cls),
         cls_(cls),
         scope_("prio" + std::to_string(cls) + ".qcn"),
         injector_(injector),
@@ -104,8 +117,9 @@ class qcn_cp final : public congestion_point_if {
 
  private:
   qcn_cp_config config() const {
-    return {qeq_().bytes, w_(), base_().bytes, jitter_(), path_ba_(), ba_threshold_().bytes, to_ps(ba_time_()),
-            sonar_()};
+    return {qeq_().bytes,        w_(),         base_().bytes,         jitter_(),
+            table_.index() == 1, rounding_.index() == 1, path_ba_(), ba_threshold_().bytes,
+            to_ps(ba_time_()),   sonar_()};
   }
   void send_cnm(const packet_header& data, const queue_view& q, const qcn_sample& s) {
     cnm_pdu pdu;
@@ -123,6 +137,7 @@ class qcn_cp final : public congestion_point_if {
   param<byte_count> ba_threshold_;
   param<sc_core::sc_time> ba_time_;
   param<bool> sonar_;
+  choice_param table_, rounding_;
   int cls_;
   std::string scope_;  // "prio3.qcn": the statistics' scope, kept for the registry
   frame_injector_if& injector_;

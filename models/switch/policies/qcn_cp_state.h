@@ -3,9 +3,12 @@
 // interval has passed; at a sample it computes
 //   Qoff = Q - Qeq,  Qdelta = Q - Qold,  Fb = -(Qoff + w * Qdelta),  Qold = Q
 // and, when Fb < 0, the 6-bit quantized |Fb| the CNM carries:
-//   qFb = min(63, ceil(|Fb| * 63 / Fbmax)),  Fbmax = (1 + 2w) * Qeq
-// (rounded up, so every Fb < 0 yields a CNM with qFb >= 1). The next sampling interval depends on
-// the band of qFb (its top 3 bits) and is jittered uniformly by +/- `jitter`. See docs/models/qcn.md.
+//   qFb = min(63, floor(|Fb| * 63 / Fbmax)),  Fbmax = (1 + 2w) * Qeq
+// (truncated, as the OMNeT++ port of the pseudo-code: an |Fb| below Fbmax/63 makes no CNM;
+// round_up: ceil, so every Fb < 0 makes one with qFb >= 1). The next sampling interval depends on
+// the band of qFb (its top 3 bits), from the pseudo-code's table (150 KB / (1 + k), as the
+// OMNeT++ port lists it) or Sluice's linear one, jittered uniformly by +/- `jitter`. See
+// docs/models/qcn.md.
 //
 // path_ba (seed qcn-transient-response, off by default): the CP also keeps a binary "bandwidth
 // available" signal, BA = 1 once the queue has stayed below ba_threshold for ba_time without a
@@ -30,6 +33,8 @@ struct qcn_cp_config {
   double w = 2.0;                 // weight of the queue's growth
   uint64_t sample_base = 150000;  // sampling interval at qFb < 8, bytes arrived
   double jitter = 0.15;           // each interval is drawn from [1 - jitter, 1 + jitter) x nominal
+  bool linear_table = false;      // sampling bands 1/(1 + 9k/7) instead of the pseudo-code's table
+  bool round_up = false;          // qFb rounded up (every Fb < 0 a CNM) instead of truncated
   bool path_ba = false;           // BA signal and Fb99 push-back
   uint64_t ba_threshold = 9000;   // BA needs the queue below this (seed: 6 packets)...
   uint64_t ba_time_ps = 10000000000ull;  // ...for this long without a break (seed: 10 ms)
@@ -47,18 +52,24 @@ struct qcn_sample {
 
 class qcn_cp_state {
  public:
-  // Sampling interval, in 1/100 of sample_base, per band k = qFb >> 3: a sampling probability
-  // rising linearly from 1 % (k = 0) to 10 % (k = 7) of 1500-B frames, 1/(1 + 9k/7):
-  // 150, 66.7, 42.0, 30.9, 24.4, 20.2, 17.2, 15.0 KB at a 150 KB base.
-  static double band_fraction(int k) { return 1.0 / (1.0 + 9.0 * k / 7.0); }
+  // Sampling interval as a fraction of sample_base, per band k = qFb >> 3. The pseudo-code's
+  // table (the OMNeT++ port's markTable): 150, 75, 50, 37.5, 30, 25, 21.5, 18.5 KB at a 150 KB
+  // base, about 150/(1 + k). Linear: a sampling probability rising from 1 % (k = 0) to 10 %
+  // (k = 7) of 1500-B frames, 1/(1 + 9k/7): 150, 66.7, 42.0, 30.9, 24.4, 20.2, 17.2, 15.0 KB.
+  static double band_fraction(int k, bool linear = false) {
+    static constexpr double table[8] = {150, 75, 50, 37.5, 30, 25, 21.5, 18.5};
+    return linear ? 1.0 / (1.0 + 9.0 * k / 7.0) : table[k] / 150.0;
+  }
   static uint64_t nominal_interval(const qcn_cp_config& c, uint8_t qfb) {
-    return static_cast<uint64_t>(std::llround(static_cast<double>(c.sample_base) * band_fraction(qfb >> 3)));
+    return static_cast<uint64_t>(
+        std::llround(static_cast<double>(c.sample_base) * band_fraction(qfb >> 3, c.linear_table)));
   }
   static uint8_t quantize(int64_t fb, const qcn_cp_config& c) {
     if (fb >= 0) return 0;
     const double fbmax = (1.0 + 2.0 * c.w) * static_cast<double>(c.qeq);
-    const double q = std::ceil(static_cast<double>(-fb) * 63.0 / fbmax);
-    return static_cast<uint8_t>(std::min(63.0, std::max(1.0, q)));
+    const double scaled = static_cast<double>(-fb) * 63.0 / fbmax;
+    const double q = c.round_up ? std::max(1.0, std::ceil(scaled)) : std::floor(scaled);
+    return static_cast<uint8_t>(std::min(63.0, q));
   }
   static int64_t feedback(uint64_t q, uint64_t qold, const qcn_cp_config& c) {
     const double qoff = static_cast<double>(q) - static_cast<double>(c.qeq);
