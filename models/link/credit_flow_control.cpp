@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "models/core/invariant.h"
+#include "models/core/probe.h"
 #include "models/core/stats.h"
 #include "models/protocol/ib_frame.h"
 
@@ -88,6 +89,8 @@ credit_flow_control::credit_flow_control(sc_core::sc_module_name name, mac_port&
   add_stats(*this, port_stats, this);
   const sc_core::sc_object& port = get_parent_object() ? *get_parent_object() : *this;
   add_stats(port, vl_stats, this, classes_);
+  probe_registry::instance().declare(probes::credit_starved, this, this);
+  probe_registry::instance().declare(probes::credit_resumed, this, this);
 }
 
 // Link-up: every operational VL advertises its whole buffer (the FC-init exchange) at time 0.
@@ -133,6 +136,7 @@ void credit_flow_control::on_waiting(int vl, uint32_t bytes) {
     s.blocked_since_ps = now_ps();
     ++s.blocked_periods;
     s.wanted_blocks = n;
+    if (probes::credit_starved.on()) probes::credit_starved.emit(this, now_ps(), nullptr, mac_.index(), vl, bytes);
   } else {
     s.wanted_blocks = std::min(s.wanted_blocks, n);  // credit for the smallest waiting frame ends it
   }
@@ -145,6 +149,9 @@ void credit_flow_control::end_blocked(vl_state& s, uint64_t now_ps) {
   s.blocked = false;
   s.blocked_total_ps += now_ps - s.blocked_since_ps;
   s.off_end_ps = now_ps;
+  if (probes::credit_resumed.on())
+    probes::credit_resumed.emit(this, now_ps, nullptr, mac_.index(), static_cast<int>(&s - vl_.data()),
+                                now_ps - s.blocked_since_ps);
 }
 
 uint64_t credit_flow_control::off_end_ps(int vl, uint64_t now_ps) const {

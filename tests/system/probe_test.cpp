@@ -162,3 +162,44 @@ TEST(Probes, ARateUpdateTakesEffectAfterTheNicsUpdateLatency) {
   EXPECT_EQ(changes[0].first, 12'000'000u);
   EXPECT_EQ(changes[0].second, 10'000'000'000u);
 }
+
+TEST(Probes, CreditStarvationBeginsAndEndsAddUpToTheBlockedTime) {
+  // The InfiniBand incast: senders starve for credit. Each credit_starved is followed by its
+  // credit_resumed, whose value is the wait; their sum per port is the blocked-time statistic.
+  auto sim = test::make_sim(
+      "platform: {kind: incast, link_layer: ib, senders: 4, link_rate: 40Gbps, link_delay: 1us}\n"
+      "traffic: [{kind: constant, src: \"h*\", dst: r0, rate: 40Gbps, priority: 3}]\nrun: {until: 200us}\n");
+  struct wait {
+    bool open = false;
+    uint64_t since = 0, total = 0;
+  };
+  std::map<std::string, wait> at;  // by port
+  int begins = 0, ends = 0;
+  probe_registry& reg = probe_registry::instance();
+  auto port_of = [](const probe_point& p) { return p.name().substr(0, p.name().find(".credit.")); };
+  reg.subscribe("*.credit_starved", [&](const probe_point& p, const probe_event& e) {
+    wait& w = at[port_of(p)];
+    EXPECT_FALSE(w.open) << p.name();
+    EXPECT_EQ(e.cls, 3);
+    w.open = true;
+    w.since = e.time_ps;
+    ++begins;
+  });
+  reg.subscribe("*.credit_resumed", [&](const probe_point& p, const probe_event& e) {
+    wait& w = at[port_of(p)];
+    EXPECT_TRUE(w.open) << p.name();
+    EXPECT_EQ(e.value, e.time_ps - w.since);
+    w.open = false;
+    w.total += e.value;
+    ++ends;
+  });
+  sim->run();
+  EXPECT_GT(begins, 10);
+  EXPECT_GE(ends, begins - static_cast<int>(at.size()));
+  const uint64_t now = to_ps(sc_core::sc_time_stamp());
+  for (const auto& [port, w] : at) {
+    const auto rows = list_stats(port + ".prio3.credit_blocked_time", "test");
+    ASSERT_EQ(rows.size(), 1u) << port;
+    EXPECT_NEAR(rows[0].value(), static_cast<double>(w.total + (w.open ? now - w.since : 0)) / 1e3, 1e-3) << port;
+  }
+}
