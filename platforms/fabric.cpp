@@ -290,12 +290,10 @@ void fabric::check_congestion_points() const {
 
 void apply_overrides(const std::vector<std::pair<std::string, std::string>>& overrides, const std::string& origin,
                      bool require_match) {
-  for (const auto& [pattern, value] : overrides) {
-    try {
-      param_registry::instance().set(pattern, value, require_match);
-    } catch (const config_error& e) {
-      throw config_error(origin + ": " + e.what());
-    }
+  try {
+    param_registry::instance().set_each(overrides, require_match);
+  } catch (const config_error& e) {
+    throw config_error(origin + ": " + e.what());
   }
 }
 

@@ -1,7 +1,9 @@
 // The run's outputs: summary.json (schema in docs/outputs.md), the text table, the CSVs.
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -435,7 +437,11 @@ void simulation::write_outputs(const std::string& dir) const {
     stream_sink sink(json_out);
     emit_summary(sink);
     sink.finish();
-    if (!(json_out << '\n') || !json_out.flush()) throw config_error("--out: cannot write '" + json_path + "'");
+    if (!(json_out << '\n') || !json_out.flush()) {
+      const std::string why = std::strerror(errno);  // a full disk: ENOSPC, a file size limit: EFBIG
+      std::filesystem::remove(json_path + ".tmp", ec);  // no partial file left behind
+      throw config_error("--out: cannot write '" + json_path + "': " + why);
+    }
   }
   std::filesystem::rename(json_path + ".tmp", json_path, ec);
   if (ec) throw config_error("--out: cannot write '" + json_path + "': " + ec.message());

@@ -36,4 +36,11 @@ run_options parse_run_request(const run_request& r, const std::string& prefix) {
   return opts;
 }
 
+std::pair<std::string, std::string> split_set_argument(const std::string& text, const std::string& key) {
+  const auto eq = text.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
+    throw config_error(key + ": '" + text + "' must look like PATH=VALUE");
+  return {text.substr(0, eq), text.substr(eq + 1)};
+}
+
 }  // namespace sluice

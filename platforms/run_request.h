@@ -18,4 +18,7 @@ struct run_request {
 
 run_options parse_run_request(const run_request& r, const std::string& prefix);
 
+// "PATH=VALUE" (a --set argument) split at its first '='; `key` names the option in errors.
+std::pair<std::string, std::string> split_set_argument(const std::string& text, const std::string& key);
+
 }  // namespace sluice

@@ -1,6 +1,8 @@
 #include "platforms/sampler.h"
 
+#include <cerrno>
 #include <charconv>
+#include <cstring>
 #include <fstream>
 #include <set>
 
@@ -27,6 +29,8 @@ void series::write_csv(const std::string& path, const std::string& time_column) 
     line += '\n';
     out.write(line.data(), static_cast<std::streamsize>(line.size()));
   }
+  // A full disk fails the write or the flush, not the open: a truncated series is an error.
+  if (!out.flush()) throw config_error("--out: cannot write '" + path + "': " + std::strerror(errno));
 }
 
 sampler::sampler(sc_core::sc_module_name name, fabric& f, sc_core::sc_time period)

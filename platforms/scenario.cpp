@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -189,7 +190,7 @@ void read_events(section& top, scenario& s) {
     link_event ev;
     ev.at = parse_time(e.text("at"), e.key_path("at"));
     ev.link = e.text("link");
-    ev.rate = parse_rate(e.text("rate"), e.key_path("rate"));
+    ev.rate = parse_link_rate(e.text("rate"), e.key_path("rate"));  // a link's rate: its range
     e.finish();
     bool known = std::any_of(s.topology.links.begin(), s.topology.links.end(),
                              [&](const link_spec& l) { return l.a + "-" + l.b == ev.link; });
@@ -274,9 +275,31 @@ scenario parse(const YAML::Node& root, const std::string& base_dir) {
   return s;
 }
 
+// A scenario is text: YAML allows no control characters but tab and line breaks, and a file
+// holding one (a NUL, the DEL of an ELF header) is binary or UTF-16, whatever the parser makes of it.
+void check_text(const std::string& text, const std::string& origin) {
+  std::size_t line = 1, column = 1;
+  for (const char c : text) {
+    const unsigned char u = static_cast<unsigned char>(c);
+    if ((u < 0x20 && c != '\t' && c != '\n' && c != '\r') || u == 0x7F) {
+      char byte[8];
+      std::snprintf(byte, sizeof byte, "0x%02X", u);
+      throw config_error(origin + ":" + std::to_string(line) + ":" + std::to_string(column) + ": byte " + byte +
+                         ": '" + origin + "' is not text (a scenario is a YAML file)");
+    }
+    if (c == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+  }
+}
+
 }  // namespace
 
 scenario load_scenario_text(const std::string& yaml_text, const std::string& origin, const std::string& base_dir) {
+  check_text(yaml_text, origin);
   YAML::Node root;
   try {
     std::vector<YAML::Node> documents = YAML::LoadAll(yaml_text);
@@ -286,8 +309,13 @@ scenario load_scenario_text(const std::string& yaml_text, const std::string& ori
                          ": more than one YAML document ('---'); a scenario is a single document");
     if (!documents.empty()) root = documents[0];
   } catch (const YAML::Exception& e) {
+    // Text loads no file, so "bad file" is the parser's depth limit (its DeepRecursion is not
+    // exported by the library, so it cannot be caught by type).
+    const std::string what = e.msg == YAML::ErrorMsg::BAD_FILE
+                                 ? "nested more levels deep than the parser allows (a scenario needs a handful)"
+                                 : e.msg;
     throw config_error(origin + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) +
-                       ": malformed YAML: " + e.msg);
+                       ": malformed YAML: " + what);
   }
   if (!root || root.IsNull()) throw config_error(origin + ": empty scenario");
   try {

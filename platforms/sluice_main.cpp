@@ -32,13 +32,6 @@ const char* usage =
     "       sluice stats SCENARIO.yaml [--match GLOB]\n"
     "       sluice probes SCENARIO.yaml [--match GLOB]\n";
 
-std::pair<std::string, std::string> split_set(const std::string& s) {
-  auto eq = s.find('=');
-  if (eq == std::string::npos || eq == 0 || eq + 1 == s.size())
-    throw config_error("--set: '" + s + "' must look like PATH=VALUE");
-  return {s.substr(0, eq), s.substr(eq + 1)};
-}
-
 // Columns as wide as their widest cell among the rows shown (a long choice list or name must
 // not run into the next column).
 void print_params(const std::string& match) {
@@ -136,7 +129,7 @@ int run(int argc, char* argv[]) {
     if (vm.count(opt) && vm[opt].as<std::string>().empty())
       throw config_error(std::string("--") + opt + ": '' is empty");
   run_request request;
-  for (const std::string& kv : sets) request.sets.push_back(split_set(kv));
+  for (const std::string& kv : sets) request.sets.push_back(split_set_argument(kv, "--set"));
   if (vm.count("until")) request.until = until;
   if (vm.count("sample-period")) request.sample_period = sample_period;
   if (vm.count("seed")) request.seed = seed;

@@ -14,32 +14,27 @@ packages=(
   python3-dask python3-distributed
 )
 
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if ((${#missing[@]})); then
-  sudo=""
-  [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  echo "setup: installing ${missing[*]}"
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-fi
+bash tools/apt_install.sh "${packages[@]}"
 
 # Debian's python3 with its numpy/pandas/matplotlib (the default python3 may be another build).
 if [ ! -x .venv/bin/python ]; then
   /usr/bin/python3 -m venv --system-site-packages .venv
 fi
 
+# Another build beside the default one (tools/test.sh --sanitize): SLUICE_BUILD_DIR names its
+# folder, SLUICE_CMAKE_ARGS its configuration (-DCMAKE_BUILD_TYPE=Sanitize).
+build="${SLUICE_BUILD_DIR:-build}"
 # The Python module is built for the venv's interpreter, and the venv finds the package and the
-# built module through a .pth file (no PyPI, nothing installed into the venv).
-cmake -S . -B build -DPython3_EXECUTABLE="$root/.venv/bin/python" >/dev/null
-site="$(.venv/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
-printf '%s\n' "$root/bindings/python" "$root/build/python" >"$site/sluice.pth"
-# The full build log goes to build/build.log; on failure its tail is shown and setup fails.
-echo "setup: building (log: build/build.log)"
-if ! cmake --build build -j2 >build/build.log 2>&1; then
-  tail -n 40 build/build.log
+# built module through a .pth file (no PyPI, nothing installed into the venv); the default build's.
+cmake -S . -B "$build" -DPython3_EXECUTABLE="$root/.venv/bin/python" ${SLUICE_CMAKE_ARGS:-} >/dev/null
+if [ "$build" = build ]; then
+  site="$(.venv/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
+  printf '%s\n' "$root/bindings/python" "$root/build/python" >"$site/sluice.pth"
+fi
+# The full build log goes to $build/build.log; on failure its tail is shown and setup fails.
+echo "setup: building (log: $build/build.log)"
+if ! cmake --build "$build" -j2 >"$build/build.log" 2>&1; then
+  tail -n 40 "$build/build.log"
   echo "setup: build failed" >&2
   exit 1
 fi

@@ -108,17 +108,37 @@ std::vector<param_base*> param_registry::all() const {
   return out;
 }
 
-std::size_t param_registry::set(const std::string& pattern, const std::string& value, bool require_match) {
+namespace {
+
+std::size_t set_matching(const std::vector<param_base*>& params, const std::vector<std::string>& names,
+                         const std::string& pattern, const std::string& value, bool require_match) {
   std::size_t matched = 0;
-  std::string name;
-  for (param_base* p : params_) {
-    name = p->name();
-    if (!glob_match(pattern.c_str(), name.c_str())) continue;
-    p->set_from_string(value);
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    if (!glob_match(pattern.c_str(), names[i].c_str())) continue;
+    params[i]->set_from_string(value);
     ++matched;
   }
   if (matched == 0 && require_match) throw config_error(pattern + ": no parameter matches (see `sluice params`)");
   return matched;
+}
+
+}  // namespace
+
+std::size_t param_registry::set(const std::string& pattern, const std::string& value, bool require_match) {
+  return set_matching(params_, names(), pattern, value, require_match);
+}
+
+void param_registry::set_each(const std::vector<std::pair<std::string, std::string>>& overrides, bool require_match) {
+  if (overrides.empty()) return;
+  const std::vector<std::string> all_names = names();
+  for (const auto& [pattern, value] : overrides) set_matching(params_, all_names, pattern, value, require_match);
+}
+
+std::vector<std::string> param_registry::names() const {
+  std::vector<std::string> out;
+  out.reserve(params_.size());
+  for (const param_base* p : params_) out.push_back(p->name());
+  return out;
 }
 
 std::size_t param_registry::set_live(const std::string& pattern, const std::string& value) {

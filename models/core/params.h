@@ -241,8 +241,12 @@ class param_registry {
   // config_error names the first that refuses. Then each is set and its listener told, at the
   // models' current time. Returns how many matched.
   std::size_t set_live(const std::string& pattern, const std::string& value);
+  // set() for each (pattern, value) in order, composing the parameters' names once for all of
+  // them (a scenario may hold hundreds of thousands of patterns).
+  void set_each(const std::vector<std::pair<std::string, std::string>>& overrides, bool require_match = true);
 
  private:
+  std::vector<std::string> names() const;  // in the order of params_
   std::vector<param_base*> params_;  // in declaration order; names are composed on demand
 };
 

@@ -57,6 +57,8 @@ bool decode(const uint8_t* b, headers& h) {
   h.dest_qp = wire::get24(b, at + 5);
   h.psn = wire::get32(b, at + 8) & 0xFFFFFF;
   const uint32_t extra = h.opcode == opcode_cnp ? cnp_reserved : h.opcode == opcode_acknowledge ? aeth : 0;
+  // An IPv4 length shorter than the headers it declares is not a frame (the payload would wrap).
+  if (ip_len < ipv4 + udp + bth + extra + icrc) return false;
   h.cnp_rate_mbps = h.opcode == opcode_cnp ? wire::get32(b, at + bth) : 0;
   h.payload = ip_len - (ipv4 + udp + bth + extra + icrc);
   return true;

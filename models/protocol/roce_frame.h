@@ -44,7 +44,8 @@ inline uint32_t node_ip(uint32_t node_id) { return 10u << 24 | (node_id & 0xFFFF
 // reserved bytes; returns the header length (58; a CNP 74). IPv4 total length and UDP length
 // count `payload` and the ICRC.
 std::size_t encode(const headers& h, uint8_t* out);
-// Returns false unless the image holds IPv4/UDP to port 4791.
+// Returns false unless the image holds IPv4/UDP to port 4791 with an IPv4 length that covers its
+// headers.
 bool decode(const uint8_t* in, headers& out);
 
 // The fields of a frame node `from` sends back to the source of data frame `data` (a CNP or an

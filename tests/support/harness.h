@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <unistd.h>
 
 #include "platforms/simulation.h"
 
@@ -61,9 +62,11 @@ struct command_result {
   std::string output;  // stdout and stderr
 };
 
-// Runs the sluice binary with `args` (a shell-quoted string), bounded by a timeout.
-inline command_result run_cli(const std::string& args, const std::string& stderr_to = "&1") {
-  std::string cmd = "timeout 120 " + std::string(SLUICE_BINARY) + " " + args + " 2>" + stderr_to;
+// Runs the sluice binary with `args` (a shell-quoted string), bounded by a timeout, after the
+// shell commands `prefix` (limits: "ulimit -f 1;").
+inline command_result run_cli_after(const std::string& prefix, const std::string& args,
+                                    const std::string& stderr_to = "&1") {
+  std::string cmd = prefix + " timeout 120 " + std::string(SLUICE_BINARY) + " " + args + " 2>" + stderr_to;
   command_result r;
   FILE* pipe = popen(cmd.c_str(), "r");
   if (!pipe) return r;
@@ -73,6 +76,35 @@ inline command_result run_cli(const std::string& args, const std::string& stderr
   int status = pclose(pipe);
   r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return r;
+}
+
+inline command_result run_cli(const std::string& args, const std::string& stderr_to = "&1") {
+  return run_cli_after("", args, stderr_to);
+}
+
+// A file of `text` in the test's temporary folder, named after this process and `name`.
+inline std::string write_temp(const std::string& name, const std::string& text) {
+  std::string path = ::testing::TempDir() + "/" + std::to_string(getpid()) + "-" + name;
+  std::ofstream(path, std::ios::binary) << text;
+  return path;
+}
+
+// Runs the CLI (`args` shell-quoted, with a shell prefix such as `ulimit -f 1;` allowed through
+// `shell_prefix`) expecting failure: its stderr must be one line "sluice: error: ..." naming
+// `fragment`, and it must neither crash nor time out.
+inline void expect_cli_error(const std::string& args, const std::string& fragment, const std::string& shell_prefix = "") {
+  auto r = shell_prefix.empty() ? run_cli(args + " -q", "&1 >/dev/null")
+                                : run_cli_after(shell_prefix, args + " -q", "&1 >/dev/null");
+  EXPECT_NE(r.status, 0) << args;
+  EXPECT_NE(r.status, 124) << "timed out: " << args;
+  EXPECT_LT(r.status, 128) << "killed by a signal: " << args;
+  std::string err = r.output;
+  // Exactly one line: no banner before it, no echoed newline inside it.
+  ASSERT_TRUE(!err.empty() && err.back() == '\n') << err;
+  err.pop_back();
+  EXPECT_EQ(err.find('\n'), std::string::npos) << err;
+  EXPECT_EQ(err.rfind("sluice: error: ", 0), 0u) << err;
+  EXPECT_NE(err.find(fragment), std::string::npos) << "'" << fragment << "' not in: " << err;
 }
 
 // Runs a shipped scenario in this process (once per process) and returns its summary.
