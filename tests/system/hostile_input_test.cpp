@@ -111,6 +111,15 @@ TEST(HostileInput, BinaryInputIsRejectedAsNotText) {
   expect_cli_error("run /bin/true", "'/bin/true' is not text", bounded);
 }
 
+TEST(HostileInput, InputsTheFuzzerFoundStayErrors) {
+  // yaml-cpp 0.7's LoadAll loops for ever on a stray ',' (jbeder/yaml-cpp#1040): fuzz_scenario
+  // found ",:A" in its first 30 s. Also as the second document, after a good first one.
+  for (const char* text : {",:A", ",", "\"x\",", " ,: A", ",a:"})
+    expect_cli_error("run " + write_temp("comma.yaml", text), "comma.yaml:1:", bounded);
+  expect_cli_error("run " + write_temp("comma2.yaml", std::string(good) + "---\n,\n"), "more than one YAML document",
+                   bounded);
+}
+
 TEST(HostileInput, HostileFlowSizeTablesAreBounded) {
   const std::string workload = "platform: {kind: incast, senders: 2}\n"
                                "traffic: [{kind: workload, src: h0, dst: r0, load: 0.5, stop: 1ms, cdf: ";
