@@ -226,7 +226,8 @@ void fabric::check_policies() const {
   check_congestion_points();
 }
 
-// One-line errors for a credit fabric that cannot carry its traffic, or that is also given PFC.
+// One-line errors for a credit fabric that cannot carry its traffic (PFC set on its ports is an
+// inert setting: platforms/inert_settings.*).
 void fabric::check_credits() const {
   std::set<int> sls;
   for (const flow& fl : flows) sls.insert(fl.spec.priority);
@@ -236,12 +237,6 @@ void fabric::check_credits() const {
   for (const link_entry& e : links)
     for (const auto& [from, to] : {std::pair{&e.a, &e.b}, std::pair{&e.b, &e.a}}) {
       if (!from->credits) continue;
-      const pfc& unused = *from->flow_control;  // present only to keep the port's shape
-      for (const param_base* p : {static_cast<const param_base*>(&unused.response),
-                                  static_cast<const param_base*>(unused.quanta.get()),
-                                  static_cast<const param_base*>(unused.refresh.get())})
-        if (p && p->overridden())
-          throw config_error(p->name() + ": PFC on an InfiniBand port, which has credit flow control");
       for (int sl : sls) {
         const int vl = from->credits->vl_of(sl);
         const std::string via = " (SL " + std::to_string(sl) + " from " + from->credits->name() + ")";

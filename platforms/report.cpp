@@ -139,6 +139,7 @@ void simulation::emit_summary(summary_sink& out) const {
   const uint64_t now_ps = to_ps(now);
   json warnings = json::array();
   for (const std::string& w : f.warnings()) warnings.push_back(w);
+  for (const std::string& w : build_warnings_) warnings.push_back(w);  // inert settings, allowed
 
   uint64_t paused_port_ps = 0;
   for (const auto& sw : f.switches)

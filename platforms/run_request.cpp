@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "platforms/congestion_control.h"
+#include "platforms/profiles.h"
 
 namespace sluice {
 
@@ -14,7 +15,8 @@ run_options parse_run_request(const run_request& r, const std::string& prefix) {
   };
   // An empty value ('--until ""') is an error, not "no option".
   for (const auto& [name, value] : {std::pair{"until", &r.until}, std::pair{"sample-period", &r.sample_period},
-                                    std::pair{"seed", &r.seed}, std::pair{"cc", &r.cc}})
+                                    std::pair{"seed", &r.seed}, std::pair{"cc", &r.cc},
+                                    std::pair{"profile", &r.profile}})
     if (*value && (*value)->empty()) throw config_error(key(name) + ": '' is empty");
   run_options opts;
   opts.sets_origin = key("set");
@@ -33,6 +35,9 @@ run_options parse_run_request(const run_request& r, const std::string& prefix) {
   }
   if (r.seed) opts.seed = parse_count(*r.seed, key("seed"));
   if (r.cc) opts.cc = cc_scheme_named(*r.cc, key("cc")).name;
+  if (r.profile) opts.profile = hardware_profile_named(*r.profile, key("profile")).name;
+  opts.allow_inert = r.allow_inert;
+  opts.allow_inert_key = key("allow-inert");
   return opts;
 }
 

@@ -13,7 +13,8 @@ namespace sluice {
 
 struct run_request {
   std::vector<std::pair<std::string, std::string>> sets;  // (pattern, value), in order
-  std::optional<std::string> until, sample_period, seed, cc;
+  std::optional<std::string> until, sample_period, seed, cc, profile;
+  bool allow_inert = false;
 };
 
 run_options parse_run_request(const run_request& r, const std::string& prefix);

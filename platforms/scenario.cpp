@@ -16,6 +16,7 @@
 #include "models/core/params.h"
 #include "platforms/builders.h"
 #include "platforms/congestion_control.h"
+#include "platforms/profiles.h"
 #include "platforms/workload.h"
 #include "platforms/yaml_section.h"
 
@@ -169,6 +170,7 @@ void read_run(section& top, scenario& s) {
   if (s.sample_period == sc_core::SC_ZERO_TIME) throw config_error("run.sample_period: must be positive");
   if (r.has("seed")) s.seed = parse_count(r.text("seed"), "run.seed");
   if (r.has("stop_when_done")) s.stop_when_done = parse_bool(r.text("stop_when_done"), "run.stop_when_done");
+  if (r.has("allow_inert")) s.allow_inert = parse_bool(r.text("allow_inert"), "run.allow_inert");
   r.finish();
 }
 
@@ -258,6 +260,7 @@ scenario parse(const YAML::Node& root, const std::string& base_dir) {
   s.name = read_text(top, "name", "unnamed", true);
   if (s.name.size() > 256) throw config_error("name: '" + s.name.substr(0, 32) + "...' is longer than 256 bytes");
   s.description = read_text(top, "description", "", false);
+  if (top.has("profile")) s.profile = hardware_profile_named(top.text("profile"), "profile").name;
   if (!top.has("platform")) throw config_error("platform: missing");
   section platform(top.get("platform"), "platform");
   s.topology = build_platform(platform);

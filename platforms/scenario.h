@@ -30,6 +30,8 @@ struct scenario {
   sc_core::sc_time sample_period = sc_core::sc_time(10, sc_core::SC_US);
   uint64_t seed = 1;
   bool stop_when_done = false;  // end the run when every (finite) flow has completed
+  bool allow_inert = false;     // run.allow_inert: settings that do nothing warn instead of failing
+  std::string profile = "default";  // hardware profile (platforms/profiles.h), checked when read
 };
 
 // The contents of the input file `path`, named `key` in errors. Only a regular file of at most

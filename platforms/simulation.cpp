@@ -8,6 +8,8 @@
 
 #include "models/core/random.h"
 #include "models/core/stats.h"
+#include "platforms/inert_settings.h"
+#include "platforms/profiles.h"
 
 namespace sluice {
 namespace {
@@ -89,19 +91,37 @@ simulation::simulation(const scenario& s, const run_options& options) {
   // that matches nothing an error. Re-applying in the same order leaves the same values.
   // The congestion-control schemes (--cc, or each traffic group's cc:) choose policies first,
   // as defaults the scenario's params and --set may still change.
+  // A hardware profile replaces declared defaults before each pass, so every setting wins over it.
   fabric_->choose_congestion_control(options.cc);
+  const hardware_profile& profile = hardware_profile_named(options.profile.empty() ? s.profile : options.profile,
+                                                           options.profile.empty() ? "profile" : "--profile");
+  apply_profile(profile, s.topology.layer);
   apply_overrides(s.params, "params", false);
   apply_overrides(options.sets, options.sets_origin, false);
   fabric_->make_policies();
+  apply_profile(profile, s.topology.layer);
   apply_overrides(s.params, "params");
   apply_overrides(options.sets, options.sets_origin);
   fabric_->derive_defaults();
   for (const std::string& w : fabric_->warnings()) std::cerr << "sluice: warning: " << w << '\n';
   fabric_->check_policies();  // after the derived headroom: a congestion point's Qeq is checked against it
+  check_inert_settings(s, options);
   elab_s_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - elab_start).count();
 }
 
 simulation::~simulation() = default;
+
+void simulation::check_inert_settings(const scenario& s, const run_options& options) {
+  std::vector<std::string> lines = inert_settings(s.params, "params");
+  for (std::string& line : inert_settings(options.sets, options.sets_origin)) lines.push_back(std::move(line));
+  if (lines.empty()) return;
+  if (!options.allow_inert && !s.allow_inert)
+    throw config_error(lines.front() + " (" + options.allow_inert_key + " or run.allow_inert: true to run anyway)");
+  for (std::string& line : lines) {
+    std::cerr << "sluice: warning: " << line << '\n';
+    build_warnings_.push_back(std::move(line));
+  }
+}
 
 void simulation::run() {
   auto wall_start = std::chrono::steady_clock::now();

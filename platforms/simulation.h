@@ -24,6 +24,9 @@ struct run_options {
   std::optional<uint64_t> seed;
   std::optional<sc_core::sc_time> sample_period;
   std::string cc;  // --cc: one congestion-control scheme for every flow ("" : the scenario's)
+  std::string profile;  // --profile: the hardware profile ("" : the scenario's)
+  bool allow_inert = false;  // --allow-inert: settings that do nothing warn instead of failing
+  std::string allow_inert_key = "--allow-inert";  // how the inert-setting error names it
 };
 
 // Plays the scenario's timed events (link capacity changes).
@@ -51,6 +54,9 @@ class simulation {
   const deadlock_detector& deadlocks() const { return *deadlocks_; }
   sc_core::sc_time until() const { return until_; }
   double wall_seconds() const { return wall_s_; }
+  // Problems found while building the run (inert settings allowed by allow_inert), for stderr
+  // and summary.json's warnings.
+  const std::vector<std::string>& build_warnings() const { return build_warnings_; }
 
   nlohmann::json summary() const;
   std::string table() const;  // the summary as a readable text report
@@ -59,6 +65,8 @@ class simulation {
 
  private:
   void emit_summary(summary_sink& out) const;  // summary.json's members, in key order
+  // Settings whose every match has no effect: an error, or warnings when the run allows them.
+  void check_inert_settings(const scenario& s, const run_options& options);
   std::unique_ptr<fabric> fabric_;
   std::unique_ptr<sampler> sampler_;
   std::unique_ptr<event_player> events_;
@@ -68,6 +76,7 @@ class simulation {
   double wall_s_ = 0;
   double elab_s_ = 0;  // building the fabric, routes, overrides (before sc_start)
   uint64_t seed_ = 1;
+  std::vector<std::string> build_warnings_;
 };
 
 }  // namespace sluice

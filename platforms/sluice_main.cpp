@@ -12,6 +12,7 @@
 #include "models/core/stats.h"
 #include "platforms/congestion_control.h"
 #include "platforms/listing.h"
+#include "platforms/profiles.h"
 #include "platforms/run_progress.h"
 #include "platforms/run_request.h"
 #include "platforms/simulation.h"
@@ -27,8 +28,9 @@ namespace {
 
 const char* usage =
     "usage: sluice run SCENARIO.yaml [--set PATH=VALUE ...] [--until 20ms] [--seed N] [--sample-period 10us]\n"
-    "                  [--cc NAME] [--out DIR] [--quiet]\n"
-    "       sluice params SCENARIO.yaml [--set PATH=VALUE ...] [--cc NAME] [--match GLOB]\n"
+    "                  [--cc NAME] [--profile NAME] [--allow-inert] [--out DIR] [--quiet]\n"
+    "       sluice params SCENARIO.yaml [--set PATH=VALUE ...] [--cc NAME] [--profile NAME] [--allow-inert]\n"
+    "                     [--match GLOB]\n"
     "       sluice stats SCENARIO.yaml [--match GLOB]\n"
     "       sluice probes SCENARIO.yaml [--match GLOB]\n";
 
@@ -82,20 +84,24 @@ void check_out_dir(const std::string& dir) {
 }
 
 int run(int argc, char* argv[]) {
-  std::string command, scenario_path, out_dir, until, sample_period, seed, cc, match = "*";
+  std::string command, scenario_path, out_dir, until, sample_period, seed, cc, profile, match = "*";
   std::vector<std::string> sets;
-  bool quiet = false;
+  bool quiet = false, allow_inert = false;
   // The scheme list comes from the scheme table, so --help names every scheme there is.
   const std::string cc_help = "run, params: one congestion-control scheme for every flow (" + cc_scheme_names() +
                               "): its congestion point on the switch queues of the traffic's classes, notification "
                               "point at receivers, reaction point at senders";
+  const std::string profile_help = "run, params: hardware profile of defaults (" + hardware_profile_names() +
+                                   "; docs/models/profiles.md), replacing the scenario's profile";
   po::options_description options("options");
   options.add_options()("help,h", "show this help")("set", po::value(&sets)->composing(),
                                                     "override parameters: PATH=VALUE, PATH may use * and ?")(
       "until", po::value(&until), "simulated time to run, e.g. 20ms (overrides run.until)")(
       "sample-period", po::value(&sample_period), "period of the CSV time series (overrides run.sample_period)")(
       "seed", po::value(&seed), "random seed (overrides run.seed)")(
-      "cc", po::value(&cc), cc_help.c_str())("out", po::value(&out_dir),
+      "cc", po::value(&cc), cc_help.c_str())("profile", po::value(&profile), profile_help.c_str())(
+      "allow-inert", po::bool_switch(&allow_inert),
+      "run, params: a setting whose every match has no effect warns instead of failing")("out", po::value(&out_dir),
                                                                     "write summary.json and time-series CSVs into DIR")(
       "quiet,q", po::bool_switch(&quiet), "do not print the summary table")(
       "match", po::value(&match), "params, stats, probes: list only names matching GLOB");
@@ -124,7 +130,9 @@ int run(int argc, char* argv[]) {
     throw config_error("--match: applies to 'params', 'stats' and 'probes', not 'run'");
   const bool listing = command == "stats" || command == "probes";
   if (listing && !sets.empty()) throw config_error("--set: applies to 'run' and 'params', not '" + command + "'");
-  if (listing && vm.count("cc")) throw config_error("--cc: applies to 'run' and 'params', not '" + command + "'");
+  for (const char* opt : {"cc", "profile", "allow-inert"})
+    if (listing && vm.count(opt) && !vm[opt].defaulted())
+      throw config_error(std::string("--") + opt + ": applies to 'run' and 'params', not '" + command + "'");
   for (const char* opt : {"out", "match"})  // an empty value is an error, not "no option"
     if (vm.count(opt) && vm[opt].as<std::string>().empty())
       throw config_error(std::string("--") + opt + ": '' is empty");
@@ -134,6 +142,8 @@ int run(int argc, char* argv[]) {
   if (vm.count("sample-period")) request.sample_period = sample_period;
   if (vm.count("seed")) request.seed = seed;
   if (vm.count("cc")) request.cc = cc;
+  if (vm.count("profile")) request.profile = profile;
+  request.allow_inert = allow_inert;
   const run_options opts = parse_run_request(request, "--");
   scenario s = load_scenario_file(scenario_path);
   simulation sim(s, opts);

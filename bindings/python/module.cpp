@@ -91,6 +91,8 @@ run_spec spec_from(const py::dict& kw) {
   s.request.sample_period = text("sample_period");
   s.request.seed = text("seed");
   s.request.cc = text("cc");
+  s.request.profile = text("profile");
+  s.request.allow_inert = kw.contains("allow_inert") && kw["allow_inert"].cast<bool>();
   return s;
 }
 

@@ -40,6 +40,10 @@ void param_base::write_live(const std::string& text) {
   if (listener_) listener_->param_changed(*this);
 }
 
+void param_base::set_default_from_string(const std::string&) {
+  throw config_error(name() + ": has no default to replace");
+}
+
 choice_param::choice_param(const sc_core::sc_object* owner, const choice_spec& spec, int cls)
     : param_base(owner, spec.leaf, spec.description, cls), spec_(spec), default_(spec.default_value) {
   set_from_string(spec.default_value);
@@ -156,6 +160,16 @@ std::size_t param_registry::set_live(const std::string& pattern, const std::stri
   }
   for (param_base* p : matched) p->write_live(value);
   return matched.size();
+}
+
+std::vector<param_base*> param_registry::matching(const std::string& pattern) const {
+  std::vector<param_base*> out;
+  std::string name;
+  for (param_base* p : params_) {
+    name = p->name();
+    if (glob_match(pattern.c_str(), name.c_str())) out.push_back(p);
+  }
+  return out;
 }
 
 bool glob_match(const char* pattern, const char* text) {

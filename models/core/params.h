@@ -78,6 +78,9 @@ class param_base {
   virtual void set_from_string(const std::string& text) = 0;
   // Parses and range-checks without setting (throws as set_from_string).
   virtual void check_string(const std::string& text) const = 0;
+  // A new default (a hardware profile's): parsed and range-checked like set_from_string; the
+  // value follows unless a scenario or the command line has set it.
+  virtual void set_default_from_string(const std::string& text);
   // True once a scenario or the command line has set this parameter.
   bool overridden() const { return overridden_; }
   // Declared live: it may change during the run.
@@ -88,6 +91,21 @@ class param_base {
   // A run-time write: refuses a fixed parameter, then sets the value and tells the listener.
   // Throws config_error (one line, naming the parameter) and changes nothing on bad input.
   void write_live(const std::string& text);
+
+  const char* leaf() const { return leaf_; }  // "pfc.xoff", without owner and class
+  int cls() const { return cls_; }             // -1: not a per-class parameter
+
+  // Inertness: the model that owns a parameter declares when it has no effect in the final
+  // configuration (another parameter's choice, the link layer, a replaced block). `check` gets
+  // `model` and the parameter (its leaf and class) and returns why it is inert, or "" when it
+  // has an effect. Asked once the overrides are final (platforms/inert_settings.*), never per
+  // frame. One check per model usually serves all its parameters.
+  using inert_check = std::string (*)(const void* model, const param_base& self);
+  void inert_when(inert_check check, const void* model) {
+    inert_check_ = check;
+    inert_model_ = model;
+  }
+  std::string inert_reason() const { return inert_check_ ? inert_check_(inert_model_, *this) : std::string(); }
 
  protected:
   bool overridden_ = false;
@@ -102,6 +120,8 @@ class param_base {
   const char* leaf_;
   const char* description_;
   param_listener* listener_ = nullptr;
+  inert_check inert_check_ = nullptr;
+  const void* inert_model_ = nullptr;
 };
 
 // How a value type is parsed, printed and named.
@@ -187,6 +207,11 @@ class param : public param_base {
     overridden_ = true;
   }
   void check_string(const std::string& text) const override { check(traits::parse(text, name()), text); }
+  void set_default_from_string(const std::string& text) override {
+    T v = traits::parse(text, name());
+    check(v, text);
+    set_default(v);
+  }
 
  private:
   void check(const T& v, const std::string& text) const {
@@ -216,6 +241,7 @@ class choice_param : public param_base {
   void check_string(const std::string& text) const override;
   // An instance default (an InfiniBand port's VL arbiter): replaces the value unless set.
   void set_default(const std::string& choice);
+  void set_default_from_string(const std::string& text) override { set_default(text); }
 
  private:
   const choice_spec& spec_;
@@ -244,6 +270,8 @@ class param_registry {
   // set() for each (pattern, value) in order, composing the parameters' names once for all of
   // them (a scenario may hold hundreds of thousands of patterns).
   void set_each(const std::vector<std::pair<std::string, std::string>>& overrides, bool require_match = true);
+  // The parameters whose names match the glob `pattern`, in declaration order.
+  std::vector<param_base*> matching(const std::string& pattern) const;
 
  private:
   std::vector<std::string> names() const;  // in the order of params_

@@ -11,8 +11,11 @@
 // registration order (choice_for), so `sluice params` lists them and an unknown name is the
 // choice_param error: "sw0.port3.scheduler: 'wfq' is not one of {strict-dwrr, round-robin}".
 #pragma once
+#include <algorithm>
 #include <functional>
+#include <initializer_list>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -36,12 +39,27 @@ class policy_registry {
   struct entry {
     std::string name, description;
     factory make;
+    // The owner's parameters the policy reads (their leaves, "prio<k>." left out), if it said;
+    // the others have no effect while it is chosen (param_base::inert_when).
+    std::optional<std::vector<std::string>> reads;
   };
 
   // A name registered twice is a model error.
-  void add(std::string name, std::string description, factory make) {
+  void add(std::string name, std::string description, factory make,
+           std::optional<std::vector<std::string>> reads = std::nullopt) {
     if (find(name)) throw std::logic_error("policy '" + name + "' registered twice");
-    entries_.push_back({std::move(name), std::move(description), std::move(make)});
+    entries_.push_back({std::move(name), std::move(description), std::move(make), std::move(reads)});
+  }
+  // Whether policy `name` reads its owner's parameter `leaf`. False only when `name` listed what
+  // it reads without `leaf` while another policy of the slot lists it: a parameter no policy
+  // claims is the owner's own, read whatever the choice.
+  bool reads(const std::string& name, const std::string& leaf) const {
+    auto lists = [&](const entry& e) {
+      return e.reads && std::find(e.reads->begin(), e.reads->end(), leaf) != e.reads->end();
+    };
+    const entry* chosen = find(name);
+    if (!chosen || !chosen->reads || lists(*chosen)) return true;
+    return std::none_of(entries_.begin(), entries_.end(), lists);
   }
   const entry* find(const std::string& name) const {
     for (const entry& e : entries_)
@@ -91,6 +109,11 @@ struct policy_registrar {
   template <class Factory>
   policy_registrar(const char* name, const char* description, Factory make) {
     Registry::instance().add(name, description, std::move(make));
+  }
+  // `reads`: the leaves of the owner's parameters the policy reads ({} : none of them).
+  template <class Factory>
+  policy_registrar(const char* name, const char* description, Factory make, std::initializer_list<const char*> reads) {
+    Registry::instance().add(name, description, std::move(make), std::vector<std::string>(reads.begin(), reads.end()));
   }
 };
 

@@ -82,8 +82,17 @@ credit_flow_control::credit_flow_control(sc_core::sc_module_name name, mac_port&
       classes_(classes) {
   if (classes < 1 || classes > max_classes)
     throw config_error(std::string(this->name()) + ": a credit port has 1 to 16 VLs, not " + std::to_string(classes));
-  for (int k = 0; k < std::min(classes, management_vl); ++k)
+  for (int k = 0; k < std::min(classes, management_vl); ++k) {
     buffer.push_back(std::make_unique<param<byte_count>>(this, buffer_spec, k));
+    // The buffer of a VL the port does not operate is never advertised.
+    buffer.back()->inert_when(
+        [](const void* fc, const param_base& p) -> std::string {
+          const credit_flow_control& c = *static_cast<const credit_flow_control*>(fc);
+          return p.cls() < static_cast<int>(c.vls()) ? "" : "VL " + std::to_string(p.cls()) + " is not operational (" + c.vls.name() +
+                                              " = " + std::to_string(c.vls()) + ")";
+        },
+        this);
+  }
   for (int sl = 0; sl < max_classes; ++sl)  // identity by default (SL k on VL k)
     sl2vl.push_back(std::make_unique<param<uint64_t>>(this, sl2vl_spec, static_cast<uint64_t>(sl), sl));
   add_stats(*this, port_stats, this);

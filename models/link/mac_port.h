@@ -61,6 +61,7 @@ class mac_port : public sc_core::sc_module, public timed_client, public frame_re
     sink_ = sink;
   }
   void attach_flow_control(flow_control_if* fc) { fc_ = fc; }
+  const flow_control_if* flow_control() const { return fc_; }
   void attach_wire(const wire_if* w) { wire_ = w; }
   // The wire this port transmits on; a port used before it is attached is a model error.
   const wire_if& wire() const;

@@ -67,6 +67,16 @@ const param_spec<sc_core::sc_time> watchdog_restore_spec{
     sc_core::sc_time(200, sc_core::SC_MS), sc_core::sc_time(1, sc_core::SC_NS), sc_core::sc_time(10, sc_core::SC_SEC)};
 }  // namespace
 
+// A port keeps its PFC even when its MAC is gated by another component (InfiniBand credits):
+// every PFC parameter is then inert.
+std::string pfc::inert_reason(const void* model, const param_base&) {
+  const pfc& f = *static_cast<const pfc*>(model);
+  const flow_control_if* gate = f.mac_.flow_control();
+  if (!gate || gate == &f) return "";
+  return gate->layer() == link_layer::ib ? "PFC on an InfiniBand port, which has credit flow control"
+                                         : "the port's MAC is gated by another flow-control component";
+}
+
 pfc::pfc(sc_core::sc_module_name name, mac_port& mac, int classes, ingress_state_if* buffer)
     : sc_module(name),
       response(this, response_spec),
@@ -76,12 +86,26 @@ pfc::pfc(sc_core::sc_module_name name, mac_port& mac, int classes, ingress_state
   if (classes < 1 || classes > pfc_priorities)
     throw config_error(std::string(this->name()) + ": PFC carries 8 priorities; the port has " +
                        std::to_string(classes) + " classes");
+  response.inert_when(inert_reason, this);
   if (buffer_) {
     quanta = std::make_unique<param<uint64_t>>(this, quanta_spec);
     refresh = std::make_unique<param<double>>(this, refresh_spec);
     watchdog_action = std::make_unique<choice_param>(this, watchdog_action_spec);
     watchdog_detect = std::make_unique<param<sc_core::sc_time>>(this, watchdog_detect_spec);
     watchdog_restore = std::make_unique<param<sc_core::sc_time>>(this, watchdog_restore_spec);
+    quanta->inert_when(inert_reason, this);
+    refresh->inert_when(inert_reason, this);
+    watchdog_action->inert_when(inert_reason, this);
+    // The watchdog's times do nothing while it is off.
+    for (param_base* p : std::initializer_list<param_base*>{watchdog_detect.get(), watchdog_restore.get()})
+      p->inert_when(
+          [](const void* m, const param_base& self) -> std::string {
+            const pfc& f = *static_cast<const pfc*>(m);
+            std::string why = inert_reason(m, self);
+            if (why.empty() && (*f.watchdog_action)() == "off") why = f.watchdog_action->name() + " is 'off'";
+            return why;
+          },
+          this);
     add_stats(*this, generator_stats, this);
   }
   add_stats(*this, receiver_stats, this);

@@ -142,6 +142,7 @@ class pfc : public sc_core::sc_module, public flow_control_if, public timed_clie
   void arm_watchdog(uint64_t at_ps);
   void schedule_refresh();
   void apply_pause(int cls, uint64_t effective_ps, uint64_t until_ps);
+  static std::string inert_reason(const void* pfc, const param_base& p);
   data_rate wire_rate() const;
 
   // Publishes pause_on / pause_off at the times the gate of a class closes and opens, which are

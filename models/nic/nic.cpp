@@ -82,6 +82,18 @@ nic::nic(sc_core::sc_module_name name, uint32_t node_id, flow_table& flows, int 
   probes.declare(probes::feedback_sent, this, this);
   probes.declare(probes::feedback_received, &rx_, this);
   probes.declare(probes::rate_change, this, this);
+  // A reaction point reacts for the flows this NIC sends, a notification point for those it
+  // receives: with none, the choice has no effect.
+  for (param_base* p : std::initializer_list<param_base*>{&np, &rp})
+    p->inert_when(
+        [](const void* m, const param_base& self) -> std::string {
+          const nic& n = *static_cast<const nic*>(m);
+          if (&self == &n.rp) return n.flow_ids_.empty() ? std::string(n.name()) + " sends no flow" : "";
+          for (const flow& f : n.flows_)
+            if (f.spec.dst == n.node_id_) return "";
+          return std::string(n.name()) + " receives no flow";
+        },
+        this);
 }
 
 void nic::send_control(tlm::tlm_generic_payload* frame) {

@@ -49,23 +49,54 @@ mmu_port_params::mmu_port_params(const sc_core::sc_object& port, param_listener*
     p->on_change(owner);
 }
 
-mmu::mmu(sc_core::sc_module_name name, int classes)
+mmu::mmu(sc_core::sc_module_name name, int classes, link_layer layer)
     : sc_module(name),
       buffer(this, buffer_spec),
       threshold_mode(this, threshold_spec()),
       alpha(this, alpha_spec),
       alpha_lossy(this, alpha_lossy_spec),
       cell(this, cell_spec),
-      classes_(classes) {
+      classes_(classes),
+      layer_(layer) {
   // Per-priority parameters live on the switch ("sw0.prio3.lossless").
   const sc_core::sc_object* sw = get_parent_object();
   for (int i = 0; i < classes_; ++i) lossless.push_back(std::make_unique<param<bool>>(sw, lossless_spec, i));
   alpha.on_change(this);
   alpha_lossy.on_change(this);
+  for (param_base* p : std::initializer_list<param_base*>{&buffer, &threshold_mode, &alpha, &alpha_lossy, &cell})
+    p->inert_when(inert_reason, this);
+  for (auto& p : lossless) p->inert_when(inert_reason, this);
 }
 
 void mmu::add_port(const sc_core::sc_object& port) {
   ports.push_back(std::make_unique<mmu_port_params>(port, static_cast<param_listener*>(this)));
+  for (param_base* p : {&ports.back()->reserve, &ports.back()->xoff, &ports.back()->xon_offset, &ports.back()->headroom})
+    p->inert_when(inert_reason, this);
+}
+
+// Inert when: another MMU replaces this one (every parameter); PFC on InfiniBand ports (pfc.xoff,
+// xon_offset, headroom);
+// the chosen threshold policy does not read it (pfc.xoff under dynamic, alpha and alpha_lossy
+// under static); no class is lossless (nothing pauses: alpha, pfc.headroom, pfc.xon_offset), or
+// every class is (alpha_lossy).
+std::string mmu::inert_reason(const void* model, const param_base& p) {
+  const mmu& m = *static_cast<const mmu*>(model);
+  const std::string l = p.leaf();
+  if (m.replaced_) return std::string(m.name()) + " is replaced by an MMU bound with bind_mmu";
+  // An InfiniBand port's reserve holds its VL buffers (fabric::derive_defaults): nothing reaches
+  // the PFC thresholds, and credits, not XOFF, hold the sender.
+  if (m.layer_ == link_layer::ib && l.compare(0, 4, "pfc.") == 0 && l != "pfc.reserve")
+    return "PFC on an InfiniBand port, which has credit flow control";
+  if (!threshold_policies::instance().reads(m.threshold_mode(), l))
+    return m.threshold_mode.name() + " is '" + m.threshold_mode() + "', which does not read " + l;
+  int lossless_classes = 0;
+  for (int i = 0; i < m.classes_; ++i) lossless_classes += m.is_lossless(i);
+  const sc_core::sc_object* sw = m.get_parent_object();
+  const std::string prio = (sw ? std::string(sw->name()) + "." : std::string()) + "prio<k>.lossless";
+  if (lossless_classes == 0 && (l == "alpha" || l == "pfc.headroom" || l == "pfc.xon_offset"))
+    return "no class is lossless (" + prio + " = false): nothing pauses";
+  if (lossless_classes == m.classes_ && l == "alpha_lossy") return "every class is lossless (" + prio + " = true)";
+  return "";
 }
 
 pg_config mmu::group_config(int port, int cls) const {

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "models/core/params.h"
+#include "models/link/flow_control.h"
 #include "models/switch/shared_buffer.h"
 #include "models/switch/switch_blocks.h"
 
@@ -29,8 +30,9 @@ class mmu : public sc_core::sc_module, public mmu_if, private param_listener {
   std::vector<std::unique_ptr<param<bool>>> lossless;  // per class
   std::vector<std::unique_ptr<mmu_port_params>> ports;
 
-  // classes: the fabric's count. Ports are added in index order during elaboration.
-  mmu(sc_core::sc_module_name name, int classes);
+  // classes: the fabric's count; layer: the switch ports' (InfiniBand ports send no PFC). Ports
+  // are added in index order during elaboration.
+  mmu(sc_core::sc_module_name name, int classes, link_layer layer = link_layer::cee);
   void add_port(const sc_core::sc_object& port);
 
   bool admit(int port, int priority, uint32_t bytes, bool& xoff_due) override;
@@ -47,12 +49,18 @@ class mmu : public sc_core::sc_module, public mmu_if, private param_listener {
   // The shared pool, plus every port's reserve and, if the class is lossless, its headroom.
   uint64_t capacity_bytes(int priority) const override;
   int classes() const { return classes_; }
+  // Another MMU was bound in this one's place (switch_model::bind_mmu): its parameters are inert.
+  void set_replaced() { replaced_ = true; }
 
  private:
   void start_of_simulation() override;
   void param_changed(const param_base&) override;
   pg_config group_config(int port, int cls) const;
+  // Why a parameter that reads the shared buffer's policy or PFC has no effect ("" if it has one).
+  static std::string inert_reason(const void* mmu, const param_base& p);
   int classes_;
+  link_layer layer_;
+  bool replaced_ = false;
   resume_listener* listener_ = nullptr;
   std::unique_ptr<threshold_policy> threshold_;  // chosen by threshold_mode
 };

@@ -19,10 +19,12 @@ struct dynamic_policy final : threshold_policy {
 };
 const policy_registrar<threshold_policies> static_reg{
     "static", "a byte limit on the group's shared use (<port>.pfc.xoff)",
-    [] { return std::make_unique<static_policy>(); }};
+    [] { return std::make_unique<static_policy>(); },
+    {"pfc.xoff"}};
 const policy_registrar<threshold_policies> dynamic_reg{
     "dynamic", "alpha x free shared pool (<sw>.mmu.alpha, alpha_lossy; Choudhury-Hahne)",
-    [] { return std::make_unique<dynamic_policy>(); }};
+    [] { return std::make_unique<dynamic_policy>(); },
+    {"alpha", "alpha_lossy"}};
 }  // namespace
 
 const threshold_policy& static_threshold() {

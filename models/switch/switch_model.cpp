@@ -50,7 +50,7 @@ switch_model::switch_model(sc_core::sc_module_name name, uint32_t node_id, int n
       buffer_release(this, buffer_release_spec),
       mmu_port("mmu_port"),
       forwarding_port("forwarding_port"),
-      mmu_block("mmu", classes),
+      mmu_block("mmu", classes, layer),
       forwarding("forwarding"),
       node_id_(node_id),
       classes_(classes) {
@@ -58,6 +58,12 @@ switch_model::switch_model(sc_core::sc_module_name name, uint32_t node_id, int n
   probe_registry::instance().declare(probes::feedback_sent, this, this);
   pipeline.on_change(this);
   if (layer == link_layer::ib) forwarding.policy.set_default("lft");  // a linear forwarding table by LID
+  forwarding.policy.inert_when(
+      [](const void* sw, const param_base&) -> std::string {
+        const switch_model& s = *static_cast<const switch_model*>(sw);
+        return s.custom_forwarding_ ? std::string(s.name()) + " has forwarding bound by bind_forwarding" : "";
+      },
+      this);
   for (int i = 0; i < num_ports; ++i)
     ports.push_back(std::make_unique<switch_port>(("port" + std::to_string(i)).c_str(), i,
                                                   eth::mac_address(node_id, static_cast<uint32_t>(i)), classes, *this,

@@ -55,7 +55,10 @@ class switch_model : public sc_core::sc_module,
 
   // Replace the default MMU or forwarding block (an RTL adapter, another policy); call during
   // elaboration, before sc_start. The default's parameters remain but no longer act.
-  void bind_mmu(mmu_if& replacement) { custom_mmu_ = &replacement; }
+  void bind_mmu(mmu_if& replacement) {
+    custom_mmu_ = &replacement;
+    mmu_block.set_replaced();
+  }
   void bind_forwarding(forwarding_if& replacement) { custom_forwarding_ = &replacement; }
   // A forwarding block that answers later (split phase); `forwarding_latency` then has no effect.
   void bind_split_forwarding(split_forwarding_if& replacement) { custom_split_forwarding_ = &replacement; }

@@ -1,5 +1,7 @@
 #include "models/switch/switch_port.h"
 
+#include <algorithm>
+
 #include "models/core/stats.h"
 #include "models/switch/switch_policies.h"
 
@@ -75,8 +77,30 @@ switch_port::switch_port(sc_core::sc_module_name name, int index, uint64_t mac_a
     weight.push_back(std::make_unique<param<uint64_t>>(this, weight_spec, i));
     weight.back()->on_change(this);
     cp.push_back(std::make_unique<choice_param>(this, cp_spec(), i));
+    sched.back()->inert_when(inert_reason, this);
+    weight.back()->inert_when(inert_reason, this);
   }
+  for (param_base* p : std::initializer_list<param_base*>{&quantum, &scheduler, high_limit.get()})
+    if (p) p->inert_when(inert_reason, this);
   add_stats(*this, class_stats, this, classes);
+}
+
+// The scheduler's parameters are inert when another scheduler is bound in its place, when the
+// chosen policy does not read them (weights under round-robin), or, under strict-dwrr, a strict
+// class's weight and the quantum when no class is dwrr.
+std::string switch_port::inert_reason(const void* model, const param_base& p) {
+  const switch_port& port = *static_cast<const switch_port*>(model);
+  const std::string leaf = p.leaf();
+  if (port.custom_scheduler_) return std::string(port.name()) + " has a scheduler bound by bind_scheduler, which replaces the built-in one";
+  if (leaf == "scheduler") return "";
+  if (!scheduler_policies::instance().reads(port.scheduler(), leaf))
+    return port.scheduler.name() + " is '" + port.scheduler() + "', which does not read " + leaf;
+  if (port.scheduler() != "strict-dwrr") return "";
+  if (leaf == "weight" && (*port.sched[p.cls()])() == "strict")
+    return port.sched[p.cls()]->name() + " is 'strict': weights share the rest among the dwrr classes";
+  const bool any_dwrr = std::any_of(port.sched.begin(), port.sched.end(), [](const auto& s) { return (*s)() == "dwrr"; });
+  if (leaf == "dwrr.quantum" && !any_dwrr) return "every class of " + std::string(port.name()) + " is strict (prio<k>.sched)";
+  return "";
 }
 
 // Credit flow control admits only what the input buffer can hold: a drop is a model error.

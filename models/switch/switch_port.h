@@ -67,6 +67,7 @@ class switch_port : public sc_core::sc_module, public pause_storm_listener, priv
   void start_of_simulation() override;
   void param_changed(const param_base&) override;
   scheduler_config scheduler_settings() const;
+  static std::string inert_reason(const void* port, const param_base& p);
   std::unique_ptr<scheduler_if> default_scheduler_;
   std::array<std::unique_ptr<congestion_point_if>, max_classes> cp_policy_;
   bool policies_made_ = false;

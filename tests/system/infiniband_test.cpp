@@ -103,7 +103,8 @@ TEST(IbFabric, BadCreditConfigurationsAreOneLineErrors) {
   EXPECT_EQ(error_of({{"sw0.port16.credit.prio3.sl2vl", "6"}, {"r0.port0.credit.vls", "4"}}),
             "r0.port0.credit.vls: '4' leaves out VL 6 (SL 3 from sw0.port16.credit)");
   EXPECT_EQ(error_of({{"sw0.port1.pfc.quanta", "100"}}),
-            "sw0.port1.pfc.quanta: PFC on an InfiniBand port, which has credit flow control");
+            "--set: sw0.port1.pfc.quanta=100 has no effect: PFC on an InfiniBand port, which has credit flow control "
+            "(--allow-inert or run.allow_inert: true to run anyway)");
   EXPECT_EQ(error_of({{"h0.rp", "ib-cca"}, {"h0.rp.ccti_limit", "10"}, {"h0.rp.ccti_min", "11"}}),
             "h0.rp.ccti_min: '11' is past the table's end (h0.rp.ccti_limit = 10)");
   // A loaded table of 3 entries: CCTI_Limit and CCTI_Min must index it.

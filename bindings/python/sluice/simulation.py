@@ -70,13 +70,16 @@ def _overrides(set_):
     return [(str(k), str(v)) for k, v in items]
 
 
-def _run_spec(scenario, base_dir, set_, seed, cc, sample_period, until):
+def _run_spec(scenario, base_dir, set_, seed, cc, sample_period, until, profile=None, allow_inert=False):
     spec = scenario_spec(scenario, base_dir)
     spec["sets"] = _overrides(set_)
+    spec["allow_inert"] = bool(allow_inert)
     if seed is not None:
         spec["seed"] = str(seed)
     if cc is not None:
         spec["cc"] = str(cc)
+    if profile is not None:
+        spec["profile"] = str(profile)
     if sample_period is not None:
         spec["sample_period"] = _time_text(sample_period, "sample_period")
     if until is not None:
@@ -91,8 +94,13 @@ class Simulation:
     Simulation can run again (same seed, same results) and many can run in one session.
     """
 
-    def __init__(self, scenario, seed=None, set=None, cc=None, sample_period=None, base_dir=None):  # noqa: A002
-        self._spec_args = dict(scenario=scenario, base_dir=base_dir, set_=set, seed=seed, cc=cc, sample_period=sample_period)
+    def __init__(self, scenario, seed=None, set=None, cc=None, sample_period=None, base_dir=None,  # noqa: A002
+                 profile=None, allow_inert=False):
+        """profile: hardware profile of defaults ('default', '40g', '100g'; docs/models/profiles.md).
+        allow_inert: a setting whose every match has no effect warns (stderr, result warnings)
+        instead of failing."""
+        self._spec_args = dict(scenario=scenario, base_dir=base_dir, set_=set, seed=seed, cc=cc, sample_period=sample_period,
+                               profile=profile, allow_inert=allow_inert)
         scenario_spec(scenario, base_dir)  # a bad argument fails here, not in the child
         self._callbacks = []  # (name, at, every, fn)
 
@@ -197,11 +205,11 @@ class Result:
         )
 
 
-def params(scenario, match="*", set=None, cc=None, base_dir=None):  # noqa: A002
+def params(scenario, match="*", set=None, cc=None, base_dir=None, profile=None, allow_inert=False):  # noqa: A002
     """The parameters of the scenario's fabric as a DataFrame: name, unit, default, value,
     range, change ("live": may change during a run, or "fixed"), description (what `sluice
     params` prints)."""
-    spec = _run_spec(scenario, base_dir, set, None, cc, None, None)
+    spec = _run_spec(scenario, base_dir, set, None, cc, None, None, profile, allow_inert)
     rows = _child.call_in_child(lambda: _native().params(spec, match))
     return pd.DataFrame(rows, columns=["name", "unit", "default", "value", "range", "change", "description"])
 

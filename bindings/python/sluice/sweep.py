@@ -18,7 +18,7 @@ from . import _child
 from .simulation import Simulation
 
 # Grid keys that are run options rather than parameter patterns.
-RUN_KEYS = ("until", "cc", "sample_period")
+RUN_KEYS = ("until", "cc", "sample_period", "profile")
 
 DEFAULT_METRICS = (
     "totals.drops",
@@ -50,7 +50,7 @@ def _column(name):
 
 def run_point(scenario, point, seed, metrics, base_dir=None, set=None, run_options=None):  # noqa: A002
     """One grid point: a row of parameters, seed, metrics and error (None if it ran).
-    run_options: until, cc, sample_period for every point (the point's own win)."""
+    run_options: until, cc, sample_period, profile for every point (the point's own win)."""
     row = dict(point)
     row["seed"] = seed
     row["error"] = None
@@ -59,7 +59,7 @@ def run_point(scenario, point, seed, metrics, base_dir=None, set=None, run_optio
         run_opts.update({k: v for k, v in point.items() if k in RUN_KEYS})
         overrides = list((set or {}).items()) + [(k, v) for k, v in point.items() if k not in RUN_KEYS]
         sim = Simulation(scenario, seed=seed, set=overrides, cc=run_opts.get("cc"),
-                         sample_period=run_opts.get("sample_period"), base_dir=base_dir)
+                         sample_period=run_opts.get("sample_period"), base_dir=base_dir, profile=run_opts.get("profile"))
         result = sim.run(until=run_opts.get("until"), progress=False)
         if callable(metrics):
             row.update(metrics(result))
@@ -114,7 +114,7 @@ def sweep(scenario, grid, seeds=(1,), metrics=DEFAULT_METRICS, set=None, until=N
           sample_period=None, base_dir=None, workers=None, client=None, progress=True):
     """Runs every combination of `grid` for every seed; one row per (point, seed).
 
-    grid: {parameter pattern or run option (until, cc, sample_period): value or list of values}.
+    grid: {parameter pattern or run option (until, cc, sample_period, profile): value or list of values}.
     metrics: summary paths ('totals.drops') or counter names, one column each (the 'totals.'
     prefix is dropped from column names); or a function result -> dict of columns.
     set, until, cc, sample_period: common to every point. workers: local parallel runs (default: CPU count).

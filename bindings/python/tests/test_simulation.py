@@ -24,7 +24,7 @@ def model_summary(summary):
 
 
 def test_same_scenario_twice_in_one_session_gives_identical_results(incast):
-    sim = sluice.Simulation(incast, seed=7, set={"sw0.port*.pfc.xoff": "96KiB"})
+    sim = sluice.Simulation(incast, seed=7, set={"sw0.mmu.threshold": "static", "sw0.port*.pfc.xoff": "96KiB"})
     sim.every("50us", lambda s: s.counter("sw0.port16.prio3.queue_bytes"), name="q")
     a, b = sim.run(until="300us"), sim.run(until="300us")
     assert model_summary(a.summary) == model_summary(b.summary)
@@ -98,13 +98,13 @@ def test_callback_reads_and_writes_the_live_fabric(incast):
         seen["links"] = len(s.counters("*.ab.frames"))
         return s.counter("h0-sw0.ab.frames")
 
-    sim = sluice.Simulation(incast, set={"sw0.port*.pfc.xoff": "96KiB"})
+    sim = sluice.Simulation(incast, set={"sw0.mmu.threshold": "static", "sw0.port*.pfc.xoff": "96KiB"})
     sim.at("100us", look, name="frames")
     result = sim.run(until="200us", progress=False)
     # In the child: values come back as the callback's return, not through the closure.
     assert seen == {}
     assert result.probe("frames").iloc[0] > 0
-    sim2 = sluice.Simulation(incast, set={"sw0.port*.pfc.xoff": "96KiB"})
+    sim2 = sluice.Simulation(incast, set={"sw0.mmu.threshold": "static", "sw0.port*.pfc.xoff": "96KiB"})
     sim2.at("100us", lambda s: (s.link("h0-sw0").rate, s.param("sw0.port16.pfc.xoff"), len(s.counters("*.ab.frames"))), name="v")
     assert sim2.run(until="200us", progress=False).probe("v").iloc[0] == ("40Gbps", "96KiB", 17)
 
@@ -248,7 +248,7 @@ def test_params_and_stats_as_dataframes(incast):
     assert list(p.columns) == ["name", "unit", "default", "value", "range", "change", "description"]
     xoff = p.set_index("name").loc["sw0.port16.pfc.xoff"]
     assert (xoff.unit, xoff.default) == ("bytes", "48KiB")
-    assert sluice.params(incast, match="sw0.port16.pfc.xoff", set={"*.xoff": "96KiB"}).value[0] == "96KiB"
+    assert sluice.params(incast, match="sw0.port16.pfc.xoff", set={"*.xoff": "96KiB"}, allow_inert=True).value[0] == "96KiB"
     s = sluice.stats(incast, match="sw0.port16.prio3.*")
     assert "sw0.port16.prio3.queue_bytes" in set(s.name)
     with pytest.raises(ValueError, match=r"^match: 'zzz' matches no parameter$"):
@@ -273,3 +273,25 @@ def test_a_run_prints_no_systemc_banner(incast):
     done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert "Copyright" not in done.stdout + done.stderr
+
+
+def test_a_setting_that_does_nothing_is_an_error_or_with_allow_inert_a_warning(incast):
+    with pytest.raises(ValueError) as e:
+        sluice.Simulation(incast, set={"sw0.port0.pfc.xoff": "96KiB"}).run(until="20us", progress=False)
+    assert str(e.value) == ("set: sw0.port0.pfc.xoff=96KiB has no effect: sw0.mmu.threshold is 'dynamic', which does "
+                            "not read pfc.xoff (allow_inert or run.allow_inert: true to run anyway)")
+    with pytest.raises(ValueError, match=r"^set: \*\.xoff=96KiB has no effect on any of its 17 matches"):
+        sluice.params(incast, set={"*.xoff": "96KiB"})
+    result = sluice.Simulation(incast, set={"sw0.port0.pfc.xoff": "96KiB"}, allow_inert=True).run(until="20us",
+                                                                                                 progress=False)
+    assert result.summary["warnings"] == [
+        "set: sw0.port0.pfc.xoff=96KiB has no effect: sw0.mmu.threshold is 'dynamic', which does not read pfc.xoff"]
+
+
+def test_a_hardware_profile_sets_defaults_and_settings_win(incast):
+    p = sluice.params(incast, match="*.header", profile="40g").set_index("name")
+    assert set(p.value) == {"66B"} and set(p.default) == {"66B"}
+    p = sluice.params(incast, match="sw0.mmu.buffer", profile="100g", set={"sw0.mmu.buffer": "8MiB"})
+    assert (p.default[0], p.value[0]) == ("32MiB", "8MiB")
+    with pytest.raises(ValueError, match=r"^profile: '25g' is not one of \{default, 40g, 100g\}$"):
+        sluice.params(incast, profile="25g")

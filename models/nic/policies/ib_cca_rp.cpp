@@ -84,6 +84,14 @@ class cca_maker final : public reaction_point_maker {
       ce_reaction = std::make_unique<choice_param>(&nic, ce_reaction_spec);
       ue_reaction = std::make_unique<choice_param>(&nic, ue_reaction_spec);
     }
+    // A loaded table replaces the shape's.
+    for (param_base* p : std::initializer_list<param_base*>{&max_delay, &shape})
+      p->inert_when(
+          [](const void* m, const param_base&) -> std::string {
+            const cct_param& table = static_cast<const cca_maker*>(m)->cct;
+            return table.entries().empty() ? "" : table.name() + " loads the table entry by entry";
+          },
+          this);
   }
   // The reaction a BECN CNP asks for: "increase" without TCD; with it, by the code point in its BTH.
   const std::string& reaction_to(const packet_header& cnp) const {

@@ -125,7 +125,21 @@ struct qcn_rp_params {
         sonar_fuse(nic, sonar_fuse_spec),
         tr_hold(nic, tr_hold_spec),
         bc_reset(nic, bc_reset_spec),
-        jitter(nic, jitter_spec) {}
+        jitter(nic, jitter_spec) {
+    ba_timer.inert_when(
+        [](const void* m, const param_base&) -> std::string {
+          const qcn_rp_params& q = *static_cast<const qcn_rp_params*>(m);
+          return q.path_ba() ? "" : q.path_ba.name() + " is false";
+        },
+        this);
+    for (param_base* p : std::initializer_list<param_base*>{&sonar_wait, &sonar_echo, &sonar_fuse})
+      p->inert_when(
+          [](const void* m, const param_base&) -> std::string {
+            const qcn_rp_params& q = *static_cast<const qcn_rp_params*>(m);
+            return q.sonar() ? "" : q.sonar.name() + " is false";
+          },
+          this);
+  }
   qcn_rp_config config() const {
     return {gd(), min_rate().bps, bc().bytes, to_ps(timer()), static_cast<int>(f()), r_ai().bps, r_hai().bps, efr(),
             target_reduction(), path_ba(), to_ps(ba_timer()), sonar(), to_ps(sonar_wait()), to_ps(sonar_echo()),

@@ -90,6 +90,14 @@ class qcn_cp final : public congestion_point_if {
         {"echo_sent", "frames", "sonar echoes sent (qFb = 0 CNMs answering a probe while BA = 0)",
          [](const void* m, int) { return static_cast<double>(stat_model<qcn_cp>(m).echoes_); }},
     };
+    // The bandwidth-available signal exists only for path_ba and sonar.
+    for (param_base* p : std::initializer_list<param_base*>{&ba_threshold_, &ba_time_})
+      p->inert_when(
+          [](const void* cp, const param_base&) -> std::string {
+            const qcn_cp& q = *static_cast<const qcn_cp*>(cp);
+            return q.path_ba_() || q.sonar_() ? "" : q.path_ba_.name() + " and " + q.sonar_.name() + " are false";
+          },
+          this);
     stat_registry::instance().add(&port, scope_.c_str(), stats, 5, this);
   }
 

@@ -71,6 +71,14 @@ class tcd_cp final : public congestion_point_if {
         pmax_(&port, pmax_spec, cls),
         scope_("prio" + std::to_string(cls) + ".tcd"),
         draws_(random_streams::instance().seed_for(std::string(port.name()) + ".prio" + std::to_string(cls) + ".cp")) {
+    // RED's thresholds mark only with ce_marking = red.
+    for (param_base* p : std::initializer_list<param_base*>{&kmin_, &kmax_, &pmax_})
+      p->inert_when(
+          [](const void* cp, const param_base&) -> std::string {
+            const choice_param& marking = static_cast<const tcd_cp*>(cp)->ce_marking_;
+            return marking() == "red" ? "" : marking.name() + " is '" + marking() + "', not 'red'";
+          },
+          this);
     using S = tcd_state;
     static const stat_desc stats[] = {
         {"to_congestion", "transitions", "entries into the congestion state",
