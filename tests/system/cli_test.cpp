@@ -83,7 +83,7 @@ TEST(Cli, BadSetValueUnitAndPattern) {
 
 TEST(Cli, ParamsListsEveryParameterWithUnitDefaultValueRangeAndDescription) {
   std::string s = write_temp("p.yaml", good);
-  auto r = test::run_cli("params " + s + " --set 'sw*.port*.pfc.xoff=96KiB'", "/dev/null");
+  auto r = test::run_cli("params " + s + " --set 'sw*.mmu.threshold=static' --set 'sw*.port*.pfc.xoff=96KiB'", "/dev/null");
   ASSERT_EQ(r.status, 0) << r.output;
   // The xoff of every port shows the override next to its default.
   std::size_t rows = 0, pos = 0;
