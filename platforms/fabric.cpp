@@ -6,8 +6,8 @@
 #include <set>
 #include <unordered_set>
 
+#include "models/cc/scheme.h"
 #include "models/core/random.h"
-#include "platforms/congestion_control.h"
 
 namespace sluice {
 namespace {
@@ -207,16 +207,25 @@ void fabric::choose_congestion_control(const std::string& all) {
     const std::string& name = all.empty() ? f.spec.cc : all;
     if (name.empty()) continue;
     const std::string key = all.empty() ? "traffic: cc" : "--cc";
-    const cc_scheme& cc = cc_scheme_named(name, key);
-    check_cc_fabric(cc, scenario_.topology.layer == link_layer::ib, key);
+    const cc_scheme& cc = cc_scheme_registry::instance().named(name, key);
+    cc_scheme_registry::instance().check_fabric(cc, scenario_.topology.layer == link_layer::ib, key);
     nic_of_node_[f.spec.src]->rp.set_from_string(cc.rp);
     nic_of_node_[f.spec.dst]->np.set_from_string(cc.np);
     cc_of_flow_[f.id] = &cc;
-    if (std::string(cc.cp) != "none" || !cp_by_class.count(f.spec.priority)) cp_by_class[f.spec.priority] = &cc;
+    if (cc.cp != "none" || !cp_by_class.count(f.spec.priority)) cp_by_class[f.spec.priority] = &cc;
+    if (std::find(chosen_.begin(), chosen_.end(), &cc) == chosen_.end()) chosen_.push_back(&cc);
   }
   for (auto& sw : switches)
     for (auto& port : sw->ports)
       for (const auto& [cls, cc] : cp_by_class) port->cp[cls]->set_from_string(cc->cp);
+  // Each chosen scheme declares its scheme-wide parameters once and makes its switch-side
+  // observers, if it has any.
+  for (const cc_scheme* cc : chosen_) {
+    if (cc->declare) cc->declare();
+    if (cc->observer)
+      for (auto& sw : switches)
+        if (auto o = cc->observer(*sw)) observers_.push_back(std::move(o));
+  }
 }
 
 void fabric::check_policies() const {
@@ -263,7 +272,7 @@ void fabric::check_congestion_points() const {
   std::vector<uint32_t> todo;
   for (const flow& f : flows) {
     const cc_scheme* cc = cc_of_flow_[f.id];
-    if (!cc || std::string(cc->cp) == "none") continue;
+    if (!cc || cc->cp == "none") continue;
     std::fill(seen.begin(), seen.end(), 0);
     todo.assign(1, graph_->peer[f.spec.src].at(0));  // a NIC's one port
     while (!todo.empty()) {

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "models/cc/scheme.h"
 #include "models/link/link.h"
 #include "models/nic/nic.h"
 #include "models/switch/switch_model.h"
@@ -13,8 +14,6 @@
 #include "platforms/scenario.h"
 
 namespace sluice {
-
-struct cc_scheme;
 
 // One side of a link: which node (id) and which of its ports.
 struct port_ref {
@@ -76,6 +75,8 @@ class fabric {
   std::unique_ptr<port_graph> graph_;
   std::vector<const cc_scheme*> cc_of_flow_;  // by flow id; nullptr: no scheme chosen
   std::vector<std::string> warnings_;
+  std::vector<const cc_scheme*> chosen_;      // the schemes some flow runs, in flow order
+  std::vector<std::unique_ptr<cc_observer_if>> observers_;  // the chosen schemes' switch-side parts
 };
 
 // Applies the scenario's `params:` then the command line's `--set` overrides, in order.

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "platforms/congestion_control.h"
+#include "models/cc/scheme.h"
 #include "platforms/profiles.h"
 
 namespace sluice {
@@ -34,7 +34,7 @@ run_options parse_run_request(const run_request& r, const std::string& prefix) {
     if (*opts.until == sc_core::SC_ZERO_TIME) throw config_error(key("until") + ": must be positive");
   }
   if (r.seed) opts.seed = parse_count(*r.seed, key("seed"));
-  if (r.cc) opts.cc = cc_scheme_named(*r.cc, key("cc")).name;
+  if (r.cc) opts.cc = cc_scheme_registry::instance().named(*r.cc, key("cc")).name;
   if (r.profile) opts.profile = hardware_profile_named(*r.profile, key("profile")).name;
   opts.allow_inert = r.allow_inert;
   opts.allow_inert_key = key("allow-inert");

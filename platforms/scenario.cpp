@@ -12,10 +12,10 @@
 #include <optional>
 #include <sstream>
 
+#include "models/cc/scheme.h"
 #include "models/core/packet.h"
 #include "models/core/params.h"
 #include "platforms/builders.h"
-#include "platforms/congestion_control.h"
 #include "platforms/profiles.h"
 #include "platforms/workload.h"
 #include "platforms/yaml_section.h"
@@ -79,7 +79,7 @@ std::string cdf_path(const std::string& name, const std::string& base_dir) {
 // A traffic group's congestion-control scheme (`cc: dcqcn`), "" if none.
 std::string read_cc(section& t) {
   if (!t.has("cc")) return "";
-  return cc_scheme_named(t.text("cc"), t.key_path("cc")).name;
+  return cc_scheme_registry::instance().named(t.text("cc"), t.key_path("cc")).name;
 }
 
 // kind: workload — src (NICs), dst (NICs to pick from), cdf, load, start, stop, priority.

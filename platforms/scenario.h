@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-#include "models/nic/flow.h"
+#include "models/cc/flow.h"
 #include "platforms/topology.h"
 #include "platforms/workload.h"
 

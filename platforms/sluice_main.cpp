@@ -8,9 +8,9 @@
 #include <iostream>
 #include <unistd.h>
 
+#include "models/cc/scheme.h"
 #include "models/core/probe.h"
 #include "models/core/stats.h"
-#include "platforms/congestion_control.h"
 #include "platforms/listing.h"
 #include "platforms/profiles.h"
 #include "platforms/run_progress.h"
@@ -88,7 +88,7 @@ int run(int argc, char* argv[]) {
   std::vector<std::string> sets;
   bool quiet = false, allow_inert = false;
   // The scheme list comes from the scheme table, so --help names every scheme there is.
-  const std::string cc_help = "run, params: one congestion-control scheme for every flow (" + cc_scheme_names() +
+  const std::string cc_help = "run, params: one congestion-control scheme for every flow (" + cc_scheme_registry::instance().names() +
                               "): its congestion point on the switch queues of the traffic's classes, notification "
                               "point at receivers, reaction point at senders";
   const std::string profile_help = "run, params: hardware profile of defaults (" + hardware_profile_names() +

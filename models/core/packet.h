@@ -20,7 +20,10 @@
 
 namespace sluice {
 
-// Frame kinds. The codecs (bit layouts, wire sizes) live in models/protocol/.
+// Frame kinds. The codecs (bit layouts, wire sizes) live in models/protocol/. These are the
+// shipped kinds and their fixed numbers; what a receiver does with a kind, and any further kind
+// (a new scheme's feedback, numbered from shipped_frame_kinds on), is in the registry of frame
+// kinds (frame_kinds.h), where the schemes register the feedback kinds they add.
 enum class frame_kind : uint8_t {
   data,       // a flow's payload: Ethernet + 802.1Q + IPv4 + UDP + RoCEv2 BTH (or IB LRH + BTH)
   pfc,        // IEEE 802.1Qbb per-priority pause (link-local)
@@ -29,7 +32,8 @@ enum class frame_kind : uint8_t {
   ack,        // transport acknowledgement, receiver -> source (RTT-based control)
   ib_credit,  // InfiniBand flow-control (credit) packet (link-local)
 };
-constexpr int frame_kind_count = 6;
+constexpr int shipped_frame_kinds = 6;
+constexpr int max_frame_kinds = 16;  // bound of arrays indexed by kind
 
 // The most traffic classes a fabric may have (InfiniBand: 16 VLs). A fabric's own count is a
 // property of its ports (8 for PFC priorities); arrays indexed by class use this bound.

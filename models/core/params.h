@@ -12,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "models/core/units.h"
@@ -170,6 +171,12 @@ class param : public param_base {
   using traits = param_traits<T>;
   param(const sc_core::sc_object* owner, const param_spec<T>& spec, int cls = -1)
       : param(owner, spec, spec.default_value, cls) {}
+  // One member declaration: the spec is written where the member is declared, and kept once per
+  // declaration, not per instance (a lambda's type is unique to the place it is written, so its
+  // static is too):
+  //   param<double> gd{owner, [] { return param_spec<double>{"qcn.gd", "description", 0.5, 0.0, 1.0}; }};
+  template <class Declare, typename = std::enable_if_t<std::is_invocable_r_v<param_spec<T>, Declare>>>
+  param(const sc_core::sc_object* owner, Declare declare, int cls = -1) : param(owner, interned(declare), cls) {}
   // With an instance default (a link's rate from the topology).
   param(const sc_core::sc_object* owner, const param_spec<T>& spec, T default_value, int cls = -1)
       : param_base(owner, spec.leaf, spec.description, cls, spec.change), spec_(spec), value_(default_value),
@@ -217,6 +224,11 @@ class param : public param_base {
   void check(const T& v, const std::string& text) const {
     if (v < spec_.min || spec_.max < v)
       throw config_error(name() + ": '" + text + "' is outside the valid range " + range_string());
+  }
+  template <class Declare>
+  static const param_spec<T>& interned(Declare declare) {
+    static const param_spec<T> spec = declare();
+    return spec;
   }
   const param_spec<T>& spec_;
   T value_, default_;

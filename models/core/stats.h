@@ -67,6 +67,42 @@ class stat_registry {
   std::vector<entry> entries_;
 };
 
+// A counter in one member declaration: its value, with its leaf, unit and description, registered
+// under its owner (and scope) when constructed. The descriptor is kept once per declaration (a
+// lambda's type is unique to the place it is written), not per instance; the hot path increments
+// a plain integer.
+//   stat_counter samples{&port, scope, [] { return stat_desc{"samples", "frames", "data frames sampled"}; }};
+class stat_counter {
+ public:
+  template <class Declare>
+  stat_counter(const sc_core::sc_object* owner, const char* scope, Declare declare) {
+    stat_registry::instance().add(owner, scope, &interned(declare), 1, &value_);
+  }
+  stat_counter(const stat_counter&) = delete;  // registered by address
+  stat_counter& operator=(const stat_counter&) = delete;
+  stat_counter& operator++() {
+    ++value_;
+    return *this;
+  }
+  stat_counter& operator+=(uint64_t n) {
+    value_ += n;
+    return *this;
+  }
+  uint64_t value() const { return value_; }
+
+ private:
+  template <class Declare>
+  static const stat_desc& interned(Declare declare) {
+    static const stat_desc desc = [&] {
+      stat_desc d = declare();
+      d.read = [](const void* m, int) { return static_cast<double>(*static_cast<const uint64_t*>(m)); };
+      return d;
+    }();
+    return desc;
+  }
+  uint64_t value_ = 0;
+};
+
 // Shorthand for models: registers a whole static table.
 template <std::size_t N>
 void add_stats(const sc_core::sc_object& owner, const stat_desc (&descs)[N], const void* model, int classes = 0,

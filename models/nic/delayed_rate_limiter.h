@@ -4,9 +4,9 @@
 #pragma once
 #include <cstdint>
 
+#include "models/cc/rate_limiter.h"
 #include "models/core/event_queue.h"
 #include "models/core/ring.h"
-#include "models/nic/rate_limiter.h"
 
 namespace sluice {
 

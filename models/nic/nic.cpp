@@ -1,5 +1,6 @@
 #include "models/nic/nic.h"
 
+#include "models/core/frame_kinds.h"
 #include "models/core/probe.h"
 #include "models/core/stats.h"
 #include "models/protocol/ethernet.h"
@@ -8,10 +9,6 @@
 namespace sluice {
 namespace {
 const nic& nic_of(const void* m) { return stat_model<nic>(m); }
-double sent(const void* m, frame_kind k) {
-  return static_cast<double>(nic_of(m).transmitter().stats().control_frames[static_cast<int>(k)]);
-}
-double received(const void* m, frame_kind k) { return static_cast<double>(nic_of(m).receiver().received(k)); }
 const stat_desc nic_stats[] = {
     {"frames_received", "frames", "data frames that arrived at this NIC (misdelivered ones included)",
      [](const void* m, int) { return static_cast<double>(nic_of(m).receiver().frames_received()); }},
@@ -19,12 +16,6 @@ const stat_desc nic_stats[] = {
      [](const void* m, int) { return static_cast<double>(nic_of(m).receiver().misdelivered()); }},
     {"feedback_unmatched", "frames", "feedback frames (CNM, CNP, ACK) for a flow without a reaction point",
      [](const void* m, int) { return static_cast<double>(nic_of(m).receiver().unmatched_feedback()); }},
-    {"cnm_received", "frames", "CNM frames received", [](const void* m, int) { return received(m, frame_kind::cnm); }},
-    {"cnp_received", "frames", "CNP frames received", [](const void* m, int) { return received(m, frame_kind::cnp); }},
-    {"ack_received", "frames", "ACK frames received", [](const void* m, int) { return received(m, frame_kind::ack); }},
-    {"cnm_sent", "frames", "CNM frames this NIC sent", [](const void* m, int) { return sent(m, frame_kind::cnm); }},
-    {"cnp_sent", "frames", "CNP frames this NIC sent", [](const void* m, int) { return sent(m, frame_kind::cnp); }},
-    {"ack_sent", "frames", "ACK frames this NIC sent", [](const void* m, int) { return sent(m, frame_kind::ack); }},
 };
 const stat_desc class_stats[] = {
     {"frames_sent", "frames", "data frames sent on this class",
@@ -77,6 +68,13 @@ nic::nic(sc_core::sc_module_name name, uint32_t node_id, flow_table& flows, int 
     min_frame.set_default(byte_count{ib::data_overhead});
   }
   add_stats(*this, nic_stats, this);
+  // <nic>.<kind>_received and <kind>_sent for every feedback kind the schemes registered.
+  for (const frame_kind_info* k : frame_kind_registry::instance().kinds()) {
+    if (k->role != frame_role::feedback) continue;
+    stat_registry::instance().add(this, nullptr, &k->received, 1, &rx_.received_counter(k->kind));
+    stat_registry::instance().add(this, nullptr, &k->sent, 1,
+                                  &tx_.stats().control_frames[static_cast<int>(k->kind)]);
+  }
   add_stats(*this, class_stats, this, classes);
   probe_registry& probes = probe_registry::instance();
   probes.declare(probes::feedback_sent, this, this);

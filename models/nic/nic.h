@@ -8,16 +8,17 @@
 #include <memory>
 #include <vector>
 
+#include "models/cc/ack_model.h"
+#include "models/cc/control_sender.h"
+#include "models/cc/flow.h"
+#include "models/cc/notification_point.h"
+#include "models/cc/rate_limiter.h"
+#include "models/cc/reaction_point.h"
 #include "models/core/params.h"
-#include "models/nic/ack_model.h"
 #include "models/link/credit_flow_control.h"
 #include "models/link/mac_port.h"
 #include "models/link/pfc.h"
-#include "models/nic/cc_slots.h"
 #include "models/nic/delayed_rate_limiter.h"
-#include "models/nic/flow.h"
-#include "models/nic/nic_policies.h"
-#include "models/nic/rate_limiter.h"
 #include "models/nic/rx_dispatcher.h"
 #include "models/nic/tx_scheduler.h"
 

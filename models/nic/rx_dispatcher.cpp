@@ -13,14 +13,13 @@ void rx_dispatcher::set_reaction_point(uint32_t flow_id, reaction_point_if* rp) 
 
 void rx_dispatcher::receive_frame(tlm::tlm_generic_payload* p, int) {
   packet_header& h = header(*p);
-  ++by_kind_[static_cast<int>(h.kind)];
-  switch (h.kind) {
-    case frame_kind::data:
+  const auto k = static_cast<uint8_t>(h.kind);
+  if (k < max_frame_kinds) ++by_kind_[k];
+  switch (kinds_.role(h.kind)) {  // what to do with a kind is in its registration
+    case frame_role::data:
       receive_data(h);
       break;
-    case frame_kind::cnm:
-    case frame_kind::cnp:
-    case frame_kind::ack:
+    case frame_role::feedback:
       if (h.dst == node_id_ && h.flow_id < flows_.size() && flows_[h.flow_id].spec.src == node_id_) {
         flow_stats& st = flows_[h.flow_id].stats;
         st.cnp_rx += h.kind == frame_kind::cnp;

@@ -1,22 +1,26 @@
-// The NIC's receive side: dispatches each arriving frame by kind. Data frames are counted per
-// flow (bytes, first/last arrival, completion) and shown to the notification point; feedback
-// frames (CNM, CNP, ACK) go to the reaction point of the flow they are about.
+// The NIC's receive side: dispatches each arriving frame by the role its kind registered
+// (frame_kinds.h). Data frames are counted per flow (bytes, first/last arrival, completion) and
+// shown to the notification point; feedback frames (CNM, CNP, ACK, or a kind a scheme added) go
+// to the reaction point of the flow they are about.
 #pragma once
 #include <array>
 #include <functional>
 #include <vector>
 
+#include "models/cc/ack_model.h"
+#include "models/cc/flow.h"
+#include "models/cc/notification_point.h"
+#include "models/cc/reaction_point.h"
+#include "models/core/frame_kinds.h"
 #include "models/core/model_signal.h"
 #include "models/link/mac_port.h"
-#include "models/nic/ack_model.h"
-#include "models/nic/cc_slots.h"
-#include "models/nic/flow.h"
 
 namespace sluice {
 
 class rx_dispatcher : public frame_sink_if {
  public:
-  rx_dispatcher(uint32_t node_id, flow_table& flows) : node_id_(node_id), flows_(flows) {}
+  rx_dispatcher(uint32_t node_id, flow_table& flows)
+      : node_id_(node_id), flows_(flows), kinds_(frame_kind_registry::instance()) {}
 
   void set_notification_point(notification_point_if* np) { np_ = np; }
   void set_ack_model(ack_model* acks) { acks_ = acks; }
@@ -33,12 +37,14 @@ class rx_dispatcher : public frame_sink_if {
   uint64_t frames_received() const { return rx_frames_; }
   uint64_t misdelivered() const { return misdelivered_; }
   uint64_t received(frame_kind k) const { return by_kind_[static_cast<int>(k)]; }
+  const uint64_t& received_counter(frame_kind k) const { return by_kind_[static_cast<int>(k)]; }
   uint64_t unmatched_feedback() const { return unmatched_feedback_; }
 
  private:
   void receive_data(packet_header& h);
   uint32_t node_id_;
   flow_table& flows_;
+  const frame_kind_registry& kinds_;
   notification_point_if* np_ = nullptr;
   ack_model* acks_ = nullptr;
   std::vector<reaction_point_if*> rp_;  // by flow id
@@ -46,7 +52,7 @@ class rx_dispatcher : public frame_sink_if {
   model_signal completed_;
   uint32_t last_completed_ = 0;
   uint64_t rx_frames_ = 0, misdelivered_ = 0, unmatched_feedback_ = 0;
-  std::array<uint64_t, frame_kind_count> by_kind_{};
+  std::array<uint64_t, max_frame_kinds> by_kind_{};
 };
 
 }  // namespace sluice

@@ -8,11 +8,11 @@
 #include <array>
 #include <vector>
 
+#include "models/cc/flow.h"
+#include "models/cc/rate_limiter.h"
+#include "models/cc/reaction_point.h"
 #include "models/core/ring.h"
 #include "models/link/mac_port.h"
-#include "models/nic/cc_slots.h"
-#include "models/nic/flow.h"
-#include "models/nic/rate_limiter.h"
 
 namespace sluice {
 
@@ -33,7 +33,7 @@ class tx_scheduler : public frame_source_if {
  public:
   struct counters {
     std::array<uint64_t, max_classes> frames{}, bytes{};      // data frames on each class
-    std::array<uint64_t, frame_kind_count> control_frames{};  // frames the NIC made, by kind
+    std::array<uint64_t, max_frame_kinds> control_frames{};  // frames the NIC made, by kind
   };
 
   tx_scheduler(mac_port& mac, flow_control_if& gate, flow_table& flows);

@@ -9,11 +9,12 @@
 #include <array>
 #include <string>
 
+#include "models/cc/congestion_point.h"
 #include "models/core/event_queue.h"
 #include "models/core/ring.h"
 #include "models/link/mac_port.h"
+#include "models/switch/scheduler_if.h"
 #include "models/switch/split_scheduler.h"
-#include "models/switch/switch_blocks.h"
 
 namespace sluice {
 

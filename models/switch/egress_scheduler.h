@@ -6,7 +6,7 @@
 #include <cstdint>
 
 #include "models/core/packet.h"
-#include "models/switch/switch_blocks.h"
+#include "models/switch/scheduler_if.h"
 
 namespace sluice {
 

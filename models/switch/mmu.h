@@ -5,8 +5,8 @@
 
 #include "models/core/params.h"
 #include "models/link/flow_control.h"
+#include "models/switch/mmu_if.h"
 #include "models/switch/shared_buffer.h"
-#include "models/switch/switch_blocks.h"
 
 namespace sluice {
 

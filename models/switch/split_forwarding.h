@@ -6,7 +6,7 @@
 
 #include "models/core/event_queue.h"
 #include "models/core/ring.h"
-#include "models/switch/switch_blocks.h"
+#include "models/switch/forwarding_if.h"
 
 namespace sluice {
 

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "models/switch/forwarding_if.h"
 #include "models/switch/forwarding_table.h"
 #include "models/switch/mmu.h"
 #include "models/switch/split_forwarding.h"

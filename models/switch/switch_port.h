@@ -10,6 +10,7 @@
 #include "models/link/pfc.h"
 #include "models/switch/egress_port.h"
 #include "models/switch/egress_scheduler.h"
+#include "models/switch/mmu_if.h"
 
 namespace sluice {
 

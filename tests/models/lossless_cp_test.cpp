@@ -3,8 +3,8 @@
 // and how they mark departing frames. PCN's NP-ECN (docs/models/pcn.md) and TCD (tcd.md).
 #include <gtest/gtest.h>
 
-#include "models/switch/policies/tcd_cp.h"
-#include "models/switch/switch_policies.h"
+#include "models/cc/congestion_point.h"
+#include "models/cc/tcd/tcd_cp.h"
 #include "tests/support/mac_bench.h"
 
 using namespace sluice;

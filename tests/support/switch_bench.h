@@ -6,9 +6,13 @@
 #include <optional>
 #include <vector>
 
-#include "models/nic/cc_slots.h"
+#include "models/cc/congestion_point.h"
+#include "models/cc/notification_point.h"
+#include "models/cc/reaction_point.h"
 #include "models/protocol/ethernet.h"
-#include "models/switch/switch_blocks.h"
+#include "models/switch/forwarding_if.h"
+#include "models/switch/mmu_if.h"
+#include "models/switch/scheduler_if.h"
 #include "tests/support/harness.h"
 
 namespace sluice::test {

@@ -4,8 +4,10 @@
 
 #include <fstream>
 #include <regex>
+#include <sstream>
+#include <vector>
 
-#include "platforms/congestion_control.h"
+#include "models/cc/scheme.h"
 #include "tests/support/harness.h"
 
 using namespace sluice;
@@ -86,8 +88,7 @@ TEST(CcConfig, SchemeWithoutCongestionPointDoesNotTakeTheClassFromOneWithIt) {
 }
 
 TEST(CcConfig, HelpListsEverySchemeOfTheTable) {
-  std::string names;
-  for (const cc_scheme& s : cc_schemes()) names += std::string(names.empty() ? "" : ", ") + s.name;
+  const std::string names = cc_scheme_registry::instance().names();
   test::command_result r = test::run_cli("run --help");
   EXPECT_EQ(r.status, 0);
   // Boost wraps the description: compare with the line breaks and indentation collapsed.
@@ -108,7 +109,43 @@ TEST(CcConfig, SchemeOfTheOtherFabricIsAOneLineError) {
   EXPECT_EQ(r.status, 2);
   EXPECT_EQ(r.output,
             "sluice: error: --cc: 'ib-cca' is a scheme for InfiniBand fabrics, and this one is Ethernet (CEE): one of "
-            "{none, dcqcn, qcn, pcn, dcqcn+tcd, timely, ecm}\n");
+            "{none, dcqcn, ecm, pcn, qcn, dcqcn+tcd, timely}\n");
   r = test::run_cli("params " + test::scenario_path("ib-incast.yaml") + " --cc none --match 'h0.rp'");
   EXPECT_EQ(r.status, 0) << r.output;
+}
+
+// A scheme-wide parameter is one setting: `sluice params --cc qcn` lists qcn.path_ba once (not
+// once per NIC and once per switch queue), and qcn.sonar and ecm.w likewise.
+TEST(CcConfig, ParamsListsQcnPathBaOnce) {
+  for (const auto& [cc, leaf] : {std::pair{"qcn", "path_ba"}, std::pair{"qcn", "sonar"}, std::pair{"ecm", "w"}}) {
+    const test::command_result r = test::run_cli("params " + test::scenario_path("dumbbell.yaml") + " --cc " + cc +
+                                                 " --match '*." + leaf + "'");
+    EXPECT_EQ(r.status, 0) << r.output;
+    std::istringstream lines(r.output);
+    std::vector<std::string> rows;
+    for (std::string line; std::getline(lines, line);)
+      if (line.rfind("parameter", 0) != 0 && !line.empty()) rows.push_back(line);
+    ASSERT_EQ(rows.size(), 1u) << r.output;
+    EXPECT_EQ(rows[0].rfind(std::string(cc) + "." + leaf + " ", 0), 0u) << r.output;
+  }
+}
+
+// Setting qcn.path_ba once switches both ends: both read the one parameter (there is no per-NIC
+// or per-queue copy left to set), and the congestion point sends its Fb99 push-backs (qFb = 0
+// CNMs). That the reaction points act on them is the recovery-time test in qcn_test.cpp
+// (Qcn.OgHotspotTargetReductionAndPathBaRecoverAtLeastFiveTimesFaster), which sets it once too.
+TEST(CcConfig, SettingQcnPathBaOnceSwitchesBothEnds) {
+  run_options o;
+  o.cc = "qcn";
+  o.until = sc_core::sc_time(3, sc_core::SC_MS);
+  o.sets = {{"qcn.path_ba", "true"}};
+  simulation sim(load_scenario_file(test::scenario_path("dumbbell.yaml")), o);
+  const param_base* p = param_registry::instance().find("qcn.path_ba");
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(p->value_string(), "true");
+  EXPECT_EQ(param_registry::instance().find("h0.qcn.path_ba"), nullptr) << "no per-NIC copy";
+  EXPECT_EQ(param_registry::instance().find("sw0.port4.prio3.qcn.path_ba"), nullptr) << "no per-queue copy";
+  sim.run();
+  const nlohmann::json s = sim.summary();
+  EXPECT_GT(test::counter(s, "sw0.port4.prio3.qcn.fb99_sent"), 0) << "the CP end is on";
 }

@@ -115,7 +115,7 @@ TEST(InertSettings, RedThresholdsOfTcdWithoutRedMarking) {
 
 TEST(InertSettings, QcnSonarTimersWithoutSonar) {
   EXPECT_EQ(error_of("incast.yaml", {{"h0.rp", "qcn"}, {"h0.qcn.sonar_wait", "2ms"}}),
-            "--set: h0.qcn.sonar_wait=2ms has no effect: h0.qcn.sonar is false" + allow_hint);
+            "--set: h0.qcn.sonar_wait=2ms has no effect: qcn.sonar is false" + allow_hint);
 }
 
 TEST(InertSettings, APatternWithOneEffectiveMatchIsFine) {

@@ -7,7 +7,7 @@
 #include <fstream>
 #include <iostream>
 
-#include "models/switch/policies/tcd_cp.h"
+#include "models/cc/tcd/tcd_cp.h"
 #include "tests/support/harness.h"
 
 using namespace sluice;

@@ -3,9 +3,9 @@
 // expectation is worked out by hand (the arithmetic is in the comments).
 #include <gtest/gtest.h>
 
-#include "models/nic/ack_coalescing.h"
-#include "models/nic/policies/dcqcn_profiles.h"
-#include "models/nic/policies/dcqcn_rp.h"
+#include "models/cc/ack_coalescing.h"
+#include "models/cc/dcqcn/dcqcn_profiles.h"
+#include "models/cc/dcqcn/dcqcn_rp.h"
 
 using namespace sluice;
 

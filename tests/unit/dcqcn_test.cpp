@@ -4,10 +4,10 @@
 // docs/models/dcqcn.md (the arithmetic is in the comments), not copied from a run.
 #include <gtest/gtest.h>
 
+#include "models/cc/dcqcn/dcqcn_cp.h"
+#include "models/cc/dcqcn/dcqcn_np.h"
+#include "models/cc/dcqcn/dcqcn_rp.h"
 #include "models/core/random.h"
-#include "models/nic/policies/dcqcn_np.h"
-#include "models/nic/policies/dcqcn_rp.h"
-#include "models/switch/policies/dcqcn_cp.h"
 
 using namespace sluice;
 

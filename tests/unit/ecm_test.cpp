@@ -4,11 +4,11 @@
 // docs/models/ecm.md (the arithmetic is in the comments).
 #include <gtest/gtest.h>
 
-#include "models/nic/policies/ecm_rp_state.h"
+#include "models/cc/congestion_point.h"
+#include "models/cc/ecm/ecm_cp_state.h"
+#include "models/cc/ecm/ecm_rp_state.h"
 #include "models/protocol/bcn_frame.h"
 #include "models/protocol/ethernet.h"
-#include "models/switch/policies/ecm_cp_state.h"
-#include "models/switch/switch_policies.h"
 #include "tests/support/switch_bench.h"
 
 using namespace sluice;
@@ -75,7 +75,7 @@ TEST(EcmCp, JitteredIntervalsStayWithinFifteenPercent) {
 }
 
 TEST(EcmRp, AimdWithCpidAssociation) {
-  ecm_rp_config c;  // gd 1/266240, max decrease 0.5, gi 5, ru 10 Mb/s, min 10 Mb/s
+  ecm_rp_config c{1.0 / 266240, 0.5, 5, 10e6, 10e6, 40e9};  // the defaults, at 40 Gb/s
   c.line_rate = 10e9;
   const uint64_t a = 0xA, b = 0xB;
   ecm_rp_state rp(10e9);
@@ -99,7 +99,7 @@ TEST(EcmRp, AimdWithCpidAssociation) {
 }
 
 TEST(EcmRp, FloorAndReleaseAtTheLineRate) {
-  ecm_rp_config c;
+  ecm_rp_config c{1.0 / 266240, 0.5, 5, 10e6, 10e6, 40e9};
   c.line_rate = 100e6;
   ecm_rp_state rp(100e6);
   rp.on_bcn(-266240, 1, c);  // 100M x 0.5 = 50M

@@ -1,10 +1,10 @@
-// IB CCA's source state machine and table (models/nic/policies/ib_cca_rp.h), from a scripted
+// IB CCA's source state machine and table (models/cc/ib_cca/ib_cca_rp.h), from a scripted
 // BECN and timer sequence, by hand.
 #include <gtest/gtest.h>
 
+#include "models/cc/congestion_point.h"
+#include "models/cc/ib_cca/ib_cca_rp.h"
 #include "models/core/params.h"
-#include "models/nic/policies/ib_cca_rp.h"
-#include "models/switch/switch_policies.h"
 
 using namespace sluice;
 

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "models/core/stats.h"
+
 using namespace sluice;
 
 namespace {
@@ -81,4 +83,48 @@ TEST(Params, GlobMatching) {
   EXPECT_TRUE(glob_match("h?.mtu", "h1.mtu"));
   EXPECT_FALSE(glob_match("h?.mtu", "h12.mtu"));
   EXPECT_TRUE(glob_match("*", "anything"));
+}
+
+namespace {
+// A model with its parameter and its counter each declared in one member.
+struct one_line_model {
+  explicit one_line_model(const sc_core::sc_object* o) : owner_(o) {}
+  const sc_core::sc_object* owner_;
+  param<byte_count> kmin{owner_, [] {
+                           return param_spec<byte_count>{"toy.kmin", "toy: marking threshold", byte_count{5000},
+                                                         byte_count{0}, byte_count{1 << 20}};
+                         }};
+  stat_counter marks{owner_, nullptr, [] { return stat_desc{"toy.marks", "frames", "frames marked", nullptr}; }};
+};
+}  // namespace
+
+// One member declaration carries the name, the typed default, the unit (from the type), the
+// range and the description; it is kept once per declaration, not once per instance, and the
+// value is set and range-checked like any parameter's.
+TEST(Params, AOneLineDeclarationIsAParameterAndACounter) {
+  owner a("one_line_a"), b("one_line_b");
+  one_line_model ma(&a), mb(&b);
+  EXPECT_EQ(ma.kmin.name(), "one_line_a.toy.kmin");
+  EXPECT_EQ(ma.kmin().bytes, 5000u);
+  EXPECT_EQ(ma.kmin.unit(), "bytes");
+  EXPECT_EQ(ma.kmin.range_string(), "[0B, 1MiB]");
+  EXPECT_STREQ(ma.kmin.description(), "toy: marking threshold");
+  EXPECT_EQ(ma.kmin.description(), mb.kmin.description()) << "one spec per declaration, shared by the instances";
+  EXPECT_EQ(param_registry::instance().set("one_line_b.toy.kmin", "7KB"), 1u);
+  EXPECT_EQ(mb.kmin().bytes, 7000u);
+  EXPECT_EQ(ma.kmin().bytes, 5000u);
+  EXPECT_THROW(param_registry::instance().set("one_line_a.toy.kmin", "2MiB"), config_error);
+
+  ++ma.marks;
+  mb.marks += 3;
+  double seen_a = -1, seen_b = -1;
+  for (const stat_registry::row& r : stat_registry::instance().rows()) {
+    if (r.name == "one_line_a.toy.marks") seen_a = r.value();
+    if (r.name == "one_line_b.toy.marks") {
+      seen_b = r.value();
+      EXPECT_STREQ(r.desc->unit, "frames");
+    }
+  }
+  EXPECT_EQ(seen_a, 1);
+  EXPECT_EQ(seen_b, 3);
 }

@@ -4,9 +4,9 @@
 // comments), not copied from a run.
 #include <gtest/gtest.h>
 
-#include "models/nic/policies/pcn_np.h"
-#include "models/nic/policies/pcn_rp.h"
-#include "models/switch/policies/pcn_cp.h"
+#include "models/cc/pcn/pcn_cp.h"
+#include "models/cc/pcn/pcn_np.h"
+#include "models/cc/pcn/pcn_rp.h"
 
 using namespace sluice;
 

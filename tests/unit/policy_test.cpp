@@ -3,8 +3,10 @@
 #include <gtest/gtest.h>
 #include <set>
 
+#include "models/cc/congestion_point.h"
+#include "models/cc/notification_point.h"
+#include "models/cc/reaction_point.h"
 #include "models/switch/egress_scheduler.h"
-#include "models/nic/nic_policies.h"
 #include "models/switch/switch_policies.h"
 
 using namespace sluice;

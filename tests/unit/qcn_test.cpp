@@ -2,11 +2,11 @@
 // hand-computed values (the arithmetic is in the comments).
 #include <gtest/gtest.h>
 
-#include "models/nic/policies/qcn_rp_state.h"
+#include "models/cc/congestion_point.h"
+#include "models/cc/qcn/qcn_cp_state.h"
+#include "models/cc/qcn/qcn_rp_state.h"
 #include "models/protocol/cnm_frame.h"
 #include "models/protocol/ethernet.h"
-#include "models/switch/policies/qcn_cp_state.h"
-#include "models/switch/switch_policies.h"
 #include "tests/support/switch_bench.h"
 
 using namespace sluice;
@@ -691,7 +691,7 @@ TEST(QcnCp, SonarEchoesAProbeFrameWhileNoBandwidthIsAvailable) {
   data.flags = frame_flags::probe;
   cp->on_enqueue(data, q);  // sonar off (default): a probe is an ordinary frame
   EXPECT_TRUE(injector.frames.empty());
-  param_registry::instance().set("sonar_port.prio3.qcn.sonar", "true", true);
+  param_registry::instance().set("qcn.sonar", "true", true);  // scheme-wide: both ends
   cp->on_enqueue(data, q);  // the echo, not a sample (the first sample needs ~150 KB)
   ASSERT_EQ(injector.frames.size(), 1u);
   const packet_header& h = header(*injector.frames[0]);
@@ -706,4 +706,5 @@ TEST(QcnCp, SonarEchoesAProbeFrameWhileNoBandwidthIsAvailable) {
   cp->on_enqueue(data, q);  // not a probe: no echo
   EXPECT_EQ(injector.frames.size(), 1u);
   injector.frames[0]->release();
+  param_registry::instance().set("qcn.sonar", "false", true);
 }

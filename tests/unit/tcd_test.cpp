@@ -4,8 +4,8 @@
 // rules in docs/models/tcd.md (arithmetic in the comments), not copied from a run.
 #include <gtest/gtest.h>
 
-#include "models/nic/policies/dcqcn_rp.h"
-#include "models/switch/policies/tcd_cp.h"
+#include "models/cc/dcqcn/dcqcn_rp.h"
+#include "models/cc/tcd/tcd_cp.h"
 
 using namespace sluice;
 

@@ -6,8 +6,8 @@
 
 #include <cmath>
 
-#include "models/nic/policies/timely_np.h"
-#include "models/nic/policies/timely_rp.h"
+#include "models/cc/timely/timely_np.h"
+#include "models/cc/timely/timely_rp.h"
 
 using namespace sluice;
 

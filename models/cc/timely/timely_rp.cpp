@@ -1,0 +1,247 @@
+// Reaction point "timely": TIMELY's RTT-gradient rate law (timely_rp_state, timely_rp.h) for each
+// flow the NIC sends, driving the flow's rate limiter (effective at once). The RTT comes from
+// the receiver's ACKs (notification point "timely"): the reaction point keeps, for every frame
+// the flow sends, its end offset, send time (its first bit) and wire size, in a ring; an ACK
+// acknowledging offset X completes the frame that ended at X, and
+//   RTT = ACK arrival - that frame's send time - its serialization at the line rate
+// (the paper's "completion time - send time - segment size / line rate" for a segment sent as a
+// line-rate burst, with the segment's last frame standing for it: Sluice paces every frame, so
+// the first frame's send time would count the pacing gaps; docs/models/timely.md). Parameters
+// are declared once per NIC
+// (<nic>.timely.<leaf>) by the maker and read at every completion, so overrides apply.
+// timely.start: a new flow starts at C/(N+1), N the NIC's other active timely flows (the paper),
+// its limiter set before its first frame leaves; or unlimited until its first ACK (line-rate).
+#include "models/cc/timely/timely_rp.h"
+
+#include <optional>
+#include <vector>
+
+#include "models/cc/reaction_point.h"
+#include "models/core/params.h"
+#include "models/core/ring.h"
+#include "models/core/stats.h"
+
+namespace sluice {
+namespace {
+using sc_core::sc_time;
+using sc_core::SC_US;
+// Defaults: the TIMELY paper's as DEFAULTS.md 2.1 recommends (CoNEXT'16 validation table).
+const param_spec<sc_time> t_low_spec{"timely.t_low", "timely: below this RTT, additive increase only (paper: 50 us)",
+                                     sc_time(50, SC_US), sc_time(0, SC_US), sc_time(1, sc_core::SC_SEC)};
+const param_spec<sc_time> t_high_spec{"timely.t_high",
+                                      "timely: above this RTT, decrease by beta (1 - t_high / RTT) (paper: 500 us)",
+                                      sc_time(500, SC_US), sc_time(0, SC_US), sc_time(1, sc_core::SC_SEC)};
+const param_spec<double> alpha_spec{"timely.alpha",
+                                    "timely: EWMA weight of the newest RTT difference (paper as quoted by CoNEXT'16: "
+                                    "0.875; the authors' code: 0.02)",
+                                    0.875, 0.0, 1.0};
+const param_spec<double> beta_spec{"timely.beta", "timely: multiplicative decrease factor (paper: 0.8)", 0.8, 0.0, 1.0};
+const param_spec<data_rate> delta_spec{"timely.delta", "timely: additive increase step per completion (paper: 10 Mb/s)",
+                                       data_rate{10e6}, data_rate{0}, data_rate{1e12}};
+const param_spec<sc_time> min_rtt_spec{"timely.min_rtt",
+                                       "timely: minimum RTT normalizing the gradient (CoNEXT'16, ns3-rdma: 20 us)",
+                                       sc_time(20, SC_US), sc_time(1, sc_core::SC_NS), sc_time(1, sc_core::SC_SEC)};
+const param_spec<uint64_t> hai_threshold_spec{
+    "timely.hai_threshold",
+    "timely: consecutive completions with gradient <= 0 before hyper-active increase (paper: 5)", 5, 1, 1000000};
+const param_spec<double> hai_factor_spec{"timely.hai_factor", "timely: N, the HAI step in units of delta (paper: 5)",
+                                         5.0, 1.0, 1000.0};
+const choice_spec variant_spec{"timely.variant",
+                               "timely: original (Algorithm 1) or patched (CoNEXT'16: a weight of the gradient and "
+                               "the error against timely.rtt_ref between T_low and T_high; a unique fair fixed point)",
+                               "original",
+                               {"original", "patched"}};
+const param_spec<sc_time> rtt_ref_spec{"timely.rtt_ref", "timely patched: the reference RTT of the error term (choice)",
+                                       sc_time(100, SC_US), sc_time(1, sc_core::SC_NS), sc_time(1, sc_core::SC_SEC)};
+const param_spec<double> patched_beta_spec{
+    "timely.patched_beta", "timely patched: decrease factor of the error term (CoNEXT'16 experiments: 0.008)", 0.008,
+    0.0, 1.0};
+const choice_spec profile_spec{
+    "timely.profile",
+    "timely rules: paper (an update per max(segment time, min_rtt), HAI on the gradient branch) or hpcc-sim (the "
+    "HPCC ns-3 simulator: an update per RTT, a hai_step after hai_threshold increases in a row, line-rate start)",
+    "paper",
+    {"paper", "hpcc-sim"}};
+const param_spec<data_rate> hai_step_spec{
+    "timely.hai_step", "timely hpcc-sim: the hyper step R_HAI of an increase after hai_threshold in a row (choice)",
+    data_rate{50e6}, data_rate{0}, data_rate{1e12}};
+const choice_spec start_spec{"timely.start",
+                             "timely: a new flow's rate: fair-share C/(N+1), N the NIC's other active timely flows "
+                             "(paper), line-rate (unlimited until its first ACK), or as the profile says (paper: "
+                             "fair-share, hpcc-sim: line-rate)",
+                             "profile",
+                             {"profile", "fair-share", "line-rate"}};
+const param_spec<double> min_fraction_spec{
+    "timely.min_rate", "timely: lowest rate as a fraction of the line rate (DEFAULTS.md, ns3-rdma: 0.01)", 0.01, 1e-6,
+    1.0};
+
+struct timely_stats {
+  uint64_t samples = 0, below = 0, above = 0, last_rtt_ps = 0;
+};
+const stat_desc stats[] = {
+    {"rtt_samples", "samples", "RTT samples that updated a rate (completions at least timely.min_rtt apart per flow)",
+     [](const void* m, int) { return static_cast<double>(static_cast<const timely_stats*>(m)->samples); }},
+    {"rtt_below_t_low", "samples", "RTT samples below timely.t_low",
+     [](const void* m, int) { return static_cast<double>(static_cast<const timely_stats*>(m)->below); }},
+    {"rtt_above_t_high", "samples", "RTT samples above timely.t_high",
+     [](const void* m, int) { return static_cast<double>(static_cast<const timely_stats*>(m)->above); }},
+    {"last_rtt", "us", "the last RTT sample of any of the NIC's timely flows",
+     [](const void* m, int) { return static_cast<double>(static_cast<const timely_stats*>(m)->last_rtt_ps) * 1e-6; }},
+};
+
+class timely_rp;
+
+class timely_maker final : public reaction_point_maker {
+ public:
+  timely_maker(const sc_core::sc_object& nic, const mac_port& mac)
+      : t_low(&nic, t_low_spec),
+        t_high(&nic, t_high_spec),
+        alpha(&nic, alpha_spec),
+        beta(&nic, beta_spec),
+        delta(&nic, delta_spec),
+        min_rtt(&nic, min_rtt_spec),
+        hai_threshold(&nic, hai_threshold_spec),
+        hai_factor(&nic, hai_factor_spec),
+        min_fraction(&nic, min_fraction_spec),
+        variant(&nic, variant_spec),
+        rtt_ref(&nic, rtt_ref_spec),
+        patched_beta(&nic, patched_beta_spec),
+        profile(&nic, profile_spec),
+        hai_step(&nic, hai_step_spec),
+        start(&nic, start_spec),
+        mac_(mac) {
+    stat_registry::instance().add(&nic, "timely", stats, 4, &stats_);
+  }
+  std::unique_ptr<reaction_point_if> make(const flow& f, rate_limiter_if& limiter) override;
+  void check() const override {
+    if (t_low() >= t_high())
+      throw config_error(t_low.name() + ": " + t_low.value_string() + " is not below " + t_high.name() + " (" +
+                         t_high.value_string() + ")");
+  }
+  double wire_rate() const { return mac_.has_wire() ? mac_.wire().current_rate().bps : 0; }
+  timely_rp_config config(double line_rate) const {
+    return {to_ps(t_low()),
+            to_ps(t_high()),
+            alpha(),
+            beta(),
+            delta().bps,
+            to_ps(min_rtt()),
+            static_cast<uint32_t>(hai_threshold()),
+            hai_factor(),
+            min_fraction() * line_rate,
+            line_rate,
+            static_cast<timely_rp_config::variant_t>(variant.index()),
+            to_ps(rtt_ref()),
+            patched_beta(),
+            static_cast<timely_rp_config::profile_t>(profile.index()),
+            hai_step().bps};
+  }
+  // Does a new flow start at its fair share (else unlimited until its first ACK)?
+  bool fair_share_start() const {
+    return start.index() == 1 || (start.index() == 0 && profile.index() == 0);
+  }
+  // The NIC's timely flows that have started and not sent their last byte, but `self`.
+  std::size_t active_flows_but(const timely_rp* self) const;
+  std::vector<const timely_rp*> rps_;  // every flow's reaction point of this NIC
+
+  param<sc_time> t_low, t_high;
+  param<double> alpha, beta;
+  param<data_rate> delta;
+  param<sc_time> min_rtt;
+  param<uint64_t> hai_threshold;
+  param<double> hai_factor, min_fraction;
+  choice_param variant;
+  param<sc_time> rtt_ref;
+  param<double> patched_beta;
+  choice_param profile;
+  param<data_rate> hai_step;
+  choice_param start;
+  mutable timely_stats stats_;
+
+ private:
+  const mac_port& mac_;
+};
+
+class timely_rp final : public reaction_point_if {
+ public:
+  timely_rp(const timely_maker& maker, const flow& f, rate_limiter_if& limiter)
+      : maker_(maker), flow_(f), source_rate_(f.spec.rate.bps), limiter_(limiter) {}
+
+  // Started, and not past its last byte (a finite flow that has sent all is no longer active).
+  bool active() const {
+    return started_ && !(flow_.spec.kind == flow_kind::finite && flow_.stats.tx_bytes >= flow_.spec.size);
+  }
+
+  void on_send(const packet_header& h, uint64_t now) override {
+    if (!started_) start();
+    next_offset_ = h.seq + h.payload;
+    // Without ACKs (no timely NP at the receiver) nothing would ever be acknowledged: keep the
+    // records of the last max_outstanding frames only (64 MiB in flight at 1 KB frames).
+    if (sent_.size() >= max_outstanding) sent_.pop_front();
+    sent_.push_back({h.seq + h.payload, now, h.size});
+  }
+  void on_feedback(const packet_header& h, uint64_t now) override {
+    if (h.kind != frame_kind::ack) return;
+    while (!sent_.empty() && sent_.front().end < h.seq) sent_.pop_front();  // acknowledged by this ACK too
+    if (sent_.empty() || sent_.front().end != h.seq) return;                // not a frame we sent (stale)
+    const sent_frame s = sent_.pop_front();
+    const double wire = maker_.wire_rate();
+    const uint64_t serialization = wire > 0 ? static_cast<uint64_t>(s.size * 8.0 / wire * 1e12) : 0;
+    const uint64_t rtt = now - s.sent_ps > serialization ? now - s.sent_ps - serialization : 0;
+    const timely_rp_config c = maker_.config(line_rate(wire));
+    if (!state_) state_.emplace(c.line_rate);
+    if (state_->on_rtt(rtt, now, c, h.seq, next_offset_) == timely_rp_state::branch::none) return;
+    limiter_.set_rate(data_rate{state_->rate()});
+    timely_stats& st = maker_.stats_;
+    ++st.samples;
+    st.below += rtt < c.t_low_ps;
+    st.above += rtt > c.t_high_ps;
+    st.last_rtt_ps = rtt;
+  }
+
+ private:
+  static constexpr std::size_t max_outstanding = 1 << 16;
+  struct sent_frame {
+    uint64_t end = 0, sent_ps = 0;
+    uint32_t size = 0;
+  };
+  double line_rate(double wire) const {
+    return source_rate_ > 0 && (wire <= 0 || source_rate_ < wire) ? source_rate_ : wire;
+  }
+  // The flow's first frame: with a fair-share start, its rate is C/(N+1) from this frame on.
+  void start() {
+    const std::size_t others = maker_.active_flows_but(this);
+    started_ = true;
+    if (!maker_.fair_share_start()) return;
+    const double rate = line_rate(maker_.wire_rate()) / static_cast<double>(others + 1);
+    state_.emplace(rate);
+    limiter_.set_rate(data_rate{rate});
+  }
+
+  const timely_maker& maker_;
+  const flow& flow_;
+  double source_rate_;
+  rate_limiter_if& limiter_;
+  ring<sent_frame> sent_;                 // frames sent and not yet acknowledged, in send order
+  std::optional<timely_rp_state> state_;  // from the first frame (fair share) or the first RTT sample
+  uint64_t next_offset_ = 0;              // the flow's next byte to send
+  bool started_ = false;
+};
+
+std::size_t timely_maker::active_flows_but(const timely_rp* self) const {
+  std::size_t n = 0;
+  for (const timely_rp* rp : rps_) n += rp != self && rp->active();
+  return n;
+}
+
+std::unique_ptr<reaction_point_if> timely_maker::make(const flow& f, rate_limiter_if& limiter) {
+  auto rp = std::make_unique<timely_rp>(*this, f, limiter);
+  rps_.push_back(rp.get());
+  return rp;
+}
+
+const policy_registrar<rp_policies> reg{
+    "timely", "TIMELY: RTT-gradient rate control from the receiver's ACKs (timely.*; needs np=timely at receivers)",
+    [](const sc_core::sc_object& nic, const mac_port& mac) { return std::make_unique<timely_maker>(nic, mac); }};
+}  // namespace
+}  // namespace sluice
