@@ -243,6 +243,10 @@ inline std::string param<bool>::range_string() const {
 class choice_param : public param_base {
  public:
   choice_param(const sc_core::sc_object* owner, const choice_spec& spec, int cls = -1);
+  // One member declaration, as param<T>'s: the spec kept once per declaration.
+  template <class Declare, typename = std::enable_if_t<std::is_invocable_r_v<choice_spec, Declare>>>
+  choice_param(const sc_core::sc_object* owner, Declare declare, int cls = -1)
+      : choice_param(owner, interned(declare), cls) {}
   const std::string& operator()() const { return spec_.choices[index_]; }
   std::size_t index() const { return index_; }  // position in the spec's choices (no string compare)
   std::string unit() const override { return "choice"; }
@@ -256,6 +260,11 @@ class choice_param : public param_base {
   void set_default_from_string(const std::string& text) override { set_default(text); }
 
  private:
+  template <class Declare>
+  static const choice_spec& interned(Declare declare) {
+    static const choice_spec spec = declare();
+    return spec;
+  }
   const choice_spec& spec_;
   std::size_t index_ = 0;
   std::string default_;

@@ -94,6 +94,7 @@ struct one_line_model {
                            return param_spec<byte_count>{"toy.kmin", "toy: marking threshold", byte_count{5000},
                                                          byte_count{0}, byte_count{1 << 20}};
                          }};
+  choice_param mode{owner_, [] { return choice_spec{"toy.mode", "toy: marking rule", "all", {"all", "red"}}; }};
   stat_counter marks{owner_, nullptr, [] { return stat_desc{"toy.marks", "frames", "frames marked", nullptr}; }};
 };
 }  // namespace
@@ -114,6 +115,15 @@ TEST(Params, AOneLineDeclarationIsAParameterAndACounter) {
   EXPECT_EQ(mb.kmin().bytes, 7000u);
   EXPECT_EQ(ma.kmin().bytes, 5000u);
   EXPECT_THROW(param_registry::instance().set("one_line_a.toy.kmin", "2MiB"), config_error);
+  // A choice is declared the same way.
+  EXPECT_EQ(ma.mode.name(), "one_line_a.toy.mode");
+  EXPECT_EQ(ma.mode(), "all");
+  EXPECT_EQ(ma.mode.range_string(), "{all, red}");
+  EXPECT_EQ(ma.mode.description(), mb.mode.description());
+  EXPECT_EQ(param_registry::instance().set("one_line_b.toy.mode", "red"), 1u);
+  EXPECT_EQ(mb.mode.index(), 1u);
+  EXPECT_EQ(ma.mode.index(), 0u);
+  EXPECT_THROW(param_registry::instance().set("one_line_a.toy.mode", "blue"), config_error);
 
   ++ma.marks;
   mb.marks += 3;

@@ -12,9 +12,12 @@
 using namespace sluice;
 
 namespace {
-// Qeq 26 KB = 26 624 B, w = 2: Fbmax = (1 + 2*2) * 26 624 = 133 120 B. The standard's rules
-// (the pseudo-code's sampling table, qFb truncated).
-qcn_cp_config cp_config(double jitter = 0.0) { return {26 * 1024, 2.0, 150000, jitter}; }
+// The declared defaults (qcn_cp.cpp), written out: Qeq 26 KB = 26 624 B, w = 2 (Fbmax =
+// (1 + 2*2) * 26 624 = 133 120 B), a 150 KB sample base, the standard's rules (the pseudo-code's
+// sampling table, qFb truncated), BA below 9 000 B for 10 ms; path_ba and sonar off.
+qcn_cp_config cp_config(double jitter = 0.0) {
+  return {26 * 1024, 2.0, 150000, jitter, false, false, false, 9000, 10'000'000'000ull, false};
+}
 // Sluice's earlier rules, kept as options: the linear sampling table, qFb rounded up.
 qcn_cp_config linear_up_config() {
   qcn_cp_config c = cp_config();
@@ -118,10 +121,18 @@ TEST(QcnCp, JitteredIntervalsStayWithinFifteenPercentAndAverageTheNominal) {
 
 namespace {
 constexpr double line = 10e9;
-// The defaults (tutorial table: Gd 0.5, BC 150 KB, F 5, ...; the ports' rules) with exact
-// recovery periods, so that each step can be worked out by hand.
+// The declared defaults (qcn_rp.cpp), written out: the tutorial table (Gd 0.5, min rate 10 Mb/s,
+// BC 150 KB, T 15 ms, F 5, R_AI 5 Mb/s, R_HAI 50 Mb/s), extra fast recovery and target-rate
+// reduction on, path_ba off (BA timer 5 ms), sonar off (WP 5 ms, WE 1 ms, SF 1 ms), recovery
+// periods jittered by +/- 15 %, TR held by the byte stage, the byte counter reset with TR only.
+qcn_rp_config declared_rp_config() {
+  constexpr uint64_t ms = 1'000'000'000;  // ps
+  return {0.5,   10e6,   150000, 15 * ms, 5,      5e6,    50e6, true,  true,
+          false, 5 * ms, false,  5 * ms,  1 * ms, 1 * ms, 0.15, false, false};
+}
+// The defaults with exact recovery periods, so that each step can be worked out by hand.
 qcn_rp_config rp_config() {
-  qcn_rp_config c;
+  qcn_rp_config c = declared_rp_config();
   c.recovery_jitter = 0;
   return c;
 }
@@ -607,8 +618,8 @@ TEST(QcnCp, PathBaBandwidthAvailableAfterTheQueueStaysLowAndFb99Otherwise) {
 
 namespace {
 qcn_rp_config sonar_config() {
-  qcn_rp_config c;  // tutorial table: Gd 0.5, BC 150 KB, T 15 ms, F 5, R_AI 5 Mb/s, R_HAI 50 Mb/s
-  c.sonar = true;   // WP 5 ms, WE 1 ms, SF 1 ms
+  qcn_rp_config c = declared_rp_config();  // tutorial table: Gd 0.5, BC 150 KB, T 15 ms, F 5, ...
+  c.sonar = true;                          // WP 5 ms, WE 1 ms, SF 1 ms
   return c;
 }
 constexpr uint64_t ms = 1'000'000'000;  // ps
@@ -672,7 +683,7 @@ TEST(QcnRpSonar, NoEchoMeansShortFuseAndHyperActiveIncreaseOnThePingTimerAndByte
 }
 
 TEST(QcnRpSonar, OffByDefaultNoPingTimer) {
-  const qcn_rp_config c;  // sonar false
+  const qcn_rp_config c = declared_rp_config();  // sonar false
   qcn_rp_state rp(10e9);
   rp.on_cnm(63, 0, c);
   EXPECT_EQ(rp.ping_state(), qcn_rp_state::ping::idle);

@@ -16,70 +16,18 @@
 
 namespace sluice {
 namespace {
-// Defaults: Qeq 26 KB (Mellanox CPCS cpqsp 26 048 B; the tutorial's table gives 20 or 66 KB at
-// 10 Gb/s), w 2 and the 150 KB sample base (tutorial table; CPCS cp_sample_base 150 016 B),
-// +/-15 % jitter (DEFAULTS.md 6.2, unverified against the 802.1Qau pseudo-code).
-const param_spec<byte_count> qeq_spec{
-    "qcn.qeq", "qcn: equilibrium queue depth Qeq (tutorial table: 20 or 66 KB at 10 Gb/s; CPCS 26 048 B)",
-    byte_count{26 * 1024}, byte_count{64}, byte_count{1ull << 30}};
-const param_spec<double> w_spec{
-    "qcn.w", "qcn: weight w of the queue growth Qdelta in Fb = -(Qoff + w*Qdelta) (tutorial table: 2)", 2.0, 0.0, 64.0};
-const param_spec<byte_count> base_spec{
-    "qcn.sample_base",
-    "qcn: sampling interval at small |Fb|, bytes arrived; shrinks to 1/10 at the largest |Fb| (tutorial table: 150 KB)",
-    byte_count{150000}, byte_count{64}, byte_count{1ull << 32}};
-const param_spec<double> jitter_spec{
-    "qcn.sample_jitter",
-    "qcn: each sampling interval is drawn uniformly from (1 +/- this) x nominal (DEFAULTS.md: about 15 %, unverified)",
-    0.15, 0.0, 0.9};
-
-const choice_spec table_spec{"qcn.sample_table",
-                             "qcn: sampling interval per band k of qFb: standard (the pseudo-code's table, 150 KB / "
-                             "(1 + k) at a 150 KB base) or linear (1/(1 + 9k/7): 1 % to 10 % of 1500-B frames)",
-                             "standard",
-                             {"standard", "linear"}};
-const choice_spec rounding_spec{"qcn.fb_rounding",
-                                "qcn: quantizing |Fb| x 63 / Fbmax to qFb: down (truncated, the OMNeT++ port: a small "
-                                "|Fb| makes no CNM) or up (every Fb < 0 makes a CNM with qFb >= 1)",
-                                "down",
-                                {"down", "up"}};
-
-const param_spec<byte_count> ba_threshold_spec{
-    "qcn.ba_threshold", "qcn path_ba: BA needs the queue below this (seed: 6 packets)", byte_count{9000},
-    byte_count{1}, byte_count{1ull << 30}};
-const param_spec<sc_core::sc_time> ba_time_spec{
-    "qcn.ba_time", "qcn path_ba: BA = 1 once the queue stayed below ba_threshold this long (seed: 10 ms)",
-    sc_core::sc_time(10, sc_core::SC_MS), sc_core::sc_time(0, sc_core::SC_PS), sc_core::sc_time(10, sc_core::SC_SEC)};
-
 class qcn_cp final : public congestion_point_if {
  public:
   qcn_cp(const sc_core::sc_object& port, int cls, frame_injector_if& injector)
-      : qeq_(&port, qeq_spec, cls),
-        w_(&port, w_spec, cls),
-        base_(&port, base_spec, cls),
-        jitter_(&port, jitter_spec, cls),
-        path_ba_(qcn_settings::get().path_ba),
-        ba_threshold_(&port, ba_threshold_spec, cls),
-        ba_time_(&port, ba_time_spec, cls),
-        sonar_(qcn_settings::get().sonar),
-        table_(&port, table_spec, cls),
-        rounding_(&port, rounding_spec, cls),
+      : port_(&port),
         cls_(cls),
         scope_("prio" + std::to_string(cls) + ".qcn"),
         injector_(injector),
         state_(random_streams::instance().seed_for(std::string(port.name()) + "." + scope_)) {
-    static const stat_desc stats[] = {
-        {"samples", "frames", "data frames sampled by the qcn congestion point",
-         [](const void* m, int) { return static_cast<double>(stat_model<qcn_cp>(m).samples_); }},
-        {"cnm_sent", "frames", "CNMs sent by the qcn congestion point (samples with Fb < 0)",
-         [](const void* m, int) { return static_cast<double>(stat_model<qcn_cp>(m).cnms_); }},
+    static const stat_desc last_fb[] = {
         {"last_fb", "bytes", "Fb of the last sample (negative: congestion)",
-         [](const void* m, int) { return static_cast<double>(stat_model<qcn_cp>(m).last_fb_); }},
-        {"fb99_sent", "frames", "path_ba push-backs sent (qFb = 0 CNMs: Fb >= 0 but no bandwidth available)",
-         [](const void* m, int) { return static_cast<double>(stat_model<qcn_cp>(m).fb99_); }},
-        {"echo_sent", "frames", "sonar echoes sent (qFb = 0 CNMs answering a probe while BA = 0)",
-         [](const void* m, int) { return static_cast<double>(stat_model<qcn_cp>(m).echoes_); }},
-    };
+         [](const void* m, int) { return static_cast<double>(stat_model<qcn_cp>(m).last_fb_); }}};
+    stat_registry::instance().add(&port, scope_.c_str(), last_fb, 1, this);
     // The bandwidth-available signal exists only for path_ba and sonar.
     for (param_base* p : std::initializer_list<param_base*>{&ba_threshold_, &ba_time_})
       p->inert_when(
@@ -88,7 +36,6 @@ class qcn_cp final : public congestion_point_if {
             return q.path_ba_() || q.sonar_() ? "" : q.path_ba_.name() + " and " + q.sonar_.name() + " are false";
           },
           this);
-    stat_registry::instance().add(&port, scope_.c_str(), stats, 5, this);
   }
 
   void on_enqueue(packet_header& h, const queue_view& q) override {
@@ -127,21 +74,104 @@ class qcn_cp final : public congestion_point_if {
     injector_.inject(make_cnm(pdu, data, q.port_mac, cpid, s.q_offset, s.q_delta, injector_.node_id(), now_ps()));
   }
 
-  param<byte_count> qeq_;
-  param<double> w_;
-  param<byte_count> base_;
-  param<double> jitter_;
-  const param<bool>& path_ba_;  // scheme-wide: qcn.path_ba
-  param<byte_count> ba_threshold_;
-  param<sc_core::sc_time> ba_time_;
-  const param<bool>& sonar_;  // scheme-wide: qcn.sonar
-  choice_param table_, rounding_;
+  const sc_core::sc_object* port_;  // first: what follows is declared under it, at class cls_
   int cls_;
   std::string scope_;  // "prio3.qcn": the statistics' scope, kept for the registry
   frame_injector_if& injector_;
   qcn_cp_state state_;
-  uint64_t samples_ = 0, cnms_ = 0, fb99_ = 0, echoes_ = 0;
-  int64_t last_fb_ = 0;
+  // Defaults: Qeq 26 KB (Mellanox CPCS cpqsp 26 048 B; the tutorial's table gives 20 or 66 KB at
+  // 10 Gb/s), w 2 and the 150 KB sample base (tutorial table; CPCS cp_sample_base 150 016 B),
+  // +/-15 % jitter (DEFAULTS.md 6.2, unverified against the 802.1Qau pseudo-code).
+  param<byte_count> qeq_{
+      port_,
+      [] {
+        return param_spec<byte_count>{
+            "qcn.qeq", "qcn: equilibrium queue depth Qeq (tutorial table: 20 or 66 KB at 10 Gb/s; CPCS 26 048 B)",
+            byte_count{26 * 1024}, byte_count{64}, byte_count{1ull << 30}};
+      },
+      cls_};
+  param<double> w_{port_,
+                   [] {
+                     return param_spec<double>{
+                         "qcn.w",
+                         "qcn: weight w of the queue growth Qdelta in Fb = -(Qoff + w*Qdelta) (tutorial table: 2)", 2.0,
+                         0.0, 64.0};
+                   },
+                   cls_};
+  param<byte_count> base_{port_,
+                          [] {
+                            return param_spec<byte_count>{
+                                "qcn.sample_base",
+                                "qcn: sampling interval at small |Fb|, bytes arrived; shrinks to 1/10 at the largest "
+                                "|Fb| (tutorial table: 150 KB)",
+                                byte_count{150000}, byte_count{64}, byte_count{1ull << 32}};
+                          },
+                          cls_};
+  param<double> jitter_{port_,
+                        [] {
+                          return param_spec<double>{"qcn.sample_jitter",
+                                                    "qcn: each sampling interval is drawn uniformly from (1 +/- this) "
+                                                    "x nominal (DEFAULTS.md: about 15 %, unverified)",
+                                                    0.15, 0.0, 0.9};
+                        },
+                        cls_};
+  choice_param table_{port_,
+                      [] {
+                        return choice_spec{
+                            "qcn.sample_table",
+                            "qcn: sampling interval per band k of qFb: standard (the pseudo-code's table, 150 KB / (1 "
+                            "+ k) at a 150 KB base) or linear (1/(1 + 9k/7): 1 % to 10 % of 1500-B frames)",
+                            "standard",
+                            {"standard", "linear"}};
+                      },
+                      cls_};
+  choice_param rounding_{port_,
+                         [] {
+                           return choice_spec{
+                               "qcn.fb_rounding",
+                               "qcn: quantizing |Fb| x 63 / Fbmax to qFb: down (truncated, the OMNeT++ port: a small "
+                               "|Fb| makes no CNM) or up (every Fb < 0 makes a CNM with qFb >= 1)",
+                               "down",
+                               {"down", "up"}};
+                         },
+                         cls_};
+  const param<bool>& path_ba_ = qcn_settings::get().path_ba;  // scheme-wide: qcn.path_ba
+  param<byte_count> ba_threshold_{port_,
+                                  [] {
+                                    return param_spec<byte_count>{
+                                        "qcn.ba_threshold",
+                                        "qcn path_ba: BA needs the queue below this (seed: 6 packets)",
+                                        byte_count{9000}, byte_count{1}, byte_count{1ull << 30}};
+                                  },
+                                  cls_};
+  param<sc_core::sc_time> ba_time_{
+      port_,
+      [] {
+        return param_spec<sc_core::sc_time>{
+            "qcn.ba_time", "qcn path_ba: BA = 1 once the queue stayed below ba_threshold this long (seed: 10 ms)",
+            sc_core::sc_time(10, sc_core::SC_MS), sc_core::sc_time(0, sc_core::SC_PS),
+            sc_core::sc_time(10, sc_core::SC_SEC)};
+      },
+      cls_};
+  const param<bool>& sonar_ = qcn_settings::get().sonar;  // scheme-wide: qcn.sonar
+  stat_counter samples_{
+      port_, scope_.c_str(), [] {
+        return stat_desc{"samples", "frames", "data frames sampled by the qcn congestion point", nullptr};
+      }};
+  stat_counter cnms_{
+      port_, scope_.c_str(), [] {
+        return stat_desc{"cnm_sent", "frames", "CNMs sent by the qcn congestion point (samples with Fb < 0)", nullptr};
+      }};
+  stat_counter fb99_{port_, scope_.c_str(), [] {
+                       return stat_desc{"fb99_sent", "frames",
+                                        "path_ba push-backs sent (qFb = 0 CNMs: Fb >= 0 but no bandwidth available)",
+                                        nullptr};
+                     }};
+  stat_counter echoes_{port_, scope_.c_str(), [] {
+                         return stat_desc{"echo_sent", "frames",
+                                          "sonar echoes sent (qFb = 0 CNMs answering a probe while BA = 0)", nullptr};
+                       }};
+  int64_t last_fb_ = 0;  // a signed value: registered with its own descriptor
 };
 
 const policy_registrar<cp_policies> reg{

@@ -28,17 +28,18 @@
 
 namespace sluice {
 
+// The parameters as the state machine reads them; their defaults are the declarations' (qcn_cp.cpp).
 struct qcn_cp_config {
-  uint64_t qeq = 26 * 1024;       // equilibrium queue depth, bytes
-  double w = 2.0;                 // weight of the queue's growth
-  uint64_t sample_base = 150000;  // sampling interval at qFb < 8, bytes arrived
-  double jitter = 0.15;           // each interval is drawn from [1 - jitter, 1 + jitter) x nominal
-  bool linear_table = false;      // sampling bands 1/(1 + 9k/7) instead of the pseudo-code's table
-  bool round_up = false;          // qFb rounded up (every Fb < 0 a CNM) instead of truncated
-  bool path_ba = false;           // BA signal and Fb99 push-back
-  uint64_t ba_threshold = 9000;   // BA needs the queue below this (seed: 6 packets)...
-  uint64_t ba_time_ps = 10000000000ull;  // ...for this long without a break (seed: 10 ms)
-  bool sonar = false;  // SONAR: keep the BA signal to answer probes (the echo is the caller's)
+  uint64_t qeq{};           // equilibrium queue depth, bytes
+  double w{};               // weight of the queue's growth
+  uint64_t sample_base{};   // sampling interval at qFb < 8, bytes arrived
+  double jitter{};          // each interval is drawn from [1 - jitter, 1 + jitter) x nominal
+  bool linear_table{};      // sampling bands 1/(1 + 9k/7) instead of the pseudo-code's table
+  bool round_up{};          // qFb rounded up (every Fb < 0 a CNM) instead of truncated
+  bool path_ba{};           // BA signal and Fb99 push-back
+  uint64_t ba_threshold{};  // BA needs the queue below this...
+  uint64_t ba_time_ps{};    // ...for this long without a break
+  bool sonar{};             // SONAR: keep the BA signal to answer probes (the echo is the caller's)
   bool tracks_ba() const { return path_ba || sonar; }
 };
 

@@ -20,103 +20,11 @@
 
 namespace sluice {
 namespace {
-// Defaults from the tutorial's QCN table (10 Gb/s) and DEFAULTS.md 6 (see docs/models/qcn.md).
-const param_spec<double> gd_spec{"qcn.gd",
-                                 "qcn RP: decrease gain per unit of qFb/63, CR <- CR*(1 - gd*qFb/63) (tutorial table: "
-                                 "Gd 0.5, min decrease factor 0.5)",
-                                 0.5, 0.0, 1.0};
-const param_spec<data_rate> min_rate_spec{
-    "qcn.min_rate", "qcn RP: lowest current rate (DEFAULTS.md: 10 Mb/s; the tutorial's table: 100 Kb/s)",
-    data_rate{10e6}, data_rate{1e3}, data_rate{1e13}};
-const param_spec<byte_count> bc_spec{
-    "qcn.bc_limit", "qcn RP: bytes sent per byte-counter cycle in fast recovery, half after (tutorial table: 150 KB)",
-    byte_count{150000}, byte_count{64}, byte_count{1ull << 36}};
-const param_spec<sc_core::sc_time> timer_spec{
-    "qcn.timer", "qcn RP: timer cycle in fast recovery, half after (tutorial table: CM timer 15 ms)",
-    sc_core::sc_time(15, sc_core::SC_MS), sc_core::sc_time(1, sc_core::SC_US), sc_core::sc_time(10, sc_core::SC_SEC)};
-const param_spec<uint64_t> f_spec{
-    "qcn.fr_threshold", "qcn RP: fast-recovery cycles per counter before increase (tutorial table: 5)", 5, 1, 1000};
-const param_spec<data_rate> ai_spec{"qcn.r_ai",
-                                    "qcn RP: active-increase step of the target rate (tutorial table: 5 Mb/s)",
-                                    data_rate{5e6}, data_rate{1e3}, data_rate{1e13}};
-const param_spec<data_rate> hai_spec{"qcn.r_hai",
-                                     "qcn RP: hyper-active-increase step of the target rate (tutorial table: 50 Mb/s)",
-                                     data_rate{50e6}, data_rate{1e3}, data_rate{1e13}};
-const param_spec<bool> efr_spec{
-    "qcn.extra_fast_recovery",
-    "qcn RP: CNMs before the byte counter's first cycle keep the target rate (tutorial table: enabled; both "
-    "pseudo-code ports)",
-    true, false, true};
-const choice_spec tr_hold_spec{"qcn.tr_hold",
-                               "qcn RP: extra fast recovery holds TR while the byte counter has ended no cycle since "
-                               "the last CNM (byte-stage: both pseudo-code ports) or while neither counter has "
-                               "(both-stages)",
-                               "byte-stage",
-                               {"byte-stage", "both-stages"}};
-const param_spec<bool> bc_reset_spec{
-    "qcn.bc_reset_every_cnm",
-    "qcn RP: every CNM restarts the byte counter (false: only a CNM that sets TR <- CR, as both pseudo-code ports)",
-    false, false, true};
-const param_spec<double> jitter_spec{
-    "qcn.recovery_jitter",
-    "qcn RP: each byte-counter and timer period after a cycle end is drawn from (1 +/- this) x nominal, from the "
-    "flow's own stream; 0: exact (OMNeT++ port: uniform(0.85, 1.15))",
-    0.15, 0.0, 0.9};
-
-const param_spec<bool> tr_spec{
-    "qcn.target_reduction",
-    "qcn RP: at a cycle end with a stage counter at 1, if TR > 10*CR then TR <- TR/8 (both pseudo-code ports; seed "
-    "qcn-transient-response)",
-    true, false, true};
-const param_spec<sc_core::sc_time> ba_timer_spec{
-    "qcn.ba_timer", "qcn RP: rate-increase timer with path_ba, half after F cycles (seed: 5 ms)",
-    sc_core::sc_time(5, sc_core::SC_MS), sc_core::sc_time(1, sc_core::SC_US), sc_core::sc_time(10, sc_core::SC_SEC)};
-
-const param_spec<sc_core::sc_time> sonar_wait_spec{
-    "qcn.sonar_wait", "qcn RP sonar: waiting-to-probe time, from a cut or an echo to the next probe (choice: 5 ms)",
-    sc_core::sc_time(5, sc_core::SC_MS), sc_core::sc_time(1, sc_core::SC_US), sc_core::sc_time(10, sc_core::SC_SEC)};
-const param_spec<sc_core::sc_time> sonar_echo_spec{
-    "qcn.sonar_echo_wait", "qcn RP sonar: how long a probe waits for an echo (choice: 1 ms, twice the seed's 500 us RTT)",
-    sc_core::sc_time(1, sc_core::SC_MS), sc_core::sc_time(1, sc_core::SC_US), sc_core::sc_time(10, sc_core::SC_SEC)};
-const param_spec<sc_core::sc_time> sonar_fuse_spec{
-    "qcn.sonar_fuse", "qcn RP sonar: short-fuse period, one hyper-active cycle each (choice: 1 ms)",
-    sc_core::sc_time(1, sc_core::SC_MS), sc_core::sc_time(1, sc_core::SC_US), sc_core::sc_time(10, sc_core::SC_SEC)};
-
+// The parameters of a NIC's QCN reaction points, each one member declaration under the NIC
+// ("h0.qcn.gd"). Defaults from the tutorial's QCN table (10 Gb/s) and DEFAULTS.md 6 (see
+// docs/models/qcn.md).
 struct qcn_rp_params {
-  param<double> gd;
-  param<data_rate> min_rate;
-  param<byte_count> bc;
-  param<sc_core::sc_time> timer;
-  param<uint64_t> f;
-  param<data_rate> r_ai, r_hai;
-  param<bool> efr;
-  param<bool> target_reduction;
-  const param<bool>& path_ba;  // scheme-wide: qcn.path_ba
-  param<sc_core::sc_time> ba_timer;
-  const param<bool>& sonar;  // scheme-wide: qcn.sonar
-  param<sc_core::sc_time> sonar_wait, sonar_echo, sonar_fuse;
-  choice_param tr_hold;
-  param<bool> bc_reset;
-  param<double> jitter;
-  explicit qcn_rp_params(const sc_core::sc_object* nic)
-      : gd(nic, gd_spec),
-        min_rate(nic, min_rate_spec),
-        bc(nic, bc_spec),
-        timer(nic, timer_spec),
-        f(nic, f_spec),
-        r_ai(nic, ai_spec),
-        r_hai(nic, hai_spec),
-        efr(nic, efr_spec),
-        target_reduction(nic, tr_spec),
-        path_ba(qcn_settings::get().path_ba),
-        ba_timer(nic, ba_timer_spec),
-        sonar(qcn_settings::get().sonar),
-        sonar_wait(nic, sonar_wait_spec),
-        sonar_echo(nic, sonar_echo_spec),
-        sonar_fuse(nic, sonar_fuse_spec),
-        tr_hold(nic, tr_hold_spec),
-        bc_reset(nic, bc_reset_spec),
-        jitter(nic, jitter_spec) {
+  explicit qcn_rp_params(const sc_core::sc_object* nic) : nic_(nic) {
     ba_timer.inert_when(
         [](const void* m, const param_base&) -> std::string {
           const qcn_rp_params& q = *static_cast<const qcn_rp_params*>(m);
@@ -131,6 +39,115 @@ struct qcn_rp_params {
           },
           this);
   }
+  const sc_core::sc_object* nic_;  // first: the parameters below are declared under it
+  param<double> gd{nic_, [] {
+                     return param_spec<double>{"qcn.gd",
+                                               "qcn RP: decrease gain per unit of qFb/63, CR <- CR*(1 - gd*qFb/63) "
+                                               "(tutorial table: Gd 0.5, min decrease factor 0.5)",
+                                               0.5, 0.0, 1.0};
+                   }};
+  param<data_rate> min_rate{nic_, [] {
+                              return param_spec<data_rate>{
+                                  "qcn.min_rate",
+                                  "qcn RP: lowest current rate (DEFAULTS.md: 10 Mb/s; the tutorial's table: 100 Kb/s)",
+                                  data_rate{10e6}, data_rate{1e3}, data_rate{1e13}};
+                            }};
+  param<byte_count> bc{
+      nic_, [] {
+        return param_spec<byte_count>{
+            "qcn.bc_limit",
+            "qcn RP: bytes sent per byte-counter cycle in fast recovery, half after (tutorial table: 150 KB)",
+            byte_count{150000}, byte_count{64}, byte_count{1ull << 36}};
+      }};
+  param<sc_core::sc_time> timer{
+      nic_, [] {
+        return param_spec<sc_core::sc_time>{
+            "qcn.timer", "qcn RP: timer cycle in fast recovery, half after (tutorial table: CM timer 15 ms)",
+            sc_core::sc_time(15, sc_core::SC_MS), sc_core::sc_time(1, sc_core::SC_US),
+            sc_core::sc_time(10, sc_core::SC_SEC)};
+      }};
+  param<uint64_t> f{nic_, [] {
+                      return param_spec<uint64_t>{
+                          "qcn.fr_threshold",
+                          "qcn RP: fast-recovery cycles per counter before increase (tutorial table: 5)", 5, 1, 1000};
+                    }};
+  param<data_rate> r_ai{nic_, [] {
+                          return param_spec<data_rate>{
+                              "qcn.r_ai", "qcn RP: active-increase step of the target rate (tutorial table: 5 Mb/s)",
+                              data_rate{5e6}, data_rate{1e3}, data_rate{1e13}};
+                        }};
+  param<data_rate> r_hai{nic_, [] {
+                           return param_spec<data_rate>{
+                               "qcn.r_hai",
+                               "qcn RP: hyper-active-increase step of the target rate (tutorial table: 50 Mb/s)",
+                               data_rate{50e6}, data_rate{1e3}, data_rate{1e13}};
+                         }};
+  param<bool> efr{nic_, [] {
+                    return param_spec<bool>{"qcn.extra_fast_recovery",
+                                            "qcn RP: CNMs before the byte counter's first cycle keep the target rate "
+                                            "(tutorial table: enabled; both pseudo-code ports)",
+                                            true, false, true};
+                  }};
+  param<bool> target_reduction{nic_, [] {
+                                 return param_spec<bool>{
+                                     "qcn.target_reduction",
+                                     "qcn RP: at a cycle end with a stage counter at 1, if TR > 10*CR then TR <- TR/8 "
+                                     "(both pseudo-code ports; seed qcn-transient-response)",
+                                     true, false, true};
+                               }};
+  const param<bool>& path_ba = qcn_settings::get().path_ba;  // scheme-wide: qcn.path_ba
+  param<sc_core::sc_time> ba_timer{nic_, [] {
+                                     return param_spec<sc_core::sc_time>{
+                                         "qcn.ba_timer",
+                                         "qcn RP: rate-increase timer with path_ba, half after F cycles (seed: 5 ms)",
+                                         sc_core::sc_time(5, sc_core::SC_MS), sc_core::sc_time(1, sc_core::SC_US),
+                                         sc_core::sc_time(10, sc_core::SC_SEC)};
+                                   }};
+  const param<bool>& sonar = qcn_settings::get().sonar;  // scheme-wide: qcn.sonar
+  param<sc_core::sc_time> sonar_wait{
+      nic_, [] {
+        return param_spec<sc_core::sc_time>{
+            "qcn.sonar_wait",
+            "qcn RP sonar: waiting-to-probe time, from a cut or an echo to the next probe (choice: 5 ms)",
+            sc_core::sc_time(5, sc_core::SC_MS), sc_core::sc_time(1, sc_core::SC_US),
+            sc_core::sc_time(10, sc_core::SC_SEC)};
+      }};
+  param<sc_core::sc_time> sonar_echo{
+      nic_, [] {
+        return param_spec<sc_core::sc_time>{
+            "qcn.sonar_echo_wait",
+            "qcn RP sonar: how long a probe waits for an echo (choice: 1 ms, twice the seed's 500 us RTT)",
+            sc_core::sc_time(1, sc_core::SC_MS), sc_core::sc_time(1, sc_core::SC_US),
+            sc_core::sc_time(10, sc_core::SC_SEC)};
+      }};
+  param<sc_core::sc_time> sonar_fuse{
+      nic_, [] {
+        return param_spec<sc_core::sc_time>{
+            "qcn.sonar_fuse", "qcn RP sonar: short-fuse period, one hyper-active cycle each (choice: 1 ms)",
+            sc_core::sc_time(1, sc_core::SC_MS), sc_core::sc_time(1, sc_core::SC_US),
+            sc_core::sc_time(10, sc_core::SC_SEC)};
+      }};
+  choice_param tr_hold{nic_, [] {
+                         return choice_spec{
+                             "qcn.tr_hold",
+                             "qcn RP: extra fast recovery holds TR while the byte counter has ended no cycle since the "
+                             "last CNM (byte-stage: both pseudo-code ports) or while neither counter has (both-stages)",
+                             "byte-stage",
+                             {"byte-stage", "both-stages"}};
+                       }};
+  param<bool> bc_reset{nic_, [] {
+                         return param_spec<bool>{"qcn.bc_reset_every_cnm",
+                                                 "qcn RP: every CNM restarts the byte counter (false: only a CNM that "
+                                                 "sets TR <- CR, as both pseudo-code ports)",
+                                                 false, false, true};
+                       }};
+  param<double> jitter{nic_, [] {
+                         return param_spec<double>{
+                             "qcn.recovery_jitter",
+                             "qcn RP: each byte-counter and timer period after a cycle end is drawn from (1 +/- this) "
+                             "x nominal, from the flow's own stream; 0: exact (OMNeT++ port: uniform(0.85, 1.15))",
+                             0.15, 0.0, 0.9};
+                       }};
   qcn_rp_config config() const {
     return {gd(), min_rate().bps, bc().bytes, to_ps(timer()), static_cast<int>(f()), r_ai().bps, r_hai().bps, efr(),
             target_reduction(), path_ba(), to_ps(ba_timer()), sonar(), to_ps(sonar_wait()), to_ps(sonar_echo()),

@@ -46,26 +46,27 @@
 
 namespace sluice {
 
+// The parameters as the state machine reads them; their defaults are the declarations' (qcn_rp.cpp).
 struct qcn_rp_config {
-  double gd = 0.5;                     // cut per unit of qFb/63: 0.5 halves CR at qFb = 63
-  double min_rate_bps = 10e6;          // floor of CR
-  uint64_t bc_limit = 150000;          // bytes per byte-counter cycle in fast recovery (BC/2 after)
-  uint64_t timer_ps = 15000000000ull;  // timer cycle in fast recovery, 15 ms (T/2 after)
-  int fr_threshold = 5;                // F: cycles of fast recovery per counter
-  double r_ai_bps = 5e6;               // active-increase step of TR
-  double r_hai_bps = 50e6;             // hyper-active-increase step of TR, times i
-  bool extra_fast_recovery = true;     // cuts before the byte counter's first cycle keep TR
-  bool target_reduction = true;        // a cycle end with a counter at 1 and TR > 10*CR: TR <- TR/8
-  bool path_ba = false;                // qFb = 0 is Fb99 (push back one cycle); timer = ba_timer
-  uint64_t ba_timer_ps = 5000000000ull;  // the path-BA rate-increase timer, 5 ms (seed)
+  double gd{};                 // cut per unit of qFb/63: 0.5 would halve CR at qFb = 63
+  double min_rate_bps{};       // floor of CR
+  uint64_t bc_limit{};         // bytes per byte-counter cycle in fast recovery (BC/2 after)
+  uint64_t timer_ps{};         // timer cycle in fast recovery (T/2 after)
+  int fr_threshold{};          // F: cycles of fast recovery per counter
+  double r_ai_bps{};           // active-increase step of TR
+  double r_hai_bps{};          // hyper-active-increase step of TR, times i
+  bool extra_fast_recovery{};  // cuts before the byte counter's first cycle keep TR
+  bool target_reduction{};     // a cycle end with a counter at 1 and TR > 10*CR: TR <- TR/8
+  bool path_ba{};              // qFb = 0 is Fb99 (push back one cycle); timer = ba_timer
+  uint64_t ba_timer_ps{};      // the path-BA rate-increase timer
   uint64_t cycle_timer_ps() const { return path_ba ? ba_timer_ps : timer_ps; }
-  bool sonar = false;                         // the SONAR ping timer
-  uint64_t sonar_wait_ps = 5000000000ull;     // WP: from a cut to the next probe, 5 ms
-  uint64_t sonar_echo_ps = 1000000000ull;     // WE: how long a probe waits for its echo, 1 ms
-  uint64_t sonar_fuse_ps = 1000000000ull;     // SF: a hyper-active cycle every this long, 1 ms
-  double recovery_jitter = 0.15;   // each byte-counter and timer period after a cycle end: x (1 +/- this)
-  bool tr_hold_both_stages = false;  // extra fast recovery holds TR only while neither counter ended a cycle
-  bool bc_reset_every_cnm = false;   // every CNM restarts the byte counter (else only when TR <- CR)
+  bool sonar{};                // the SONAR ping timer
+  uint64_t sonar_wait_ps{};    // WP: from a cut to the next probe
+  uint64_t sonar_echo_ps{};    // WE: how long a probe waits for its echo
+  uint64_t sonar_fuse_ps{};    // SF: a hyper-active cycle every this long
+  double recovery_jitter{};    // each byte-counter and timer period after a cycle end: x (1 +/- this)
+  bool tr_hold_both_stages{};  // extra fast recovery holds TR only while neither counter ended a cycle
+  bool bc_reset_every_cnm{};   // every CNM restarts the byte counter (else only when TR <- CR)
 };
 
 class qcn_rp_state {
