@@ -1,0 +1,98 @@
+// The ASM reaction point as a pure state machine (no SystemC): one rate limiter per flow, its rate
+// R and the CPID of the congestion point that caused its last decrease. On a feedback carrying the
+// 8-bit fields (qoff, qdelta) and a CPID (docs/models/asm.md, "Rate law"):
+//   Qoff = qoff x qoff_quantum, Qdelta = qdelta x qdelta_quantum      (bytes)
+//   sigma = Qoff + w Qdelta                                            (the boundary function)
+//   (a, b) = (alpha1, beta1) if sigma x Qoff >= 0   (towards the line from the Qoff side)
+//            (alpha2, beta2) if sigma x Qoff <  0   (the Qdelta-dominated wedge: damp the rate)
+//   k = boost        if |sigma| > sigma_band (far from the line: approaching it),
+//       stable_boost if not, and |Qoff| < qoff_band (near the stable point),
+//       1            otherwise (sliding along the line)
+//   e = k (a Qoff + b Qdelta),  clamped to [-max_increase, max_decrease]
+//   e > 0: R <- max(R (1 - e), min_rate); remember the CPID
+//   e < 0: only if the CPID is the remembered one: R <- min(R (1 - e), line_rate)
+// The move is a fraction of the sending rate, so the slope of the trajectory in the
+// (queue, rate / capacity) plane does not depend on the link speed. Rates in bit/s.
+#pragma once
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+
+namespace sluice {
+
+// The parameters as the state machine reads them; their defaults are the declarations'.
+struct asm_rp_config {
+  double w{};               // weight of Qdelta in sigma (scheme-wide, as at the CP)
+  double qoff_quantum{};    // bytes per step of the Qoff field (scheme-wide)
+  double qdelta_quantum{};  // bytes per step of the Qdelta field (scheme-wide)
+  double alpha1{}, beta1{};  // 1/byte: gains where sigma and Qoff agree in sign
+  double alpha2{}, beta2{};  // 1/byte: gains where they disagree
+  double boost{};            // gain factor far from the line
+  double stable_boost{};     // gain factor near the stable point
+  double sigma_band{};       // bytes: |sigma| above this is "far from the line"
+  double qoff_band{};        // bytes: |Qoff| below this is "near the stable point"
+  double max_decrease{};     // one feedback cuts by at most this fraction
+  double max_increase{};     // one feedback raises by at most this fraction
+  double min_rate{};         // bit/s
+  double line_rate{};        // bit/s: the cap, and the start rate
+};
+
+// Which coefficient set a feedback used: the variable structure of the law.
+enum class asm_region { on_line, agree, disagree };
+
+struct asm_law {
+  double sigma = 0;  // bytes
+  asm_region region = asm_region::on_line;
+  bool boosted = false;
+  double e = 0;  // the fraction of the rate removed (negative: added), after the clamp
+};
+
+// The law alone: what a feedback (qoff, qdelta) asks of a flow, before CPID filtering.
+inline asm_law asm_rate_law(int8_t qoff, int8_t qdelta, const asm_rp_config& c) {
+  asm_law l;
+  const double q_off = qoff * c.qoff_quantum, q_delta = qdelta * c.qdelta_quantum;
+  l.sigma = q_off + c.w * q_delta;
+  if (l.sigma == 0) return l;
+  const bool disagree = (l.sigma > 0 && q_off < 0) || (l.sigma < 0 && q_off > 0);
+  l.region = disagree ? asm_region::disagree : asm_region::agree;
+  const double a = disagree ? c.alpha2 : c.alpha1, b = disagree ? c.beta2 : c.beta1;
+  const bool far = std::fabs(l.sigma) > c.sigma_band, near_stable = !far && std::fabs(q_off) < c.qoff_band;
+  l.boosted = far || near_stable;
+  const double k = far ? c.boost : near_stable ? c.stable_boost : 1.0;
+  l.e = std::clamp(k * (a * q_off + b * q_delta), -c.max_increase, c.max_decrease);
+  return l;
+}
+
+class asm_rp_state {
+ public:
+  enum class result { none, decrease, increase, ignored };  // ignored: an increase from another CPID
+
+  explicit asm_rp_state(double line_bps = 0) : rate_(line_bps) {}
+
+  result on_feedback(int8_t qoff, int8_t qdelta, uint64_t cpid, const asm_rp_config& c) {
+    last_ = asm_rate_law(qoff, qdelta, c);
+    if (last_.e > 0) {
+      rate_ = std::max(rate_ * (1.0 - last_.e), c.min_rate);
+      cpid_ = cpid;
+      limited_ = true;
+      return result::decrease;
+    }
+    if (last_.e == 0) return result::none;
+    if (!limited_ || cpid != cpid_) return result::ignored;
+    rate_ = std::min(rate_ * (1.0 - last_.e), c.line_rate);
+    return result::increase;
+  }
+
+  double rate() const { return rate_; }
+  bool limited() const { return limited_; }
+  uint64_t cpid() const { return cpid_; }  // the CP of the last decrease (valid when limited)
+  const asm_law& last() const { return last_; }
+
+ private:
+  double rate_;
+  bool limited_ = false;
+  uint64_t cpid_ = 0;
+  asm_law last_;
+};
+
+}  // namespace sluice
