@@ -27,7 +27,6 @@ asm_rp_config hand_rp() {
   c.alpha2 = 1e-6;
   c.beta2 = 2e-5;
   c.boost = 2;
-  c.stable_boost = 1.5;
   c.sigma_band = 16000;
   c.qoff_band = 1000;
   c.max_decrease = 0.5;
@@ -40,7 +39,7 @@ asm_rp_config hand_rp() {
 // The declared defaults (docs/models/asm.md, "Parameters"), for the fluid checks.
 asm_cp_config default_cp() { return asm_cp_config{26624, 150000, 0.15, 1024, 256, 16000000}; }
 asm_rp_config default_rp(double line_bps) {
-  return asm_rp_config{4, 1024, 256, 5e-6, 5e-6, 3e-7, 8e-6, 2, 1.5, 16384, 1024, 0.5, 0.5, 10e6, line_bps};
+  return asm_rp_config{4, 1024, 256, 5e-6, 5e-6, 3e-7, 8e-6, 2, 16384, 1024, 0.5, 0.5, 10e6, line_bps};
 }
 
 }  // namespace
@@ -170,11 +169,11 @@ TEST(AsmRateLaw, GainsAdaptLargeFarSmallNearTheLineLargeNearTheStablePoint) {
   // e = 0.16; one step more (Qoff 16 500): k = 2, e = 2 x 0.165 = 0.33.
   EXPECT_DOUBLE_EQ(asm_rate_law(32, 0, c).e, 0.16);
   EXPECT_DOUBLE_EQ(asm_rate_law(33, 0, c).e, 0.33);
-  // Near the stable point (|Qoff| 500 < 1000, sigma 500 + 4 x 250 = 1500 in the band): x1.5:
-  // e = 1.5 (1e-5 x 500 + 1e-5 x 250) = 0.01125.
+  // Near the stable point (|Qoff| 500 < 1000, sigma 500 + 4 x 250 = 1500 in the band): x2 again:
+  // e = 2 (1e-5 x 500 + 1e-5 x 250) = 0.015.
   asm_law l = asm_rate_law(1, 1, c);
   EXPECT_TRUE(l.boosted);
-  EXPECT_DOUBLE_EQ(l.e, 0.01125);
+  EXPECT_DOUBLE_EQ(l.e, 0.015);
   // |Qoff| 1000 is not below the band: k = 1: e = 0.01 + 0.0025.
   EXPECT_DOUBLE_EQ(asm_rate_law(2, 1, c).e, 0.0125);
   // Far wins over near: Qoff 500, Qdelta 20 x 250 = 5000, sigma 20 500 > 16 000: x2, set 1:
@@ -277,4 +276,27 @@ TEST(AsmFluid, ReachesTheLineAndSlidesToTheStablePointAtEverySpeedWithTheSamePar
   const double lo = *std::min_element(amplitude, amplitude + 3), hi = *std::max_element(amplitude, amplitude + 3);
   EXPECT_LE(hi, 8192);
   EXPECT_LE(hi, 3 * lo);
+}
+
+// Other source counts, same parameters: the sliding condition holds up to N <= 8 with the boost
+// (docs), and the band with it, once the start's overload is gone.
+TEST(AsmFluid, TwoAndFiveSourcesAlsoSlideToTheStablePoint) {
+  for (int sources : {2, 5})
+    for (double capacity : {10e9, 100e9}) {
+      test::asm_fluid f;
+      f.capacity_bps = capacity;
+      f.sources = sources;
+      f.cp = default_cp();
+      f.rp = default_rp(capacity);
+      const double tau = f.rp.w * static_cast<double>(f.cp.sample_base) * 8 / capacity;
+      f.run(60 * tau);
+      double worst_sigma = 0, qmin = 1e18;
+      for (const auto& s : f.samples)
+        if (s.t >= 20 * tau) {
+          worst_sigma = std::max(worst_sigma, std::fabs(s.sigma));
+          qmin = std::min(qmin, s.q);
+        }
+      EXPECT_LE(worst_sigma, f.rp.sigma_band) << sources << " sources, " << capacity / 1e9 << " Gb/s";
+      EXPECT_GT(qmin, 0) << sources << " sources, " << capacity / 1e9 << " Gb/s";
+    }
 }

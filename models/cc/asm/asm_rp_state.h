@@ -5,9 +5,8 @@
 //   sigma = Qoff + w Qdelta                                            (the boundary function)
 //   (a, b) = (alpha1, beta1) if sigma x Qoff >= 0   (towards the line from the Qoff side)
 //            (alpha2, beta2) if sigma x Qoff <  0   (the Qdelta-dominated wedge: damp the rate)
-//   k = boost        if |sigma| > sigma_band (far from the line: approaching it),
-//       stable_boost if not, and |Qoff| < qoff_band (near the stable point),
-//       1            otherwise (sliding along the line)
+//   k = boost if |sigma| > sigma_band (far from the line: approaching it) or |Qoff| < qoff_band
+//       (near the stable point), else 1 (sliding along the line)
 //   e = k (a Qoff + b Qdelta),  clamped to [-max_increase, max_decrease]
 //   e > 0: R <- max(R (1 - e), min_rate); remember the CPID
 //   e < 0: only if the CPID is the remembered one: R <- min(R (1 - e), line_rate)
@@ -27,8 +26,7 @@ struct asm_rp_config {
   double qdelta_quantum{};  // bytes per step of the Qdelta field (scheme-wide)
   double alpha1{}, beta1{};  // 1/byte: gains where sigma and Qoff agree in sign
   double alpha2{}, beta2{};  // 1/byte: gains where they disagree
-  double boost{};            // gain factor far from the line
-  double stable_boost{};     // gain factor near the stable point
+  double boost{};            // gain factor far from the line and near the stable point
   double sigma_band{};       // bytes: |sigma| above this is "far from the line"
   double qoff_band{};        // bytes: |Qoff| below this is "near the stable point"
   double max_decrease{};     // one feedback cuts by at most this fraction
@@ -56,9 +54,8 @@ inline asm_law asm_rate_law(int8_t qoff, int8_t qdelta, const asm_rp_config& c) 
   const bool disagree = (l.sigma > 0 && q_off < 0) || (l.sigma < 0 && q_off > 0);
   l.region = disagree ? asm_region::disagree : asm_region::agree;
   const double a = disagree ? c.alpha2 : c.alpha1, b = disagree ? c.beta2 : c.beta1;
-  const bool far = std::fabs(l.sigma) > c.sigma_band, near_stable = !far && std::fabs(q_off) < c.qoff_band;
-  l.boosted = far || near_stable;
-  const double k = far ? c.boost : near_stable ? c.stable_boost : 1.0;
+  l.boosted = std::fabs(l.sigma) > c.sigma_band || std::fabs(q_off) < c.qoff_band;
+  const double k = l.boosted ? c.boost : 1.0;
   l.e = std::clamp(k * (a * q_off + b * q_delta), -c.max_increase, c.max_decrease);
   return l;
 }
