@@ -9,8 +9,13 @@
 
 using namespace sluice;
 
+namespace {
+// The paper's rules and parameters at 40 Gb/s (dcqcn_profile "paper").
+dcqcn_rp_config paper() { return dcqcn_paper.rp_config(40e9); }
+}  // namespace
+
 TEST(DcqcnRules, ClampTargetRateOnEveryCutIsThePapers) {
-  dcqcn_rp_config c;  // clamp_target true
+  dcqcn_rp_config c = paper();  // clamp_target true
   dcqcn_rp_state rp(40e9, 1.0);
   rp.on_cnp(c);  // rt <- 40G, rc 20G
   rp.on_cnp(c);  // rt <- 20G, rc 10G
@@ -19,7 +24,7 @@ TEST(DcqcnRules, ClampTargetRateOnEveryCutIsThePapers) {
 }
 
 TEST(DcqcnRules, WithoutClampTheTargetStays) {
-  dcqcn_rp_config c;
+  dcqcn_rp_config c = paper();
   c.clamp_target = false;
   c.clamp_after_time_inc = false;
   dcqcn_rp_state rp(40e9, 1.0);
@@ -33,7 +38,7 @@ TEST(DcqcnRules, WithoutClampTheTargetStays) {
 }
 
 TEST(DcqcnRules, ClampAfterTimeIncreaseNeedsATimerEventSinceTheLastCut) {
-  dcqcn_rp_config c;
+  dcqcn_rp_config c = paper();
   c.clamp_target = false;
   c.clamp_after_time_inc = true;
   c.byte_counter = 1000;
@@ -54,7 +59,7 @@ TEST(DcqcnRules, ClampAfterTimeIncreaseNeedsATimerEventSinceTheLastCut) {
 namespace {
 // F 1, byte counter off, R_AI 10 Mb/s, R_HAI 100 Mb/s; a flow cut from 10G: rt 10G, rc 5G.
 dcqcn_rp_config one_step() {
-  dcqcn_rp_config c;
+  dcqcn_rp_config c = paper();
   c.fast_recovery = 1;
   c.byte_counter = 0;
   c.rai = 10e6;
@@ -106,7 +111,7 @@ TEST(DcqcnRules, BothCountersNeverHyperWithTheByteCounterOff) {
 }
 
 TEST(DcqcnRules, AlphaPerWindowRisesOnceAWindowWithACnp) {
-  dcqcn_rp_config c;
+  dcqcn_rp_config c = paper();
   c.alpha_update = dcqcn_alpha_rule::per_window;
   dcqcn_rp_state rp(40e9, 0.5);
   rp.note_cnp(c);
@@ -126,7 +131,7 @@ TEST(DcqcnRules, AlphaPerWindowRisesOnceAWindowWithACnp) {
 }
 
 TEST(DcqcnRules, PerCnpAlphaCutsBeforeOrAfterItsUpdate) {
-  dcqcn_rp_config c;  // per-cnp, before (paper): rc = 40G x (1 - 0.5/2) = 30G, then alpha 0.501953125
+  dcqcn_rp_config c = paper();  // per-cnp, before (paper): rc = 40G x (1 - 0.5/2) = 30G, then alpha 0.501953125
   dcqcn_rp_state before(40e9, 0.5);
   before.on_cnp(c);
   EXPECT_DOUBLE_EQ(before.rc(), 30e9);
@@ -139,19 +144,24 @@ TEST(DcqcnRules, PerCnpAlphaCutsBeforeOrAfterItsUpdate) {
 }
 
 TEST(DcqcnProfiles, PaperIsTheDefaultConfigAndTheOthersAsPublished) {
-  const dcqcn_rp_config d;
+  // The paper's profile as its configuration at 40 Gb/s (SIGCOMM'15; R_HAI and the minimum rate
+  // from the authors' ns-3 configuration), and the declared defaults of rp.* (dcqcn_rp.cpp).
+  const dcqcn_rp_config d = paper();
   const dcqcn_profile& p = *dcqcn_profile_named("paper");
-  EXPECT_EQ(p.g, d.g);
-  EXPECT_EQ(p.byte_counter, d.byte_counter);
-  EXPECT_EQ(p.fast_recovery, d.fast_recovery);
-  EXPECT_EQ(p.rai_at(40e9), d.rai);
-  EXPECT_EQ(p.rhai_at(40e9), d.rhai);
-  EXPECT_EQ(p.min_rate, d.min_rate);
-  EXPECT_EQ(p.clamp_target, d.clamp_target);
-  EXPECT_EQ(p.hyper, d.hyper);
-  EXPECT_EQ(p.hyper_step_fixed, d.hyper_step_fixed);
-  EXPECT_EQ(p.alpha_update, d.alpha_update);
-  EXPECT_EQ(p.cut_after_alpha_update, d.cut_after_alpha_update);
+  EXPECT_EQ(d.g, 1.0 / 256);
+  EXPECT_EQ(d.byte_counter, 10'000'000u);
+  EXPECT_EQ(d.fast_recovery, 5u);
+  EXPECT_EQ(d.rai, 40e6);
+  EXPECT_EQ(d.rhai, 200e6);
+  EXPECT_EQ(d.min_rate, 100e6);
+  EXPECT_EQ(d.line_rate, 40e9);
+  EXPECT_TRUE(d.clamp_target);
+  EXPECT_FALSE(d.clamp_after_time_inc);
+  EXPECT_EQ(d.hyper, dcqcn_hyper_rule::both_counters);
+  EXPECT_FALSE(d.hyper_step_fixed);
+  EXPECT_EQ(d.alpha_update, dcqcn_alpha_rule::per_cnp);
+  EXPECT_FALSE(d.cut_after_alpha_update);
+  EXPECT_EQ(p.alpha_init, 1.0);
   EXPECT_EQ(p.alpha_timer_ps, 55 * dcqcn_us);
   EXPECT_EQ(p.timer_ps, 55 * dcqcn_us);
   EXPECT_EQ(p.rate_decrease_interval_ps, 0u);

@@ -6,6 +6,7 @@
 
 #include "models/cc/dcqcn/dcqcn_cp.h"
 #include "models/cc/dcqcn/dcqcn_np.h"
+#include "models/cc/dcqcn/dcqcn_profiles.h"
 #include "models/cc/dcqcn/dcqcn_rp.h"
 #include "models/core/random.h"
 
@@ -59,7 +60,8 @@ TEST(DcqcnNp, OneCnpAtOnceThenAtMostOnePerFlowPerInterval) {
 }
 
 namespace {
-dcqcn_rp_config paper() { return dcqcn_rp_config{}; }  // g 1/256, B 10 MB, F 5, R_AI 40M, R_HAI 200M, min 100M, 40G
+// The paper's profile at 40 Gb/s: g 1/256, B 10 MB, F 5, R_AI 40M, R_HAI 200M, min 100M.
+dcqcn_rp_config paper() { return dcqcn_paper.rp_config(40e9); }
 }  // namespace
 
 TEST(DcqcnRp, CnpCutsByHalfAlphaAndRaisesAlpha) {

@@ -4,6 +4,7 @@
 // rules in docs/models/tcd.md (arithmetic in the comments), not copied from a run.
 #include <gtest/gtest.h>
 
+#include "models/cc/dcqcn/dcqcn_profiles.h"
 #include "models/cc/dcqcn/dcqcn_rp.h"
 #include "models/cc/tcd/tcd_cp.h"
 
@@ -112,7 +113,7 @@ TEST(TcdMaxTon, CreditLoopOfAnInfiniBandPort) {
 }
 
 TEST(DcqcnTcdRp, HoldKeepsTheRateAndRestartsTheRecoveryFromIt) {
-  const dcqcn_rp_config c{};
+  const dcqcn_rp_config c = dcqcn_paper.rp_config(40e9);  // rules and parameters of the paper
   dcqcn_rp_state rp(40e9, 1.0);
   rp.on_cnp(c);         // rt 40G, rc 20G, alpha 1
   rp.on_rate_timer(c);  // fast recovery: rc = (40 + 20) / 2 = 30G

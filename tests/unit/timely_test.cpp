@@ -13,13 +13,15 @@ using namespace sluice;
 
 namespace {
 constexpr uint64_t us = 1'000'000;  // ps
-// The paper's defaults (T_low 50 us, T_high 500 us, alpha 0.875, beta 0.8, delta 10 Mb/s,
-// min RTT 20 us, HAI after 5, N = 5) on a 10 Gb/s line, floor 1 % of it = 100 Mb/s.
+// The declared defaults (timely_rp.cpp), written out: the paper's (T_low 50 us, T_high 500 us,
+// alpha 0.875, beta 0.8, delta 10 Mb/s, min RTT 20 us, HAI after 5, N = 5) on a 10 Gb/s line,
+// floor 1 % of it = 100 Mb/s; the original variant (patched: RTT_ref 100 us, beta 0.008), the
+// paper's profile (hpcc-sim: a 50 Mb/s hyper step).
 timely_rp_config paper() {
-  timely_rp_config c;
-  c.line_rate = 10e9;
-  c.min_rate = 0.01 * c.line_rate;
-  return c;
+  using v = timely_rp_config::variant_t;
+  using p = timely_rp_config::profile_t;
+  return {50 * us, 500 * us, 0.875,       0.8,      10e6,  20 * us,  5,   5.0,
+          100e6,   10e9,     v::original, 100 * us, 0.008, p::paper, 50e6};
 }
 using branch = timely_rp_state::branch;
 }  // namespace

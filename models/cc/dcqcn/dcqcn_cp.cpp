@@ -13,21 +13,11 @@
 
 namespace sluice {
 namespace {
-// Defaults: the DCQCN paper's at 40 Gb/s (Kmin 5 KB, Kmax 200 KB, Pmax 1 %; see DEFAULTS.md 1.2).
-const param_spec<byte_count> kmin_spec{"ecn.kmin", "dcqcn: queue depth where ECN marking starts (paper: 5 KB)",
-                                       byte_count{5000}, byte_count{0}, byte_count{1ull << 36}};
-const param_spec<byte_count> kmax_spec{"ecn.kmax",
-                                       "dcqcn: queue depth where the marking probability reaches pmax; "
-                                       "above it every frame is marked (paper: 200 KB)",
-                                       byte_count{200000}, byte_count{0}, byte_count{1ull << 36}};
-const param_spec<double> pmax_spec{"ecn.pmax", "dcqcn: marking probability at kmax (paper: 0.01)", 0.01, 0.0, 1.0};
-
 class dcqcn_cp final : public congestion_point_if {
  public:
   dcqcn_cp(const sc_core::sc_object& port, int cls)
-      : kmin_(&port, kmin_spec, cls),
-        kmax_(&port, kmax_spec, cls),
-        pmax_(&port, pmax_spec, cls),
+      : port_(&port),
+        cls_(cls),
         scope_("prio" + std::to_string(cls)),
         draws_(random_streams::instance().seed_for(std::string(port.name()) + "." + scope_ + ".cp")) {
     static const stat_desc stats[] = {
@@ -53,10 +43,32 @@ class dcqcn_cp final : public congestion_point_if {
   }
 
  private:
-  param<byte_count> kmin_, kmax_;
-  param<double> pmax_;
+  const sc_core::sc_object* port_;  // first: the parameters below are declared under it, at class cls_
+  int cls_;
   std::string scope_;  // "prio3": the statistic's scope, kept for the registry
   random_stream draws_;
+  // Defaults: the DCQCN paper's at 40 Gb/s (Kmin 5 KB, Kmax 200 KB, Pmax 1 %; see DEFAULTS.md 1.2).
+  param<byte_count> kmin_{port_,
+                          [] {
+                            return param_spec<byte_count>{"ecn.kmin",
+                                                          "dcqcn: queue depth where ECN marking starts (paper: 5 KB)",
+                                                          byte_count{5000}, byte_count{0}, byte_count{1ull << 36}};
+                          },
+                          cls_};
+  param<byte_count> kmax_{port_,
+                          [] {
+                            return param_spec<byte_count>{"ecn.kmax",
+                                                          "dcqcn: queue depth where the marking probability reaches "
+                                                          "pmax; above it every frame is marked (paper: 200 KB)",
+                                                          byte_count{200000}, byte_count{0}, byte_count{1ull << 36}};
+                          },
+                          cls_};
+  param<double> pmax_{
+      port_,
+      [] {
+        return param_spec<double>{"ecn.pmax", "dcqcn: marking probability at kmax (paper: 0.01)", 0.01, 0.0, 1.0};
+      },
+      cls_};
   uint64_t marked_ = 0;
 };
 

@@ -23,14 +23,6 @@
 
 namespace sluice {
 namespace {
-const param_spec<sc_core::sc_time> interval_spec{
-    "np.cnp_interval", "dcqcn: at most one CNP per flow per this interval, the first at once (paper: 50 us)",
-    sc_core::sc_time(50, sc_core::SC_US), sc_core::SC_ZERO_TIME, sc_core::sc_time(1, sc_core::SC_SEC)};
-const choice_spec profile_spec{"np.profile",
-                               "dcqcn: the CNP interval and transport ACKs of the paper (50 us), ConnectX "
-                               "(min_time_between_cnps 4 us) or the HPCC ns-3 simulator (0: the CE echo of a per-frame "
-                               "ACK; ACKs on) (docs/models/dcqcn.md); explicit settings win",
-                               "paper", {"paper", "connectx", "hpcc-sim"}};
 double read_count(const void* m, int) { return static_cast<double>(*static_cast<const uint64_t*>(m)); }
 const stat_desc total_stat[] = {{"ce_frames", "frames", "CE-marked data frames received (dcqcn)", read_count}};
 const stat_desc ue_stat[] = {{"ue_frames", "frames", "UE-marked (TCD 10) data frames received (dcqcn-tcd)", read_count}};
@@ -40,8 +32,7 @@ const stat_desc flow_stat[] = {{"cnps", "frames", "CNPs made for this flow (dcqc
 class dcqcn_np final : public notification_point_if {
  public:
   dcqcn_np(const sc_core::sc_object& nic, control_sender_if& sender, const flow_table& flows, bool ternary)
-      : interval_(&nic, interval_spec),
-        profile_(&nic, profile_spec),
+      : nic_(&nic),
         sender_(sender),
         pacer_(flows.size()),
         any_(flows.size()),
@@ -77,8 +68,22 @@ class dcqcn_np final : public notification_point_if {
     sender_.send_control(make_roce_cnp(h, sender_.node_id(), now, code));
   }
 
-  param<sc_core::sc_time> interval_;
-  choice_param profile_;
+  const sc_core::sc_object* nic_;  // first: the parameters below are declared under it
+  param<sc_core::sc_time> interval_{
+      nic_, [] {
+        return param_spec<sc_core::sc_time>{
+            "np.cnp_interval", "dcqcn: at most one CNP per flow per this interval, the first at once (paper: 50 us)",
+            sc_core::sc_time(50, sc_core::SC_US), sc_core::SC_ZERO_TIME, sc_core::sc_time(1, sc_core::SC_SEC)};
+      }};
+  choice_param profile_{nic_, [] {
+                          return choice_spec{
+                              "np.profile",
+                              "dcqcn: the CNP interval and transport ACKs of the paper (50 us), ConnectX "
+                              "(min_time_between_cnps 4 us) or the HPCC ns-3 simulator (0: the CE echo of a per-frame "
+                              "ACK; ACKs on) (docs/models/dcqcn.md); explicit settings win",
+                              "paper",
+                              {"paper", "connectx", "hpcc-sim"}};
+                        }};
   control_sender_if& sender_;
   cnp_pacer pacer_, any_;  // CE CNPs; CNPs of either kind (dcqcn-tcd)
   bool ternary_;

@@ -29,6 +29,22 @@ struct dcqcn_profile {
   bool transport_acks;       // the receiver acknowledges every data frame on a high class
   double rai_at(double line_rate) const { return rate_reference > 0 ? rai * line_rate / rate_reference : rai; }
   double rhai_at(double line_rate) const { return rate_reference > 0 ? rhai * line_rate / rate_reference : rhai; }
+  // The reaction point's configuration under this profile at a line rate.
+  dcqcn_rp_config rp_config(double line_rate) const {
+    return {g,
+            byte_counter,
+            fast_recovery,
+            rai_at(line_rate),
+            rhai_at(line_rate),
+            min_rate,
+            line_rate,
+            clamp_target,
+            clamp_after_time_inc,
+            hyper,
+            hyper_step_fixed,
+            alpha_update,
+            cut_after_alpha_update};
+  }
 };
 
 inline constexpr uint64_t dcqcn_us = 1'000'000;  // ps

@@ -24,98 +24,32 @@ namespace sluice {
 namespace {
 using sc_core::sc_time;
 using sc_core::SC_US;
-// Defaults: the DCQCN paper's (DEFAULTS.md 1.2 "paper" profile); R_HAI and the minimum rate,
-// which the paper does not give, from the authors' ns-3 configuration (ns3-rdma mix/config.txt).
-const param_spec<double> g_spec{"rp.g", "dcqcn: alpha gain g (paper: 1/256)", 1.0 / 256, 0.0, 1.0};
-const param_spec<double> alpha0_spec{"rp.alpha_init", "dcqcn: alpha of a flow before its first CNP (paper: 1)", 1.0,
-                                     0.0, 1.0};
-const param_spec<sc_time> alpha_timer_spec{"rp.alpha_timer",
-                                           "dcqcn: alpha decays by (1 - g) after this long without a CNP (paper: 55 us)",
-                                           sc_time(55, SC_US), sc_time(1, sc_core::SC_NS), sc_time(1, sc_core::SC_SEC)};
-const param_spec<sc_time> timer_spec{"rp.timer", "dcqcn: rate-increase timer period T (paper: 55 us)",
-                                     sc_time(55, SC_US), sc_time(1, sc_core::SC_NS), sc_time(1, sc_core::SC_SEC)};
-const param_spec<byte_count> bytes_spec{"rp.byte_counter",
-                                        "dcqcn: a rate-increase event every this many wire bytes sent, 0 off "
-                                        "(paper: 10 MB)",
-                                        byte_count{10'000'000}, byte_count{0}, byte_count{1ull << 40}};
-const param_spec<uint64_t> f_spec{"rp.fast_recovery", "dcqcn: fast-recovery steps F (paper: 5)", 5, 0, 1000};
-const param_spec<data_rate> rai_spec{"rp.rai", "dcqcn: additive increase step R_AI (paper: 40 Mb/s)",
-                                     data_rate{40e6}, data_rate{0}, data_rate{1e13}};
-const param_spec<data_rate> rhai_spec{"rp.rhai", "dcqcn: hyper increase step R_HAI (ns3-rdma: 200 Mb/s)",
-                                      data_rate{200e6}, data_rate{0}, data_rate{1e13}};
-const param_spec<data_rate> min_spec{"rp.min_rate", "dcqcn: lowest rate a cut may set (ns3-rdma: 100 Mb/s)",
-                                     data_rate{100e6}, data_rate{1e3}, data_rate{1e13}};
-
-const param_spec<sc_time> decrease_spec{
-    "rp.rate_decrease_interval",
-    "dcqcn: 0: cut at each CNP (paper); else at most one cut per this interval, at its tick, if a CNP came "
-    "(ConnectX rate_reduce_monitor_period, HPCC-sim RATE_DECREASE_INTERVAL: 4 us)",
-    sc_time(0, SC_US), sc_core::SC_ZERO_TIME, sc_time(1, sc_core::SC_SEC)};
-const param_spec<bool> clamp_spec{"rp.clamp_target_rate",
-                                  "dcqcn: a cut sets the target to the current rate (paper: true; ConnectX "
-                                  "clamp_tgt_rate and HPCC-sim CLAMP_TARGET_RATE: false)",
-                                  true, false, true};
-const param_spec<bool> clamp_after_spec{
-    "rp.clamp_target_rate_after_time_inc",
-    "dcqcn: with clamp_target_rate false, a cut sets the target to the current rate only if a rate-timer "
-    "increase came since the last cut (ConnectX clamp_tgt_rate_after_time_inc, HPCC-sim: true)",
-    false, false, true};
-const choice_spec hyper_spec{"rp.hyper_increase",
-                             "dcqcn: hyper increase once both the timer and byte stages pass F (both-counters, "
-                             "paper), or the timer stage alone after one additive step (timer, HPCC-sim)",
-                             "both-counters", {"both-counters", "timer"}};
-const choice_spec hyper_step_spec{"rp.hyper_step",
-                                  "dcqcn: a hyper step adds R_HAI x the stages past F (stage-scaled, QCN style) or "
-                                  "R_HAI (fixed: ConnectX, HPCC-sim)",
-                                  "stage-scaled", {"stage-scaled", "fixed"}};
-const choice_spec alpha_update_spec{"rp.alpha_update",
-                                    "dcqcn: alpha rises at each CNP and decays per rp.alpha_timer without one (per-cnp, "
-                                    "paper), or updates once per rp.alpha_timer window by whether a CNP came "
-                                    "(per-window: ConnectX, HPCC-sim)",
-                                    "per-cnp", {"per-cnp", "per-window"}};
-const choice_spec cut_alpha_spec{"rp.cut_alpha",
-                                 "dcqcn, per-cnp alpha: the cut uses alpha before this CNP's update (paper) or after",
-                                 "before-update", {"before-update", "after-update"}};
-const choice_spec profile_spec{"rp.profile",
-                               "dcqcn: the defaults of every rule and parameter above: the paper's, ConnectX "
-                               "firmware's or the HPCC ns-3 simulator's (docs/models/dcqcn.md); explicit settings win",
-                               "paper", {"paper", "connectx", "hpcc-sim"}};
-
-const choice_spec ce_reaction_spec{"rp.ce_reaction", "dcqcn-tcd: reaction to a CNP for a CE (congestion) frame",
-                                   "cut", {"cut", "hold", "ignore"}};
-const choice_spec ue_reaction_spec{"rp.ue_reaction",
-                                   "dcqcn-tcd: reaction to a CNP for a UE (undetermined: perhaps a victim) frame",
-                                   "hold", {"cut", "hold", "ignore"}};
 enum class reaction { cut, hold, ignore };
 reaction reaction_named(const std::string& name) {
   return name == "cut" ? reaction::cut : name == "hold" ? reaction::hold : reaction::ignore;
 }
 
 class dcqcn_maker final : public reaction_point_maker {
+  const sc_core::sc_object* nic_;  // first: the parameters below are declared under it
+  const mac_port& mac_;
+
  public:
-  dcqcn_maker(const sc_core::sc_object& nic, const mac_port& mac, bool ternary)
-      : g(&nic, g_spec),
-        alpha0(&nic, alpha0_spec),
-        alpha_timer(&nic, alpha_timer_spec),
-        timer(&nic, timer_spec),
-        byte_counter(&nic, bytes_spec),
-        fast_recovery(&nic, f_spec),
-        rai(&nic, rai_spec),
-        rhai(&nic, rhai_spec),
-        min_rate(&nic, min_spec),
-        rate_decrease_interval(&nic, decrease_spec),
-        clamp_target_rate(&nic, clamp_spec),
-        clamp_after_time_inc(&nic, clamp_after_spec),
-        hyper_increase(&nic, hyper_spec),
-        hyper_step(&nic, hyper_step_spec),
-        alpha_update(&nic, alpha_update_spec),
-        cut_alpha(&nic, cut_alpha_spec),
-        profile(&nic, profile_spec),
-        mac_(mac) {
+  dcqcn_maker(const sc_core::sc_object& nic, const mac_port& mac, bool ternary) : nic_(&nic), mac_(mac) {
     if (ternary) {
-      ce_reaction = std::make_unique<choice_param>(&nic, ce_reaction_spec);
-      ue_reaction = std::make_unique<choice_param>(&nic, ue_reaction_spec);
+      ce_reaction = std::make_unique<choice_param>(&nic, [] {
+        return choice_spec{"rp.ce_reaction",
+                           "dcqcn-tcd: reaction to a CNP for a CE (congestion) frame",
+                           "cut",
+                           {"cut", "hold", "ignore"}};
+      });
+      ue_reaction = std::make_unique<choice_param>(&nic, [] {
+        return choice_spec{"rp.ue_reaction",
+                           "dcqcn-tcd: reaction to a CNP for a UE (undetermined: perhaps a victim) frame",
+                           "hold",
+                           {"cut", "hold", "ignore"}};
+      });
     }
+    rules_ = rules();  // the declared rules until derive_defaults applies the profile
   }
   std::unique_ptr<reaction_point_if> make(const flow&, rate_limiter_if& limiter) override;
   // The profile's values become the defaults; what the scenario or --set gave stays.
@@ -152,14 +86,112 @@ class dcqcn_maker final : public reaction_point_maker {
     return c;
   }
 
-  param<double> g, alpha0;
-  param<sc_time> alpha_timer, timer;
-  param<byte_count> byte_counter;
-  param<uint64_t> fast_recovery;
-  param<data_rate> rai, rhai, min_rate;
-  param<sc_time> rate_decrease_interval;
-  param<bool> clamp_target_rate, clamp_after_time_inc;
-  choice_param hyper_increase, hyper_step, alpha_update, cut_alpha, profile;
+  // Defaults: the DCQCN paper's (DEFAULTS.md 1.2 "paper" profile); R_HAI and the minimum rate,
+  // which the paper does not give, from the authors' ns-3 configuration (ns3-rdma mix/config.txt).
+  param<double> g{nic_, [] {
+                    return param_spec<double>{"rp.g", "dcqcn: alpha gain g (paper: 1/256)", 1.0 / 256, 0.0, 1.0};
+                  }};
+  param<double> alpha0{nic_, [] {
+                         return param_spec<double>{
+                             "rp.alpha_init", "dcqcn: alpha of a flow before its first CNP (paper: 1)", 1.0, 0.0, 1.0};
+                       }};
+  param<sc_time> alpha_timer{nic_, [] {
+                               return param_spec<sc_time>{
+                                   "rp.alpha_timer",
+                                   "dcqcn: alpha decays by (1 - g) after this long without a CNP (paper: 55 us)",
+                                   sc_time(55, SC_US), sc_time(1, sc_core::SC_NS), sc_time(1, sc_core::SC_SEC)};
+                             }};
+  param<sc_time> timer{nic_, [] {
+                         return param_spec<sc_time>{"rp.timer", "dcqcn: rate-increase timer period T (paper: 55 us)",
+                                                    sc_time(55, SC_US), sc_time(1, sc_core::SC_NS),
+                                                    sc_time(1, sc_core::SC_SEC)};
+                       }};
+  param<byte_count> byte_counter{
+      nic_, [] {
+        return param_spec<byte_count>{
+            "rp.byte_counter", "dcqcn: a rate-increase event every this many wire bytes sent, 0 off (paper: 10 MB)",
+            byte_count{10'000'000}, byte_count{0}, byte_count{1ull << 40}};
+      }};
+  param<uint64_t> fast_recovery{
+      nic_, [] {
+        return param_spec<uint64_t>{"rp.fast_recovery", "dcqcn: fast-recovery steps F (paper: 5)", 5, 0, 1000};
+      }};
+  param<data_rate> rai{nic_, [] {
+                         return param_spec<data_rate>{"rp.rai", "dcqcn: additive increase step R_AI (paper: 40 Mb/s)",
+                                                      data_rate{40e6}, data_rate{0}, data_rate{1e13}};
+                       }};
+  param<data_rate> rhai{nic_, [] {
+                          return param_spec<data_rate>{"rp.rhai",
+                                                       "dcqcn: hyper increase step R_HAI (ns3-rdma: 200 Mb/s)",
+                                                       data_rate{200e6}, data_rate{0}, data_rate{1e13}};
+                        }};
+  param<data_rate> min_rate{nic_, [] {
+                              return param_spec<data_rate>{"rp.min_rate",
+                                                           "dcqcn: lowest rate a cut may set (ns3-rdma: 100 Mb/s)",
+                                                           data_rate{100e6}, data_rate{1e3}, data_rate{1e13}};
+                            }};
+  param<sc_time> rate_decrease_interval{
+      nic_, [] {
+        return param_spec<sc_time>{
+            "rp.rate_decrease_interval",
+            "dcqcn: 0: cut at each CNP (paper); else at most one cut per this interval, at its tick, if a CNP came "
+            "(ConnectX rate_reduce_monitor_period, HPCC-sim RATE_DECREASE_INTERVAL: 4 us)",
+            sc_time(0, SC_US), sc_core::SC_ZERO_TIME, sc_time(1, sc_core::SC_SEC)};
+      }};
+  param<bool> clamp_target_rate{nic_, [] {
+                                  return param_spec<bool>{
+                                      "rp.clamp_target_rate",
+                                      "dcqcn: a cut sets the target to the current rate (paper: true; ConnectX "
+                                      "clamp_tgt_rate and HPCC-sim CLAMP_TARGET_RATE: false)",
+                                      true, false, true};
+                                }};
+  param<bool> clamp_after_time_inc{
+      nic_, [] {
+        return param_spec<bool>{
+            "rp.clamp_target_rate_after_time_inc",
+            "dcqcn: with clamp_target_rate false, a cut sets the target to the current rate only if a rate-timer "
+            "increase came since the last cut (ConnectX clamp_tgt_rate_after_time_inc, HPCC-sim: true)",
+            false, false, true};
+      }};
+  choice_param hyper_increase{nic_, [] {
+                                return choice_spec{
+                                    "rp.hyper_increase",
+                                    "dcqcn: hyper increase once both the timer and byte stages pass F (both-counters, "
+                                    "paper), or the timer stage alone after one additive step (timer, HPCC-sim)",
+                                    "both-counters",
+                                    {"both-counters", "timer"}};
+                              }};
+  choice_param hyper_step{nic_, [] {
+                            return choice_spec{"rp.hyper_step",
+                                               "dcqcn: a hyper step adds R_HAI x the stages past F (stage-scaled, QCN "
+                                               "style) or R_HAI (fixed: ConnectX, HPCC-sim)",
+                                               "stage-scaled",
+                                               {"stage-scaled", "fixed"}};
+                          }};
+  choice_param alpha_update{
+      nic_, [] {
+        return choice_spec{
+            "rp.alpha_update",
+            "dcqcn: alpha rises at each CNP and decays per rp.alpha_timer without one (per-cnp, paper), or updates "
+            "once per rp.alpha_timer window by whether a CNP came (per-window: ConnectX, HPCC-sim)",
+            "per-cnp",
+            {"per-cnp", "per-window"}};
+      }};
+  choice_param cut_alpha{nic_, [] {
+                           return choice_spec{
+                               "rp.cut_alpha",
+                               "dcqcn, per-cnp alpha: the cut uses alpha before this CNP's update (paper) or after",
+                               "before-update",
+                               {"before-update", "after-update"}};
+                         }};
+  choice_param profile{nic_, [] {
+                         return choice_spec{
+                             "rp.profile",
+                             "dcqcn: the defaults of every rule and parameter above: the paper's, ConnectX firmware's "
+                             "or the HPCC ns-3 simulator's (docs/models/dcqcn.md); explicit settings win",
+                             "paper",
+                             {"paper", "connectx", "hpcc-sim"}};
+                       }};
   std::unique_ptr<choice_param> ce_reaction, ue_reaction;  // dcqcn-tcd only
 
   // What to do with this CNP: always a cut for plain DCQCN; by its code point for dcqcn-tcd.
@@ -182,7 +214,6 @@ class dcqcn_maker final : public reaction_point_maker {
     c.cut_after_alpha_update = cut_alpha() == "after-update";
     return c;
   }
-  const mac_port& mac_;
   dcqcn_rp_config rules_;
 };
 

@@ -31,20 +31,23 @@ namespace sluice {
 enum class dcqcn_hyper_rule { both_counters, timer };  // rp.hyper_increase
 enum class dcqcn_alpha_rule { per_cnp, per_window };   // rp.alpha_update
 
+// The parameters as the state machine reads them, without defaults: the reaction point fills
+// them from its parameters (dcqcn_rp.cpp), whose defaults come from rp.profile
+// (dcqcn_profile::rp_config gives a profile's at a line rate).
 struct dcqcn_rp_config {
-  double g = 1.0 / 256;
-  uint64_t byte_counter = 10'000'000;  // B, bytes
-  uint32_t fast_recovery = 5;          // F
-  double rai = 40e6, rhai = 200e6;     // bit/s
-  double min_rate = 100e6;             // bit/s
-  double line_rate = 40e9;             // bit/s: the cap, and the start rate
-  // The rules (docs/models/dcqcn.md, "Fidelity"); these defaults are the paper's.
-  bool clamp_target = true;            // rp.clamp_target_rate
-  bool clamp_after_time_inc = false;   // rp.clamp_target_rate_after_time_inc
-  dcqcn_hyper_rule hyper = dcqcn_hyper_rule::both_counters;
-  bool hyper_step_fixed = false;       // rp.hyper_step: fixed R_HAI, or R_HAI x the stages past F
-  dcqcn_alpha_rule alpha_update = dcqcn_alpha_rule::per_cnp;
-  bool cut_after_alpha_update = false;  // rp.cut_alpha (per-cnp only)
+  double g{};
+  uint64_t byte_counter{};   // B, bytes
+  uint32_t fast_recovery{};  // F
+  double rai{}, rhai{};      // bit/s
+  double min_rate{};         // bit/s
+  double line_rate{};        // bit/s: the cap, and the start rate
+  // The rules (docs/models/dcqcn.md, "Fidelity").
+  bool clamp_target{};          // rp.clamp_target_rate
+  bool clamp_after_time_inc{};  // rp.clamp_target_rate_after_time_inc
+  dcqcn_hyper_rule hyper{};
+  bool hyper_step_fixed{};  // rp.hyper_step: fixed R_HAI, or R_HAI x the stages past F
+  dcqcn_alpha_rule alpha_update{};
+  bool cut_after_alpha_update{};  // rp.cut_alpha (per-cnp only)
 };
 
 class dcqcn_rp_state {

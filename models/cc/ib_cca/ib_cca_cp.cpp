@@ -20,40 +20,10 @@
 
 namespace sluice {
 namespace {
-const param_spec<byte_count> threshold_spec{"cca.threshold", "ib-cca: queue depth where the VL becomes congested",
-                                            byte_count{16 * 1024}, byte_count{64}, byte_count{1ull << 30}};
-const param_spec<byte_count> hysteresis_spec{
-    "cca.hysteresis", "ib-cca: the VL stays congested until its queue falls this far below the threshold",
-    byte_count{0}, byte_count{0}, byte_count{1ull << 30}};
-const param_spec<uint64_t> rate_spec{"cca.marking_rate",
-                                     "ib-cca: eligible frames left unmarked between two FECN marks (0: mark all)", 0, 0,
-                                     65535};
-const param_spec<byte_count> size_spec{"cca.packet_size", "ib-cca: smaller frames are never marked (1 credit)",
-                                       byte_count{64}, byte_count{0}, byte_count{16384}};
-const param_spec<bool> victim_spec{
-    "cca.victim", "ib-cca: mark even when this VL is a victim, starved for credit (the Victim_Mask bit)", false, false,
-    true};
-const param_spec<sc_core::sc_time> victim_interval_spec{
-    "cca.victim_interval",
-    "ib-cca: the recent interval over which a VL's credit starvation makes it a victim (ours: four credit "
-    "update intervals of 4.096 us)",
-    sc_core::sc_time(16384, sc_core::SC_NS), sc_core::sc_time(1, sc_core::SC_NS), sc_core::sc_time(1, sc_core::SC_SEC)};
-const param_spec<double> victim_share_spec{
-    "cca.victim_share",
-    "ib-cca: a VL starved for credit at least this share of the recent interval is a victim, not a root (ours: "
-    "a quarter, above what a root whose receiver's buffer falls short of the loop shows)",
-    0.25, 1e-3, 1.0};
-
 class cca_cp final : public congestion_point_if {
  public:
   cca_cp(const sc_core::sc_object& port, int cls)
-      : threshold_(&port, threshold_spec, cls),
-        hysteresis_(&port, hysteresis_spec, cls),
-        rate_(&port, rate_spec, cls),
-        size_(&port, size_spec, cls),
-        victim_(&port, victim_spec, cls),
-        victim_interval_(&port, victim_interval_spec, cls),
-        victim_share_(&port, victim_share_spec, cls),
+      : port_(&port),
         cls_(cls),
         scope_("prio" + std::to_string(cls)) {
     static const stat_desc stats[] = {
@@ -107,16 +77,69 @@ class cca_cp final : public congestion_point_if {
     if (bytes >= on) congested_ = true;
     else if (bytes < off) congested_ = false;
   }
-  param<byte_count> threshold_, hysteresis_;
-  param<uint64_t> rate_;
-  param<byte_count> size_;
-  param<bool> victim_;
-  param<sc_core::sc_time> victim_interval_;
-  param<double> victim_share_;
-  const credit_flow_control* credits_ = nullptr;  // the port's gate, if credits (first dequeue)
-  bool gate_seen_ = false;
+  const sc_core::sc_object* port_;  // first: the parameters below are declared under it, at class cls_
   int cls_;
   std::string scope_;  // "prio3": the statistic's scope, kept for the registry
+  param<byte_count> threshold_{port_,
+                               [] {
+                                 return param_spec<byte_count>{
+                                     "cca.threshold", "ib-cca: queue depth where the VL becomes congested",
+                                     byte_count{16 * 1024}, byte_count{64}, byte_count{1ull << 30}};
+                               },
+                               cls_};
+  param<byte_count> hysteresis_{
+      port_,
+      [] {
+        return param_spec<byte_count>{
+            "cca.hysteresis", "ib-cca: the VL stays congested until its queue falls this far below the threshold",
+            byte_count{0}, byte_count{0}, byte_count{1ull << 30}};
+      },
+      cls_};
+  param<uint64_t> rate_{port_,
+                        [] {
+                          return param_spec<uint64_t>{
+                              "cca.marking_rate",
+                              "ib-cca: eligible frames left unmarked between two FECN marks (0: mark all)", 0, 0,
+                              65535};
+                        },
+                        cls_};
+  param<byte_count> size_{port_,
+                          [] {
+                            return param_spec<byte_count>{"cca.packet_size",
+                                                          "ib-cca: smaller frames are never marked (1 credit)",
+                                                          byte_count{64}, byte_count{0}, byte_count{16384}};
+                          },
+                          cls_};
+  param<bool> victim_{port_,
+                      [] {
+                        return param_spec<bool>{
+                            "cca.victim",
+                            "ib-cca: mark even when this VL is a victim, starved for credit (the Victim_Mask bit)",
+                            false, false, true};
+                      },
+                      cls_};
+  param<sc_core::sc_time> victim_interval_{
+      port_,
+      [] {
+        return param_spec<sc_core::sc_time>{"cca.victim_interval",
+                                            "ib-cca: the recent interval over which a VL's credit starvation makes it "
+                                            "a victim (ours: four credit update intervals of 4.096 us)",
+                                            sc_core::sc_time(16384, sc_core::SC_NS),
+                                            sc_core::sc_time(1, sc_core::SC_NS), sc_core::sc_time(1, sc_core::SC_SEC)};
+      },
+      cls_};
+  param<double> victim_share_{
+      port_,
+      [] {
+        return param_spec<double>{
+            "cca.victim_share",
+            "ib-cca: a VL starved for credit at least this share of the recent interval is a victim, not a root (ours: "
+            "a quarter, above what a root whose receiver's buffer falls short of the loop shows)",
+            0.25, 1e-3, 1.0};
+      },
+      cls_};
+  const credit_flow_control* credits_ = nullptr;  // the port's gate, if credits (first dequeue)
+  bool gate_seen_ = false;
   bool congested_ = false;
   uint64_t unmarked_ = 0, marks_ = 0, spared_ = 0;
   // The two windows of is_victim: when each began and the VL's starved time then.

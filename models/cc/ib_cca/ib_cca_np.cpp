@@ -20,10 +20,6 @@ double read_count(const void* m, int) { return static_cast<double>(*static_cast<
 const stat_desc total_stat[] = {{"fecn_frames", "frames", "data frames received with FECN set (ib-cca)", read_count}};
 const stat_desc ue_stat[] = {
     {"ue_frames", "frames", "data frames received with TCD's UE bit and no FECN (ib-cca-tcd)", read_count}};
-// DCQCN's CNP interval: the most UE BECNs a flow's source hears is one per 50 us.
-const param_spec<sc_core::sc_time> ue_interval_spec{
-    "np.ue_interval", "ib-cca-tcd: least time between two UE BECNs to one flow (DCQCN's CNP interval)",
-    sc_core::sc_time(50, sc_core::SC_US), sc_core::SC_ZERO_TIME, sc_core::sc_time(1, sc_core::SC_SEC)};
 const stat_desc flow_stat[] = {{"becns", "frames", "CNPs with BECN sent to this flow's source (ib-cca)", read_count}};
 
 class cca_np final : public notification_point_if {
@@ -32,7 +28,12 @@ class cca_np final : public notification_point_if {
       : sender_(sender), becns_(nic, sender.node_id(), flows, flow_stat[0]) {
     stat_registry::instance().add(&nic, "np", total_stat, 1, &fecn_);
     if (ternary) {
-      ue_interval_ = std::make_unique<param<sc_core::sc_time>>(&nic, ue_interval_spec);
+      // DCQCN's CNP interval: the most UE BECNs a flow's source hears is one per 50 us.
+      ue_interval_ = std::make_unique<param<sc_core::sc_time>>(&nic, [] {
+        return param_spec<sc_core::sc_time>{
+            "np.ue_interval", "ib-cca-tcd: least time between two UE BECNs to one flow (DCQCN's CNP interval)",
+            sc_core::sc_time(50, sc_core::SC_US), sc_core::SC_ZERO_TIME, sc_core::sc_time(1, sc_core::SC_SEC)};
+      });
       stat_registry::instance().add(&nic, "np", ue_stat, 1, &ue_);
     }
   }

@@ -22,26 +22,6 @@
 namespace sluice {
 namespace {
 using sc_core::sc_time;
-// The tutorial's / DEFAULTS §3.5 "study" profile: increase 1, limit 127, min 0, timer 150 x
-// 1.024 us, a quadratic table reaching ~57 packet times (the "mellanox default" CCT).
-const param_spec<uint64_t> increase_spec{"rp.ccti_increase", "ib-cca: CCTI added per BECN (study profile: 1)", 1, 0,
-                                         255};
-const param_spec<uint64_t> limit_spec{"rp.ccti_limit", "ib-cca: largest CCTI, the last table entry (127)", 127, 1,
-                                      16383};
-const param_spec<uint64_t> min_spec{"rp.ccti_min", "ib-cca: CCTI floor the timer decays to (0)", 0, 0, 16383};
-const param_spec<sc_time> timer_spec{"rp.ccti_timer", "ib-cca: CCTI decrement period (150 x 1.024 us)",
-                                     sc_time(153.6, sc_core::SC_US), sc_time(1.024, sc_core::SC_US),
-                                     sc_time(65535 * 1.024, sc_core::SC_US)};
-const param_spec<double> max_delay_spec{
-    "rp.cct_max_delay", "ib-cca: inter-packet delay of the last table entry, in packet times (vendor default ~57)",
-    57.0, 0.0, 16383.0};
-const choice_spec shape_spec{"rp.cct_shape", "ib-cca: congestion control table shape (entry 0: no delay)",
-                             "quadratic", {"quadratic", "linear"}};
-const choice_spec ce_reaction_spec{"rp.cca_ce_reaction", "ib-cca-tcd: reaction to a BECN for a CE (FECN) frame",
-                                   "increase", {"increase", "hold", "ignore"}};
-const choice_spec ue_reaction_spec{"rp.cca_ue_reaction",
-                                   "ib-cca-tcd: reaction to a BECN for a UE (undetermined: perhaps a victim) frame",
-                                   "hold", {"increase", "hold", "ignore"}};
 
 // rp.cct: the table as text, parsed (and rejected with a one-line error) when it is set.
 class cct_param final : public param_base {
@@ -70,19 +50,20 @@ class cct_param final : public param_base {
 
 class cca_maker final : public reaction_point_maker {
  public:
-  cca_maker(const sc_core::sc_object& nic, const mac_port& mac, bool ternary)
-      : nic_(nic),
-        mac_(mac),
-        increase(&nic, increase_spec),
-        limit(&nic, limit_spec),
-        min(&nic, min_spec),
-        timer(&nic, timer_spec),
-        max_delay(&nic, max_delay_spec),
-        shape(&nic, shape_spec),
-        cct(&nic) {
+  cca_maker(const sc_core::sc_object& nic, const mac_port& mac, bool ternary) : nic_(nic), mac_(mac) {
     if (ternary) {
-      ce_reaction = std::make_unique<choice_param>(&nic, ce_reaction_spec);
-      ue_reaction = std::make_unique<choice_param>(&nic, ue_reaction_spec);
+      ce_reaction = std::make_unique<choice_param>(&nic, [] {
+        return choice_spec{"rp.cca_ce_reaction",
+                           "ib-cca-tcd: reaction to a BECN for a CE (FECN) frame",
+                           "increase",
+                           {"increase", "hold", "ignore"}};
+      });
+      ue_reaction = std::make_unique<choice_param>(&nic, [] {
+        return choice_spec{"rp.cca_ue_reaction",
+                           "ib-cca-tcd: reaction to a BECN for a UE (undetermined: perhaps a victim) frame",
+                           "hold",
+                           {"increase", "hold", "ignore"}};
+      });
     }
     // A loaded table replaces the shape's.
     for (param_base* p : std::initializer_list<param_base*>{&max_delay, &shape})
@@ -141,11 +122,39 @@ class cca_maker final : public reaction_point_maker {
   const mac_port& mac_;
 
  public:
-  param<uint64_t> increase, limit, min;
-  param<sc_time> timer;
-  param<double> max_delay;
-  choice_param shape;
-  cct_param cct;
+  // The tutorial's / DEFAULTS §3.5 "study" profile: increase 1, limit 127, min 0, timer 150 x
+  // 1.024 us, a quadratic table reaching ~57 packet times (the "mellanox default" CCT).
+  param<uint64_t> increase{
+      &nic_, [] {
+        return param_spec<uint64_t>{"rp.ccti_increase", "ib-cca: CCTI added per BECN (study profile: 1)", 1, 0, 255};
+      }};
+  param<uint64_t> limit{
+      &nic_, [] {
+        return param_spec<uint64_t>{"rp.ccti_limit", "ib-cca: largest CCTI, the last table entry (127)", 127, 1, 16383};
+      }};
+  param<uint64_t> min{
+      &nic_, [] {
+        return param_spec<uint64_t>{"rp.ccti_min", "ib-cca: CCTI floor the timer decays to (0)", 0, 0, 16383};
+      }};
+  param<sc_time> timer{&nic_, [] {
+                         return param_spec<sc_time>{"rp.ccti_timer", "ib-cca: CCTI decrement period (150 x 1.024 us)",
+                                                    sc_time(153.6, sc_core::SC_US), sc_time(1.024, sc_core::SC_US),
+                                                    sc_time(65535 * 1.024, sc_core::SC_US)};
+                       }};
+  param<double> max_delay{
+      &nic_, [] {
+        return param_spec<double>{
+            "rp.cct_max_delay",
+            "ib-cca: inter-packet delay of the last table entry, in packet times (vendor default ~57)", 57.0, 0.0,
+            16383.0};
+      }};
+  choice_param shape{&nic_, [] {
+                       return choice_spec{"rp.cct_shape",
+                                          "ib-cca: congestion control table shape (entry 0: no delay)",
+                                          "quadratic",
+                                          {"quadratic", "linear"}};
+                     }};
+  cct_param cct{&nic_};
   std::unique_ptr<choice_param> ce_reaction, ue_reaction;  // ib-cca-tcd only
 
  private:

@@ -65,7 +65,7 @@ inline std::vector<cct_entry> parse_cct(const std::string& text, const std::stri
 }
 
 struct ib_cca_config {
-  uint32_t increase = 1, limit = 127, min = 0;
+  uint32_t increase{}, limit{}, min{};
 };
 
 class ib_cca_state {

@@ -22,53 +22,13 @@
 namespace sluice {
 namespace {
 using sc_core::sc_time;
-const param_spec<double> eps_spec{"tcd.epsilon",
-                                  "tcd: congestion degree eps of the ON-OFF model that max(Ton) covers (paper: 0.05)",
-                                  0.05, 1e-4, 1.0};
-const param_spec<sc_time> max_ton_spec{"tcd.max_ton",
-                                       "tcd: ON periods shorter than this mean an ON-OFF pattern (undetermined); 0: "
-                                       "derived from the ON-OFF model and the port's flow-control loop",
-                                       sc_core::SC_ZERO_TIME, sc_core::SC_ZERO_TIME, sc_time(1, sc_core::SC_SEC)};
-const param_spec<sc_time> period_spec{"tcd.period",
-                                      "tcd: queue-trend check period T; 0: max(Ton) (the authors' ns-3 setting)",
-                                      sc_core::SC_ZERO_TIME, sc_core::SC_ZERO_TIME, sc_time(1, sc_core::SC_SEC)};
-const param_spec<byte_count> high_spec{"tcd.high",
-                                       "tcd: congestion needs the queue above this and not below its level a period "
-                                       "earlier (ours: DCQCN's Kmin)",
-                                       byte_count{5000}, byte_count{0}, byte_count{1ull << 36}};
-const param_spec<byte_count> low_spec{"tcd.low",
-                                      "tcd: non-congestion when the queue falls to this (about two frames, the "
-                                      "authors' ns-3 setting)",
-                                      byte_count{2000}, byte_count{0}, byte_count{1ull << 36}};
-
-const choice_spec ce_marking_spec{
-    "tcd.ce_marking",
-    "tcd: CE in the congestion state on every frame (the paper's Table 1) or with DCQCN's "
-    "RED probability between tcd.kmin and tcd.kmax (tcd.pmax)",
-    "all",
-    {"all", "red"}};
-const param_spec<byte_count> kmin_spec{"tcd.kmin", "tcd: ce_marking=red: RED marking starts here (DCQCN: 5 KB)",
-                                       byte_count{5000}, byte_count{0}, byte_count{1ull << 36}};
-const param_spec<byte_count> kmax_spec{"tcd.kmax",
-                                       "tcd: ce_marking=red: probability pmax here, 1 above (DCQCN: 200 KB)",
-                                       byte_count{200000}, byte_count{0}, byte_count{1ull << 36}};
-const param_spec<double> pmax_spec{"tcd.pmax", "tcd: ce_marking=red: marking probability at kmax (DCQCN: 0.01)", 0.01,
-                                   0.0, 1.0};
-
 double ns(uint64_t ps) { return static_cast<double>(ps) / 1e3; }
 
 class tcd_cp final : public congestion_point_if {
  public:
   tcd_cp(const sc_core::sc_object& port, int cls)
-      : eps_(&port, eps_spec, cls),
-        max_ton_(&port, max_ton_spec, cls),
-        period_(&port, period_spec, cls),
-        high_(&port, high_spec, cls),
-        low_(&port, low_spec, cls),
-        ce_marking_(&port, ce_marking_spec, cls),
-        kmin_(&port, kmin_spec, cls),
-        kmax_(&port, kmax_spec, cls),
-        pmax_(&port, pmax_spec, cls),
+      : port_(&port),
+        cls_(cls),
         scope_("prio" + std::to_string(cls) + ".tcd"),
         draws_(random_streams::instance().seed_for(std::string(port.name()) + ".prio" + std::to_string(cls) + ".cp")) {
     // RED's thresholds mark only with ce_marking = red.
@@ -158,14 +118,82 @@ class tcd_cp final : public congestion_point_if {
     bth_ = q.gate && q.gate->layer() == link_layer::ib;
   }
 
-  param<double> eps_;
-  param<sc_time> max_ton_, period_;
-  param<byte_count> high_, low_;
-  choice_param ce_marking_;
-  param<byte_count> kmin_, kmax_;
-  param<double> pmax_;
+  const sc_core::sc_object* port_;  // first: the parameters below are declared under it, at class cls_
+  int cls_;
   std::string scope_;    // "prio3.tcd": the statistics' scope, kept for the registry
   random_stream draws_;  // ce_marking=red: as dcqcn's, seeded "<port>.prio<k>.cp"
+  param<double> eps_{port_,
+                     [] {
+                       return param_spec<double>{
+                           "tcd.epsilon",
+                           "tcd: congestion degree eps of the ON-OFF model that max(Ton) covers (paper: 0.05)", 0.05,
+                           1e-4, 1.0};
+                     },
+                     cls_};
+  param<sc_time> max_ton_{port_,
+                          [] {
+                            return param_spec<sc_time>{
+                                "tcd.max_ton",
+                                "tcd: ON periods shorter than this mean an ON-OFF pattern (undetermined); 0: derived "
+                                "from the ON-OFF model and the port's flow-control loop",
+                                sc_core::SC_ZERO_TIME, sc_core::SC_ZERO_TIME, sc_time(1, sc_core::SC_SEC)};
+                          },
+                          cls_};
+  param<sc_time> period_{port_,
+                         [] {
+                           return param_spec<sc_time>{
+                               "tcd.period", "tcd: queue-trend check period T; 0: max(Ton) (the authors' ns-3 setting)",
+                               sc_core::SC_ZERO_TIME, sc_core::SC_ZERO_TIME, sc_time(1, sc_core::SC_SEC)};
+                         },
+                         cls_};
+  param<byte_count> high_{
+      port_,
+      [] {
+        return param_spec<byte_count>{
+            "tcd.high",
+            "tcd: congestion needs the queue above this and not below its level a period earlier (ours: DCQCN's Kmin)",
+            byte_count{5000}, byte_count{0}, byte_count{1ull << 36}};
+      },
+      cls_};
+  param<byte_count> low_{
+      port_,
+      [] {
+        return param_spec<byte_count>{
+            "tcd.low", "tcd: non-congestion when the queue falls to this (about two frames, the authors' ns-3 setting)",
+            byte_count{2000}, byte_count{0}, byte_count{1ull << 36}};
+      },
+      cls_};
+  choice_param ce_marking_{port_,
+                           [] {
+                             return choice_spec{
+                                 "tcd.ce_marking",
+                                 "tcd: CE in the congestion state on every frame (the paper's Table 1) or with DCQCN's "
+                                 "RED probability between tcd.kmin and tcd.kmax (tcd.pmax)",
+                                 "all",
+                                 {"all", "red"}};
+                           },
+                           cls_};
+  param<byte_count> kmin_{port_,
+                          [] {
+                            return param_spec<byte_count>{"tcd.kmin",
+                                                          "tcd: ce_marking=red: RED marking starts here (DCQCN: 5 KB)",
+                                                          byte_count{5000}, byte_count{0}, byte_count{1ull << 36}};
+                          },
+                          cls_};
+  param<byte_count> kmax_{port_,
+                          [] {
+                            return param_spec<byte_count>{
+                                "tcd.kmax", "tcd: ce_marking=red: probability pmax here, 1 above (DCQCN: 200 KB)",
+                                byte_count{200000}, byte_count{0}, byte_count{1ull << 36}};
+                          },
+                          cls_};
+  param<double> pmax_{port_,
+                      [] {
+                        return param_spec<double>{"tcd.pmax",
+                                                  "tcd: ce_marking=red: marking probability at kmax (DCQCN: 0.01)",
+                                                  0.01, 0.0, 1.0};
+                      },
+                      cls_};
   bool configured_ = false, red_ = false, bth_ = false;  // bth_: an IB port (code points in the BTH)
   tcd_config config_;
   tcd_detector detector_;

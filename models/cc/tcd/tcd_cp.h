@@ -44,10 +44,11 @@ inline double tcd_credit_on_period_s(double interval_s, double rd_bps, double c_
   return (rd_bps * interval_s / 8.0 / frame_bytes - 1.0) * frame_bytes * 8.0 / c_bps;
 }
 
+// The parameters as the detector reads them; their defaults are the declarations' (tcd_cp.cpp).
 struct tcd_config {
-  uint64_t max_ton_ps = 0;  // 0: no ON-OFF detection (every port continuous ON)
-  uint64_t period_ps = 0;   // the queue-trend period T
-  uint64_t high_bytes = 5000, low_bytes = 2000;
+  uint64_t max_ton_ps{};  // 0: no ON-OFF detection (every port continuous ON)
+  uint64_t period_ps{};   // the queue-trend period T
+  uint64_t high_bytes{}, low_bytes{};
 };
 
 class tcd_detector {

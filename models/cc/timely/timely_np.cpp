@@ -14,16 +14,10 @@
 
 namespace sluice {
 namespace {
-const param_spec<byte_count> segment_spec{
-    "np.ack_segment",
-    "timely: one ACK per this many payload bytes received per flow, and at a finite flow's end; 0: one per data "
-    "frame (paper: 16 KB segments; ns3-rdma timely: 16 000 B)",
-    byte_count{16000}, byte_count{0}, byte_count{1ull << 32}};
-
 class timely_np final : public notification_point_if {
  public:
   timely_np(const sc_core::sc_object& nic, control_sender_if& sender, const flow_table&)
-      : segment_(&nic, segment_spec), acks_(sender.acks()) {}
+      : nic_(&nic), acks_(sender.acks()) {}
 
   // The ACKs are the NIC's transport ACKs (ack_model.h): TIMELY switches them on, one per
   // segment; <nic>.ack.* set explicitly still win.
@@ -37,7 +31,15 @@ class timely_np final : public notification_point_if {
   void on_data(const packet_header&, uint64_t) override {}
 
  private:
-  param<byte_count> segment_;
+  const sc_core::sc_object* nic_;  // first: the parameter below is declared under it
+  param<byte_count> segment_{
+      nic_, [] {
+        return param_spec<byte_count>{
+            "np.ack_segment",
+            "timely: one ACK per this many payload bytes received per flow, and at a finite flow's end; 0: one per "
+            "data frame (paper: 16 KB segments; ns3-rdma timely: 16 000 B)",
+            byte_count{16000}, byte_count{0}, byte_count{1ull << 32}};
+      }};
   ack_model* acks_;
 };
 

@@ -25,56 +25,6 @@ namespace sluice {
 namespace {
 using sc_core::sc_time;
 using sc_core::SC_US;
-// Defaults: the TIMELY paper's as DEFAULTS.md 2.1 recommends (CoNEXT'16 validation table).
-const param_spec<sc_time> t_low_spec{"timely.t_low", "timely: below this RTT, additive increase only (paper: 50 us)",
-                                     sc_time(50, SC_US), sc_time(0, SC_US), sc_time(1, sc_core::SC_SEC)};
-const param_spec<sc_time> t_high_spec{"timely.t_high",
-                                      "timely: above this RTT, decrease by beta (1 - t_high / RTT) (paper: 500 us)",
-                                      sc_time(500, SC_US), sc_time(0, SC_US), sc_time(1, sc_core::SC_SEC)};
-const param_spec<double> alpha_spec{"timely.alpha",
-                                    "timely: EWMA weight of the newest RTT difference (paper as quoted by CoNEXT'16: "
-                                    "0.875; the authors' code: 0.02)",
-                                    0.875, 0.0, 1.0};
-const param_spec<double> beta_spec{"timely.beta", "timely: multiplicative decrease factor (paper: 0.8)", 0.8, 0.0, 1.0};
-const param_spec<data_rate> delta_spec{"timely.delta", "timely: additive increase step per completion (paper: 10 Mb/s)",
-                                       data_rate{10e6}, data_rate{0}, data_rate{1e12}};
-const param_spec<sc_time> min_rtt_spec{"timely.min_rtt",
-                                       "timely: minimum RTT normalizing the gradient (CoNEXT'16, ns3-rdma: 20 us)",
-                                       sc_time(20, SC_US), sc_time(1, sc_core::SC_NS), sc_time(1, sc_core::SC_SEC)};
-const param_spec<uint64_t> hai_threshold_spec{
-    "timely.hai_threshold",
-    "timely: consecutive completions with gradient <= 0 before hyper-active increase (paper: 5)", 5, 1, 1000000};
-const param_spec<double> hai_factor_spec{"timely.hai_factor", "timely: N, the HAI step in units of delta (paper: 5)",
-                                         5.0, 1.0, 1000.0};
-const choice_spec variant_spec{"timely.variant",
-                               "timely: original (Algorithm 1) or patched (CoNEXT'16: a weight of the gradient and "
-                               "the error against timely.rtt_ref between T_low and T_high; a unique fair fixed point)",
-                               "original",
-                               {"original", "patched"}};
-const param_spec<sc_time> rtt_ref_spec{"timely.rtt_ref", "timely patched: the reference RTT of the error term (choice)",
-                                       sc_time(100, SC_US), sc_time(1, sc_core::SC_NS), sc_time(1, sc_core::SC_SEC)};
-const param_spec<double> patched_beta_spec{
-    "timely.patched_beta", "timely patched: decrease factor of the error term (CoNEXT'16 experiments: 0.008)", 0.008,
-    0.0, 1.0};
-const choice_spec profile_spec{
-    "timely.profile",
-    "timely rules: paper (an update per max(segment time, min_rtt), HAI on the gradient branch) or hpcc-sim (the "
-    "HPCC ns-3 simulator: an update per RTT, a hai_step after hai_threshold increases in a row, line-rate start)",
-    "paper",
-    {"paper", "hpcc-sim"}};
-const param_spec<data_rate> hai_step_spec{
-    "timely.hai_step", "timely hpcc-sim: the hyper step R_HAI of an increase after hai_threshold in a row (choice)",
-    data_rate{50e6}, data_rate{0}, data_rate{1e12}};
-const choice_spec start_spec{"timely.start",
-                             "timely: a new flow's rate: fair-share C/(N+1), N the NIC's other active timely flows "
-                             "(paper), line-rate (unlimited until its first ACK), or as the profile says (paper: "
-                             "fair-share, hpcc-sim: line-rate)",
-                             "profile",
-                             {"profile", "fair-share", "line-rate"}};
-const param_spec<double> min_fraction_spec{
-    "timely.min_rate", "timely: lowest rate as a fraction of the line rate (DEFAULTS.md, ns3-rdma: 0.01)", 0.01, 1e-6,
-    1.0};
-
 struct timely_stats {
   uint64_t samples = 0, below = 0, above = 0, last_rtt_ps = 0;
 };
@@ -92,24 +42,11 @@ const stat_desc stats[] = {
 class timely_rp;
 
 class timely_maker final : public reaction_point_maker {
+  const sc_core::sc_object* nic_;  // first: the parameters below are declared under it
+  const mac_port& mac_;
+
  public:
-  timely_maker(const sc_core::sc_object& nic, const mac_port& mac)
-      : t_low(&nic, t_low_spec),
-        t_high(&nic, t_high_spec),
-        alpha(&nic, alpha_spec),
-        beta(&nic, beta_spec),
-        delta(&nic, delta_spec),
-        min_rtt(&nic, min_rtt_spec),
-        hai_threshold(&nic, hai_threshold_spec),
-        hai_factor(&nic, hai_factor_spec),
-        min_fraction(&nic, min_fraction_spec),
-        variant(&nic, variant_spec),
-        rtt_ref(&nic, rtt_ref_spec),
-        patched_beta(&nic, patched_beta_spec),
-        profile(&nic, profile_spec),
-        hai_step(&nic, hai_step_spec),
-        start(&nic, start_spec),
-        mac_(mac) {
+  timely_maker(const sc_core::sc_object& nic, const mac_port& mac) : nic_(&nic), mac_(mac) {
     stat_registry::instance().add(&nic, "timely", stats, 4, &stats_);
   }
   std::unique_ptr<reaction_point_if> make(const flow& f, rate_limiter_if& limiter) override;
@@ -144,22 +81,101 @@ class timely_maker final : public reaction_point_maker {
   std::size_t active_flows_but(const timely_rp* self) const;
   std::vector<const timely_rp*> rps_;  // every flow's reaction point of this NIC
 
-  param<sc_time> t_low, t_high;
-  param<double> alpha, beta;
-  param<data_rate> delta;
-  param<sc_time> min_rtt;
-  param<uint64_t> hai_threshold;
-  param<double> hai_factor, min_fraction;
-  choice_param variant;
-  param<sc_time> rtt_ref;
-  param<double> patched_beta;
-  choice_param profile;
-  param<data_rate> hai_step;
-  choice_param start;
+  // Defaults: the TIMELY paper's as DEFAULTS.md 2.1 recommends (CoNEXT'16 validation table).
+  param<sc_time> t_low{nic_, [] {
+                         return param_spec<sc_time>{"timely.t_low",
+                                                    "timely: below this RTT, additive increase only (paper: 50 us)",
+                                                    sc_time(50, SC_US), sc_time(0, SC_US), sc_time(1, sc_core::SC_SEC)};
+                       }};
+  param<sc_time> t_high{nic_, [] {
+                          return param_spec<sc_time>{
+                              "timely.t_high",
+                              "timely: above this RTT, decrease by beta (1 - t_high / RTT) (paper: 500 us)",
+                              sc_time(500, SC_US), sc_time(0, SC_US), sc_time(1, sc_core::SC_SEC)};
+                        }};
+  param<double> alpha{nic_, [] {
+                        return param_spec<double>{"timely.alpha",
+                                                  "timely: EWMA weight of the newest RTT difference (paper as quoted "
+                                                  "by CoNEXT'16: 0.875; the authors' code: 0.02)",
+                                                  0.875, 0.0, 1.0};
+                      }};
+  param<double> beta{
+      nic_, [] {
+        return param_spec<double>{"timely.beta", "timely: multiplicative decrease factor (paper: 0.8)", 0.8, 0.0, 1.0};
+      }};
+  param<data_rate> delta{nic_, [] {
+                           return param_spec<data_rate>{
+                               "timely.delta", "timely: additive increase step per completion (paper: 10 Mb/s)",
+                               data_rate{10e6}, data_rate{0}, data_rate{1e12}};
+                         }};
+  param<sc_time> min_rtt{nic_, [] {
+                           return param_spec<sc_time>{
+                               "timely.min_rtt",
+                               "timely: minimum RTT normalizing the gradient (CoNEXT'16, ns3-rdma: 20 us)",
+                               sc_time(20, SC_US), sc_time(1, sc_core::SC_NS), sc_time(1, sc_core::SC_SEC)};
+                         }};
+  param<uint64_t> hai_threshold{
+      nic_, [] {
+        return param_spec<uint64_t>{
+            "timely.hai_threshold",
+            "timely: consecutive completions with gradient <= 0 before hyper-active increase (paper: 5)", 5, 1,
+            1000000};
+      }};
+  param<double> hai_factor{nic_, [] {
+                             return param_spec<double>{"timely.hai_factor",
+                                                       "timely: N, the HAI step in units of delta (paper: 5)", 5.0, 1.0,
+                                                       1000.0};
+                           }};
+  param<double> min_fraction{nic_, [] {
+                               return param_spec<double>{
+                                   "timely.min_rate",
+                                   "timely: lowest rate as a fraction of the line rate (DEFAULTS.md, ns3-rdma: 0.01)",
+                                   0.01, 1e-6, 1.0};
+                             }};
+  choice_param variant{nic_, [] {
+                         return choice_spec{
+                             "timely.variant",
+                             "timely: original (Algorithm 1) or patched (CoNEXT'16: a weight of the gradient and the "
+                             "error against timely.rtt_ref between T_low and T_high; a unique fair fixed point)",
+                             "original",
+                             {"original", "patched"}};
+                       }};
+  param<sc_time> rtt_ref{nic_, [] {
+                           return param_spec<sc_time>{
+                               "timely.rtt_ref", "timely patched: the reference RTT of the error term (choice)",
+                               sc_time(100, SC_US), sc_time(1, sc_core::SC_NS), sc_time(1, sc_core::SC_SEC)};
+                         }};
+  param<double> patched_beta{nic_, [] {
+                               return param_spec<double>{
+                                   "timely.patched_beta",
+                                   "timely patched: decrease factor of the error term (CoNEXT'16 experiments: 0.008)",
+                                   0.008, 0.0, 1.0};
+                             }};
+  choice_param profile{nic_, [] {
+                         return choice_spec{"timely.profile",
+                                            "timely rules: paper (an update per max(segment time, min_rtt), HAI on the "
+                                            "gradient branch) or hpcc-sim (the HPCC ns-3 simulator: an update per RTT, "
+                                            "a hai_step after hai_threshold increases in a row, line-rate start)",
+                                            "paper",
+                                            {"paper", "hpcc-sim"}};
+                       }};
+  param<data_rate> hai_step{
+      nic_, [] {
+        return param_spec<data_rate>{
+            "timely.hai_step",
+            "timely hpcc-sim: the hyper step R_HAI of an increase after hai_threshold in a row (choice)",
+            data_rate{50e6}, data_rate{0}, data_rate{1e12}};
+      }};
+  choice_param start{
+      nic_, [] {
+        return choice_spec{
+            "timely.start",
+            "timely: a new flow's rate: fair-share C/(N+1), N the NIC's other active timely flows (paper), line-rate "
+            "(unlimited until its first ACK), or as the profile says (paper: fair-share, hpcc-sim: line-rate)",
+            "profile",
+            {"profile", "fair-share", "line-rate"}};
+      }};
   mutable timely_stats stats_;
-
- private:
-  const mac_port& mac_;
 };
 
 class timely_rp final : public reaction_point_if {

@@ -35,24 +35,25 @@
 
 namespace sluice {
 
+// The parameters as the state machine reads them; their defaults are the declarations' (timely_rp.cpp).
 struct timely_rp_config {
   enum class variant_t { original, patched };
   enum class profile_t { paper, hpcc_sim };
-  uint64_t t_low_ps = 50'000'000;    // 50 us
-  uint64_t t_high_ps = 500'000'000;  // 500 us
-  double alpha = 0.875;              // EWMA weight of the newest RTT difference
-  double beta = 0.8;                 // multiplicative decrease factor
-  double delta = 10e6;               // additive step, bit/s
-  uint64_t min_rtt_ps = 20'000'000;  // gradient normalizer and update interval, 20 us
-  uint32_t hai_threshold = 5;        // consecutive gradient <= 0 updates before HAI
-  double hai_factor = 5;             // N
-  double min_rate = 0;               // bit/s (the caller derives it from the line rate)
-  double line_rate = 40e9;           // bit/s: the cap
-  variant_t variant = variant_t::original;
-  uint64_t rtt_ref_ps = 100'000'000;  // patched: the reference RTT, 100 us
-  double patched_beta = 0.008;        // patched: its decrease factor (CoNEXT'16's experiments)
-  profile_t profile = profile_t::paper;
-  double hai_step = 50e6;  // hpcc_sim: the hyper step R_HAI, bit/s
+  uint64_t t_low_ps{};
+  uint64_t t_high_ps{};
+  double alpha{};            // EWMA weight of the newest RTT difference
+  double beta{};             // multiplicative decrease factor
+  double delta{};            // additive step, bit/s
+  uint64_t min_rtt_ps{};     // gradient normalizer and update interval
+  uint32_t hai_threshold{};  // consecutive gradient <= 0 updates before HAI
+  double hai_factor{};       // N
+  double min_rate{};         // bit/s (the caller derives it from the line rate)
+  double line_rate{};        // bit/s: the cap
+  variant_t variant{};
+  uint64_t rtt_ref_ps{};  // patched: the reference RTT
+  double patched_beta{};  // patched: its decrease factor
+  profile_t profile{};
+  double hai_step{};  // hpcc_sim: the hyper step R_HAI, bit/s
 };
 
 class timely_rp_state {
