@@ -19,13 +19,7 @@ class dcqcn_cp final : public congestion_point_if {
       : port_(&port),
         cls_(cls),
         scope_("prio" + std::to_string(cls)),
-        draws_(random_streams::instance().seed_for(std::string(port.name()) + "." + scope_ + ".cp")) {
-    static const stat_desc stats[] = {
-        {"ecn_marked", "frames", "data frames marked CE by the dcqcn congestion point",
-         [](const void* m, int) { return static_cast<double>(stat_model<dcqcn_cp>(m).marked_); }},
-    };
-    stat_registry::instance().add(&port, scope_.c_str(), stats, 1, this);
-  }
+        draws_(random_streams::instance().seed_for(std::string(port.name()) + "." + scope_ + ".cp")) {}
   void on_enqueue(packet_header&, const queue_view&) override {}
   void on_dequeue(packet_header& h, const queue_view& q) override {
     if (h.ecn == 3) return;  // marked upstream already
@@ -69,7 +63,10 @@ class dcqcn_cp final : public congestion_point_if {
         return param_spec<double>{"ecn.pmax", "dcqcn: marking probability at kmax (paper: 0.01)", 0.01, 0.0, 1.0};
       },
       cls_};
-  uint64_t marked_ = 0;
+  stat_counter marked_{
+      port_, scope_.c_str(), [] {
+        return stat_desc{"ecn_marked", "frames", "data frames marked CE by the dcqcn congestion point", nullptr};
+      }};
 };
 
 const policy_registrar<cp_policies> reg{

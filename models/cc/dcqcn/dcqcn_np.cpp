@@ -24,7 +24,6 @@
 namespace sluice {
 namespace {
 double read_count(const void* m, int) { return static_cast<double>(*static_cast<const uint64_t*>(m)); }
-const stat_desc total_stat[] = {{"ce_frames", "frames", "CE-marked data frames received (dcqcn)", read_count}};
 const stat_desc ue_stat[] = {{"ue_frames", "frames", "UE-marked (TCD 10) data frames received (dcqcn-tcd)", read_count}};
 constexpr uint8_t ecn_ue = 2, ecn_ce = 3;
 const stat_desc flow_stat[] = {{"cnps", "frames", "CNPs made for this flow (dcqcn)", read_count}};
@@ -38,7 +37,6 @@ class dcqcn_np final : public notification_point_if {
         any_(flows.size()),
         ternary_(ternary),
         cnps_(nic, sender.node_id(), flows, flow_stat[0]) {
-    stat_registry::instance().add(&nic, "np", total_stat, 1, &ce_);
     if (ternary_) stat_registry::instance().add(&nic, "np", ue_stat, 1, &ue_);
   }
   void derive_defaults() override {
@@ -87,7 +85,10 @@ class dcqcn_np final : public notification_point_if {
   control_sender_if& sender_;
   cnp_pacer pacer_, any_;  // CE CNPs; CNPs of either kind (dcqcn-tcd)
   bool ternary_;
-  uint64_t ce_ = 0, ue_ = 0;
+  stat_counter ce_{nic_, "np", [] {
+                     return stat_desc{"ce_frames", "frames", "CE-marked data frames received (dcqcn)", nullptr};
+                   }};
+  uint64_t ue_ = 0;  // dcqcn-tcd only (registered then)
   received_flow_counts cnps_;
 };
 

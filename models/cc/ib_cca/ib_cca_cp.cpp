@@ -25,16 +25,7 @@ class cca_cp final : public congestion_point_if {
   cca_cp(const sc_core::sc_object& port, int cls)
       : port_(&port),
         cls_(cls),
-        scope_("prio" + std::to_string(cls)) {
-    static const stat_desc stats[] = {
-        {"cca.fecn_marks", "frames", "data frames this VL's queue marked FECN (ib-cca)",
-         [](const void* m, int) { return static_cast<double>(stat_model<cca_cp>(m).marks_); }},
-        {"cca.victim_spared", "frames",
-         "eligible data frames left unmarked because this VL was a victim (starved for credit; cca.victim off)",
-         [](const void* m, int) { return static_cast<double>(stat_model<cca_cp>(m).spared_); }},
-    };
-    stat_registry::instance().add(&port, scope_.c_str(), stats, 2, this);
-  }
+        scope_("prio" + std::to_string(cls)) {}
   void on_enqueue(packet_header&, const queue_view& q) override { update(q.bytes); }
   void on_dequeue(packet_header& h, const queue_view& q) override {
     update(q.bytes);
@@ -141,7 +132,18 @@ class cca_cp final : public congestion_point_if {
   const credit_flow_control* credits_ = nullptr;  // the port's gate, if credits (first dequeue)
   bool gate_seen_ = false;
   bool congested_ = false;
-  uint64_t unmarked_ = 0, marks_ = 0, spared_ = 0;
+  uint64_t unmarked_ = 0;
+  stat_counter marks_{
+      port_, scope_.c_str(), [] {
+        return stat_desc{"cca.fecn_marks", "frames", "data frames this VL's queue marked FECN (ib-cca)", nullptr};
+      }};
+  stat_counter spared_{
+      port_, scope_.c_str(), [] {
+        return stat_desc{
+            "cca.victim_spared", "frames",
+            "eligible data frames left unmarked because this VL was a victim (starved for credit; cca.victim off)",
+            nullptr};
+      }};
   // The two windows of is_victim: when each began and the VL's starved time then.
   uint64_t prev_start_ps_ = 0, prev_blocked_ps_ = 0, start_ps_ = 0, start_blocked_ps_ = 0;
 };

@@ -17,7 +17,6 @@
 namespace sluice {
 namespace {
 double read_count(const void* m, int) { return static_cast<double>(*static_cast<const uint64_t*>(m)); }
-const stat_desc total_stat[] = {{"fecn_frames", "frames", "data frames received with FECN set (ib-cca)", read_count}};
 const stat_desc ue_stat[] = {
     {"ue_frames", "frames", "data frames received with TCD's UE bit and no FECN (ib-cca-tcd)", read_count}};
 const stat_desc flow_stat[] = {{"becns", "frames", "CNPs with BECN sent to this flow's source (ib-cca)", read_count}};
@@ -25,8 +24,7 @@ const stat_desc flow_stat[] = {{"becns", "frames", "CNPs with BECN sent to this 
 class cca_np final : public notification_point_if {
  public:
   cca_np(const sc_core::sc_object& nic, control_sender_if& sender, const flow_table& flows, bool ternary)
-      : sender_(sender), becns_(nic, sender.node_id(), flows, flow_stat[0]) {
-    stat_registry::instance().add(&nic, "np", total_stat, 1, &fecn_);
+      : nic_(&nic), sender_(sender), becns_(nic, sender.node_id(), flows, flow_stat[0]) {
     if (ternary) {
       // DCQCN's CNP interval: the most UE BECNs a flow's source hears is one per 50 us.
       ue_interval_ = std::make_unique<param<sc_core::sc_time>>(&nic, [] {
@@ -64,8 +62,13 @@ class cca_np final : public notification_point_if {
   }
 
  private:
+  const sc_core::sc_object* nic_;  // first: the counter below is registered under it
   control_sender_if& sender_;
-  uint64_t fecn_ = 0, ue_ = 0;
+  stat_counter fecn_{
+      nic_, "np", [] {
+        return stat_desc{"fecn_frames", "frames", "data frames received with FECN set (ib-cca)", nullptr};
+      }};
+  uint64_t ue_ = 0;  // ib-cca-tcd only (registered then)
   received_flow_counts becns_;
   std::unique_ptr<param<sc_core::sc_time>> ue_interval_;  // ib-cca-tcd only
   cnp_pacer ue_pacer_;

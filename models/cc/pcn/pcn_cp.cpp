@@ -16,15 +16,7 @@ namespace sluice {
 namespace {
 class pcn_cp final : public congestion_point_if {
  public:
-  pcn_cp(const sc_core::sc_object& port, int cls) : scope_("prio" + std::to_string(cls) + ".pcn") {
-    static const stat_desc stats[] = {
-        {"ecn_marked", "frames", "data frames marked CE by NP-ECN (waited in a queue not drained by a resume)",
-         [](const void* m, int) { return static_cast<double>(stat_model<pcn_cp>(m).marked_); }},
-        {"pn_spared", "frames", "data frames left unmarked because they were waiting when the class resumed (PN)",
-         [](const void* m, int) { return static_cast<double>(stat_model<pcn_cp>(m).spared_); }},
-    };
-    stat_registry::instance().add(&port, scope_.c_str(), stats, 2, this);
-  }
+  pcn_cp(const sc_core::sc_object& port, int cls) : port_(&port), scope_("prio" + std::to_string(cls) + ".pcn") {}
   void on_enqueue(packet_header&, const queue_view&) override {}
   void on_dequeue(packet_header& h, const queue_view& q) override {
     const uint64_t now = now_ps();
@@ -45,11 +37,21 @@ class pcn_cp final : public congestion_point_if {
   }
 
  private:
-  std::string scope_;  // "prio3.pcn": the statistics' scope, kept for the registry
+  const sc_core::sc_object* port_;  // first: the counters below are registered under it
+  std::string scope_;               // "prio3.pcn": the statistics' scope, kept for the registry
   np_ecn state_;
   uint64_t seen_ = 0;
   uint64_t last_start_ps_ = 0;  // when the previous data frame of this class left
-  uint64_t marked_ = 0, spared_ = 0;
+  stat_counter marked_{port_, scope_.c_str(), [] {
+                         return stat_desc{"ecn_marked", "frames",
+                                          "data frames marked CE by NP-ECN (waited in a queue not drained by a resume)",
+                                          nullptr};
+                       }};
+  stat_counter spared_{
+      port_, scope_.c_str(), [] {
+        return stat_desc{"pn_spared", "frames",
+                         "data frames left unmarked because they were waiting when the class resumed (PN)", nullptr};
+      }};
 };
 
 const policy_registrar<cp_policies> reg{
