@@ -20,6 +20,12 @@ event_queue* event_queue::existing() { return g_queue; }
 event_queue::event_queue(sc_core::sc_module_name name)
     : sc_module(name), calendar_(buckets), busy_(buckets / 64), armed_ps_(never_armed) {
   g_queue = this;
+  // The models count time in picoseconds and from_ps() builds sc_times from them bit for bit:
+  // the resolution must be 1 ps, and asking for it fixes it (a later sc_set_time_resolution,
+  // say by a foreign model, is then the kernel's error, not a silent change of scale).
+  if (sc_core::sc_get_time_resolution() != sc_core::sc_time(1, sc_core::SC_PS))
+    SC_REPORT_FATAL(this->name(), ("the SystemC time resolution is " + sc_core::sc_get_time_resolution().to_string() +
+                                   "; Sluice's models need 1 ps").c_str());
   SC_METHOD(run);
   sensitive << wake_;
   dont_initialize();
@@ -223,7 +229,7 @@ void event_queue::arm(uint64_t kernel_ps) {
     return;
   }
   armed_ps_ = std::max(next->at_ps, kernel_ps);
-  wake_.notify(sc_core::sc_time::from_value(armed_ps_ - kernel_ps));  // an earlier notification replaces a later one
+  wake_.notify(from_ps(armed_ps_ - kernel_ps));  // an earlier notification replaces a later one
 }
 
 // Wake-ups due at or before the returned time run in this activation: everything before the
@@ -299,7 +305,7 @@ void event_queue::run() {
       return;
     }
     armed_ps_ = reached;
-    wake_.notify(sc_core::sc_time::from_value(reached - kernel));
+    wake_.notify(from_ps(reached - kernel));
     return;
   }
   arm(kernel);

@@ -20,6 +20,8 @@
 #include <systemc>
 #include <vector>
 
+#include "models/core/units.h"
+
 namespace sluice {
 
 constexpr uint64_t never_ps = std::numeric_limits<uint64_t>::max();
@@ -39,7 +41,7 @@ inline uint64_t now_ps() { return clock_detail::draining ? clock_detail::now : s
 // notification): the callee sees the call at sc_time_stamp() + delay, the model time of its
 // cause.
 inline uint64_t ahead_ps() { return clock_detail::draining ? clock_detail::now - clock_detail::kernel : 0; }
-inline sc_core::sc_time ahead() { return sc_core::sc_time::from_value(ahead_ps()); }
+inline sc_core::sc_time ahead() { return from_ps(ahead_ps()); }
 // The kernel's time, in picoseconds (read once per drain).
 inline uint64_t kernel_ps() { return clock_detail::draining ? clock_detail::kernel : sc_core::sc_time_stamp().value(); }
 

@@ -144,14 +144,18 @@ class packet_pool : public tlm::tlm_mm_interface {
 // reported as a model error naming the payload, never read as a header.
 [[noreturn, gnu::cold]] void refuse_foreign_payload(const tlm::tlm_generic_payload& p);
 
-// The header of a frame on a Sluice socket, checked: only a pooled_payload (made by
-// packet_pool, the one class that makes them) has one. The check compares the payload's
-// dynamic type with pooled_payload (two loads from cache lines a frame touches anyway, the
-// payload's first and its vtable's) and branches to the error only for a foreign payload.
-inline packet_header& header(tlm::tlm_generic_payload& p) {
+// Refuses a payload that did not come from packet_pool (a foreign model's plain
+// tlm_generic_payload): only a pooled_payload, made by packet_pool alone, has a header. The
+// check compares the payload's dynamic type with pooled_payload (two loads from cache lines a
+// frame touches anyway). It runs where a frame enters the models from outside: the link's and
+// the MAC's TLM targets and the split-phase seams' answers (check_pooled calls there). Past
+// those doors every frame is pooled, so header() reads without asking again.
+inline void check_pooled(const tlm::tlm_generic_payload& p) {
   if (__builtin_expect(&typeid(p) != &typeid(pooled_payload), 0)) refuse_foreign_payload(p);
-  return static_cast<pooled_payload&>(p).own;
 }
+
+// The header of a frame inside the models (checked at the door: check_pooled).
+inline packet_header& header(tlm::tlm_generic_payload& p) { return static_cast<pooled_payload&>(p).own; }
 inline const packet_header& header(const tlm::tlm_generic_payload& p) {
   return header(const_cast<tlm::tlm_generic_payload&>(p));
 }

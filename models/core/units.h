@@ -1,6 +1,7 @@
 // Physical quantities used across Sluice and their text forms ("40Gbps", "96KiB", "5us").
 #pragma once
 #include <cstdint>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 #include <systemc>
@@ -62,6 +63,15 @@ std::string format_number(double v);
 
 // Picoseconds of an sc_time (the kernel runs at 1 ps resolution).
 inline uint64_t to_ps(const sc_core::sc_time& t) { return t.value(); }
-inline sc_core::sc_time from_ps(uint64_t ps) { return sc_core::sc_time::from_value(ps); }
+// An sc_time of `ps` picoseconds. Not sc_time::from_value: that is out of line in the SystemC
+// library (it marks the resolution fixed on every call, ~30 instructions), and every frame-hop
+// builds three of these (docs/performance.md). The resolution is pinned to 1 ps once, when the
+// event queue is made (event_queue's constructor), so the bits of an sc_time are picoseconds.
+inline sc_core::sc_time from_ps(uint64_t ps) {
+  sc_core::sc_time t;
+  static_assert(sizeof t == sizeof ps, "sc_time holds its value and nothing else");
+  std::memcpy(static_cast<void*>(&t), &ps, sizeof ps);
+  return t;
+}
 
 }  // namespace sluice

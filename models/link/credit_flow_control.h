@@ -52,6 +52,7 @@ class credit_flow_control : public sc_core::sc_module, public flow_control_if, p
   uint64_t blocked_until_ps(int, uint64_t) const override { return never_ps; }
   void on_transmit(int vl, uint32_t bytes) override;
   tlm::tlm_generic_payload* take_control_frame(uint64_t now_ps) override;
+  bool control_frame_ready() const override { return ready_ != 0; }
   void on_control_frame(tlm::tlm_generic_payload& frame) override;
   void on_admit(int vl, uint32_t bytes, bool) override;
   void on_release(int vl, uint32_t bytes, bool) override;

@@ -42,6 +42,10 @@ class flow_control_if {
   // The MAC asks whenever the wire is free, ahead of every other frame: a control frame to send
   // now (ownership passes to the MAC), or nullptr. Requests made while one waits merge into it.
   virtual tlm::tlm_generic_payload* take_control_frame(uint64_t now_ps) = 0;
+  // Whether another control frame is ready now, asked after take_control_frame gave one: the MAC
+  // then sends it as soon as the wire is free, ahead of the data source's own timing, and skips
+  // that look when nothing waits (one wake-up fewer per PFC frame).
+  virtual bool control_frame_ready() const { return true; }
   // A link-local control frame of this scheme arrived (the MAC releases it afterwards).
   virtual void on_control_frame(tlm::tlm_generic_payload& frame) = 0;
 

@@ -35,6 +35,7 @@ tlm::tlm_sync_enum link_channel::nb_transport_fw(tlm::tlm_generic_payload& p, tl
                                                  sc_core::sc_time& delay) {
   // The first bit at the kernel's time + delay: the models' time for a transmitter on their
   // clock, a foreign initiator's own annotated time otherwise.
+  check_pooled(p);  // the transmitter may be a foreign model
   const uint64_t now = kernel_ps() + to_ps(delay);
   if (phase != tlm::BEGIN_REQ || now < tx_end_ps_)
     SC_REPORT_ERROR(name(), "frame started while the wire is busy (transmitter ignored END_REQ)");

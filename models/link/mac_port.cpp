@@ -60,7 +60,7 @@ void mac_port::try_send() {
   tlm::tlm_generic_payload* p = fc_ ? fc_->take_control_frame(now) : nullptr;
   // The component may have more ready (a credit refresh readies one packet per VL): after one of
   // its frames, look again as soon as the wire is free, whatever the source has.
-  const bool control = p != nullptr;
+  const bool control = p != nullptr && fc_->control_frame_ready();
   if (!p && !control_.empty()) p = control_.pop_front();
   uint64_t retry = never_ps;
   if (!p && source_) p = source_->next_frame(now, retry);
@@ -95,6 +95,7 @@ tlm::tlm_sync_enum mac_port::nb_transport_fw(tlm::tlm_generic_payload& p, tlm::t
                                              sc_core::sc_time& delay) {
   // Observed arrivals take a path of their own (a tail call), so that the probe adds only its
   // test to this function, not the registers the event needs.
+  check_pooled(p);  // the link may be a foreign model's
   if (probes::rx_end.on()) return receive_observed(p);
   return receive(p);
 }

@@ -66,6 +66,7 @@ class pfc : public sc_core::sc_module, public flow_control_if, public timed_clie
     return paused(cls, now_ps) ? state_[cls].until_ps : now_ps;
   }
   tlm::tlm_generic_payload* take_control_frame(uint64_t now_ps) override;
+  bool control_frame_ready() const override { return pending_.class_enable != 0; }
   void on_control_frame(tlm::tlm_generic_payload& frame) override;
   void on_admit(int cls, uint32_t, bool xoff_due) override {
     if (xoff_due) pause_upstream(cls);

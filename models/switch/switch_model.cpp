@@ -124,7 +124,10 @@ void switch_model::receive_frame(tlm::tlm_generic_payload* p, int port_index) {
   forward(p, forward_->route(h, port_index));
 }
 
-void switch_model::routed(tlm::tlm_generic_payload* p, int out) { forward(p, out); }
+void switch_model::routed(tlm::tlm_generic_payload* p, int out) {
+  check_pooled(*p);  // a split-phase forwarding model answers with the frame it was given, or a foreign one
+  forward(p, out);
+}
 
 inline void switch_model::forward(tlm::tlm_generic_payload* p, int out) {
   if (out < 0) return drop_unroutable(p);
