@@ -34,6 +34,15 @@ TEST(Units, KernelResolutionIsOnePicosecond) {
   EXPECT_EQ(sc_core::sc_get_time_resolution(), sc_time(1, sc_core::SC_PS));
 }
 
+// from_ps() writes an sc_time's bits directly (not sc_time::from_value): it must agree with the
+// kernel's own construction everywhere, up to the largest value.
+TEST(Units, FromPsIsTheKernelsTimeOfThatManyPicoseconds) {
+  for (uint64_t ps : {uint64_t{0}, uint64_t{1}, uint64_t{999}, uint64_t{123456789012}, uint64_t{1} << 53})
+    EXPECT_EQ(from_ps(ps), sc_core::sc_time(static_cast<double>(ps), sc_core::SC_PS)) << ps;
+  EXPECT_EQ(from_ps(~uint64_t{0}).value(), ~uint64_t{0});
+  EXPECT_EQ(to_ps(from_ps(987654321)), 987654321u);
+}
+
 TEST(Units, SerializationIsExactAtPicosecondResolution) {
   // 1500 B at 40 Gb/s = 12000 bits / 40e9 = 300 ns; 64 B at 400 Gb/s = 1.28 ns.
   EXPECT_EQ(parse_rate("40Gbps").serialization(1500), sc_time(300, SC_NS));
