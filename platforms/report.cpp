@@ -315,6 +315,7 @@ void simulation::emit_summary(summary_sink& out) const {
     }
   }
   out.close();
+  out.member("provenance", provenance_);
   out.member("scenario", f.spec().name);
   out.member("seed", seed_);
 

@@ -16,6 +16,7 @@
 #include "models/core/packet.h"
 #include "models/core/params.h"
 #include "platforms/builders.h"
+#include "platforms/provenance.h"
 #include "platforms/profiles.h"
 #include "platforms/workload.h"
 #include "platforms/yaml_section.h"
@@ -362,7 +363,10 @@ scenario load_scenario_text(const std::string& yaml_text, const std::string& ori
   }
   if (!root || root.IsNull()) throw config_error(origin + ": empty scenario");
   try {
-    return parse(root, base_dir);
+    scenario s = parse(root, base_dir);
+    s.source = origin;
+    s.source_sha256 = sha256_hex(yaml_text);
+    return s;
   } catch (const YAML::Exception& e) {
     throw config_error(origin + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
   }

@@ -9,6 +9,7 @@
 #include "models/core/random.h"
 #include "models/core/stats.h"
 #include "platforms/inert_settings.h"
+#include "platforms/provenance.h"
 #include "platforms/profiles.h"
 
 namespace sluice {
@@ -65,6 +66,8 @@ simulation::simulation(const scenario& s, const run_options& options) {
     throw config_error(period_key + ": " + period_text + " gives more than 1000000 samples (set run.sample_period " +
                        "or --sample-period longer)");
   sampler_ = std::make_unique<sampler>("sampler", *fabric_, period);
+  provenance_ = run_provenance(s, options, seed_, to_ps(until_), to_ps(period),
+                               options.profile.empty() ? s.profile : options.profile);
   if (double bytes = sampler_->estimated_bytes(samples); bytes > max_sample_bytes)
     throw config_error(period_key + ": " + period_text + " keeps about " +
                        format_number(std::ceil(bytes / (1 << 30) * 10) / 10) + " GiB of samples in memory (" +

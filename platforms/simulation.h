@@ -57,6 +57,8 @@ class simulation {
   // Problems found while building the run (inert settings allowed by allow_inert), for stderr
   // and summary.json's warnings.
   const std::vector<std::string>& build_warnings() const { return build_warnings_; }
+  // How the run was made: scenario and its hash, overrides in order, options, build, host, date.
+  const nlohmann::json& provenance() const { return provenance_; }
 
   nlohmann::json summary() const;
   std::string table() const;  // the summary as a readable text report
@@ -76,6 +78,7 @@ class simulation {
   double wall_s_ = 0;
   double elab_s_ = 0;  // building the fabric, routes, overrides (before sc_start)
   uint64_t seed_ = 1;
+  nlohmann::json provenance_;  // how the run was made (platforms/provenance.h)
   std::vector<std::string> build_warnings_;
 };
 

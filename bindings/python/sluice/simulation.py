@@ -192,6 +192,12 @@ class Result:
         return self.summary["totals"]
 
     @property
+    def provenance(self):
+        """How the run was made (summary.json's provenance): scenario path and SHA-256, every
+        override in order, cc, profile, seed, until, the build's version and git commit, host, date."""
+        return self.summary["provenance"]
+
+    @property
     def counters(self):
         """Every non-zero registered statistic at the end of the run, by name."""
         return self.summary["counters"]

@@ -20,6 +20,7 @@ def model_summary(summary):
     out = json.loads(json.dumps(summary))
     for f in HOST_FIELDS:
         out["totals"].pop(f)
+    out.pop("provenance")  # how the run was asked for, not what the models computed
     return out
 
 
@@ -295,3 +296,12 @@ def test_a_hardware_profile_sets_defaults_and_settings_win(incast):
     assert (p.default[0], p.value[0]) == ("32MiB", "8MiB")
     with pytest.raises(ValueError, match=r"^profile: '25g' is not one of \{default, 40g, 100g\}$"):
         sluice.params(incast, profile="25g")
+
+
+def test_a_result_says_how_it_was_made(incast):
+    r = sluice.Simulation(incast, seed=3, set={"sw0.mmu.threshold": "static"}).run(until="50us")
+    p = r.provenance
+    assert p["seed"] == 3 and p["until"] == "50us"
+    assert {"origin": "set", "pattern": "sw0.mmu.threshold", "value": "static"} in p["overrides"]
+    assert len(p["scenario_sha256"]) == 64
+    assert p["git_commit"] == "unknown" or len(p["git_commit"]) == 40
