@@ -170,8 +170,9 @@ void fabric::derive_defaults() {
         continue;
       }
       const port_ref& peer = end == &e.a ? e.b : e.a;
-      byte_count h =
-          pfc::required_headroom(e.model->rate(), e.model->delay(), peer.flow_control->response(), max_frame);
+      // A delayed admission decides XOFF that much later: the peer keeps sending for it too.
+      byte_count h = pfc::required_headroom(e.model->rate(), e.model->delay(),
+                                            peer.flow_control->response() + sw->admission_latency(), max_frame);
       sw->mmu_block.ports[end->port]->headroom.set_default(h);
     }
   }

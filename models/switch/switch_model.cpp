@@ -21,6 +21,12 @@ const param_spec<sc_core::sc_time> forwarding_latency_spec{
     "time the forwarding block takes to answer a lookup, after admission and before the egress queue "
     "(0: immediate; > 0: the split-phase path, lookups answered in arrival order, as an RTL or firmware block)",
     sc_core::SC_ZERO_TIME, sc_core::SC_ZERO_TIME, sc_core::sc_time(1, sc_core::SC_MS)};
+const param_spec<sc_core::sc_time> admission_latency_spec{
+    "admission_latency",
+    "time the MMU takes to decide a frame's admission after its last bit arrived; the frame waits at ingress, "
+    "charged to nothing, and PFC hears the verdict then (0: immediate; > 0: the split-phase path, in arrival "
+    "order, as an RTL or firmware buffer manager; the derived pfc.headroom grows by this time at the link rate)",
+    sc_core::SC_ZERO_TIME, sc_core::SC_ZERO_TIME, sc_core::sc_time(1, sc_core::SC_MS)};
 const choice_spec buffer_release_spec{
     "buffer_release",
     "when a departing frame's bytes return to the ingress buffer: as its first bit leaves (start) or its last (end)",
@@ -47,6 +53,7 @@ switch_model::switch_model(sc_core::sc_module_name name, uint32_t node_id, int n
     : sc_module(name),
       pipeline(this, pipeline_spec),
       forwarding_latency(this, forwarding_latency_spec),
+      admission_latency(this, admission_latency_spec),
       buffer_release(this, buffer_release_spec),
       mmu_port("mmu_port"),
       forwarding_port("forwarding_port"),
@@ -62,6 +69,12 @@ switch_model::switch_model(sc_core::sc_module_name name, uint32_t node_id, int n
       [](const void* sw, const param_base&) -> std::string {
         const switch_model& s = *static_cast<const switch_model*>(sw);
         return s.custom_forwarding_ ? std::string(s.name()) + " has forwarding bound by bind_forwarding" : "";
+      },
+      this);
+  admission_latency.inert_when(
+      [](const void* sw, const param_base&) -> std::string {
+        const switch_model& s = *static_cast<const switch_model*>(sw);
+        return s.custom_split_mmu_ ? std::string(s.name()) + " has admission bound by bind_split_mmu" : "";
       },
       this);
   for (int i = 0; i < num_ports; ++i)
@@ -98,6 +111,12 @@ void switch_model::start_of_simulation() {
     latency_forwarding_ = std::make_unique<latency_forwarding>(*forward_, latency);
     split_forward_ = latency_forwarding_.get();
   }
+  if (custom_split_mmu_) {
+    split_mmu_ = custom_split_mmu_;
+  } else if (const uint64_t latency = to_ps(admission_latency()); latency > 0) {
+    latency_mmu_ = std::make_unique<latency_mmu>(*mmu_, latency);
+    split_mmu_ = latency_mmu_.get();
+  }
   pipeline_ps_ = to_ps(pipeline());
   path_.clear();
   for (auto& p : ports) path_.push_back({&p->gate(), &p->egress, p->credits.get()});
@@ -108,11 +127,9 @@ void switch_model::start_of_simulation() {
 // checked), so after a decrease no frame leaves before one that arrived earlier in its queue.
 void switch_model::param_changed(const param_base&) { pipeline_ps_ = to_ps(pipeline()); }
 
-void switch_model::receive_frame(tlm::tlm_generic_payload* p, int port_index) {
-  packet_header& h = header(*p);
-  h.ingress_port = static_cast<uint16_t>(port_index);
-  bool xoff_due = false;
-  bool admitted = mmu_->admit(port_index, h.priority, h.size, xoff_due);
+// The verdict's consequences, immediate or split-phase: PFC hears it, then the frame is dropped or forwarded.
+inline void switch_model::after_admission(tlm::tlm_generic_payload* p, packet_header& h, int port_index,
+                                          bool admitted, bool xoff_due) {
   path_[port_index].gate->on_admit(h.priority, h.size, xoff_due);  // XOFF also when the tipping frame is dropped
   if (!admitted) {
     ports[port_index]->count_drop(h.priority);
@@ -122,6 +139,22 @@ void switch_model::receive_frame(tlm::tlm_generic_payload* p, int port_index) {
   }
   if (split_forward_) return split_forward_->request(p, port_index, *this);
   forward(p, forward_->route(h, port_index));
+}
+
+void switch_model::receive_frame(tlm::tlm_generic_payload* p, int port_index) {
+  packet_header& h = header(*p);
+  h.ingress_port = static_cast<uint16_t>(port_index);
+  if (split_mmu_) return split_mmu_->request(p, port_index, *this);
+  bool xoff_due = false;
+  const bool admitted = mmu_->admit(port_index, h.priority, h.size, xoff_due);
+  after_admission(p, h, port_index, admitted, xoff_due);
+}
+
+// A split-phase MMU's verdict, at the time it is taken: the frame goes on as if it had arrived now.
+void switch_model::admitted(tlm::tlm_generic_payload* p, bool admitted, bool xoff_due) {
+  check_pooled(*p);  // the frame it was asked about, or a foreign one
+  packet_header& h = header(*p);
+  after_admission(p, h, h.ingress_port, admitted, xoff_due);
 }
 
 void switch_model::routed(tlm::tlm_generic_payload* p, int out) {

@@ -15,6 +15,7 @@
 #include "models/switch/forwarding_table.h"
 #include "models/switch/mmu.h"
 #include "models/switch/split_forwarding.h"
+#include "models/switch/split_mmu.h"
 #include "models/switch/switch_port.h"
 
 namespace sluice {
@@ -36,6 +37,7 @@ class forwarding_block : public sc_core::sc_module, public forwarding_if {
 class switch_model : public sc_core::sc_module,
                      public frame_sink_if,
                      public route_answer_if,
+                     public admission_answer_if,
                      public frame_injector_if,
                      public buffer_release_if,
                      public ingress_state_if,
@@ -44,6 +46,7 @@ class switch_model : public sc_core::sc_module,
  public:
   param<sc_core::sc_time> pipeline;  // live
   param<sc_core::sc_time> forwarding_latency;  // > 0: lookups through the split-phase path
+  param<sc_core::sc_time> admission_latency;   // > 0: admissions through the split-phase path
   choice_param buffer_release;
   sc_core::sc_port<mmu_if> mmu_port;
   sc_core::sc_port<forwarding_if> forwarding_port;
@@ -63,9 +66,13 @@ class switch_model : public sc_core::sc_module,
   void bind_forwarding(forwarding_if& replacement) { custom_forwarding_ = &replacement; }
   // A forwarding block that answers later (split phase); `forwarding_latency` then has no effect.
   void bind_split_forwarding(split_forwarding_if& replacement) { custom_split_forwarding_ = &replacement; }
+  // An admission block that answers later (split phase; the immediate mmu_if, bound or default,
+  // still takes the releases and the pause queries); `admission_latency` then has no effect.
+  void bind_split_mmu(split_mmu_if& replacement) { custom_split_mmu_ = &replacement; }
 
   void receive_frame(tlm::tlm_generic_payload* frame, int port_index) override;
   void routed(tlm::tlm_generic_payload* frame, int out_port) override;  // a split-phase answer
+  void admitted(tlm::tlm_generic_payload* frame, bool admitted, bool xoff_due) override;  // another
   void inject(tlm::tlm_generic_payload* frame) override;
   uint32_t node_id() const override { return node_id_; }
   int classes() const { return classes_; }
@@ -93,6 +100,11 @@ class switch_model : public sc_core::sc_module,
   forwarding_if* custom_forwarding_ = nullptr;
   split_forwarding_if* custom_split_forwarding_ = nullptr;
   std::unique_ptr<latency_forwarding> latency_forwarding_;
+  split_mmu_if* custom_split_mmu_ = nullptr;
+  std::unique_ptr<latency_mmu> latency_mmu_;
+  // Inlined into both callers, so the immediate path costs what it did before the split form.
+  [[gnu::always_inline]] inline void after_admission(tlm::tlm_generic_payload* frame, packet_header& h, int port,
+                                                     bool admitted, bool xoff_due);
   void forward(tlm::tlm_generic_payload* frame, int out_port);
   // What a frame's way through the switch reads, resolved at the start of simulation and kept
   // together: the bound MMU and forwarding blocks, the pipeline latency, and per port its gate,
@@ -106,6 +118,7 @@ class switch_model : public sc_core::sc_module,
   mmu_if* mmu_ = nullptr;
   forwarding_if* forward_ = nullptr;
   split_forwarding_if* split_forward_ = nullptr;  // set: lookups are asked and answered later
+  split_mmu_if* split_mmu_ = nullptr;             // set: admissions are asked and answered later
   uint64_t pipeline_ps_ = 0;
   uint32_t node_id_;
   int classes_;

@@ -8,7 +8,10 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <functional>
 
 #include "platforms/simulation.h"
 
@@ -147,6 +150,34 @@ inline nlohmann::json find_flow(const nlohmann::json& summary, const std::string
   for (const auto& f : summary["flows"])
     if (f["name"] == name) return f;
   return nullptr;
+}
+
+// Runs fn in a forked child (before this process elaborates) and returns what it returned: the
+// reference run of a test that compares two runs (SystemC elaborates once per process).
+inline std::string in_child(const std::function<std::string()>& fn) {
+  int fds[2];
+  if (pipe(fds) != 0) return "pipe failed";
+  const pid_t pid = fork();
+  if (pid == 0) {
+    close(fds[0]);
+    const std::string out = fn();
+    std::size_t done = 0;
+    while (done < out.size()) {
+      const ssize_t n = write(fds[1], out.data() + done, out.size() - done);
+      if (n <= 0) break;
+      done += static_cast<std::size_t>(n);
+    }
+    _exit(0);
+  }
+  close(fds[1]);
+  std::string out;
+  char buf[65536];
+  for (ssize_t n; (n = read(fds[0], buf, sizeof buf)) > 0;) out.append(buf, static_cast<std::size_t>(n));
+  close(fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  return out;
 }
 
 }  // namespace sluice::test

@@ -132,37 +132,10 @@ std::string run_incast(std::vector<std::pair<std::string, std::string>> sets, bo
   return log.str() + "summary " + s.dump() + "\n";
 }
 
-// Runs fn in a forked child (before this process elaborates) and returns what it returned.
-std::string in_child(const std::function<std::string()>& fn) {
-  int fds[2];
-  if (pipe(fds) != 0) return "pipe failed";
-  const pid_t pid = fork();
-  if (pid == 0) {
-    close(fds[0]);
-    const std::string out = fn();
-    std::size_t done = 0;
-    while (done < out.size()) {
-      const ssize_t n = write(fds[1], out.data() + done, out.size() - done);
-      if (n <= 0) break;
-      done += static_cast<std::size_t>(n);
-    }
-    _exit(0);
-  }
-  close(fds[1]);
-  std::string out;
-  char buf[65536];
-  for (ssize_t n; (n = read(fds[0], buf, sizeof buf)) > 0;) out.append(buf, static_cast<std::size_t>(n));
-  close(fds[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-  return out;
-}
-
 }  // namespace
 
 TEST(LiveParams, AWriteAtOneMillisecondTakesEffectThenAndOnlyThen) {
-  const std::string without = in_child([] { return run_incast({}, false, 0); });
+  const std::string without = test::in_child([] { return run_incast({}, false, 0); });
   const std::string with = run_incast({}, true, ms_ps);
   // Every PAUSE frame and every XOFF decision before 1 ms is the same, at the same time.
   const std::string before = lines_before(without, ms_ps);
@@ -186,7 +159,8 @@ TEST(LiveParams, AWriteAtOneMillisecondTakesEffectThenAndOnlyThen) {
 }
 
 TEST(LiveParams, AWriteAtTimeZeroEqualsSettingTheValueInTheScenario) {
-  const std::string set_in_scenario = in_child([] { return run_incast({{"sw0.port*.pfc.xoff", "24KiB"}}, false, 0); });
+  const std::string set_in_scenario =
+      test::in_child([] { return run_incast({{"sw0.port*.pfc.xoff", "24KiB"}}, false, 0); });
   const std::string written = run_incast({}, true, 0);
   EXPECT_GT(xoff_count(written), 100u);
   EXPECT_EQ(written, set_in_scenario);  // every PAUSE frame, XOFF decision and the whole summary
