@@ -41,7 +41,7 @@ class dcqcn_cp final : public congestion_point_if {
   int cls_;
   std::string scope_;  // "prio3": the statistic's scope, kept for the registry
   random_stream draws_;
-  // Defaults: the DCQCN paper's at 40 Gb/s (Kmin 5 KB, Kmax 200 KB, Pmax 1 %; see DEFAULTS.md 1.2).
+  // Defaults: the DCQCN paper's at 40 Gb/s (Kmin 5 KB, Kmax 200 KB, Pmax 1 %; [DCQCN], [CoNEXT16]).
   param<byte_count> kmin_{port_,
                           [] {
                             return param_spec<byte_count>{"ecn.kmin",

@@ -86,8 +86,9 @@ class dcqcn_maker final : public reaction_point_maker {
     return c;
   }
 
-  // Defaults: the DCQCN paper's (DEFAULTS.md 1.2 "paper" profile); R_HAI and the minimum rate,
-  // which the paper does not give, from the authors' ns-3 configuration (ns3-rdma mix/config.txt).
+  // Defaults: the DCQCN paper's ([DCQCN], as [CoNEXT16] uses them: the "paper" profile); R_HAI and
+  // the minimum rate, which the paper does not give, from the authors' ns-3 configuration
+  // ([ns3-rdma] mix/config.txt).
   param<double> g{nic_, [] {
                     return param_spec<double>{"rp.g", "dcqcn: alpha gain g (paper: 1/256)", 1.0 / 256, 0.0, 1.0};
                   }};

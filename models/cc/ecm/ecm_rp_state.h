@@ -1,5 +1,5 @@
 // The ECM reaction point as a pure state machine (no SystemC): one rate limiter per flow, its
-// rate R and the CPID it is associated with (the tutorial's "ECM" slide; REFERENCE.md 4).
+// rate R and the CPID it is associated with (the tutorial's "ECM" slide, [L2CC-tutorial]).
 //   Fb < 0 (negative BCN, any CP):  R <- max(R x max(1 + Gd Fb, 1 - max_decrease), R_min);
 //                                    associate with the BCN's CPID (the most recent negative)
 //   Fb > 0 (positive BCN):           only from the associated CPID (else ignored: a false

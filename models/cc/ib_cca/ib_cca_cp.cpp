@@ -1,4 +1,4 @@
-// Congestion point "ib-cca": the switch side of IB CCA (IBTA A10; DEFAULTS.md §3.1), per port
+// Congestion point "ib-cca": the switch side of IB CCA (IBTA A10 SwitchCongestionSetting, [IBTA-A10]), per port
 // and VL. The queue is congested from when it reaches prio<k>.cca.threshold bytes until it falls
 // below threshold - cca.hysteresis. While congested, a data frame leaving it is eligible for FECN
 // if it is at least cca.packet_size; one eligible frame in cca.marking_rate + 1 is marked (0:

@@ -1,5 +1,5 @@
 // InfiniBand congestion control (IBTA Vol. 1 Annex A10) at the source CA, as a pure state
-// machine (docs/models/infiniband.md; DEFAULTS.md §3, hfi1 process_becn / cca_timer_fn):
+// machine (docs/models/infiniband.md; [IBTA-A10], [hfi1] process_becn / cca_timer_fn):
 //   BECN:        CCTI <- min(CCTI + CCTI_Increase, CCTI_Limit); the timer starts if idle
 //   timer:       if CCTI > CCTI_Min: CCTI <- CCTI - 1; it re-arms while CCTI > CCTI_Min
 //   delay:       IPD = (T_pkt >> shift) x multiplier, from the table entry CCT[CCTI]

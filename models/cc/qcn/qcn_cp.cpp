@@ -81,7 +81,8 @@ class qcn_cp final : public congestion_point_if {
   qcn_cp_state state_;
   // Defaults: Qeq 26 KB (Mellanox CPCS cpqsp 26 048 B; the tutorial's table gives 20 or 66 KB at
   // 10 Gb/s), w 2 and the 150 KB sample base (tutorial table; CPCS cp_sample_base 150 016 B),
-  // +/-15 % jitter (DEFAULTS.md 6.2, unverified against the 802.1Qau pseudo-code).
+  // +/-15 % jitter (as the public ports randomise, [ns3-rdma: qbb-net-device.cc]; unverified
+  // against the 802.1Qau pseudo-code, [802.1Qau]).
   param<byte_count> qeq_{
       port_,
       [] {
@@ -111,7 +112,7 @@ class qcn_cp final : public congestion_point_if {
                         [] {
                           return param_spec<double>{"qcn.sample_jitter",
                                                     "qcn: each sampling interval is drawn uniformly from (1 +/- this) "
-                                                    "x nominal (DEFAULTS.md: about 15 %, unverified)",
+                                                    "x nominal (public ports: about 15 %, unverified)",
                                                     0.15, 0.0, 0.9};
                         },
                         cls_};

@@ -21,7 +21,7 @@
 namespace sluice {
 namespace {
 // The parameters of a NIC's QCN reaction points, each one member declaration under the NIC
-// ("h0.qcn.gd"). Defaults from the tutorial's QCN table (10 Gb/s) and DEFAULTS.md 6 (see
+// ("h0.qcn.gd"). Defaults from the tutorial's QCN table (10 Gb/s, [L2CC-tutorial]) and [802.1Qau] (see
 // docs/models/qcn.md).
 struct qcn_rp_params {
   explicit qcn_rp_params(const sc_core::sc_object* nic) : nic_(nic) {
@@ -49,7 +49,7 @@ struct qcn_rp_params {
   param<data_rate> min_rate{nic_, [] {
                               return param_spec<data_rate>{
                                   "qcn.min_rate",
-                                  "qcn RP: lowest current rate (DEFAULTS.md: 10 Mb/s; the tutorial's table: 100 Kb/s)",
+                                  "qcn RP: lowest current rate (common: 10 Mb/s; the tutorial's table: 100 Kb/s)",
                                   data_rate{10e6}, data_rate{1e3}, data_rate{1e13}};
                             }};
   param<byte_count> bc{

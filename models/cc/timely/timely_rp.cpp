@@ -81,7 +81,7 @@ class timely_maker final : public reaction_point_maker {
   std::size_t active_flows_but(const timely_rp* self) const;
   std::vector<const timely_rp*> rps_;  // every flow's reaction point of this NIC
 
-  // Defaults: the TIMELY paper's as DEFAULTS.md 2.1 recommends (CoNEXT'16 validation table).
+  // Defaults: the TIMELY paper's ([TIMELY] §6, as [CoNEXT16]'s validation table quotes them).
   param<sc_time> t_low{nic_, [] {
                          return param_spec<sc_time>{"timely.t_low",
                                                     "timely: below this RTT, additive increase only (paper: 50 us)",
@@ -129,7 +129,7 @@ class timely_maker final : public reaction_point_maker {
   param<double> min_fraction{nic_, [] {
                                return param_spec<double>{
                                    "timely.min_rate",
-                                   "timely: lowest rate as a fraction of the line rate (DEFAULTS.md, ns3-rdma: 0.01)",
+                                   "timely: lowest rate as a fraction of the line rate (ns3-rdma: 0.01)",
                                    0.01, 1e-6, 1.0};
                              }};
   choice_param variant{nic_, [] {
