@@ -11,6 +11,7 @@
 #include "models/cc/scheme.h"
 #include "models/core/probe.h"
 #include "models/core/stats.h"
+#include "platforms/compare.h"
 #include "platforms/listing.h"
 #include "platforms/profiles.h"
 #include "platforms/run_progress.h"
@@ -32,7 +33,8 @@ const char* usage =
     "       sluice params SCENARIO.yaml [--set PATH=VALUE ...] [--cc NAME] [--profile NAME] [--allow-inert]\n"
     "                     [--match GLOB]\n"
     "       sluice stats SCENARIO.yaml [--match GLOB]\n"
-    "       sluice probes SCENARIO.yaml [--match GLOB]\n";
+    "       sluice probes SCENARIO.yaml [--match GLOB]\n"
+    "       sluice compare RUN_A RUN_B [--match GLOB]   (run folders or summary.json files)\n";
 
 // Columns as wide as their widest cell among the rows shown (a long choice list or name must
 // not run into the next column).
@@ -83,8 +85,20 @@ void check_out_dir(const std::string& dir) {
   std::_Exit(code);
 }
 
+// sluice compare A B: only --match applies.
+int compare(const po::variables_map& vm, const std::string& a, const std::string& b, const std::string& match) {
+  if (a.empty() || b.empty()) throw config_error("compare: needs two runs (run folders or summary.json files)");
+  for (const auto& [name, value] : vm)
+    if (name != "command" && name != "scenario" && name != "other" && name != "match" && name != "quiet" &&
+        !value.defaulted())
+      throw config_error("--" + name + ": applies to run, params, stats or probes, not 'compare'");
+  if (match.empty()) throw config_error("--match: '' is empty");
+  std::cout << compare_runs(load_run_summary(a), load_run_summary(b), a, b, match);
+  finish(0);
+}
+
 int run(int argc, char* argv[]) {
-  std::string command, scenario_path, out_dir, until, sample_period, seed, cc, profile, match = "*";
+  std::string command, scenario_path, other_path, out_dir, until, sample_period, seed, cc, profile, match = "*";
   std::vector<std::string> sets;
   bool quiet = false, allow_inert = false;
   // The scheme list comes from the scheme table, so --help names every scheme there is.
@@ -104,13 +118,14 @@ int run(int argc, char* argv[]) {
       "run, params: a setting whose every match has no effect warns instead of failing")("out", po::value(&out_dir),
                                                                     "write summary.json and time-series CSVs into DIR")(
       "quiet,q", po::bool_switch(&quiet), "do not print the summary table")(
-      "match", po::value(&match), "params, stats, probes: list only names matching GLOB");
+      "match", po::value(&match), "params, stats, probes: list only names matching GLOB; compare: only metrics matching GLOB");
   po::options_description hidden;
-  hidden.add_options()("command", po::value(&command))("scenario", po::value(&scenario_path));
+  hidden.add_options()("command", po::value(&command))("scenario", po::value(&scenario_path))(
+      "other", po::value(&other_path));
   po::options_description all;
   all.add(options).add(hidden);
   po::positional_options_description positional;
-  positional.add("command", 1).add("scenario", 1);
+  positional.add("command", 1).add("scenario", 1).add("other", 1);
   po::variables_map vm;
   po::store(po::command_line_parser(argc, argv).options(all).positional(positional).run(), vm);
   po::notify(vm);
@@ -118,9 +133,11 @@ int run(int argc, char* argv[]) {
     std::cout << usage << options;
     return command.empty() && !vm.count("help") ? 2 : 0;
   }
+  if (command == "compare") return compare(vm, scenario_path, other_path, match);
   if (command != "run" && command != "params" && command != "stats" && command != "probes")
-    throw config_error("command: '" + command + "' is not run, params, stats or probes");
+    throw config_error("command: '" + command + "' is not run, params, stats, probes or compare");
   if (scenario_path.empty()) throw config_error("missing SCENARIO.yaml");
+  if (!other_path.empty()) throw config_error("'" + other_path + "': one scenario only (" + command + ")");
   // An option that does not apply to the command would be silently ignored: reject it.
   const bool run_command = command == "run";
   for (const char* opt : {"until", "sample-period", "seed", "out"})
