@@ -31,6 +31,7 @@ asm_rp_config hand_rp() {
   c.qoff_band = 1000;
   c.max_decrease = 0.5;
   c.max_increase = 0.5;
+  c.fairness = 0;
   c.min_rate = 1e9;
   c.line_rate = 100e9;
   return c;
@@ -39,19 +40,36 @@ asm_rp_config hand_rp() {
 // The declared defaults (docs/models/asm.md, "Parameters"), for the fluid checks.
 asm_cp_config default_cp() { return asm_cp_config{26624, 150000, 0.15, 1024, 256, 16000000}; }
 asm_rp_config default_rp(double line_bps) {
-  return asm_rp_config{4, 1024, 256, 5e-6, 5e-6, 3e-7, 8e-6, 2, 16384, 1024, 0.5, 0.5, 10e6, line_bps};
+  return asm_rp_config{4, 1024, 256, 5e-6, 5e-6, 3e-7, 8e-6, 2, 16384, 1024, 0.5, 0.5, 1.0, 10e6, line_bps};
 }
 
 }  // namespace
 
-TEST(AsmQuantize, NearestStepHalvesAwayFromZeroSaturatedAt127) {
-  EXPECT_EQ(asm_quantize(1000, 512), 2);      // 1.95 steps
-  EXPECT_EQ(asm_quantize(-1300, 256), -5);    // -5.08
-  EXPECT_EQ(asm_quantize(255, 512), 0);       // 0.498
-  EXPECT_EQ(asm_quantize(256, 512), 1);       // 0.5: away from zero
-  EXPECT_EQ(asm_quantize(-256, 512), -1);
-  EXPECT_EQ(asm_quantize(100000, 512), 127);  // 195 steps: saturated
-  EXPECT_EQ(asm_quantize(-100000, 256), -127);  // never -128
+TEST(AsmField, LinearNearZeroCompandedBeyondSymmetric) {
+  EXPECT_EQ(asm_field::encode(1000, 512), 2);     // 1.95 steps
+  EXPECT_EQ(asm_field::encode(-1300, 256), -5);   // -5.08
+  EXPECT_EQ(asm_field::encode(255, 512), 0);      // 0.498
+  EXPECT_EQ(asm_field::encode(256, 512), 1);      // 0.5: away from zero
+  EXPECT_EQ(asm_field::encode(-256, 512), -1);
+  EXPECT_EQ(asm_field::encode(32 * 512, 512), 32);  // the last linear step
+  // Beyond 32 steps: 32 + 22 log2(x / 32): 195.3 steps -> 32 + 22 x 2.609 = 89.4 -> 89;
+  // -390.6 steps -> -(32 + 22 x 3.610) = -111.4 -> -111; 3906 steps -> 137.6: saturated at 127.
+  EXPECT_EQ(asm_field::encode(100000, 512), 89);
+  EXPECT_EQ(asm_field::encode(-100000, 256), -111);
+  EXPECT_EQ(asm_field::encode(1000000, 256), 127);
+  EXPECT_EQ(asm_field::encode(-1000000, 256), -127);  // never -128
+  // Decoding: linear to 32, then 32 x 2^((c - 32) / 22): code 54 is one octave above 32.
+  EXPECT_DOUBLE_EQ(asm_field::decode(32, 1000), 32000);
+  EXPECT_DOUBLE_EQ(asm_field::decode(54, 1000), 64000);
+  EXPECT_DOUBLE_EQ(asm_field::decode(-76, 1000), -128000);
+  EXPECT_NEAR(asm_field::decode(127, 1), 32 * std::exp2(95.0 / 22), 1e-9);  // 638 quanta
+  // Round trip: within half a step (linear) or 1.6 % (companded, half of 2^(1/22) - 1).
+  for (int64_t v = -700000; v <= 700000; v += 977) {
+    const double back = asm_field::decode(asm_field::encode(v, 1024), 1024);
+    if (std::abs(v) <= 638 * 1024) {
+      EXPECT_LE(std::fabs(back - v), std::max(512.0, 0.0161 * std::abs(v))) << v;
+    }
+  }
 }
 
 TEST(AsmCp, SendsQoffAndQdeltaSeparatelyBothWaysAndSkipsSourcesWithFeedbackInFlight) {
@@ -61,13 +79,14 @@ TEST(AsmCp, SendsQoffAndQdeltaSeparatelyBothWaysAndSkipsSourcesWithFeedbackInFli
   asm_cp_state cp(1);
   EXPECT_FALSE(cp.on_arrival(500, 20000, 1, 0, c).sampled);  // 500 of 1000 B
   // Sampled: Qoff = 20 000 - 10 000 = 10 000 (19.5 steps -> 20), Qdelta = 20 000 - 0 = 20 000
-  // (78.1 -> 78). Sent to source 2, which now has a feedback in flight until 1 us.
+  // (78.1 steps, companded: 32 + 22 log2(78.1 / 32) = 60.3 -> 60). Sent to source 2, which now
+  // has a feedback in flight until 1 us.
   asm_sample s = cp.on_arrival(500, 20000, 2, 0, c);
   ASSERT_TRUE(s.sampled);
   EXPECT_EQ(s.q_offset, 10000);
   EXPECT_EQ(s.q_delta, 20000);
   EXPECT_EQ(s.qoff_field, 20);
-  EXPECT_EQ(s.qdelta_field, 78);
+  EXPECT_EQ(s.qdelta_field, 60);
   EXPECT_TRUE(s.send);
   EXPECT_TRUE(cp.in_flight(2, 999999));
   EXPECT_FALSE(cp.in_flight(2, 1000000));
@@ -84,12 +103,12 @@ TEST(AsmCp, SendsQoffAndQdeltaSeparatelyBothWaysAndSkipsSourcesWithFeedbackInFli
   EXPECT_EQ(s.qdelta_field, 5);
   EXPECT_EQ(cp.bytes_to_next_sample(), 1000u);
   // At 2 us source 2's feedback has landed: sampled again. The queue fell to 10 100: Qoff = 100
-  // (0.2 -> 0), Qdelta = 10 100 - 21 200 = -11 100 (-43.4 -> -43): a feedback that allows an
-  // increase, sent.
+  // (0.2 -> 0), Qdelta = 10 100 - 21 200 = -11 100 (-43.4 steps: -(32 + 22 log2(43.4 / 32)) =
+  // -41.6 -> -42): a feedback that allows an increase, sent.
   s = cp.on_arrival(1000, 10100, 2, 2000000, c);
   ASSERT_TRUE(s.sampled);
   EXPECT_EQ(s.qoff_field, 0);
-  EXPECT_EQ(s.qdelta_field, -43);
+  EXPECT_EQ(s.qdelta_field, -42);
   EXPECT_TRUE(s.send);
   // Same depth again from source 4: both fields 0, nothing to say, nothing sent (and source 4 is
   // not marked in flight).
@@ -165,10 +184,10 @@ TEST(AsmRateLaw, EachRegionOfTheVariableStructure) {
 
 TEST(AsmRateLaw, GainsAdaptLargeFarSmallNearTheLineLargeNearTheStablePoint) {
   const asm_rp_config c = hand_rp();
-  // |sigma| 16 000 is not "far" (strictly above the band is): Qoff 16 000, Qdelta 0: k = 1,
-  // e = 0.16; one step more (Qoff 16 500): k = 2, e = 2 x 0.165 = 0.33.
-  EXPECT_DOUBLE_EQ(asm_rate_law(32, 0, c).e, 0.16);
-  EXPECT_DOUBLE_EQ(asm_rate_law(33, 0, c).e, 0.33);
+  // |sigma| 16 000 is not "far" (strictly above the band is): Qoff 15 000, Qdelta 250: k = 1,
+  // e = 0.15 + 0.0025 = 0.1525; Qdelta 500 (sigma 17 000): k = 2, e = 2 x (0.15 + 0.005) = 0.31.
+  EXPECT_DOUBLE_EQ(asm_rate_law(30, 1, c).e, 0.1525);
+  EXPECT_DOUBLE_EQ(asm_rate_law(30, 2, c).e, 0.31);
   // Near the stable point (|Qoff| 500 < 1000, sigma 500 + 4 x 250 = 1500 in the band): x2 again:
   // e = 2 (1e-5 x 500 + 1e-5 x 250) = 0.015.
   asm_law l = asm_rate_law(1, 1, c);
@@ -224,6 +243,21 @@ TEST(AsmRp, RateMovesAreFractionsOfTheRateAndIncreasesNeedTheCpidOfTheLastDecrea
   EXPECT_DOUBLE_EQ(rp.rate(), r * 1.25);
   // On the line: nothing.
   EXPECT_EQ(rp.on_feedback(-4, 2, 9, c), asm_rp_state::result::none);
+}
+
+TEST(AsmRp, AnIncreaseTakesPartOfItsBaseFromTheLineRateSoSharesConverge) {
+  asm_rp_config c = hand_rp();
+  c.fairness = 1;
+  asm_rp_state slow(100e9), fast(100e9);
+  slow.on_feedback(127, 127, 1, c);  // e clamped to 0.5: 50 Gb/s
+  slow.on_feedback(-20, -10, 1, c);  // e = -0.25 on (50 + 1 x 100) / 2 = 75: +18.75
+  EXPECT_DOUBLE_EQ(slow.rate(), 68.75e9);
+  // In proportion the slow flow gained 37.5 %; a flow at 90 Gb/s gains 0.25 x (90 + 100) / 2 =
+  // 23.75 (26 %), here capped at the line rate. With fairness 0 both would gain 25 %.
+  fast.on_feedback(20, 0, 1, c);  // sigma 10 000, k = 1: e = 1e-5 x 10 000 = 0.1: 90 Gb/s
+  EXPECT_DOUBLE_EQ(fast.rate(), 90e9);
+  fast.on_feedback(-20, -10, 1, c);
+  EXPECT_DOUBLE_EQ(fast.rate(), 100e9);
 }
 
 TEST(AsmRp, RateStaysBetweenTheMinimumAndTheLineRate) {

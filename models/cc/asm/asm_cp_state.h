@@ -2,20 +2,19 @@
 // egress queue. Like QCN's CP it counts the bytes arriving at the queue and samples a frame each
 // jittered interval (sample_base x (1 +/- jitter), uniform). Unlike QCN it
 //   - sends the queue offset and the queue growth *separately*, each quantized to 8 bits
-//     (Qoff = Q - Qeq, Qdelta = Q - Qold, Qold <- Q at each sample; quantum bytes per step,
-//     saturated at +/-127 steps), so the reaction point can tell the regions of the Q/R plane
-//     apart;
+//     (Qoff = Q - Qeq, Qdelta = Q - Qold, Qold <- Q at each sample; asm_field: quantum bytes
+//     per step near 0, companded beyond), so the reaction point can tell the regions of the
+//     Q/R plane apart;
 //   - sends feedback whatever its sign (decrease *and* increase); only a sample whose two
 //     fields both quantize to 0 sends nothing (it would change no rate);
 //   - does not sample a frame whose source still has a feedback in flight (sent less than
 //     `feedback_hold` ago): the sample passes to the next frame from another source.
 // See docs/models/asm.md ("Congestion point").
 #pragma once
-#include <algorithm>
 #include <array>
-#include <cmath>
 #include <cstdint>
 
+#include "models/cc/asm/asm_field.h"
 #include "models/core/random.h"
 
 namespace sluice {
@@ -29,13 +28,6 @@ struct asm_cp_config {
   uint64_t qdelta_quantum{};  // bytes per step of the 8-bit Qdelta field
   uint64_t feedback_hold_ps{};  // a source's feedback counts as in flight this long after it is sent
 };
-
-// v bytes as a signed 8-bit field of `quantum` bytes per step: rounded to nearest (halves away
-// from zero), saturated at +/-127 (symmetric, so the field never says -128).
-inline int8_t asm_quantize(int64_t v, uint64_t quantum) {
-  const long steps = std::lround(static_cast<double>(v) / static_cast<double>(quantum));
-  return static_cast<int8_t>(std::clamp(steps, -127L, 127L));
-}
 
 struct asm_sample {
   bool sampled = false;     // this frame was the sample
@@ -76,8 +68,8 @@ class asm_cp_state {
     s.q_offset = static_cast<int64_t>(q) - static_cast<int64_t>(c.qeq);
     s.q_delta = static_cast<int64_t>(q) - static_cast<int64_t>(qold_);
     qold_ = q;
-    s.qoff_field = asm_quantize(s.q_offset, c.qoff_quantum);
-    s.qdelta_field = asm_quantize(s.q_delta, c.qdelta_quantum);
+    s.qoff_field = asm_field::encode(s.q_offset, c.qoff_quantum);
+    s.qdelta_field = asm_field::encode(s.q_delta, c.qdelta_quantum);
     s.send = s.qoff_field != 0 || s.qdelta_field != 0;
     if (s.send) remember(source, now_ps + c.feedback_hold_ps);
     return s;

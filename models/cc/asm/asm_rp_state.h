@@ -1,7 +1,7 @@
 // The ASM reaction point as a pure state machine (no SystemC): one rate limiter per flow, its rate
 // R and the CPID of the congestion point that caused its last decrease. On a feedback carrying the
 // 8-bit fields (qoff, qdelta) and a CPID (docs/models/asm.md, "Rate law"):
-//   Qoff = qoff x qoff_quantum, Qdelta = qdelta x qdelta_quantum      (bytes)
+//   Qoff, Qdelta = the fields decoded (asm_field::decode; qoff x qoff_quantum near 0)  (bytes)
 //   sigma = Qoff + w Qdelta                                            (the boundary function)
 //   (a, b) = (alpha1, beta1) if sigma x Qoff >= 0   (towards the line from the Qoff side)
 //            (alpha2, beta2) if sigma x Qoff <  0   (the Qdelta-dominated wedge: damp the rate)
@@ -9,13 +9,19 @@
 //       (near the stable point), else 1 (sliding along the line)
 //   e = k (a Qoff + b Qdelta),  clamped to [-max_increase, max_decrease]
 //   e > 0: R <- max(R (1 - e), min_rate); remember the CPID
-//   e < 0: only if the CPID is the remembered one: R <- min(R (1 - e), line_rate)
-// The move is a fraction of the sending rate, so the slope of the trajectory in the
-// (queue, rate / capacity) plane does not depend on the link speed. Rates in bit/s.
+//   e < 0: only if the CPID is the remembered one:
+//          R <- min(R - e (R + fairness x line_rate) / (1 + fairness), line_rate)
+// The move is a fraction of the sending rate (of the line rate, in part, for an increase), so the
+// slope of the trajectory in the (queue, rate / capacity) plane does not depend on the link speed.
+// The line-rate part of an increase is the same for every flow, so a slow flow grows faster in
+// proportion than a fast one: the shares converge (a pure fraction of R would keep any ratio).
+// Rates in bit/s.
 #pragma once
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+
+#include "models/cc/asm/asm_field.h"
 
 namespace sluice {
 
@@ -31,6 +37,7 @@ struct asm_rp_config {
   double qoff_band{};        // bytes: |Qoff| below this is "near the stable point"
   double max_decrease{};     // one feedback cuts by at most this fraction
   double max_increase{};     // one feedback raises by at most this fraction
+  double fairness{};         // weight of the line rate in an increase's base (0: the rate alone)
   double min_rate{};         // bit/s
   double line_rate{};        // bit/s: the cap, and the start rate
 };
@@ -48,7 +55,7 @@ struct asm_law {
 // The law alone: what a feedback (qoff, qdelta) asks of a flow, before CPID filtering.
 inline asm_law asm_rate_law(int8_t qoff, int8_t qdelta, const asm_rp_config& c) {
   asm_law l;
-  const double q_off = qoff * c.qoff_quantum, q_delta = qdelta * c.qdelta_quantum;
+  const double q_off = asm_field::decode(qoff, c.qoff_quantum), q_delta = asm_field::decode(qdelta, c.qdelta_quantum);
   l.sigma = q_off + c.w * q_delta;
   if (l.sigma == 0) return l;
   const bool disagree = (l.sigma > 0 && q_off < 0) || (l.sigma < 0 && q_off > 0);
@@ -69,6 +76,7 @@ class asm_rp_state {
   result on_feedback(int8_t qoff, int8_t qdelta, uint64_t cpid, const asm_rp_config& c) {
     last_ = asm_rate_law(qoff, qdelta, c);
     if (last_.e > 0) {
+      if (!limited_) rate_ = c.line_rate;  // the first decrease starts from the line rate
       rate_ = std::max(rate_ * (1.0 - last_.e), c.min_rate);
       cpid_ = cpid;
       limited_ = true;
@@ -76,7 +84,8 @@ class asm_rp_state {
     }
     if (last_.e == 0) return result::none;
     if (!limited_ || cpid != cpid_) return result::ignored;
-    rate_ = std::min(rate_ * (1.0 - last_.e), c.line_rate);
+    const double base = (rate_ + c.fairness * c.line_rate) / (1.0 + c.fairness);
+    rate_ = std::min(rate_ - last_.e * base, c.line_rate);
     return result::increase;
   }
 

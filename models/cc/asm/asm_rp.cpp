@@ -1,0 +1,179 @@
+// Reaction point "asm": ASM's variable-structure rate law (asm_rp_state) for each flow the NIC
+// sends. An ASM CNM (asm_frame.h) gives the 8-bit Qoff and Qdelta; the law picks its coefficient
+// set by the signs of sigma = Qoff + w Qdelta and Qoff, its gain by the distance to the line and
+// to the stable point, and moves the rate by a fraction of itself. A decrease associates the
+// limiter with the CNM's CPID; an increase counts only from that CPID. Parameters <nic>.asm.<leaf>,
+// declared once per NIC by the maker and read at every CNM. See docs/models/asm.md.
+#include "models/cc/asm/asm_frame.h"
+#include "models/cc/asm/asm_rp_state.h"
+#include "models/cc/asm/asm_settings.h"
+#include "models/cc/reaction_point.h"
+#include "models/core/params.h"
+#include "models/core/stats.h"
+
+namespace sluice {
+namespace {
+
+param_spec<double> gain_spec(const char* name, const char* description, double value) {
+  return param_spec<double>{name, description, value, 0.0, 1.0};
+}
+
+// The ASM reaction points of one NIC: its parameters and counters, each one member declaration
+// under the NIC ("h0.asm.alpha1", "h0.asm.decreases"), and the NIC's port for the line rate.
+class asm_maker final : public reaction_point_maker {
+ public:
+  asm_maker(const sc_core::sc_object& nic, const mac_port& mac) : nic_(&nic), mac_(mac) {}
+  std::unique_ptr<reaction_point_if> make(const flow& f, rate_limiter_if& limiter) override;
+  asm_rp_config config(double source_rate) const {
+    double line = mac_.has_wire() ? mac_.wire().current_rate().bps : 0;
+    if (source_rate > 0 && (line <= 0 || source_rate < line)) line = source_rate;
+    const asm_settings& g = asm_settings::get();
+    return {g.w(),
+            static_cast<double>(g.qoff_quantum().bytes),
+            static_cast<double>(g.qdelta_quantum().bytes),
+            alpha1(),
+            beta1(),
+            alpha2(),
+            beta2(),
+            boost(),
+            static_cast<double>(sigma_band().bytes),
+            static_cast<double>(qoff_band().bytes),
+            max_decrease(),
+            max_increase(),
+            fairness(),
+            min_rate().bps,
+            line};
+  }
+  void check() const override {
+    // The reaching condition's sufficient half (docs): beyond it sigma = 0 is no longer the
+    // boundary between decrease and increase.
+    const double w = asm_settings::get().w();
+    if (beta1() > w * alpha1())
+      throw config_error(std::string(nic_->name()) + ".asm.beta1: '" + std::to_string(beta1()) +
+                         "' is above asm.w x asm.alpha1 (" + std::to_string(w * alpha1()) +
+                         "): sigma = 0 would no longer separate decrease from increase");
+    if (beta2() < w * alpha2())
+      throw config_error(std::string(nic_->name()) + ".asm.beta2: '" + std::to_string(beta2()) +
+                         "' is below asm.w x asm.alpha2 (" + std::to_string(w * alpha2()) +
+                         "): the Qdelta wedges would not slow the approach");
+  }
+
+ private:
+  const sc_core::sc_object* nic_;  // first: what follows is declared under it
+  const mac_port& mac_;
+
+ public:
+  param<double> alpha1{nic_, [] {
+                         return gain_spec("asm.alpha1",
+                                          "asm RP: gain on Qoff (1/byte) where sigma and Qoff agree in sign", 5e-6);
+                       }};
+  param<double> beta1{nic_, [] {
+                        return gain_spec("asm.beta1",
+                                         "asm RP: gain on Qdelta (1/byte) where sigma and Qoff agree (<= w*alpha1)",
+                                         5e-6);
+                      }};
+  param<double> alpha2{nic_, [] {
+                         return gain_spec("asm.alpha2",
+                                          "asm RP: gain on Qoff (1/byte) where sigma and Qoff disagree in sign", 3e-7);
+                       }};
+  param<double> beta2{nic_, [] {
+                        return gain_spec("asm.beta2",
+                                         "asm RP: gain on Qdelta (1/byte) where sigma and Qoff disagree (>= w*alpha2)",
+                                         8e-6);
+                      }};
+  param<double> boost{nic_, [] {
+                        return param_spec<double>{
+                            "asm.boost", "asm RP: gain factor far from the line (|sigma| > sigma_band) and near the "
+                            "stable point (|Qoff| < qoff_band)",
+                            2.0, 1.0, 100.0};
+                      }};
+  param<byte_count> sigma_band{nic_, [] {
+                                 return param_spec<byte_count>{
+                                     "asm.sigma_band", "asm RP: |sigma| above this is far from the line (boosted)",
+                                     byte_count{16 * 1024}, byte_count{0}, byte_count{1ull << 30}};
+                               }};
+  param<byte_count> qoff_band{nic_, [] {
+                                return param_spec<byte_count>{
+                                    "asm.qoff_band", "asm RP: |Qoff| below this is near the stable point (boosted)",
+                                    byte_count{1024}, byte_count{0}, byte_count{1ull << 30}};
+                              }};
+  param<double> max_decrease{nic_, [] {
+                               return param_spec<double>{"asm.max_decrease",
+                                                         "asm RP: one CNM cuts the rate by at most this fraction", 0.5,
+                                                         0.0, 1.0};
+                             }};
+  param<double> max_increase{nic_, [] {
+                               return param_spec<double>{"asm.max_increase",
+                                                         "asm RP: one CNM raises the rate by at most this fraction",
+                                                         0.5, 0.0, 10.0};
+                             }};
+  param<double> fairness{nic_, [] {
+                           return param_spec<double>{
+                               "asm.fairness",
+                               "asm RP: weight of the line rate in an increase, which moves by e*(R + fairness*line)/"
+                               "(1 + fairness): the same part for every flow, so the shares converge",
+                               1.0, 0.0, 10.0};
+                         }};
+  param<data_rate> min_rate{nic_, [] {
+                              return param_spec<data_rate>{"asm.min_rate",
+                                                           "asm RP: lowest rate (as qcn.min_rate: 10 Mb/s)",
+                                                           data_rate{10e6}, data_rate{1e3}, data_rate{1e13}};
+                            }};
+  mutable stat_counter decreases{nic_, "asm", [] {
+                                   return stat_desc{"decreases", "frames", "ASM CNMs that cut a flow's rate", nullptr};
+                                 }};
+  mutable stat_counter increases{nic_, "asm", [] {
+                                   return stat_desc{"increases", "frames",
+                                                    "ASM CNMs that raised a flow's rate (from its associated CPID)",
+                                                    nullptr};
+                                 }};
+  mutable stat_counter ignored{nic_, "asm", [] {
+                                 return stat_desc{"ignored", "frames",
+                                                  "ASM CNMs asking an increase from a CPID the flow is not "
+                                                  "associated with (or before any decrease)",
+                                                  nullptr};
+                               }};
+  mutable stat_counter boosted{nic_, "asm", [] {
+                                 return stat_desc{"boosted", "frames",
+                                                  "ASM CNMs applied with the large gains (far from the line or "
+                                                  "near the stable point)",
+                                                  nullptr};
+                               }};
+};
+
+class asm_rp final : public reaction_point_if {
+ public:
+  asm_rp(const asm_maker& maker, const flow& f, rate_limiter_if& limiter)
+      : maker_(maker), source_rate_(f.spec.rate.bps), limiter_(limiter) {}
+
+  void on_feedback(const packet_header& h, uint64_t) override {
+    asm_cnm::fields f;
+    if (!asm_cnm::read(h, f)) return;
+    const asm_rp_state::result r = state_.on_feedback(f.qoff, f.qdelta, f.cpid, maker_.config(source_rate_));
+    if (r == asm_rp_state::result::none) return;
+    if (r == asm_rp_state::result::ignored) {
+      ++maker_.ignored;
+      return;
+    }
+    ++(r == asm_rp_state::result::decrease ? maker_.decreases : maker_.increases);
+    maker_.boosted += state_.last().boosted;
+    limiter_.set_rate(data_rate{state_.rate()});
+  }
+  void on_send(const packet_header&, uint64_t) override {}
+
+ private:
+  const asm_maker& maker_;
+  double source_rate_;
+  rate_limiter_if& limiter_;
+  asm_rp_state state_;
+};
+
+std::unique_ptr<reaction_point_if> asm_maker::make(const flow& f, rate_limiter_if& limiter) {
+  return std::make_unique<asm_rp>(*this, f, limiter);
+}
+
+const policy_registrar<rp_policies> reg{
+    "asm", "ASM: the adaptive sliding-mode rate law on Qoff and Qdelta, CPID association (asm.*)",
+    [](const sc_core::sc_object& nic, const mac_port& mac) { return std::make_unique<asm_maker>(nic, mac); }};
+}  // namespace
+}  // namespace sluice
