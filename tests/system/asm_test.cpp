@@ -38,16 +38,16 @@ std::string dumbbell(int gbps, int n, const std::string& cc) {
   return yaml;
 }
 
-struct queue_stats {
+struct bottleneck_stats {
   double min = 1e18, max = 0, mean = 0, utilization = 0;
 };
 // The bottleneck queue (sw0.port<n>.p3) from `from_us` on, and the bottleneck's utilization over
 // the same time (link_throughput, Gb/s).
-queue_stats bottleneck(simulation& sim, int n, double gbps, double from_us) {
+bottleneck_stats bottleneck(simulation& sim, int n, double gbps, double from_us) {
   const series& q = sim.samples().queue_depth;
   const series& l = sim.samples().link_throughput;
   const int qc = column(q, "sw0.port" + std::to_string(n) + ".p3"), lc = column(l, "sw0->sw1");
-  queue_stats r;
+  bottleneck_stats r;
   int rows = 0;
   for (std::size_t i = 0; i < q.rows.size(); ++i) {
     if (q.times_us[i] < from_us) continue;
@@ -93,16 +93,27 @@ TEST(AsmSystem, TrajectoryReachesTheBoundaryLineAndSlidesToTheStablePoint) {
   EXPECT_GE(first_in_band, 0);
   EXPECT_LT(first_in_band, 20 * tau);
   EXPECT_LE(worst_after, band);
-  const queue_stats b = bottleneck(*sim, 3, 40, 20 * tau);
+  const bottleneck_stats b = bottleneck(*sim, 3, 40, 20 * tau);
   EXPECT_NEAR(b.mean, qeq, 4096);
   EXPECT_GT(b.min, 0);
   EXPECT_GT(b.utilization, 0.99);
-  // The variable structure at work: every sender decreased and increased, with both gain sizes.
+  // The variable structure at work: every sender decreased and increased, with both gain sizes
+  // (measured: 20-121 decreases, 10-85 increases, 7-60 boosted).
+  double ignored = 0, idle_cps = 0;
   for (const char* h : {"h0", "h1", "h2"}) {
-    EXPECT_GT(test::counter(s, std::string(h) + ".asm.decreases"), 10) << h;
-    EXPECT_GT(test::counter(s, std::string(h) + ".asm.increases"), 10) << h;
+    EXPECT_GE(test::counter(s, std::string(h) + ".asm.decreases"), 5) << h;
+    EXPECT_GE(test::counter(s, std::string(h) + ".asm.increases"), 5) << h;
     EXPECT_GT(test::counter(s, std::string(h) + ".asm.boosted"), 0) << h;
+    ignored += test::counter(s, std::string(h) + ".asm.ignored");
   }
+  // CPID filtering: the uncongested queues towards the receivers (sw1) also run the CP and send
+  // increase feedback; the senders, associated with the bottleneck's CPID, ignore all of it (a
+  // few may be in flight at the end). Measured: 332 sent, 331 ignored.
+  for (const char* p : {"sw1.port1", "sw1.port2", "sw1.port3"})
+    idle_cps += test::counter(s, std::string(p) + ".prio3.asm.sent");
+  EXPECT_GT(idle_cps, 30);
+  EXPECT_LE(ignored, idle_cps);
+  EXPECT_GE(ignored, idle_cps - 5);
   EXPECT_EQ(s["totals"]["drops"], 0);
 }
 
@@ -111,14 +122,14 @@ TEST(AsmSystem, TrajectoryReachesTheBoundaryLineAndSlidesToTheStablePoint) {
 // up to half a flow's rate from 6 bits of (1 + 2w) Qeq, overshoot a queue this small). One run
 // per test (SystemC elaborates once per process). Measured, seed 1, after 20 tau: ASM queue
 // 2.9-6.8 KiB, utilization 1.000; QCN 1.0-3.9 KiB (frames in the pipeline), utilization 0.904.
-queue_stats small_qeq(const std::string& cc) {
+bottleneck_stats small_qeq(const std::string& cc) {
   auto sim = test::make_sim(dumbbell(40, 3, cc), {{"sw0.port*.prio3." + cc + ".qeq", "4KiB"}});
   sim->run();
   return bottleneck(*sim, 3, 40, 20 * tau_us(40));
 }
 
 TEST(AsmSystem, SmallQeqTheQueueNeverDrainsAndTheLinkStaysFull) {
-  const queue_stats a = small_qeq("asm");
+  const bottleneck_stats a = small_qeq("asm");
   EXPECT_GT(a.min, 1024) << "more than a frame in the pipeline: the queue never drains";
   EXPECT_GT(a.utilization, 0.995);
 }
@@ -135,7 +146,7 @@ TEST(AsmSystem, SmallQeqQcnWithTheSameQeqLosesThroughput) { EXPECT_LT(small_qeq(
 void expect_same_behaviour(int gbps) {
   auto sim = test::make_sim(dumbbell(gbps, 3, "asm"));
   sim->run();
-  const queue_stats b = bottleneck(*sim, 3, gbps, 20 * tau_us(gbps));
+  const bottleneck_stats b = bottleneck(*sim, 3, gbps, 20 * tau_us(gbps));
   EXPECT_GT(b.min, 1024);
   EXPECT_GT(b.utilization, 0.995);
   EXPECT_NEAR(b.mean, 26624, 4096);

@@ -109,7 +109,7 @@ TEST(CcConfig, SchemeOfTheOtherFabricIsAOneLineError) {
   EXPECT_EQ(r.status, 2);
   EXPECT_EQ(r.output,
             "sluice: error: --cc: 'ib-cca' is a scheme for InfiniBand fabrics, and this one is Ethernet (CEE): one of "
-            "{none, dcqcn, ecm, pcn, qcn, dcqcn+tcd, timely}\n");
+            "{none, asm, dcqcn, ecm, pcn, qcn, dcqcn+tcd, timely}\n");
   r = test::run_cli("params " + test::scenario_path("ib-incast.yaml") + " --cc none --match 'h0.rp'");
   EXPECT_EQ(r.status, 0) << r.output;
 }

@@ -273,7 +273,7 @@ TEST(Dcqcn, TrafficGroupCcAndCcNone) {
 TEST(Dcqcn, UnknownCcIsAOneLineErrorListingTheNames) {
   test::command_result r = test::run_cli("run " + test::scenario_path("dumbbell.yaml") + " --cc fast -q");
   EXPECT_EQ(r.status, 2);
-  EXPECT_EQ(r.output, "sluice: error: --cc: 'fast' is not one of {none, dcqcn, ecm, ib-cca, pcn, qcn, dcqcn+tcd, ib-cca+tcd, timely}\n");
+  EXPECT_EQ(r.output, "sluice: error: --cc: 'fast' is not one of {none, asm, dcqcn, ecm, ib-cca, pcn, qcn, dcqcn+tcd, ib-cca+tcd, timely}\n");
   r = test::run_cli("params " + test::scenario_path("dumbbell.yaml") + " --cc dcqcn --match 'h0.rp.*'");
   EXPECT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("h0.rp.rai"), std::string::npos) << r.output;
