@@ -69,9 +69,9 @@ TEST(PolicyRegistry, ShippedPoliciesAreRegistered) {
   EXPECT_EQ(scheduler_policies::instance().names(), (std::vector<std::string>{"strict-dwrr", "ib-vlarb", "round-robin", "strict"}));
   EXPECT_EQ(threshold_policies::instance().names(), (std::vector<std::string>{"static", "dynamic"}));
   EXPECT_EQ(forwarding_policies::instance().names(), (std::vector<std::string>{"ecmp", "first", "lft"}));
-  EXPECT_EQ(cp_policies::instance().names(), (std::vector<std::string>{"none", "dcqcn", "ecm", "ecn-threshold", "ib-cca", "pcn", "qcn", "tcd"}));
+  EXPECT_EQ(cp_policies::instance().names(), (std::vector<std::string>{"none", "asm", "dcqcn", "ecm", "ecn-threshold", "ib-cca", "pcn", "qcn", "tcd"}));
   EXPECT_EQ(np_policies::instance().names(), (std::vector<std::string>{"none", "dcqcn", "dcqcn-tcd", "ecn-count", "ib-cca", "ib-cca-tcd", "pcn", "timely"}));
-  EXPECT_EQ(rp_policies::instance().names(), (std::vector<std::string>{"none", "dcqcn", "dcqcn-tcd", "ecm", "ib-cca", "ib-cca-tcd", "pcn", "qcn", "timely"}));
+  EXPECT_EQ(rp_policies::instance().names(), (std::vector<std::string>{"none", "asm", "dcqcn", "dcqcn-tcd", "ecm", "ib-cca", "ib-cca-tcd", "pcn", "qcn", "timely"}));
 }
 
 TEST(RoundRobinScheduler, OneFramePerEligibleClassInTurn) {
