@@ -122,7 +122,7 @@ class cca_maker final : public reaction_point_maker {
   const mac_port& mac_;
 
  public:
-  // The tutorial's / DEFAULTS §3.5 "study" profile: increase 1, limit 127, min 0, timer 150 x
+  // The tutorial's / [LLNL-sweep]'s "study" profile: increase 1, limit 127, min 0, timer 150 x
   // 1.024 us, a quadratic table reaching ~57 packet times (the "mellanox default" CCT).
   param<uint64_t> increase{
       &nic_, [] {

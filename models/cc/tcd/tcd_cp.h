@@ -1,5 +1,5 @@
 // TCD's ternary congestion detector as a pure state machine (Zhang et al., SIGCOMM'21, sections
-// 4.1-4.2; REFERENCE §9; docs/models/tcd.md), one per egress port and class.
+// 4.1-4.2; [TCD-ns3]; docs/models/tcd.md), one per egress port and class.
 //
 // The ON-OFF model: a port that hop-by-hop flow control pauses sends in ON periods of at most
 //   Ton = (B1 - B0 + tau Rd) / (eps C) + tau                       (eq. 2)
