@@ -1,6 +1,8 @@
 // Parameters that change during a run: a run-time write (param_registry::set_live, what a
 // Python callback's live.set calls) reaches the owning model through its on-change hook and
-// takes effect at the simulated time of the write, and only then. A fixed parameter refuses.
+// takes effect at the simulated time of the write, and only then: a switch's PFC threshold, and
+// a congestion-control gain that its reaction points keep in a cached configuration. A fixed
+// parameter refuses.
 //
 // Each comparison needs two runs and SystemC elaborates once per process, so the reference run
 // is made in a forked child (before this process elaborates) and sent back as text.
@@ -9,9 +11,11 @@
 #include <unistd.h>
 
 #include <functional>
+#include <map>
 #include <sstream>
 
 #include "models/core/params.h"
+#include "models/core/probe.h"
 #include "models/protocol/pfc_frame.h"
 #include "platforms/timed_callbacks.h"
 #include "tests/support/harness.h"
@@ -189,4 +193,75 @@ TEST(LiveParams, AFixedParameterRefusesARunTimeWriteWithOneLine) {
     EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos);
     EXPECT_NE(std::string(e.what()).find("a-b.delay"), std::string::npos);
   }
+}
+
+namespace {
+// The QCN dumbbell (four 20 Gb/s flows into one 40 Gb/s bottleneck), 2 ms, with a run-time
+// write of every sender's qcn.gd at `write_at` (none if `gd` is empty). Returns every flow's
+// rate limit as the reaction points set it: "<time> rate <nic> <flow> <bit/s>" (0: no limit),
+// then the summary.
+std::string run_qcn_dumbbell(std::vector<std::pair<std::string, std::string>> sets, const std::string& gd,
+                             uint64_t write_at) {
+  run_options o;
+  o.cc = "qcn";
+  o.sets = std::move(sets);
+  simulation sim(load_scenario_file(test::scenario_path("dumbbell.yaml")), o);
+  std::ostringstream log;
+  probe_registry::instance().subscribe("h*.rate_change", [&](const probe_point& p, const probe_event& e) {
+    log << e.time_ps << " rate " << p.name() << ' ' << e.flow_id << ' ' << e.value << '\n';
+  });
+  timed_callbacks calls("calls", 2 * ms_ps);
+  std::size_t matched = 0;
+  if (!gd.empty()) calls.add(write_at, 0, [&] { matched = param_registry::instance().set_live("h*.qcn.gd", gd); });
+  sim.run();
+  if (!gd.empty()) {
+    EXPECT_EQ(matched, 4u);  // h0..h3
+  }
+  nlohmann::json s = sim.summary();
+  s["totals"].erase("wall_time_s");
+  s["totals"].erase("elaboration_s");
+  s.erase("provenance");  // the two runs are asked for differently (a write, a scenario setting)
+  return log.str() + "summary " + s.dump() + "\n";
+}
+
+// Rate cuts after `from_ps` (exclusive) up to `to_ps`: a limit below the flow's previous one
+// (no limit counts as the flows' 20 Gb/s).
+uint64_t cuts(const std::string& log, uint64_t from_ps, uint64_t to_ps) {
+  std::map<std::string, uint64_t> last;
+  uint64_t n = 0;
+  std::istringstream in(log);
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream f(line);
+    uint64_t at, rate;
+    std::string what, point, flow;
+    if (!(f >> at >> what >> point >> flow >> rate) || what != "rate") continue;
+    const uint64_t limit = rate == 0 ? 20'000'000'000ull : std::min<uint64_t>(rate, 20'000'000'000ull);
+    auto it = last.find(flow);
+    if (it != last.end() && limit < it->second && at > from_ps && at <= to_ps) ++n;
+    last[flow] = limit;
+  }
+  return n;
+}
+}  // namespace
+
+TEST(LiveParams, AQcnGainWrittenAtOneMillisecondTakesEffectThenAndOnlyThen) {
+  const std::string without = test::in_child([] { return run_qcn_dumbbell({}, "", 0); });
+  const std::string with = run_qcn_dumbbell({}, "0", ms_ps);  // gd 0: a CNM no longer cuts
+  // Every rate change before 1 ms is the same, at the same time.
+  const std::string before = lines_before(without, ms_ps);
+  ASSERT_GT(cuts(before, 0, ms_ps), 10u);
+  EXPECT_EQ(lines_before(with, ms_ps), before);
+  // After it the CNMs keep coming (the reference run keeps cutting) but cut nothing: the cached
+  // configuration was refreshed by the write, at its time.
+  EXPECT_GT(cuts(without, ms_ps, 2 * ms_ps), 10u);
+  EXPECT_EQ(cuts(with, ms_ps, 2 * ms_ps), 0u);
+  EXPECT_NE(with, without);
+}
+
+TEST(LiveParams, AQcnGainWrittenAtTimeZeroEqualsSettingItInTheScenario) {
+  const std::string set_in_scenario =
+      test::in_child([] { return run_qcn_dumbbell({{"h*.qcn.gd", "0.25"}}, "", 0); });
+  const std::string written = run_qcn_dumbbell({}, "0.25", 0);
+  EXPECT_GT(cuts(written, 0, 2 * ms_ps), 10u);
+  EXPECT_EQ(written, set_in_scenario);
 }

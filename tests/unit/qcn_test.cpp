@@ -703,6 +703,10 @@ TEST(QcnCp, SonarEchoesAProbeFrameWhileNoBandwidthIsAvailable) {
   cp->on_enqueue(data, q);  // sonar off (default): a probe is an ordinary frame
   EXPECT_TRUE(injector.frames.empty());
   param_registry::instance().set("qcn.sonar", "true", true);  // scheme-wide: both ends
+  // A CP packs its configuration at its first frame of the run (qcn.sonar is fixed during a
+  // run): one made now runs with sonar on.
+  cp_owner port_on("sonar_port_on");
+  cp = cp_policies::instance().make("sonar_port_on.prio3.cp", "qcn", port_on, 3, injector);
   cp->on_enqueue(data, q);  // the echo, not a sample (the first sample needs ~150 KB)
   ASSERT_EQ(injector.frames.size(), 1u);
   const packet_header& h = header(*injector.frames[0]);

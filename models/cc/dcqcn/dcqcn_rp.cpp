@@ -1,11 +1,11 @@
 // Reaction point "dcqcn": the DCQCN rate machine (dcqcn_rp_state, dcqcn_rp.h) of each flow the
 // NIC sends, driving the flow's rate limiter (rate_limiter_if::set_rate, effective at once).
-// Its parameters are declared once per NIC by the maker (<nic>.rp.<leaf>) and read by every
-// flow's reaction point at each event, so overrides apply. A flow runs unlimited until its first
-// CNP; from then on it has an alpha timer (tau') and a rate timer (T), both restarted by each
-// CNP and served by one wake-up of the event queue (timed_client), and a byte counter over the
-// wire bytes it sends. Once rc and rt are back at the line rate the timers stop; the alpha
-// decays missed meanwhile are applied at the next CNP.
+// Its parameters are declared once per NIC by the maker (<nic>.rp.<leaf>), packed once for every
+// flow's reaction point at the first event of the run and again after a live write. A flow runs
+// unlimited until its first CNP; from then on it has an alpha timer (tau') and a rate timer (T),
+// both restarted by each CNP and served by one wake-up of the event queue (timed_client), and a
+// byte counter over the wire bytes it sends. Once rc and rt are back at the line rate the timers
+// stop; the alpha decays missed meanwhile are applied at the next CNP.
 //
 // Reaction point "dcqcn-tcd": the same machine reading TCD's code point from the CNP's IPv4 ECN
 // bits (dcqcn-tcd NP): a CE CNP gets <nic>.rp.ce_reaction, a UE CNP <nic>.rp.ue_reaction, each
@@ -17,6 +17,7 @@
 #include "models/cc/dcqcn/dcqcn_rp.h"
 #include "models/cc/reaction_point.h"
 #include "models/core/event_queue.h"
+#include "models/core/param_cache.h"
 #include "models/core/params.h"
 #include "models/protocol/roce_frame.h"
 
@@ -50,6 +51,7 @@ class dcqcn_maker final : public reaction_point_maker {
       });
     }
     rules_ = rules();  // the declared rules until derive_defaults applies the profile
+    config_.watch({&g, &rai, &rhai, &min_rate});
   }
   std::unique_ptr<reaction_point_if> make(const flow&, rate_limiter_if& limiter) override;
   // The profile's values become the defaults; what the scenario or --set gave stays.
@@ -74,14 +76,19 @@ class dcqcn_maker final : public reaction_point_maker {
     cut_alpha.set_default(p.cut_after_alpha_update ? "after-update" : "before-update");
     rules_ = rules();
   }
-  dcqcn_rp_config config() const {
-    dcqcn_rp_config c = rules_;
-    c.g = g();
-    c.byte_counter = byte_counter().bytes;
-    c.fast_recovery = static_cast<uint32_t>(fast_recovery());
-    c.rai = rai().bps;
-    c.rhai = rhai().bps;
-    c.min_rate = min_rate().bps;
+  // What every CNP, timer and (once limited) frame reads: packed at the first event of the run,
+  // again after a live write (g, rai, rhai, min_rate); the line rate as it is now.
+  const dcqcn_rp_config& config() const {
+    dcqcn_rp_config& c = config_.get([this] {
+      dcqcn_rp_config c = rules_;
+      c.g = g();
+      c.byte_counter = byte_counter().bytes;
+      c.fast_recovery = static_cast<uint32_t>(fast_recovery());
+      c.rai = rai().bps;
+      c.rhai = rhai().bps;
+      c.min_rate = min_rate().bps;
+      return c;
+    });
     c.line_rate = mac_.wire().current_rate().bps;
     return c;
   }
@@ -90,7 +97,8 @@ class dcqcn_maker final : public reaction_point_maker {
   // the minimum rate, which the paper does not give, from the authors' ns-3 configuration
   // ([ns3-rdma] mix/config.txt).
   param<double> g{nic_, [] {
-                    return param_spec<double>{"rp.g", "dcqcn: alpha gain g (paper: 1/256)", 1.0 / 256, 0.0, 1.0};
+                    return param_spec<double>{"rp.g", "dcqcn: alpha gain g (paper: 1/256)", 1.0 / 256, 0.0, 1.0,
+                                              param_change::live};
                   }};
   param<double> alpha0{nic_, [] {
                          return param_spec<double>{
@@ -119,17 +127,20 @@ class dcqcn_maker final : public reaction_point_maker {
       }};
   param<data_rate> rai{nic_, [] {
                          return param_spec<data_rate>{"rp.rai", "dcqcn: additive increase step R_AI (paper: 40 Mb/s)",
-                                                      data_rate{40e6}, data_rate{0}, data_rate{1e13}};
+                                                      data_rate{40e6}, data_rate{0}, data_rate{1e13},
+                                                      param_change::live};
                        }};
   param<data_rate> rhai{nic_, [] {
                           return param_spec<data_rate>{"rp.rhai",
                                                        "dcqcn: hyper increase step R_HAI (ns3-rdma: 200 Mb/s)",
-                                                       data_rate{200e6}, data_rate{0}, data_rate{1e13}};
+                                                       data_rate{200e6}, data_rate{0}, data_rate{1e13},
+                                                       param_change::live};
                         }};
   param<data_rate> min_rate{nic_, [] {
                               return param_spec<data_rate>{"rp.min_rate",
                                                            "dcqcn: lowest rate a cut may set (ns3-rdma: 100 Mb/s)",
-                                                           data_rate{100e6}, data_rate{1e3}, data_rate{1e13}};
+                                                           data_rate{100e6}, data_rate{1e3}, data_rate{1e13},
+                                                           param_change::live};
                             }};
   param<sc_time> rate_decrease_interval{
       nic_, [] {
@@ -216,6 +227,7 @@ class dcqcn_maker final : public reaction_point_maker {
     return c;
   }
   dcqcn_rp_config rules_;
+  mutable param_cache<dcqcn_rp_config> config_;
 };
 
 // One flow's machine in time. Timers: the alpha timer (restarted by each CNP under per-cnp, a
@@ -230,7 +242,7 @@ class dcqcn_rp final : public reaction_point_if, public timed_client {
     if (h.kind != frame_kind::cnp) return;
     const reaction r = maker_.reaction_to(h);
     if (r == reaction::ignore) return;
-    const dcqcn_rp_config c = maker_.config();
+    const dcqcn_rp_config& c = maker_.config();
     const bool first = !state_;
     if (first) state_.emplace(c.line_rate, maker_.alpha0());
     const uint64_t tau = to_ps(maker_.alpha_timer());
@@ -261,7 +273,7 @@ class dcqcn_rp final : public reaction_point_if, public timed_client {
   }
   void on_timer() override {
     const uint64_t now = now_ps();
-    const dcqcn_rp_config c = maker_.config();
+    const dcqcn_rp_config& c = maker_.config();
     if (alpha_due_ && alpha_due_ <= now) {
       state_->on_alpha_timer(c);
       alpha_due_ += to_ps(maker_.alpha_timer());

@@ -13,6 +13,7 @@
 #include "models/cc/qcn/cnm_maker.h"
 #include "models/cc/qcn/qcn_cp_state.h"
 #include "models/core/event_queue.h"
+#include "models/core/param_cache.h"
 #include "models/core/stats.h"
 #include "models/protocol/bcn_frame.h"
 #include "models/protocol/ethernet.h"
@@ -29,7 +30,8 @@ class ecm_cp final : public congestion_point_if {
         state_(random_streams::instance().seed_for(std::string(port.name()) + "." + scope_)) {}
 
   void on_enqueue(packet_header& h, const queue_view& q) override {
-    const ecm_cp_config c{qeq_().bytes, w_(), base_().bytes, jitter_()};
+    const ecm_cp_config& c =
+        config_.get([this] { return ecm_cp_config{qeq_().bytes, w_(), base_().bytes, jitter_()}; });
     const uint64_t cpid = bcn::cpid(q.port_mac, q.cls);
     const ecm_sample s = state_.on_arrival(h.size, q.bytes, h.cp_tag, bcn::tag_of(cpid), c);
     samples_ += s.sampled;
@@ -58,6 +60,7 @@ class ecm_cp final : public congestion_point_if {
   std::string scope_;  // "prio3.ecm": the statistics' scope, kept for the registry
   frame_injector_if& injector_;
   ecm_cp_state state_;
+  param_cache<ecm_cp_config> config_;  // packed at the first frame of the run (no live parameter)
   // Defaults: as the qcn CP's (docs/models/ecm.md: the tutorial compares ECM and QCN on the same
   // setup and gives no ECM table): Qeq 26 KiB, w 2, a sample per 150 KB arrived +/- 15 %.
   param<byte_count> qeq_{port_, [] {

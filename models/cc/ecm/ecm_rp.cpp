@@ -7,6 +7,7 @@
 #include "models/cc/ecm/ecm_rp_state.h"
 #include "models/cc/ecm/ecm_settings.h"
 #include "models/cc/reaction_point.h"
+#include "models/core/param_cache.h"
 #include "models/core/params.h"
 #include "models/core/stats.h"
 #include "models/protocol/bcn_frame.h"
@@ -17,24 +18,31 @@ namespace {
 // under the NIC ("h0.ecm.gd", "h0.ecm.negative_received"), and the NIC's port for the line rate.
 class ecm_maker final : public reaction_point_maker {
  public:
-  ecm_maker(const sc_core::sc_object& nic, const mac_port& mac) : nic_(&nic), mac_(mac) {}
+  ecm_maker(const sc_core::sc_object& nic, const mac_port& mac) : nic_(&nic), mac_(mac) {
+    config_.watch({&gd, &gi});
+  }
   std::unique_ptr<reaction_point_if> make(const flow& f, rate_limiter_if& limiter) override;
   ecm_rp_config config(double source_rate) const {
     double line = mac_.has_wire() ? mac_.wire().current_rate().bps : 0;
     if (source_rate > 0 && (line <= 0 || source_rate < line)) line = source_rate;
-    return {gd(), max_decrease(), gi(), ru().bps, min_rate().bps, line};
+    ecm_rp_config c = config_.get([this]() -> ecm_rp_config {
+      return {gd(), max_decrease(), gi(), ru().bps, min_rate().bps, 0};
+    });  // packed once, again after a live write (gd, gi)
+    c.line_rate = line;
+    return c;
   }
 
  private:
   const sc_core::sc_object* nic_;  // first: what follows is declared under it
   const mac_port& mac_;
+  mutable param_cache<ecm_rp_config> config_;
 
  public:
   param<double> gd{nic_, [] {
                      return param_spec<double>{"ecm.gd",
                                                "ecm RP: decrease gain per byte of -Fb, R <- R*(1 + gd*Fb) (1/266240: "
                                                "half the rate at Fb = -(1+2w)*Qeq with the default Qeq)",
-                                               1.0 / 266240, 0.0, 1.0};
+                                               1.0 / 266240, 0.0, 1.0, param_change::live};
                    }};
   param<double> max_decrease{nic_, [] {
                                return param_spec<double>{
@@ -44,7 +52,7 @@ class ecm_maker final : public reaction_point_maker {
                              }};
   param<double> gi{nic_, [] {
                      return param_spec<double>{"ecm.gi", "ecm RP: increase gain, R <- R + gi*ru per positive BCN", 5.0,
-                                               0.0, 1e6};
+                                               0.0, 1e6, param_change::live};
                    }};
   param<data_rate> ru{nic_, [] {
                         return param_spec<data_rate>{"ecm.ru", "ecm RP: rate unit of the increase", data_rate{10e6},

@@ -10,11 +10,11 @@
 // `increase` (CCA's CCTI increase), `hold` (ib_cca_state::on_hold) or `ignore`.
 #include <algorithm>
 #include <string>
-#include <tuple>
 
 #include "models/cc/ib_cca/ib_cca_rp.h"
 #include "models/cc/reaction_point.h"
 #include "models/core/event_queue.h"
+#include "models/core/param_cache.h"
 #include "models/core/params.h"
 #include "models/core/stats.h"
 #include "models/protocol/ib_frame.h"
@@ -73,6 +73,7 @@ class cca_maker final : public reaction_point_maker {
             return table.entries().empty() ? "" : table.name() + " loads the table entry by entry";
           },
           this);
+    config_.watch({&increase});
   }
   // The reaction a BECN CNP asks for: "increase" without TCD; with it, by the code point in its BTH.
   const std::string& reaction_to(const packet_header& cnp) const {
@@ -88,8 +89,12 @@ class cca_maker final : public reaction_point_maker {
   uint64_t ccti_limit() const {
     return cct.entries().empty() || limit.overridden() ? limit() : cct.entries().size() - 1;
   }
-  ib_cca_config config() const {
-    return {static_cast<uint32_t>(increase()), static_cast<uint32_t>(ccti_limit()), static_cast<uint32_t>(min())};
+  // What every BECN and timer reads: packed at the first of the run, again after a live write
+  // (ccti_increase).
+  const ib_cca_config& config() const {
+    return config_.get([this]() -> ib_cca_config {
+      return {static_cast<uint32_t>(increase()), static_cast<uint32_t>(ccti_limit()), static_cast<uint32_t>(min())};
+    });
   }
   // CCTI_Min must index the table (CCTI_Limit + 1 entries), and a loaded table must hold
   // CCTI_Limit + 1 entries.
@@ -105,15 +110,10 @@ class cca_maker final : public reaction_point_maker {
       throw config_error(min.name() + ": '" + std::to_string(min()) + "' is past the table's end (" + limit.name() +
                          " = " + std::to_string(ccti_limit()) + ")");
   }
-  // The table, rebuilt when its parameters differ from the last build.
+  // The table: the loaded one, or the shape's, built at the first use of the run.
   const std::vector<cct_entry>& table() {
     if (!cct.entries().empty()) return cct.entries();
-    const auto key = std::make_tuple(limit(), max_delay(), shape());
-    if (table_.empty() || key != built_) {
-      table_ = make_cct(static_cast<uint32_t>(limit()), max_delay(), shape() == "quadratic");
-      built_ = key;
-    }
-    return table_;
+    return table_.get([this] { return make_cct(static_cast<uint32_t>(limit()), max_delay(), shape() == "quadratic"); });
   }
 
  private:
@@ -126,7 +126,8 @@ class cca_maker final : public reaction_point_maker {
   // 1.024 us, a quadratic table reaching ~57 packet times (the "mellanox default" CCT).
   param<uint64_t> increase{
       &nic_, [] {
-        return param_spec<uint64_t>{"rp.ccti_increase", "ib-cca: CCTI added per BECN (study profile: 1)", 1, 0, 255};
+        return param_spec<uint64_t>{"rp.ccti_increase", "ib-cca: CCTI added per BECN (study profile: 1)", 1, 0, 255,
+                                    param_change::live};
       }};
   param<uint64_t> limit{
       &nic_, [] {
@@ -158,8 +159,8 @@ class cca_maker final : public reaction_point_maker {
   std::unique_ptr<choice_param> ce_reaction, ue_reaction;  // ib-cca-tcd only
 
  private:
-  std::vector<cct_entry> table_;
-  std::tuple<uint64_t, double, std::string> built_;
+  param_cache<std::vector<cct_entry>> table_;  // no live parameter: built once
+  mutable param_cache<ib_cca_config> config_;
 };
 
 class cca_rp final : public reaction_point_if, public timed_client {

@@ -5,6 +5,7 @@
 #include "models/cc/pcn/pcn_rp.h"
 
 #include "models/cc/reaction_point.h"
+#include "models/core/param_cache.h"
 #include "models/core/params.h"
 #include "models/protocol/roce_frame.h"
 
@@ -14,7 +15,13 @@ class pcn_maker final : public reaction_point_maker {
  public:
   pcn_maker(const sc_core::sc_object& nic, const mac_port& mac) : nic_(&nic), mac_(mac) {}
   std::unique_ptr<reaction_point_if> make(const flow&, rate_limiter_if& limiter) override;
-  pcn_rp_config config() const { return {w_min(), w_max(), mac_.wire().current_rate().bps, min_rate().bps}; }
+  // What every CNP reads: packed at the first of the run (no live parameter: w_min <= w_max is
+  // checked before the run); the line rate as it is now.
+  const pcn_rp_config& config() const {
+    pcn_rp_config& c = config_.get([this] { return pcn_rp_config{w_min(), w_max(), 0, min_rate().bps}; });
+    c.line_rate = mac_.wire().current_rate().bps;
+    return c;
+  }
   void check() const override {
     if (w_max() < w_min())
       throw config_error(w_min.name() + ": " + format_number(w_min()) + " is above " + w_max.name() + " (" +
@@ -25,6 +32,7 @@ class pcn_maker final : public reaction_point_maker {
  private:
   const sc_core::sc_object* nic_;  // first: the parameters below are declared under it
   const mac_port& mac_;
+  mutable param_cache<pcn_rp_config> config_;
 
  public:
   param<double> w_min{nic_, [] {
@@ -50,7 +58,7 @@ class pcn_rp final : public reaction_point_if {
   void on_feedback(const packet_header& h, uint64_t) override {
     roce::headers w;
     if (h.kind != frame_kind::cnp || !h.image || !roce::decode(h.image->data(), w)) return;
-    const pcn_rp_config c = maker_.config();
+    const pcn_rp_config& c = maker_.config();
     if (!state_) state_ = std::make_unique<pcn_rp_state>(c.line_rate, c.w_min);
     state_->on_cnp(c, w.ecn == 3, static_cast<double>(w.cnp_rate_mbps) * 1e6);
     limiter_.set_rate(data_rate{state_->rate()});

@@ -11,6 +11,7 @@
 #include "models/cc/qcn/qcn_cp_state.h"
 #include "models/cc/qcn/qcn_settings.h"
 #include "models/core/event_queue.h"
+#include "models/core/param_cache.h"
 #include "models/core/stats.h"
 #include "models/protocol/ethernet.h"
 
@@ -36,10 +37,11 @@ class qcn_cp final : public congestion_point_if {
             return q.path_ba_() || q.sonar_() ? "" : q.path_ba_.name() + " and " + q.sonar_.name() + " are false";
           },
           this);
+    config_.watch({&w_});
   }
 
   void on_enqueue(packet_header& h, const queue_view& q) override {
-    const qcn_cp_config c = config();
+    const qcn_cp_config& c = config();
     const qcn_sample s = state_.on_arrival(h.size, q.bytes, c, now_ps());
     if (c.sonar && (h.flags & frame_flags::probe) && !state_.bandwidth_available(now_ps(), c)) {
       ++echoes_;
@@ -56,15 +58,18 @@ class qcn_cp final : public congestion_point_if {
   }
   void check(uint64_t buffer_bytes) const override { check_within_buffer(qeq_, cls_, buffer_bytes); }
   void on_dequeue(packet_header&, const queue_view& q) override {
-    const qcn_cp_config c = config();
+    const qcn_cp_config& c = config();
     if (c.tracks_ba()) state_.on_depth(q.bytes, now_ps(), c);
   }
 
  private:
-  qcn_cp_config config() const {
-    return {qeq_().bytes,        w_(),         base_().bytes,         jitter_(),
-            table_.index() == 1, rounding_.index() == 1, path_ba_(), ba_threshold_().bytes,
-            to_ps(ba_time_()),   sonar_()};
+  // What every frame reads: packed at the first frame of the run, again after a live write (w).
+  const qcn_cp_config& config() {
+    return config_.get([this]() -> qcn_cp_config {
+      return {qeq_().bytes,        w_(),         base_().bytes,         jitter_(),
+              table_.index() == 1, rounding_.index() == 1, path_ba_(), ba_threshold_().bytes,
+              to_ps(ba_time_()),   sonar_()};
+    });
   }
   void send_cnm(const packet_header& data, const queue_view& q, const qcn_sample& s) {
     cnm_pdu pdu;
@@ -79,6 +84,7 @@ class qcn_cp final : public congestion_point_if {
   std::string scope_;  // "prio3.qcn": the statistics' scope, kept for the registry
   frame_injector_if& injector_;
   qcn_cp_state state_;
+  param_cache<qcn_cp_config> config_;
   // Defaults: Qeq 26 KB (Mellanox CPCS cpqsp 26 048 B; the tutorial's table gives 20 or 66 KB at
   // 10 Gb/s), w 2 and the 150 KB sample base (tutorial table; CPCS cp_sample_base 150 016 B),
   // +/-15 % jitter (as the public ports randomise, [ns3-rdma: qbb-net-device.cc]; unverified
@@ -96,7 +102,7 @@ class qcn_cp final : public congestion_point_if {
                      return param_spec<double>{
                          "qcn.w",
                          "qcn: weight w of the queue growth Qdelta in Fb = -(Qoff + w*Qdelta) (tutorial table: 2)", 2.0,
-                         0.0, 64.0};
+                         0.0, 64.0, param_change::live};
                    },
                    cls_};
   param<byte_count> base_{port_,

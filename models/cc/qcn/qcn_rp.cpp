@@ -4,8 +4,9 @@
 // the flow's rate limiter at once; back at line rate the limit is lifted (rate 0: no limit).
 //
 // Parameters are declared once per NIC, <nic>.qcn.<leaf>, shared by all its flows' reaction
-// points through the NIC's reaction-point maker (qcn_maker), and read at every event, so
-// overrides apply. See docs/models/qcn.md.
+// points through the NIC's reaction-point maker (qcn_maker). Their configuration is packed once,
+// at the first event of the run (after the overrides), and again only after a live write (gd,
+// r_ai, r_hai, min_rate). See docs/models/qcn.md.
 #include <algorithm>
 #include <memory>
 #include <string>
@@ -14,6 +15,7 @@
 #include "models/cc/qcn/qcn_settings.h"
 #include "models/cc/reaction_point.h"
 #include "models/core/event_queue.h"
+#include "models/core/param_cache.h"
 #include "models/core/params.h"
 #include "models/core/random.h"
 #include "models/protocol/cnm_frame.h"
@@ -38,19 +40,20 @@ struct qcn_rp_params {
             return q.sonar() ? "" : q.sonar.name() + " is false";
           },
           this);
+    config_.watch({&gd, &min_rate, &r_ai, &r_hai});
   }
   const sc_core::sc_object* nic_;  // first: the parameters below are declared under it
   param<double> gd{nic_, [] {
                      return param_spec<double>{"qcn.gd",
                                                "qcn RP: decrease gain per unit of qFb/63, CR <- CR*(1 - gd*qFb/63) "
                                                "(tutorial table: Gd 0.5, min decrease factor 0.5)",
-                                               0.5, 0.0, 1.0};
+                                               0.5, 0.0, 1.0, param_change::live};
                    }};
   param<data_rate> min_rate{nic_, [] {
                               return param_spec<data_rate>{
                                   "qcn.min_rate",
                                   "qcn RP: lowest current rate (common: 10 Mb/s; the tutorial's table: 100 Kb/s)",
-                                  data_rate{10e6}, data_rate{1e3}, data_rate{1e13}};
+                                  data_rate{10e6}, data_rate{1e3}, data_rate{1e13}, param_change::live};
                             }};
   param<byte_count> bc{
       nic_, [] {
@@ -74,13 +77,13 @@ struct qcn_rp_params {
   param<data_rate> r_ai{nic_, [] {
                           return param_spec<data_rate>{
                               "qcn.r_ai", "qcn RP: active-increase step of the target rate (tutorial table: 5 Mb/s)",
-                              data_rate{5e6}, data_rate{1e3}, data_rate{1e13}};
+                              data_rate{5e6}, data_rate{1e3}, data_rate{1e13}, param_change::live};
                         }};
   param<data_rate> r_hai{nic_, [] {
                            return param_spec<data_rate>{
                                "qcn.r_hai",
                                "qcn RP: hyper-active-increase step of the target rate (tutorial table: 50 Mb/s)",
-                               data_rate{50e6}, data_rate{1e3}, data_rate{1e13}};
+                               data_rate{50e6}, data_rate{1e3}, data_rate{1e13}, param_change::live};
                          }};
   param<bool> efr{nic_, [] {
                     return param_spec<bool>{"qcn.extra_fast_recovery",
@@ -148,11 +151,17 @@ struct qcn_rp_params {
                              "x nominal, from the flow's own stream; 0: exact (OMNeT++ port: uniform(0.85, 1.15))",
                              0.15, 0.0, 0.9};
                        }};
-  qcn_rp_config config() const {
-    return {gd(), min_rate().bps, bc().bytes, to_ps(timer()), static_cast<int>(f()), r_ai().bps, r_hai().bps, efr(),
-            target_reduction(), path_ba(), to_ps(ba_timer()), sonar(), to_ps(sonar_wait()), to_ps(sonar_echo()),
-            to_ps(sonar_fuse()), jitter(), tr_hold.index() == 1, bc_reset()};
+  // What every CNM, frame and timer of the NIC's flows reads: packed once, again after a live write.
+  const qcn_rp_config& config() const {
+    return config_.get([this]() -> qcn_rp_config {
+      return {gd(), min_rate().bps, bc().bytes, to_ps(timer()), static_cast<int>(f()), r_ai().bps, r_hai().bps, efr(),
+              target_reduction(), path_ba(), to_ps(ba_timer()), sonar(), to_ps(sonar_wait()), to_ps(sonar_echo()),
+              to_ps(sonar_fuse()), jitter(), tr_hold.index() == 1, bc_reset()};
+    });
   }
+
+ private:
+  mutable param_cache<qcn_rp_config> config_;
 };
 
 // The QCN reaction points of one NIC: the parameters, declared once under the NIC ("h0.qcn.gd"),
@@ -200,7 +209,7 @@ class qcn_rp final : public reaction_point_if, public timed_client {
   // moved a timer later) finds nothing due and re-arms for the new time.
   void on_timer() override {
     const uint64_t now = now_ps();
-    const qcn_rp_config c = params_.config();
+    const qcn_rp_config& c = params_.config();
     bool changed = false;
     if (state_.timer_due_ps() && now >= state_.timer_due_ps()) changed |= state_.on_timer(now, c);
     if (state_.ping_due_ps() && now >= state_.ping_due_ps()) changed |= state_.on_ping_timer(now, c);

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "models/cc/reaction_point.h"
+#include "models/core/param_cache.h"
 #include "models/core/params.h"
 #include "models/core/ring.h"
 #include "models/core/stats.h"
@@ -48,6 +49,7 @@ class timely_maker final : public reaction_point_maker {
  public:
   timely_maker(const sc_core::sc_object& nic, const mac_port& mac) : nic_(&nic), mac_(mac) {
     stat_registry::instance().add(&nic, "timely", stats, 4, &stats_);
+    config_.watch({&alpha, &beta, &delta});
   }
   std::unique_ptr<reaction_point_if> make(const flow& f, rate_limiter_if& limiter) override;
   void check() const override {
@@ -56,7 +58,15 @@ class timely_maker final : public reaction_point_maker {
                          t_high.value_string() + ")");
   }
   double wire_rate() const { return mac_.has_wire() ? mac_.wire().current_rate().bps : 0; }
+  // What every ACK reads: packed at the first of the run, again after a live write (alpha, beta,
+  // delta); the rates that follow the line rate are set per use.
   timely_rp_config config(double line_rate) const {
+    timely_rp_config c = config_.get([this] { return pack(); });
+    c.min_rate = min_fraction() * line_rate;
+    c.line_rate = line_rate;
+    return c;
+  }
+  timely_rp_config pack() const {
     return {to_ps(t_low()),
             to_ps(t_high()),
             alpha(),
@@ -65,8 +75,8 @@ class timely_maker final : public reaction_point_maker {
             to_ps(min_rtt()),
             static_cast<uint32_t>(hai_threshold()),
             hai_factor(),
-            min_fraction() * line_rate,
-            line_rate,
+            0,
+            0,
             static_cast<timely_rp_config::variant_t>(variant.index()),
             to_ps(rtt_ref()),
             patched_beta(),
@@ -97,16 +107,17 @@ class timely_maker final : public reaction_point_maker {
                         return param_spec<double>{"timely.alpha",
                                                   "timely: EWMA weight of the newest RTT difference (paper as quoted "
                                                   "by CoNEXT'16: 0.875; the authors' code: 0.02)",
-                                                  0.875, 0.0, 1.0};
+                                                  0.875, 0.0, 1.0, param_change::live};
                       }};
   param<double> beta{
       nic_, [] {
-        return param_spec<double>{"timely.beta", "timely: multiplicative decrease factor (paper: 0.8)", 0.8, 0.0, 1.0};
+        return param_spec<double>{"timely.beta", "timely: multiplicative decrease factor (paper: 0.8)", 0.8, 0.0, 1.0,
+                                  param_change::live};
       }};
   param<data_rate> delta{nic_, [] {
                            return param_spec<data_rate>{
                                "timely.delta", "timely: additive increase step per completion (paper: 10 Mb/s)",
-                               data_rate{10e6}, data_rate{0}, data_rate{1e12}};
+                               data_rate{10e6}, data_rate{0}, data_rate{1e12}, param_change::live};
                          }};
   param<sc_time> min_rtt{nic_, [] {
                            return param_spec<sc_time>{
@@ -176,6 +187,7 @@ class timely_maker final : public reaction_point_maker {
             {"profile", "fair-share", "line-rate"}};
       }};
   mutable timely_stats stats_;
+  mutable param_cache<timely_rp_config> config_;
 };
 
 class timely_rp final : public reaction_point_if {
