@@ -51,6 +51,14 @@ ack_model::ack_model(const sc_core::sc_object& nic, control_sender_if& sender, c
       sender_(sender),
       flows_(flows) {
   stat_registry::instance().add(&nic, "ack", ack_stats, 1, this);
+  // With ACKs off (the default unless a scheme or profile needs them) the rest shapes nothing.
+  for (param_base* p : std::initializer_list<param_base*>{&every_frames, &every_bytes, &timer, &size, &priority})
+    p->inert_when(
+        [](const void* m, const param_base&) -> std::string {
+          const ack_model& a = *static_cast<const ack_model*>(m);
+          return a.enable() ? "" : a.enable.name() + " is false (no scheme or profile here uses transport ACKs)";
+        },
+        this);
 }
 
 void ack_model::start(int classes) {

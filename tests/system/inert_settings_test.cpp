@@ -118,6 +118,31 @@ TEST(InertSettings, QcnSonarTimersWithoutSonar) {
             "--set: h0.qcn.sonar_wait=2ms has no effect: qcn.sonar is false" + allow_hint);
 }
 
+TEST(InertSettings, WatchdogTimesWhileTheWatchdogIsOff) {
+  const std::string e = error_of("incast.yaml", {{"sw0.port*.pfc.watchdog.detect", "100us"}});
+  EXPECT_NE(e.find("pfc.watchdog.action is 'off'"), std::string::npos) << e;
+  EXPECT_EQ(error_of("incast.yaml", {{"sw0.port*.pfc.watchdog.action", "drop"}, {"sw0.port*.pfc.watchdog.detect", "100us"}}),
+            "no error");
+}
+
+TEST(InertSettings, TransportAckSettingsWithoutAcks) {
+  EXPECT_EQ(error_of("incast.yaml", {{"r0.ack.timer", "5us"}}),
+            "--set: r0.ack.timer=5us has no effect: r0.ack.enable is false (no scheme or profile here uses transport "
+            "ACKs)" + allow_hint);
+  // TIMELY switches them on: the same setting then shapes its ACKs.
+  EXPECT_EQ(error_of("dumbbell-timely.yaml", {{"*.ack.timer", "5us"}}), "no error");
+}
+
+TEST(InertSettings, PatchedTimelySettingsUnderTheOriginalLaw) {
+  const std::string e = error_of("dumbbell-timely.yaml", {{"*.timely.patched_beta", "0.01"}});
+  EXPECT_NE(e.find("has no effect"), std::string::npos) << e;
+  EXPECT_NE(e.find("timely.variant is 'original'"), std::string::npos) << e;
+  EXPECT_EQ(error_of("dumbbell-timely.yaml", {{"*.timely.variant", "patched"}, {"*.timely.patched_beta", "0.01"}}),
+            "no error");
+  const std::string h = error_of("dumbbell-timely.yaml", {{"*.timely.hai_step", "100Mbps"}});
+  EXPECT_NE(h.find("timely.profile is 'paper'"), std::string::npos) << h;
+}
+
 TEST(InertSettings, APatternWithOneEffectiveMatchIsFine) {
   // sw1 reads its ports' pfc.xoff (static); sw0's are inert: the pattern as a whole has an effect.
   auto sim = test::make_sim(test::slurp(test::scenario_path("dumbbell.yaml")),

@@ -50,6 +50,21 @@ class timely_maker final : public reaction_point_maker {
   timely_maker(const sc_core::sc_object& nic, const mac_port& mac) : nic_(&nic), mac_(mac) {
     stat_registry::instance().add(&nic, "timely", stats, 4, &stats_);
     config_.watch({&alpha, &beta, &delta});
+    // The patched law's settings do nothing under the original one, the HPCC simulator's hyper
+    // step nothing under the paper's rules.
+    for (param_base* p : std::initializer_list<param_base*>{&rtt_ref, &patched_beta})
+      p->inert_when(
+          [](const void* m, const param_base&) -> std::string {
+            const timely_maker& t = *static_cast<const timely_maker*>(m);
+            return t.variant() == "original" ? t.variant.name() + " is 'original'" : "";
+          },
+          this);
+    hai_step.inert_when(
+        [](const void* m, const param_base&) -> std::string {
+          const timely_maker& t = *static_cast<const timely_maker*>(m);
+          return t.profile() == "paper" ? t.profile.name() + " is 'paper'" : "";
+        },
+        this);
   }
   std::unique_ptr<reaction_point_if> make(const flow& f, rate_limiter_if& limiter) override;
   void check() const override {
