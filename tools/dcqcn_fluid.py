@@ -10,13 +10,19 @@ import math
 
 
 def fixed_point(c_bps, n, s=1000, kmin=5000, kmax=200000, pmax=0.01, tau=50e-6, tau_p=55e-6, t=55e-6, b=10e6, f=5,
-                rai=40e6):
+                rai=40e6, holdoff=False):
+    """holdoff: with the CNP hold-off of the paper's NP and RP (tests/support/dcqcn_fluid.h)."""
     rc = c_bps / n / (8 * s)  # packets/s per flow
     b_pk, rai_pk = b / s, rai / (8 * s)
 
-    def excess(p):
+    def excess(p_mark):
+        r = p_mark * rc / (1 + p_mark * rc * tau)  # CNPs per second with the hold-off
+        p = r / rc if holdoff else p_mark
         q = 1 - p
-        a, alpha = 1 - q ** (tau * rc), 1 - q ** (tau_p * rc)
+        if holdoff:
+            a, alpha = r * tau, r * tau_p / (1 + r * tau_p)
+        else:
+            a, alpha = 1 - q ** (tau * rc), 1 - q ** (tau_p * rc)
         bb = p / (q ** -b_pk - 1)
         cc = q ** (f * b_pk) * bb
         d = p / (q ** (-t * rc) - 1)
@@ -37,11 +43,13 @@ def main():
     ap.add_argument("--flows", type=int, nargs="+", default=[2, 4, 8, 16])
     ap.add_argument("--frame", type=float, default=1000, help="wire bytes per frame")
     args = ap.parse_args()
-    print("C_Gbps  N  p*         q*_bytes  marks_per_tau")
+    print("C_Gbps  N  p*         q*_bytes  marks_per_tau  with the CNP hold-off: p  q_bytes  (q-Kmin)/(q*-Kmin)")
     for c in args.gbps:
         for n in args.flows:
             p, q = fixed_point(c * 1e9, n, s=args.frame)
-            print(f"{c:6.0f} {n:2d}  {p:.6f}  {q:9.0f}  {c * 1e9 / n / (8 * args.frame) * p * 50e-6:.3f}")
+            ph, qh = fixed_point(c * 1e9, n, s=args.frame, holdoff=True)
+            print(f"{c:6.0f} {n:2d}  {p:.6f}  {q:9.0f}  {c * 1e9 / n / (8 * args.frame) * p * 50e-6:.3f}"
+                  f"          {ph:.6f}  {qh:7.0f}  {(qh - 5000) / (q - 5000):.3f}")
 
 
 if __name__ == "__main__":

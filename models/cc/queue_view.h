@@ -8,14 +8,18 @@ namespace sluice {
 
 struct queue_view {
   int port = 0, cls = 0;
-  uint64_t bytes = 0;  // queue depth (frames in the pipeline included)
+  // The queue a congestion point measures: the frames that have cleared the switch pipeline.
+  // A real switch's egress queue (the one its ECN/RED, QCN or IB CCA logic reads) holds only
+  // those; frames still in the forwarding pipeline have not reached it. On enqueue the arriving
+  // frame is counted (the queue it joins), on dequeue the departing one is not (the queue it
+  // leaves behind). docs/models/switch.md, "Congestion points".
+  uint64_t bytes = 0;
   uint32_t frames = 0;
   uint64_t port_mac = 0;                  // the egress port's MAC address (a CPID source)
   const flow_control_if* gate = nullptr;  // the port's flow control: its ON-OFF pattern (NP-ECN, TCD)
-  // Bytes that have cleared the switch pipeline and wait in the queue: frames still in the
-  // pipeline (ready_ps in the future) have not reached the queue yet (TCD's queue). Counted up
-  // to the first frame still in the pipeline (a queue leaves in order).
-  uint64_t waiting_bytes = 0;
+  // The bytes this queue holds in the switch's buffer: `bytes` and the frames still in the
+  // pipeline (the depth queue_depth.csv and the queue_bytes statistic report).
+  uint64_t held_bytes = 0;
 };
 
 }  // namespace sluice

@@ -31,10 +31,7 @@ queue_view egress_port::view(int cls, uint64_t now_ps) {
   const queue_stats& s = c.stats;
   while (c.ready_n < c.queue.size() && c.queue[c.ready_n].f.ready_ps <= now_ps)
     c.ready_bytes += c.queue[c.ready_n++].f.size;
-  queue_view v{mac_.index(), cls, s.bytes, static_cast<uint32_t>(s.frames), mac_.mac_address()};
-  v.waiting_bytes = c.ready_bytes;
-  v.gate = &gate_;
-  return v;
+  return {mac_.index(), cls, c.ready_bytes, static_cast<uint32_t>(c.ready_n), mac_.mac_address(), &gate_, s.bytes};
 }
 
 void egress_port::enqueue(tlm::tlm_generic_payload* p) {
@@ -56,7 +53,10 @@ void egress_port::enqueue(tlm::tlm_generic_payload* p) {
   s.max_bytes = std::max(s.max_bytes, s.bytes);
   if (c.cp && h.kind == frame_kind::data) {
     const uint16_t before = static_cast<uint16_t>(h.ecn | h.flags << 8);
-    c.cp->on_enqueue(h, view(h.priority, now_ps()));
+    queue_view v = view(h.priority, now_ps());  // the arriving frame is not in c.queue yet
+    v.bytes += h.size;                           // the queue it joins, itself included
+    ++v.frames;
+    c.cp->on_enqueue(h, v);
     if (probes::mark.on()) publish_mark(h, before);
   }
   if (probes::enqueue.on())
@@ -182,6 +182,8 @@ void egress_port::set_discard(int cls, bool on) {
     discard(cls, e.f);
     if (e.kept) e.kept->release();
   }
+  c.ready_n = 0;  // nothing left past the pipeline either
+  c.ready_bytes = 0;
   nonempty_ &= ~bit;
   head_[cls] = 0;
 }

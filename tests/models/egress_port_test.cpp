@@ -50,11 +50,13 @@ TEST(EgressPort, CongestionPointSeesEveryEnqueueAndDequeueWithTheQueue) {
   EXPECT_EQ(t.cp.enqueued[0].queue_bytes, 1500u);
   EXPECT_EQ(t.cp.enqueued[0].queue_frames, 1u);
   EXPECT_EQ(t.cp.enqueued[1].at_ps, ns_ps(1600));
-  EXPECT_EQ(t.cp.enqueued[1].queue_bytes, 3000u);
-  EXPECT_EQ(t.cp.enqueued[1].queue_frames, 2u);
+  EXPECT_EQ(t.cp.enqueued[1].queue_bytes, 1500u);  // the first is in the pipeline until 1.8 us
+  EXPECT_EQ(t.cp.enqueued[1].queue_frames, 1u);
+  EXPECT_EQ(t.cp.enqueued[1].held_bytes, 3000u);
   ASSERT_EQ(t.cp.dequeued.size(), 2u);
   EXPECT_EQ(t.cp.dequeued[0].at_ps, ns_ps(1800));
-  EXPECT_EQ(t.cp.dequeued[0].queue_bytes, 1500u);
+  EXPECT_EQ(t.cp.dequeued[0].queue_bytes, 0u);  // the second is in the pipeline until 2.1 us
+  EXPECT_EQ(t.cp.dequeued[0].held_bytes, 1500u);
   EXPECT_EQ(t.cp.dequeued[1].at_ps, ns_ps(2100));  // its pipeline ends as the wire frees
   EXPECT_EQ(t.cp.dequeued[1].queue_bytes, 0u);
   EXPECT_EQ(t.cp.dequeued[1].queue_frames, 0u);
@@ -66,23 +68,26 @@ TEST(EgressPort, CongestionPointSeesEveryEnqueueAndDequeueWithTheQueue) {
   EXPECT_EQ(np.data[1].ecn, 3);
 }
 
-// The queue past the pipeline (queue_view::waiting_bytes, TCD's queue) leaves out frames still in
-// the 500 ns pipeline. Six 1500-byte frames reach sw0 every 300 ns from 1.3 us (ready 500 ns
-// later) and leave toward b at 10 Gb/s, one per 1.2 us: the first at 1.8 us, the second at
-// 3.0 us, when the frames that arrived at 1.9, 2.2 and 2.5 us have cleared the pipeline and the
-// one that arrived at 2.8 us has not: 6000 B queued, 4500 B of them waiting.
-TEST(EgressPort, TheQueuePastThePipelineLeavesOutFramesStillInIt) {
+// A congestion point measures the queue past the pipeline (queue_view::bytes): frames still in
+// the 500 ns pipeline are held (queue_view::held_bytes) but not queued yet. Six 1500-byte frames
+// reach sw0 every 300 ns from 1.3 us (ready 500 ns later) and leave toward b at 10 Gb/s, one per
+// 1.2 us: the first at 1.8 us, the second at 3.0 us, when the frames that arrived at 1.9, 2.2 and
+// 2.5 us have cleared the pipeline and the one that arrived at 2.8 us has not: 6000 B held, 4500 B
+// of them queued.
+TEST(EgressPort, TheCongestionPointsQueueLeavesOutFramesStillInThePipeline) {
   bench t("9000B", {{"sw0-b.rate", "10Gbps"}});
   t.sim->run();
   ASSERT_GE(t.cp.dequeued.size(), 2u);
-  EXPECT_EQ(t.cp.enqueued[0].waiting_bytes, 0u);  // in the pipeline as it is queued
+  EXPECT_EQ(t.cp.enqueued[0].queue_bytes, 1500u);  // the queue it joins: itself
+  EXPECT_EQ(t.cp.enqueued[0].queue_frames, 1u);
   EXPECT_EQ(t.cp.dequeued[0].at_ps, ns_ps(1800));
-  EXPECT_EQ(t.cp.dequeued[0].queue_bytes, 1500u);  // the second frame, ready at 2.1 us
-  EXPECT_EQ(t.cp.dequeued[0].waiting_bytes, 0u);
+  EXPECT_EQ(t.cp.dequeued[0].held_bytes, 1500u);  // the second frame, ready at 2.1 us
+  EXPECT_EQ(t.cp.dequeued[0].queue_bytes, 0u);
   EXPECT_EQ(t.cp.dequeued[1].at_ps, ns_ps(3000));
-  EXPECT_EQ(t.cp.dequeued[1].queue_bytes, 6000u);
-  EXPECT_EQ(t.cp.dequeued[1].waiting_bytes, 4500u);
-  EXPECT_EQ(t.cp.dequeued.back().waiting_bytes, 0u);
+  EXPECT_EQ(t.cp.dequeued[1].held_bytes, 6000u);
+  EXPECT_EQ(t.cp.dequeued[1].queue_bytes, 4500u);
+  EXPECT_EQ(t.cp.dequeued[1].queue_frames, 3u);
+  EXPECT_EQ(t.cp.dequeued.back().queue_bytes, 0u);
 }
 
 TEST(EgressPort, AFrameTheCongestionPointEmitsReachesTheSourceOutsideTheMmu) {

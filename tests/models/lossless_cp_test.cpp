@@ -55,7 +55,7 @@ struct tcd_bench {
   // q: the queue left behind, all of it past the pipeline (pipeline: frames still in it besides).
   void leave(uint64_t q, uint64_t pipeline = 0) {
     packet_header h = data_frame(now_ps());
-    cp->on_dequeue(h, queue_view{2, 3, q + pipeline, static_cast<uint32_t>((q + pipeline) / 1062), 0, &gate, q});
+    cp->on_dequeue(h, queue_view{2, 3, q, static_cast<uint32_t>(q / 1062), 0, &gate, q + pipeline});
     ecn.push_back(h.ecn);
     state.push_back(cp->state());
     flags.push_back(h.flags);

@@ -6,7 +6,8 @@
 // c = (1-p)^(F B) b, d = p / ((1-p)^(-T R_C) - 1), e = (1-p)^(F T R_C) d, rates in packets per
 // second and B in packets; and the queue q* = Kmin + p*/Pmax (Kmax - Kmin) (while p* <= Pmax).
 // The left side grows with p (the paper's proof), so bisection finds the root.
-// tools/dcqcn_fluid.py computes the same for docs/models/dcqcn.md.
+// tools/dcqcn_fluid.py computes the same for docs/models/dcqcn.md. cnp_holdoff: the same balance
+// with the CNP hold-off of the paper's NP and RP (below).
 #pragma once
 #include <algorithm>
 #include <cmath>
@@ -22,6 +23,14 @@ struct dcqcn_fluid_params {
   double byte_counter = 10e6;  // bytes
   double fast_recovery = 5;
   double rai_bps = 40e6;
+  // The reaction point's CNP hold-off as the paper's NP and RP run it, instead of the model's
+  // idealisation: marks come at lambda = p R_C, CNPs at r = lambda / (1 + lambda tau) (tau, then
+  // the wait for the next mark), and a cut and the timer and byte-counter resets come with each
+  // CNP. So the model's cut probability per tau window a = 1 - (1-p)^(tau R_C) becomes r tau,
+  // its resets at every mark become resets at r (p -> r / R_C in b, c, d, e), and its alpha
+  // 1 - (1-p)^(tau' R_C) becomes alpha's mean field with a rise of g(1 - alpha) per CNP and a
+  // decay of g alpha per tau': r tau' / (1 + r tau'). docs/models/dcqcn.md, "Fidelity".
+  bool cnp_holdoff = false;
 };
 
 struct dcqcn_fixed_point {
@@ -31,9 +40,12 @@ struct dcqcn_fixed_point {
 inline dcqcn_fixed_point dcqcn_fluid_fixed_point(const dcqcn_fluid_params& m) {
   const double rc = m.capacity_bps / m.flows / (8 * m.packet_bytes);  // packets/s per flow
   const double b_pk = m.byte_counter / m.packet_bytes, rai = m.rai_bps / (8 * m.packet_bytes);
-  auto excess = [&](double p) {
+  auto excess = [&](double p_mark) {
+    const double r = p_mark * rc / (1 + p_mark * rc * m.tau);  // CNPs per second with the hold-off
+    const double p = m.cnp_holdoff ? r / rc : p_mark;            // resets per packet
     const double q = 1 - p;
-    const double a = 1 - std::pow(q, m.tau * rc), alpha = 1 - std::pow(q, m.tau_prime * rc);
+    const double a = m.cnp_holdoff ? r * m.tau : 1 - std::pow(q, m.tau * rc);
+    const double alpha = m.cnp_holdoff ? r * m.tau_prime / (1 + r * m.tau_prime) : 1 - std::pow(q, m.tau_prime * rc);
     const double b = p / (std::pow(q, -b_pk) - 1), c = std::pow(q, m.fast_recovery * b_pk) * b;
     const double d = p / (std::pow(q, -m.timer * rc) - 1), e = std::pow(q, m.fast_recovery * m.timer * rc) * d;
     return a * a * alpha / ((b + d) * (c + e)) - m.tau * m.tau * rai * rc;

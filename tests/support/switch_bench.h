@@ -85,9 +85,9 @@ struct seen_frame {
   frame_kind kind;
   uint32_t flow_id;
   uint8_t ecn;
-  uint64_t queue_bytes = 0;  // congestion point: the queue after the change
+  uint64_t queue_bytes = 0;  // congestion point: the queue after the change, past the pipeline
   uint32_t queue_frames = 0;
-  uint64_t waiting_bytes = 0;  // of those, past the pipeline
+  uint64_t held_bytes = 0;  // the queue's bytes with those still in the pipeline
 };
 
 // A congestion point that records every enqueue and dequeue, marks CE on dequeue, and runs
@@ -96,12 +96,12 @@ struct recording_cp : congestion_point_if {
   std::vector<seen_frame> enqueued, dequeued;
   std::function<void(packet_header&)> on_enq, on_deq;
   void on_enqueue(packet_header& h, const queue_view& q) override {
-    enqueued.push_back({now_ps(), h.kind, h.flow_id, h.ecn, q.bytes, q.frames, q.waiting_bytes});
+    enqueued.push_back({now_ps(), h.kind, h.flow_id, h.ecn, q.bytes, q.frames, q.held_bytes});
     if (on_enq) on_enq(h);
   }
   void on_dequeue(packet_header& h, const queue_view& q) override {
     h.ecn = 3;  // CE
-    dequeued.push_back({now_ps(), h.kind, h.flow_id, h.ecn, q.bytes, q.frames, q.waiting_bytes});
+    dequeued.push_back({now_ps(), h.kind, h.flow_id, h.ecn, q.bytes, q.frames, q.held_bytes});
     if (on_deq) on_deq(h);
   }
 };

@@ -1,7 +1,7 @@
 // Congestion point "tcd": TCD's ternary detector (tcd_detector, tcd_cp.h) on one egress queue,
 // marking departing data frames UE or CE in their ECN bits (on an InfiniBand port: CE as FECN, UE
 // in a reserved BTH bit, tcd_mark_bth). Its queue is the frames waiting in the egress queue,
-// without those still in the switch pipeline (queue_view::waiting_bytes). max(Ton) comes from the ON-OFF
+// without those still in the switch pipeline (queue_view::bytes, as every congestion point). max(Ton) comes from the ON-OFF
 // model and the port's own flow-control loop (flow_control_if::on_off: for PFC the port's XON
 // hysteresis, 2 x propagation + response + a PFC frame, and the link rate; for credits one block,
 // min_interval + 2 x propagation + a credit packet, and the link rate) unless
@@ -75,7 +75,7 @@ class tcd_cp final : public congestion_point_if {
     const uint64_t off_end = q.gate ? q.gate->off_end_ps(q.cls, now) : 0;
     // TCD's queue is the egress queue the port drains (the paper's port queue; the authors' ns-3
     // has no pipeline): frames still in the switch pipeline have not joined it yet.
-    const uint64_t queued = q.waiting_bytes;
+    const uint64_t queued = q.bytes;
     tcd_state s = detector_.on_dequeue(config_, now, off_end, queued);
     if (s == tcd_state::congestion && red_) {  // CE only with RED's probability; no draw below kmin
       const red_marking red{kmin_().bytes, kmax_().bytes, pmax_()};
