@@ -162,7 +162,8 @@ topology_spec fat_tree(section& p) {
                        std::to_string(hosts) + " hosts; at most 65536");
   link_defaults l = read_link_defaults(p);
   const data_rate host_rate = rate_or(p, "host_rate", l.rate), edge_rate = rate_or(p, "edge_rate", l.rate);
-  const sc_core::sc_time host_delay = delay_or(p, "host_delay", l.delay), edge_delay = delay_or(p, "edge_delay", l.delay);
+  const sc_core::sc_time host_delay = delay_or(p, "host_delay", l.delay),
+                         edge_delay = delay_or(p, "edge_delay", l.delay);
   topology_spec t;
   t.selection = read_selection(p);
   if (tiers == 2) {
@@ -260,9 +261,8 @@ topology_spec custom(section& p) {
 // The registry, with the built-in kinds in the order the docs list them.
 std::vector<std::pair<std::string, platform_builder>>& registry() {
   static std::vector<std::pair<std::string, platform_builder>> kinds = {
-      {"incast", incast},         {"dumbbell", dumbbell},     {"parking-lot", parking_lot},
-      {"pcn-basic", pcn_basic},   {"leaf-spine", leaf_spine}, {"fat-tree", fat_tree},
-      {"custom", custom},
+      {"incast", incast},         {"dumbbell", dumbbell}, {"parking-lot", parking_lot}, {"pcn-basic", pcn_basic},
+      {"leaf-spine", leaf_spine}, {"fat-tree", fat_tree}, {"custom", custom},
   };
   return kinds;
 }

@@ -40,14 +40,16 @@ metrics metrics_of(const json& s) {
                 "ports." + p.value("node", std::string("?")) + ".port" + std::to_string(p.value("port", 0)) + ".prio" +
                     std::to_string(p.value("priority", 0)) + ".",
                 p);
-  for (const json& l : s.value("links", json::array())) add_numbers(m, "links." + l.value("name", std::string("?")) + ".", l);
+  for (const json& l : s.value("links", json::array()))
+    add_numbers(m, "links." + l.value("name", std::string("?")) + ".", l);
   return m;
 }
 
 // Identity fields of an entry, not metrics.
 bool is_identity(const std::string& name) {
   for (const char* suffix : {".id", ".port", ".priority", ".src_id", ".dst_id"})
-    if (name.size() > std::strlen(suffix) && name.compare(name.size() - std::strlen(suffix), std::string::npos, suffix) == 0)
+    if (name.size() > std::strlen(suffix) &&
+        name.compare(name.size() - std::strlen(suffix), std::string::npos, suffix) == 0)
       return true;
   return false;
 }
@@ -75,7 +77,8 @@ void compare_inputs(std::ostringstream& out, const json& a, const json& b) {
       if (std::find(ob.begin(), ob.end(), o) == ob.end()) lines.push_back("override only in A: " + text(o));
     for (const json& o : ob)
       if (std::find(oa.begin(), oa.end(), o) == oa.end()) lines.push_back("override only in B: " + text(o));
-    if (lines.empty() || lines.back().rfind("override only", 0) != 0) lines.push_back("overrides: the same, in another order");
+    if (lines.empty() || lines.back().rfind("override only", 0) != 0)
+      lines.push_back("overrides: the same, in another order");
   }
   if (!a.contains("provenance") || !b.contains("provenance"))
     lines.push_back("(a summary without provenance: written by an older Sluice)");

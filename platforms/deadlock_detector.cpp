@@ -20,18 +20,14 @@ double us(uint64_t ps) { return static_cast<double>(ps) / 1e6; }
 }  // namespace
 
 std::string deadlock_report::text() const {
-  std::string s = std::string(credit ? "credit" : "PFC") + " deadlock found at " +
-                  format_number(us(detected_ps)) + " us, held since " + format_number(us(start_ps)) + " us: ";
+  std::string s = std::string(credit ? "credit" : "PFC") + " deadlock found at " + format_number(us(detected_ps)) +
+                  " us, held since " + format_number(us(start_ps)) + " us: ";
   for (const deadlock_member& m : cycle) s += m.port + " prio " + std::to_string(m.cls) + " -> ";
   return s + cycle.front().port;
 }
 
 deadlock_detector::deadlock_detector(sc_core::sc_module_name name, fabric& f)
-    : sc_module(name),
-      interval(this, interval_spec),
-      persist(this, persist_spec),
-      stop(this, stop_spec),
-      fabric_(f) {
+    : sc_module(name), interval(this, interval_spec), persist(this, persist_spec), stop(this, stop_spec), fabric_(f) {
   std::unordered_map<uint32_t, int> sw_of_node;
   for (std::size_t i = 0; i < f.switches.size(); ++i) sw_of_node[f.switches[i]->node_id()] = static_cast<int>(i);
   for (const link_entry& l : f.links) {

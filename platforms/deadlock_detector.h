@@ -24,16 +24,16 @@
 namespace sluice {
 
 struct deadlock_member {
-  std::string port;  // the held egress port, "s0.port4"
-  std::string peer;  // the switch it waits on
-  int cls = 0;       // the class (PFC priority, or the link's VL)
+  std::string port;       // the held egress port, "s0.port4"
+  std::string peer;       // the switch it waits on
+  int cls = 0;            // the class (PFC priority, or the link's VL)
   uint64_t since_ps = 0;  // held without a break since
 };
 
 struct deadlock_report {
-  uint64_t start_ps = 0;     // when the cycle closed: the latest of its members' holds began
-  uint64_t detected_ps = 0;  // the check that found it
-  bool credit = false;       // credit starvation (InfiniBand) rather than PFC pauses
+  uint64_t start_ps = 0;               // when the cycle closed: the latest of its members' holds began
+  uint64_t detected_ps = 0;            // the check that found it
+  bool credit = false;                 // credit starvation (InfiniBand) rather than PFC pauses
   std::vector<deadlock_member> cycle;  // in wait-for order: each waits on the next, the last on the first
   std::string text() const;            // one line for stderr
 };
@@ -57,7 +57,7 @@ class deadlock_detector : public sc_core::sc_module {
   void tick();
   // One switch egress port whose peer is a switch.
   struct edge_port {
-    int sw, port;           // this end
+    int sw, port;            // this end
     int peer_sw, peer_port;  // the far end
   };
   struct node {  // a held (port, class)
@@ -71,9 +71,9 @@ class deadlock_detector : public sc_core::sc_module {
   fabric& fabric_;
   sc_core::sc_event tick_;
   std::vector<edge_port> ports_;
-  std::vector<node> nodes_;                       // scratch, per check
-  std::vector<std::vector<std::size_t>> edges_;   // scratch: wait-for edges between nodes_
-  std::set<std::vector<uint64_t>> reported_;      // cycles by their members' keys, smallest first
+  std::vector<node> nodes_;                      // scratch, per check
+  std::vector<std::vector<std::size_t>> edges_;  // scratch: wait-for edges between nodes_
+  std::set<std::vector<uint64_t>> reported_;     // cycles by their members' keys, smallest first
   std::vector<deadlock_report> found_;
   bool credit_ = false;
 };

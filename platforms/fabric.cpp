@@ -48,8 +48,8 @@ fabric::fabric(const scenario& s) : scenario_(s) {
   for (uint32_t id = 0; id < t.nodes.size(); ++id) {
     const node_spec& n = t.nodes[id];
     if (n.is_switch) {
-      switches.push_back(std::make_unique<switch_model>(n.name.c_str(), id,
-                                                        static_cast<int>(graph_->peer[id].size()), t.classes, t.layer));
+      switches.push_back(std::make_unique<switch_model>(n.name.c_str(), id, static_cast<int>(graph_->peer[id].size()),
+                                                        t.classes, t.layer));
       switch_of_node_[id] = switches.back().get();
     } else {
       nics.push_back(std::make_unique<nic>(n.name.c_str(), id, flows, t.classes, t.layer));
@@ -251,15 +251,15 @@ void fabric::check_credits() const {
         const int vl = from->credits->vl_of(sl);
         const std::string via = " (SL " + std::to_string(sl) + " from " + from->credits->name() + ")";
         if (missing(*from->credits, vl))
-          throw config_error(from->credits->sl2vl[sl]->name() + ": '" + std::to_string(vl) +
-                             "' maps SL " + std::to_string(sl) + " to a VL the port does not have (" +
-                             from->credits->vls.name() + " = " + std::to_string(from->credits->vls()) + ")");
+          throw config_error(from->credits->sl2vl[sl]->name() + ": '" + std::to_string(vl) + "' maps SL " +
+                             std::to_string(sl) + " to a VL the port does not have (" + from->credits->vls.name() +
+                             " = " + std::to_string(from->credits->vls()) + ")");
         if (missing(*to->credits, vl))
           throw config_error(to->credits->vls.name() + ": '" + std::to_string(to->credits->vls()) + "' leaves out VL " +
                              std::to_string(vl) + via);
         if (!to->credits->has_vl(vl))
-          throw config_error(to->credits->buffer[vl]->name() + ": '" + to->credits->buffer[vl]->value_string() + "' leaves VL " + std::to_string(vl) +
-                             " without credits" + via);
+          throw config_error(to->credits->buffer[vl]->name() + ": '" + to->credits->buffer[vl]->value_string() +
+                             "' leaves VL " + std::to_string(vl) + " without credits" + via);
       }
     }
 }

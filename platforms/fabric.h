@@ -41,7 +41,7 @@ class fabric {
 
   link& link_named(const std::string& name);
   const nic& nic_at(uint32_t node_id) const { return *nic_of_node_.at(node_id); }  // a NIC's node id
-  const switch_model* switch_named(const std::string& name) const;  // nullptr if not a switch
+  const switch_model* switch_named(const std::string& name) const;                 // nullptr if not a switch
   // Recomputes defaults that depend on other parameters (PFC headroom from the link rate and
   // delay, the peer's pause response and the largest NIC frame); call after overrides.
   void derive_defaults();
@@ -69,13 +69,13 @@ class fabric {
   void check_congestion_points() const;
 
   scenario scenario_;
-  name_index node_ids_;                         // topology order
-  std::vector<switch_model*> switch_of_node_;   // by node id; nullptr for NICs
-  std::vector<nic*> nic_of_node_;               // by node id; nullptr for switches
+  name_index node_ids_;                        // topology order
+  std::vector<switch_model*> switch_of_node_;  // by node id; nullptr for NICs
+  std::vector<nic*> nic_of_node_;              // by node id; nullptr for switches
   std::unique_ptr<port_graph> graph_;
   std::vector<const cc_scheme*> cc_of_flow_;  // by flow id; nullptr: no scheme chosen
   std::vector<std::string> warnings_;
-  std::vector<const cc_scheme*> chosen_;      // the schemes some flow runs, in flow order
+  std::vector<const cc_scheme*> chosen_;                    // the schemes some flow runs, in flow order
   std::vector<std::unique_ptr<cc_observer_if>> observers_;  // the chosen schemes' switch-side parts
 };
 

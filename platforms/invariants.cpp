@@ -106,8 +106,7 @@ void invariant_checker::check_pfc(const pfc& fc, const mmu_if* buffer, int port,
   }
 }
 
-void invariant_checker::check_credits(const credit_flow_control& fc, const credit_flow_control* peer,
-                                      uint64_t now_ps) {
+void invariant_checker::check_credits(const credit_flow_control& fc, const credit_flow_control* peer, uint64_t now_ps) {
   const char* where = fc.name();
   monotone(fc.packets_sent(), where, -1, "packets_sent");
   monotone(fc.packets_received(), where, -1, "packets_received");
@@ -117,13 +116,15 @@ void invariant_checker::check_credits(const credit_flow_control& fc, const credi
     const uint64_t blocked = fc.blocked_ps(vl, now_ps);
     monotone(blocked, where, vl, "credit_blocked_time");
     if (fc.starved_since_ps(vl) != never_ps && fc.starved_since_ps(vl) > now_ps)
-      invariant_failed(where, vl, "credit starvation begins in the future (" +
-                                      format_time(from_ps(fc.starved_since_ps(vl))) + ")");
+      invariant_failed(
+          where, vl, "credit starvation begins in the future (" + format_time(from_ps(fc.starved_since_ps(vl))) + ")");
     if (blocked > now_ps)
-      invariant_failed(where, vl, "starved of credit for " + format_time(from_ps(blocked)) + ", longer than the run so far");
+      invariant_failed(where, vl,
+                       "starved of credit for " + format_time(from_ps(blocked)) + ", longer than the run so far");
     if (!fc.has_vl(vl) || !peer->has_vl(vl)) continue;
     const uint32_t avail = fc.available_blocks(vl);
-    if (avail > 2048) invariant_failed(where, vl, "credits negative (FCCL - FCTBS = " + std::to_string(avail) + " mod 4096)");
+    if (avail > 2048)
+      invariant_failed(where, vl, "credits negative (FCCL - FCTBS = " + std::to_string(avail) + " mod 4096)");
     if (avail > peer->capacity_blocks(vl) + peer_pool)
       invariant_failed(where, vl,
                        "credit of " + std::to_string(avail) + " blocks above the receiver's buffer of " +

@@ -14,8 +14,8 @@ namespace sluice {
 struct profile_default {
   const char* pattern;  // parameter glob, as in params:
   const char* value;
-  bool cee_only;        // skipped on InfiniBand fabrics (RoCE header, the CEE switch buffer)
-  const char* policy;   // "cp=dcqcn": only where the choice beside the parameter picks it; "" : any
+  bool cee_only;       // skipped on InfiniBand fabrics (RoCE header, the CEE switch buffer)
+  const char* policy;  // "cp=dcqcn": only where the choice beside the parameter picks it; "" : any
 };
 
 struct hardware_profile {

@@ -106,9 +106,7 @@ class stream_sink final : public summary_sink {
   void finish() { out_ << (members_ ? "\n}" : "}"); }
 
  private:
-  void next_member(const char* key) {
-    out_ << (members_++ ? ",\n  " : "\n  ") << nlohmann::json(key).dump() << ": ";
-  }
+  void next_member(const char* key) { out_ << (members_++ ? ",\n  " : "\n  ") << nlohmann::json(key).dump() << ": "; }
   void write(const nlohmann::json& value, std::size_t depth) {
     const std::string text = value.dump(2);
     std::size_t from = 0;
@@ -163,7 +161,8 @@ void simulation::emit_summary(summary_sink& out) const {
   double fecn_marks = 0;  // IB CCA: the switches' marks, wherever a congestion point made them
   for (const stat_registry::row& r : stat_registry::instance().rows(true)) {
     out.element(r.name, r.value());
-    if (ib && r.name.size() > 15 && r.name.compare(r.name.size() - 15, 15, ".cca.fecn_marks") == 0) fecn_marks += r.value();
+    if (ib && r.name.size() > 15 && r.name.compare(r.name.size() - 15, 15, ".cca.fecn_marks") == 0)
+      fecn_marks += r.value();
   }
   out.close();
 
@@ -255,7 +254,8 @@ void simulation::emit_summary(summary_sink& out) const {
         if (d && lossless)
           warnings.push_back(std::string(port->name()) + " priority " + std::to_string(prio) + ": " +
                              std::to_string(d) + " frames dropped on a lossless priority (headroom " +
-                             format_bytes(byte_count{sw->active_mmu().headroom_bytes(port->index(), prio)}) + " too small?)");
+                             format_bytes(byte_count{sw->active_mmu().headroom_bytes(port->index(), prio)}) +
+                             " too small?)");
         if (const pfc& fc = port->flow_control; fc.watchdog_storms(prio))
           warnings.push_back(std::string(port->name()) + " priority " + std::to_string(prio) + ": PFC watchdog (" +
                              (*fc.watchdog_action)() + "): " + std::to_string(fc.watchdog_storms(prio)) +
@@ -292,26 +292,27 @@ void simulation::emit_summary(summary_sink& out) const {
   for (const auto& n : f.nics) {
     const switch_model* peer_switch = f.switch_named(f.peer_of(n->name(), 0));
     for (int prio : used) {
-      out.element(with_credit({{"node", n->name()},
-                   {"port", 0},
-                   {"peer", f.peer_of(n->name(), 0)},
-                   {"priority", prio},
-                   {"lossless", peer_switch ? json(peer_switch->active_mmu().is_lossless(prio)) : json(nullptr)},
-                   {"pause_sent", 0},
-                   {"refresh_sent", 0},
-                   {"resume_sent", 0},
-                   {"pause_received", n->port.flow_control.pause_received(prio)},
-                   {"resume_received", n->port.flow_control.resume_received(prio)},
-                   {"paused_time_ns", ns(to_ps(n->port.flow_control.paused_time(prio, now)))},
-                   {"max_queue_bytes", 0},
-                   {"mean_queue_bytes", 0.0},
-                   {"max_ingress_bytes", 0},
-                   {"max_headroom_bytes", 0},
-                   {"headroom_bytes", 0},
-                   {"frames_out", n->frames_sent(prio)},
-                   {"bytes_out", n->bytes_sent(prio)},
-                   {"drops", 0}},
-                              n->port.credits.get(), prio));
+      out.element(
+          with_credit({{"node", n->name()},
+                       {"port", 0},
+                       {"peer", f.peer_of(n->name(), 0)},
+                       {"priority", prio},
+                       {"lossless", peer_switch ? json(peer_switch->active_mmu().is_lossless(prio)) : json(nullptr)},
+                       {"pause_sent", 0},
+                       {"refresh_sent", 0},
+                       {"resume_sent", 0},
+                       {"pause_received", n->port.flow_control.pause_received(prio)},
+                       {"resume_received", n->port.flow_control.resume_received(prio)},
+                       {"paused_time_ns", ns(to_ps(n->port.flow_control.paused_time(prio, now)))},
+                       {"max_queue_bytes", 0},
+                       {"mean_queue_bytes", 0.0},
+                       {"max_ingress_bytes", 0},
+                       {"max_headroom_bytes", 0},
+                       {"headroom_bytes", 0},
+                       {"frames_out", n->frames_sent(prio)},
+                       {"bytes_out", n->bytes_sent(prio)},
+                       {"drops", 0}},
+                      n->port.credits.get(), prio));
     }
   }
   out.close();
@@ -337,20 +338,20 @@ void simulation::emit_summary(summary_sink& out) const {
   for (double v : fcts) mean_fct += v;
   if (!fcts.empty()) mean_fct /= static_cast<double>(fcts.size());
   json totals = {{"drops", drops},
-                        {"lossless_drops", lossless_drops},
-                        {"pause_frames", pause_frames},
-                        {"cnp_frames", cnp_frames},
-                        {"cnm_frames", cnm_frames},
-                        {"packet_hops", link::packet_hops()},
-                        {"sim_time_ns", ns(now_ps)},
-                        {"wall_time_s", wall_s_},
-                        {"elaboration_s", elab_s_},
-                        {"flows", f.flows.size()},
-                        {"flows_completed", completed},
-                        {"mean_fct_ns", fcts.empty() ? json(nullptr) : json(mean_fct)},
-                        {"p99_fct_ns", fcts.empty() ? json(nullptr) : json(percentile(fcts, 0.99))}};
+                 {"lossless_drops", lossless_drops},
+                 {"pause_frames", pause_frames},
+                 {"cnp_frames", cnp_frames},
+                 {"cnm_frames", cnm_frames},
+                 {"packet_hops", link::packet_hops()},
+                 {"sim_time_ns", ns(now_ps)},
+                 {"wall_time_s", wall_s_},
+                 {"elaboration_s", elab_s_},
+                 {"flows", f.flows.size()},
+                 {"flows_completed", completed},
+                 {"mean_fct_ns", fcts.empty() ? json(nullptr) : json(mean_fct)},
+                 {"p99_fct_ns", fcts.empty() ? json(nullptr) : json(percentile(fcts, 0.99))}};
   if (ack_frames) totals["ack_frames"] = ack_frames;  // transport ACKs, when any NIC sends them
-  if (ib) {  // on InfiniBand every CNP carries a BECN
+  if (ib) {                                           // on InfiniBand every CNP carries a BECN
     totals["credit_packets"] = credit_packets;
     totals["fecn_marks"] = static_cast<uint64_t>(fecn_marks);
     totals["becn_frames"] = cnp_frames;
@@ -440,7 +441,7 @@ void simulation::write_outputs(const std::string& dir) const {
     emit_summary(sink);
     sink.finish();
     if (!(json_out << '\n') || !json_out.flush()) {
-      const std::string why = std::strerror(errno);  // a full disk: ENOSPC, a file size limit: EFBIG
+      const std::string why = std::strerror(errno);     // a full disk: ENOSPC, a file size limit: EFBIG
       std::filesystem::remove(json_path + ".tmp", ec);  // no partial file left behind
       throw config_error("--out: cannot write '" + json_path + "': " + why);
     }

@@ -59,8 +59,7 @@ void compute_routes(const topology_spec& t, const port_graph& g, const table_set
   }
 }
 
-void apply_static_routes(const topology_spec& t, const name_index& ids, const port_graph& g,
-                         const table_set& tables) {
+void apply_static_routes(const topology_spec& t, const name_index& ids, const port_graph& g, const table_set& tables) {
   for (std::size_t i = 0; i < t.routes.size(); ++i) {
     const route_spec& r = t.routes[i];
     const std::string where = "platform.routes[" + std::to_string(i) + "]";

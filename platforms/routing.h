@@ -31,8 +31,7 @@ using table_set = std::vector<forwarding_table*>;
 void compute_routes(const topology_spec& t, const port_graph& g, const table_set& tables);
 
 // Replaces computed entries with the topology's static routes; errors name platform.routes[i].
-void apply_static_routes(const topology_spec& t, const name_index& ids, const port_graph& g,
-                         const table_set& tables);
+void apply_static_routes(const topology_spec& t, const name_index& ids, const port_graph& g, const table_set& tables);
 
 // Follows every flow's paths (all ECMP branches) through the tables: a loop, a dead end or a
 // delivery to another NIC is a config_error naming the flow.

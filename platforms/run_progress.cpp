@@ -1,8 +1,8 @@
 #include "platforms/run_progress.h"
 
-#include <algorithm>
 #include <pthread.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 
@@ -51,8 +51,9 @@ void run_progress::tick() {
   last_ = now;
   const double wall = std::chrono::duration<double>(now - start_).count();
   const double done = static_cast<double>(now_ps()) / static_cast<double>(end_ps_);
-  std::fprintf(stderr, "\rsluice: %s of %s simulated, %.1f s wall, ETA %.0f s   ", format_time(from_ps(now_ps())).c_str(),
-               format_time(from_ps(end_ps_)).c_str(), wall, done > 0 ? wall * (1 - done) / done : 0.0);
+  std::fprintf(stderr, "\rsluice: %s of %s simulated, %.1f s wall, ETA %.0f s   ",
+               format_time(from_ps(now_ps())).c_str(), format_time(from_ps(end_ps_)).c_str(), wall,
+               done > 0 ? wall * (1 - done) / done : 0.0);
   shown_ = true;
 }
 

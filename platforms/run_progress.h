@@ -15,7 +15,8 @@ namespace sluice {
 
 class run_progress {
  public:
-  // Catches SIGINT (until destroyed; unblocked meanwhile, blocked again after if it was) and adds the tick to `calls`, whose run ends at end_ps.
+  // Catches SIGINT (until destroyed; unblocked meanwhile, blocked again after if it was) and adds the tick to `calls`,
+  // whose run ends at end_ps.
   run_progress(timed_callbacks& calls, uint64_t end_ps, bool show);
   ~run_progress();
   run_progress(const run_progress&) = delete;

@@ -14,9 +14,9 @@ run_options parse_run_request(const run_request& r, const std::string& prefix) {
     return prefix + name;
   };
   // An empty value ('--until ""') is an error, not "no option".
-  for (const auto& [name, value] : {std::pair{"until", &r.until}, std::pair{"sample-period", &r.sample_period},
-                                    std::pair{"seed", &r.seed}, std::pair{"cc", &r.cc},
-                                    std::pair{"profile", &r.profile}})
+  for (const auto& [name, value] :
+       {std::pair{"until", &r.until}, std::pair{"sample-period", &r.sample_period}, std::pair{"seed", &r.seed},
+        std::pair{"cc", &r.cc}, std::pair{"profile", &r.profile}})
     if (*value && (*value)->empty()) throw config_error(key(name) + ": '' is empty");
   run_options opts;
   opts.sets_origin = key("set");

@@ -74,7 +74,8 @@ sampler::sampler(sc_core::sc_module_name name, fabric& f, sc_core::sc_time perio
     for (auto& port : sw->ports)
       port->credits ? watch_credits(*port->credits, port->name()) : watch_pauses(port->flow_control, port->name());
   for (auto& n : f.nics)
-    n->port.credits ? watch_credits(*n->port.credits, n->port.name()) : watch_pauses(n->port.flow_control, n->port.name());
+    n->port.credits ? watch_credits(*n->port.credits, n->port.name())
+                    : watch_pauses(n->port.flow_control, n->port.name());
   last_link_bytes_.assign(channels_.size(), 0);
   last_flow_bytes_.assign(f.flows.size(), 0);
   SC_METHOD(sample);
@@ -195,11 +196,13 @@ void sampler::sample() {
     out.times_us.push_back(t_us);
     out.rows.push_back(std::move(row));
   };
-  held(pauses_, [&](const pause_ref& r) { return to_ps(r.fc->paused_time(r.priority, now)); }, paused_fraction,
-       max_ports_paused_, max_ports_paused_at_us_);
+  held(
+      pauses_, [&](const pause_ref& r) { return to_ps(r.fc->paused_time(r.priority, now)); }, paused_fraction,
+      max_ports_paused_, max_ports_paused_at_us_);
   if (!blocked_.empty())
-    held(blocked_, [&](const blocked_ref& r) { return r.fc->blocked_ps(r.vl, to_ps(now)); }, credit_blocked_fraction,
-         max_ports_blocked_, max_ports_blocked_at_us_);
+    held(
+        blocked_, [&](const blocked_ref& r) { return r.fc->blocked_ps(r.vl, to_ps(now)); }, credit_blocked_fraction,
+        max_ports_blocked_, max_ports_blocked_at_us_);
 
   if (!states_.empty()) {
     std::vector<double> states;

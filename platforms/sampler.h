@@ -72,7 +72,7 @@ class sampler : public sc_core::sc_module {
   std::vector<queue_ref> queues_;
   std::vector<const link_channel*> channels_;
   std::vector<pause_ref> pauses_;
-  std::vector<const congestion_point_if*> states_;           // cp_state's columns
+  std::vector<const congestion_point_if*> states_;  // cp_state's columns
   struct blocked_ref {
     const credit_flow_control* fc;
     int vl;

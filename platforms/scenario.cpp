@@ -16,8 +16,8 @@
 #include "models/core/packet.h"
 #include "models/core/params.h"
 #include "platforms/builders.h"
-#include "platforms/provenance.h"
 #include "platforms/profiles.h"
+#include "platforms/provenance.h"
 #include "platforms/workload.h"
 #include "platforms/yaml_section.h"
 
@@ -290,8 +290,8 @@ void check_text(const std::string& text, const std::string& origin) {
     if ((u < 0x20 && c != '\t' && c != '\n' && c != '\r') || u == 0x7F) {
       char byte[8];
       std::snprintf(byte, sizeof byte, "0x%02X", u);
-      throw config_error(origin + ":" + std::to_string(line) + ":" + std::to_string(column) + ": byte " + byte +
-                         ": '" + origin + "' is not text (a scenario is a YAML file)");
+      throw config_error(origin + ":" + std::to_string(line) + ":" + std::to_string(column) + ": byte " + byte + ": '" +
+                         origin + "' is not text (a scenario is a YAML file)");
     }
     if (c == '\n') {
       ++line;
@@ -388,7 +388,8 @@ std::string read_input_file(const std::string& path, const std::string& key, std
   in.read(text.data(), static_cast<std::streamsize>(text.size()));
   text.resize(static_cast<std::size_t>(in.gcount()));
   if (text.size() > expected)
-    throw config_error(key + ": '" + path + "' is larger than " + std::to_string(expected) + " bytes (or grew while read)");
+    throw config_error(key + ": '" + path + "' is larger than " + std::to_string(expected) +
+                       " bytes (or grew while read)");
   return text;
 }
 

@@ -29,11 +29,11 @@ struct scenario {
   sc_core::sc_time until = sc_core::sc_time(1, sc_core::SC_MS);
   sc_core::sc_time sample_period = sc_core::sc_time(10, sc_core::SC_US);
   uint64_t seed = 1;
-  bool stop_when_done = false;  // end the run when every (finite) flow has completed
-  bool allow_inert = false;     // run.allow_inert: settings that do nothing warn instead of failing
+  bool stop_when_done = false;      // end the run when every (finite) flow has completed
+  bool allow_inert = false;         // run.allow_inert: settings that do nothing warn instead of failing
   std::string profile = "default";  // hardware profile (platforms/profiles.h), checked when read
-  std::string source;         // where the text came from: the file's path as given, or the origin of inline text
-  std::string source_sha256;  // SHA-256 of that text, hex (summary.json's provenance)
+  std::string source;               // where the text came from: the file's path as given, or the origin of inline text
+  std::string source_sha256;        // SHA-256 of that text, hex (summary.json's provenance)
 };
 
 // The contents of the input file `path`, named `key` in errors. Only a regular file of at most

@@ -9,8 +9,8 @@
 #include "models/core/random.h"
 #include "models/core/stats.h"
 #include "platforms/inert_settings.h"
-#include "platforms/provenance.h"
 #include "platforms/profiles.h"
+#include "platforms/provenance.h"
 
 namespace sluice {
 namespace {
@@ -130,7 +130,7 @@ void simulation::run() {
   auto wall_start = std::chrono::steady_clock::now();
   sluice::start(until_);
   wall_s_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
-  sampler_->finish();  // the kernel stops before running the tick due at `until`
+  sampler_->finish();                                   // the kernel stops before running the tick due at `until`
   invariants_->check(to_ps(sc_core::sc_time_stamp()));  // the end of the run, sampled or not
 }
 

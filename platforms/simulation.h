@@ -19,12 +19,12 @@ class summary_sink;  // platforms/report.cpp
 
 struct run_options {
   std::vector<std::pair<std::string, std::string>> sets;  // --set PATTERN=VALUE, in order
-  std::string sets_origin = "--set";                       // how errors name them ("set" in Python)
+  std::string sets_origin = "--set";                      // how errors name them ("set" in Python)
   std::optional<sc_core::sc_time> until;
   std::optional<uint64_t> seed;
   std::optional<sc_core::sc_time> sample_period;
-  std::string cc;  // --cc: one congestion-control scheme for every flow ("" : the scenario's)
-  std::string profile;  // --profile: the hardware profile ("" : the scenario's)
+  std::string cc;            // --cc: one congestion-control scheme for every flow ("" : the scenario's)
+  std::string profile;       // --profile: the hardware profile ("" : the scenario's)
   bool allow_inert = false;  // --allow-inert: settings that do nothing warn instead of failing
   std::string allow_inert_key = "--allow-inert";  // how the inert-setting error names it
 };

@@ -1,12 +1,13 @@
 // The `sluice` command line: run a scenario, or list the parameters or statistics of its fabric.
-#include <boost/program_options.hpp>
+#include <unistd.h>
+
 #include <array>
+#include <boost/program_options.hpp>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
-#include <unistd.h>
 
 #include "models/cc/scheme.h"
 #include "models/core/probe.h"
@@ -45,7 +46,8 @@ void print_params(const std::string& match) {
   for (const param_row& r : rows)
     for (std::size_t c = 0; c < width.size(); ++c) width[c] = std::max(width[c], r[c].size() + 2);
   for (const param_row& r : rows) {
-    for (std::size_t c = 0; c < width.size(); ++c) std::cout << std::left << std::setw(static_cast<int>(width[c])) << r[c];
+    for (std::size_t c = 0; c < width.size(); ++c)
+      std::cout << std::left << std::setw(static_cast<int>(width[c])) << r[c];
     std::cout << r[6] << '\n';
   }
 }
@@ -60,7 +62,8 @@ void print_stats(const std::string& match) {
 
 void print_probes(const std::string& match) {
   const std::vector<const probe_point*> points = list_probes(match, "--match");
-  std::cout << std::left << std::setw(40) << "probe point" << "event; value\n";
+  std::cout << std::left << std::setw(40) << "probe point"
+            << "event; value\n";
   for (const probe_point* p : points)
     std::cout << std::left << std::setw(40) << p->name() << p->kind->description() << "; " << p->kind->value_meaning()
               << '\n';
@@ -102,7 +105,8 @@ int run(int argc, char* argv[]) {
   std::vector<std::string> sets;
   bool quiet = false, allow_inert = false;
   // The scheme list comes from the scheme table, so --help names every scheme there is.
-  const std::string cc_help = "run, params: one congestion-control scheme for every flow (" + cc_scheme_registry::instance().names() +
+  const std::string cc_help = "run, params: one congestion-control scheme for every flow (" +
+                              cc_scheme_registry::instance().names() +
                               "): its congestion point on the switch queues of the traffic's classes, notification "
                               "point at receivers, reaction point at senders";
   const std::string profile_help = "run, params: hardware profile of defaults (" + hardware_profile_names() +
@@ -112,16 +116,17 @@ int run(int argc, char* argv[]) {
                                                     "override parameters: PATH=VALUE, PATH may use * and ?")(
       "until", po::value(&until), "simulated time to run, e.g. 20ms (overrides run.until)")(
       "sample-period", po::value(&sample_period), "period of the CSV time series (overrides run.sample_period)")(
-      "seed", po::value(&seed), "random seed (overrides run.seed)")(
-      "cc", po::value(&cc), cc_help.c_str())("profile", po::value(&profile), profile_help.c_str())(
+      "seed", po::value(&seed), "random seed (overrides run.seed)")("cc", po::value(&cc), cc_help.c_str())(
+      "profile", po::value(&profile), profile_help.c_str())(
       "allow-inert", po::bool_switch(&allow_inert),
-      "run, params: a setting whose every match has no effect warns instead of failing")("out", po::value(&out_dir),
-                                                                    "write summary.json and time-series CSVs into DIR")(
+      "run, params: a setting whose every match has no effect warns instead of failing")(
+      "out", po::value(&out_dir), "write summary.json and time-series CSVs into DIR")(
       "quiet,q", po::bool_switch(&quiet), "do not print the summary table")(
-      "match", po::value(&match), "params, stats, probes: list only names matching GLOB; compare: only metrics matching GLOB");
+      "match", po::value(&match),
+      "params, stats, probes: list only names matching GLOB; compare: only metrics matching GLOB");
   po::options_description hidden;
-  hidden.add_options()("command", po::value(&command))("scenario", po::value(&scenario_path))(
-      "other", po::value(&other_path));
+  hidden.add_options()("command", po::value(&command))("scenario", po::value(&scenario_path))("other",
+                                                                                              po::value(&other_path));
   po::options_description all;
   all.add(options).add(hidden);
   po::positional_options_description positional;
@@ -184,8 +189,8 @@ int run(int argc, char* argv[]) {
   sim.run();
   progress.done();
   if (progress.interrupted())
-    std::cerr << "sluice: interrupted at " << format_time(sc_core::sc_time_stamp()) << " of " << format_time(sim.until())
-              << ": the summary and outputs hold what was measured until then\n";
+    std::cerr << "sluice: interrupted at " << format_time(sc_core::sc_time_stamp()) << " of "
+              << format_time(sim.until()) << ": the summary and outputs hold what was measured until then\n";
   if (!quiet) std::cout << sim.table();
   if (!out_dir.empty()) {
     sim.write_outputs(out_dir);

@@ -40,7 +40,7 @@ enum class path_selection {
 };
 
 struct topology_spec {
-  int classes = 8;  // traffic classes of every port: the 8 PFC priorities of a CEE fabric
+  int classes = 8;                     // traffic classes of every port: the 8 PFC priorities of a CEE fabric
   link_layer layer = link_layer::cee;  // `link_layer: ib`: credits on every port, 16 VLs
   path_selection selection = path_selection::ecmp;
   std::vector<node_spec> nodes;

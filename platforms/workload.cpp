@@ -27,8 +27,7 @@ size_cdf size_cdf::from_text(const std::string& text, const std::string& key) {
   std::string line;
   int number = 0;
   while (std::getline(lines, line)) {
-    if (++number > max_lines)
-      throw config_error(key + ": more than " + std::to_string(max_lines) + " lines");
+    if (++number > max_lines) throw config_error(key + ": more than " + std::to_string(max_lines) + " lines");
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     std::istringstream fields(line);
     std::string size_text, percent_text, rest;

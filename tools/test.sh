@@ -9,6 +9,8 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 case "${1:-}" in
   "")
     "$root/tools/setup.sh"
+    # Every C++ source as clang-format writes it (.clang-format; tools/format.sh fixes them).
+    "$root/tools/format.sh" --check
     cd "$root/build"
     ctest -j2 --output-on-failure --timeout 600
     ;;

@@ -53,7 +53,8 @@ bool elaborated = false;
 void in_kernel(std::function<void()> body) {
   if (elaborated)
     throw std::runtime_error(
-        "_sluice: one simulation per process (SystemC elaborates once); sluice.Simulation runs each in a child process");
+        "_sluice: one simulation per process (SystemC elaborates once); sluice.Simulation runs each in a child "
+        "process");
   elaborated = true;
   main_body = std::move(body);
   main_error = nullptr;
@@ -100,7 +101,8 @@ run_spec spec_from(const py::dict& kw) {
 simulation& elaborate(const run_spec& spec) {
   if (!spec.path && !spec.text) throw config_error("scenario: give a file's path or a scenario's text");
   const run_options opts = parse_run_request(spec.request, "");
-  const scenario s = spec.path ? load_scenario_file(*spec.path) : load_scenario_text(*spec.text, "scenario", spec.base_dir);
+  const scenario s =
+      spec.path ? load_scenario_file(*spec.path) : load_scenario_text(*spec.text, "scenario", spec.base_dir);
   return *new simulation(s, opts);
 }
 
@@ -250,7 +252,8 @@ std::vector<std::array<std::string, 3>> stats(const py::dict& kw, const std::str
   std::vector<std::array<std::string, 3>> rows;
   in_kernel([&] {
     elaborate(spec);
-    for (const stat_registry::row& r : list_stats(match, "match")) rows.push_back({r.name, r.desc->unit, r.desc->description});
+    for (const stat_registry::row& r : list_stats(match, "match"))
+      rows.push_back({r.name, r.desc->unit, r.desc->description});
   });
   return rows;
 }

@@ -52,9 +52,9 @@ class ack_model : public timed_client {
   control_sender_if& sender_;
   const flow_table& flows_;
   ack_coalescer coalescer_;
-  std::vector<packet_header> last_;        // by flow id: the last data frame received (timer ACKs)
-  std::vector<uint64_t> oldest_unacked_;   // by flow id: arrival of the oldest unacknowledged frame
-  ring<pending> timers_;                   // in due order (one timer length for all)
+  std::vector<packet_header> last_;       // by flow id: the last data frame received (timer ACKs)
+  std::vector<uint64_t> oldest_unacked_;  // by flow id: arrival of the oldest unacknowledged frame
+  ring<pending> timers_;                  // in due order (one timer length for all)
   uint64_t timer_acks_ = 0;
   int class_ = -1;  // -1: the data frame's
 };

@@ -30,7 +30,7 @@ struct flow_spec {
 struct flow_stats {
   uint64_t tx_bytes = 0, rx_bytes = 0, rx_frames = 0;
   uint64_t first_rx_ps = 0, last_rx_ps = 0;
-  uint64_t completed_ps = 0;  // last byte delivered (finite flows); 0 while incomplete
+  uint64_t completed_ps = 0;        // last byte delivered (finite flows); 0 while incomplete
   uint64_t cnp_rx = 0, cnm_rx = 0;  // feedback frames about this flow that reached its source NIC
   bool completed() const { return completed_ps != 0; }
 };

@@ -14,14 +14,13 @@ namespace sluice {
 
 class received_flow_counts {
  public:
-  received_flow_counts(const sc_core::sc_object& nic, uint32_t node_id, const flow_table& flows,
-                       const stat_desc& desc);
+  received_flow_counts(const sc_core::sc_object& nic, uint32_t node_id, const flow_table& flows, const stat_desc& desc);
   void add(uint32_t flow_id) {
     if (flow_id < counts_.size()) ++counts_[flow_id];
   }
 
  private:
-  std::vector<uint64_t> counts_;  // by flow id; sized once, so the registered addresses stay valid
+  std::vector<uint64_t> counts_;                      // by flow id; sized once, so the registered addresses stay valid
   std::vector<std::unique_ptr<std::string>> scopes_;  // "np.flow3", kept for the registry
 };
 

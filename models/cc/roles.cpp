@@ -7,18 +7,16 @@
 namespace sluice {
 
 namespace {
-const policy_registrar<cp_policies> no_cp{"none", "no congestion point",
-                                          [](const sc_core::sc_object&, int, frame_injector_if&) {
-                                            return std::unique_ptr<congestion_point_if>();
-                                          }};
+const policy_registrar<cp_policies> no_cp{
+    "none", "no congestion point",
+    [](const sc_core::sc_object&, int, frame_injector_if&) { return std::unique_ptr<congestion_point_if>(); }};
 const policy_registrar<np_policies> no_np{"none", "no notification point",
                                           [](const sc_core::sc_object&, control_sender_if&, const flow_table&) {
                                             return std::unique_ptr<notification_point_if>();
                                           }};
-const policy_registrar<rp_policies> no_rp{"none", "no reaction point: flows keep their configured rate",
-                                          [](const sc_core::sc_object&, const mac_port&) {
-                                            return std::unique_ptr<reaction_point_maker>();
-                                          }};
+const policy_registrar<rp_policies> no_rp{
+    "none", "no reaction point: flows keep their configured rate",
+    [](const sc_core::sc_object&, const mac_port&) { return std::unique_ptr<reaction_point_maker>(); }};
 }  // namespace
 
 void check_within_buffer(const param<byte_count>& depth, int cls, uint64_t buffer_bytes) {

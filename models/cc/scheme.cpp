@@ -46,10 +46,9 @@ void cc_scheme_registry::check_fabric(const cc_scheme& scheme, bool infiniband, 
                      ": one of {" + fits + "}");
 }
 
-cc_scheme_registrar::cc_scheme_registrar(std::string name, std::string description, cc_fabric fabric,
-                                         std::string cp, std::string np, std::string rp,
-                                         std::vector<cc_scheme::feedback_kind> feedback, std::function<void()> declare,
-                                         decltype(cc_scheme::observer) observer) {
+cc_scheme_registrar::cc_scheme_registrar(std::string name, std::string description, cc_fabric fabric, std::string cp,
+                                         std::string np, std::string rp, std::vector<cc_scheme::feedback_kind> feedback,
+                                         std::function<void()> declare, decltype(cc_scheme::observer) observer) {
   cc_scheme s;
   s.name = std::move(name);
   s.description = std::move(description);

@@ -7,7 +7,7 @@ namespace sluice {
 namespace {
 constexpr uint64_t never_armed = std::numeric_limits<uint64_t>::max();
 constexpr uint64_t dead_seq = std::numeric_limits<uint64_t>::max();  // matches no entry
-event_queue* g_queue = nullptr;                                       // the queue, once made
+event_queue* g_queue = nullptr;                                      // the queue, once made
 }  // namespace
 
 event_queue& event_queue::instance() {
@@ -25,7 +25,8 @@ event_queue::event_queue(sc_core::sc_module_name name)
   // say by a foreign model, is then the kernel's error, not a silent change of scale).
   if (sc_core::sc_get_time_resolution() != sc_core::sc_time(1, sc_core::SC_PS))
     SC_REPORT_FATAL(this->name(), ("the SystemC time resolution is " + sc_core::sc_get_time_resolution().to_string() +
-                                   "; Sluice's models need 1 ps").c_str());
+                                   "; Sluice's models need 1 ps")
+                                      .c_str());
   SC_METHOD(run);
   sensitive << wake_;
   dont_initialize();
@@ -81,10 +82,10 @@ void event_queue::insert(const entry& e) {
 void event_queue::file(const entry& e) {
   const uint64_t b = e.at_ps >> bucket_shift;
   if (b == sorted_) {  // usually an append: e is the latest entry for its time
-    sorted_items_.insert(std::upper_bound(sorted_items_.begin() + static_cast<std::ptrdiff_t>(sorted_head_),
-                                          sorted_items_.end(), e,
-                                          [](const entry& x, const entry& y) { return x.before(y); }),
-                         e);
+    sorted_items_.insert(
+        std::upper_bound(sorted_items_.begin() + static_cast<std::ptrdiff_t>(sorted_head_), sorted_items_.end(), e,
+                         [](const entry& x, const entry& y) { return x.before(y); }),
+        e);
     const std::size_t slot = b & (buckets - 1);
     busy_[slot >> 6] |= uint64_t{1} << (slot & 63);
     ++in_calendar_;

@@ -139,14 +139,14 @@ class event_queue : public sc_core::sc_module {
   std::vector<client_slot> clients_;
   std::vector<slot_list> calendar_;
   std::vector<node> nodes_;
-  uint32_t free_ = no_node;           // unused nodes, linked
-  std::vector<uint64_t> busy_;        // one bit per calendar slot: it holds entries
-  std::size_t in_calendar_ = 0;       // entries in the calendar, stale ones included
-  uint64_t cur_ = 0;                  // the calendar's first bucket (absolute): that of the last wake-up run
-  uint64_t sorted_ = never_ps;        // the absolute bucket held in sorted_items_
-  std::vector<entry> sorted_items_;   // that bucket, in order; items before sorted_head_ have run
+  uint32_t free_ = no_node;          // unused nodes, linked
+  std::vector<uint64_t> busy_;       // one bit per calendar slot: it holds entries
+  std::size_t in_calendar_ = 0;      // entries in the calendar, stale ones included
+  uint64_t cur_ = 0;                 // the calendar's first bucket (absolute): that of the last wake-up run
+  uint64_t sorted_ = never_ps;       // the absolute bucket held in sorted_items_
+  std::vector<entry> sorted_items_;  // that bucket, in order; items before sorted_head_ have run
   std::size_t sorted_head_ = 0;
-  bool front_in_overflow_ = false;    // where front() found the next entry
+  bool front_in_overflow_ = false;  // where front() found the next entry
   std::vector<entry> overflow_;     // min-heap (by before) of wake-ups beyond the calendar
   std::size_t pending_ = 0;         // clients with a wake-up pending
   uint64_t seq_ = 0;

@@ -53,8 +53,7 @@ frame_kind frame_kind_registry::add(frame_kind kind, const std::string& name, co
 frame_kind frame_kind_registry::add(const std::string& name, const std::string& label, frame_role role) {
   if (const frame_kind_info* old = find(name)) return add(old->kind, name, label, role);
   for (int k = shipped_frame_kinds; k < max_frame_kinds; ++k)
-    if (!find(static_cast<frame_kind>(k)))
-      return add(static_cast<frame_kind>(k), name, label, role);
+    if (!find(static_cast<frame_kind>(k))) return add(static_cast<frame_kind>(k), name, label, role);
   throw std::logic_error("frame kind '" + name + "': no free number (max_frame_kinds)");
 }
 

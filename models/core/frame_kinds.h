@@ -25,8 +25,8 @@ enum class frame_role : uint8_t {
 
 struct frame_kind_info {
   frame_kind kind;
-  std::string name;          // "cnm": the NIC statistics <nic>.<name>_received and <name>_sent
-  std::string label;         // "CNM", in descriptions
+  std::string name;   // "cnm": the NIC statistics <nic>.<name>_received and <name>_sent
+  std::string label;  // "CNM", in descriptions
   frame_role role;
   stat_desc received, sent;  // feedback kinds: the NIC's per-kind statistics (reading a uint64_t)
   std::string leaf_received, leaf_sent, text_received, text_sent;  // what received and sent point at

@@ -45,9 +45,9 @@ using frame_image = std::array<uint8_t, max_image_bytes>;
 
 // Header flag bits.
 namespace frame_flags {
-constexpr uint8_t fecn = 1u << 0;  // IB BTH forward explicit congestion notification
-constexpr uint8_t becn = 1u << 1;  // IB BTH backward explicit congestion notification
-constexpr uint8_t probe = 1u << 2;  // QCN SONAR: a data frame the reaction point sent as a ping
+constexpr uint8_t fecn = 1u << 0;    // IB BTH forward explicit congestion notification
+constexpr uint8_t becn = 1u << 1;    // IB BTH backward explicit congestion notification
+constexpr uint8_t probe = 1u << 2;   // QCN SONAR: a data frame the reaction point sent as a ping
 constexpr uint8_t tcd_ue = 1u << 3;  // IB BTH reserved bit (BTH byte 4, mask 0x20): TCD's UE (CE is FECN)
 }  // namespace frame_flags
 
@@ -67,14 +67,14 @@ struct frame_fields {
   uint32_t payload = 0;                // application bytes carried (0 for control frames)
   uint16_t ingress_port = no_ingress;  // switch-local: the port the frame came in on
   uint16_t hops = 0;
-  uint8_t sl = 0;                      // IB service level, end to end (priority is then the VL of the link)
-  uint8_t ingress_cls = same_class;    // switch-local: the class it arrived on, if the switch changed it
-  uint16_t id_high = 0;                // the frame id's upper 16 bits (see id())
-  uint32_t cp_tag = 0;      // ECM: the CPID tag of a rate-limited data frame (0: untagged; bcn_frame.h)
-  uint32_t id_low = 0;      // the frame id's lower 32 bits
-  uint64_t seq = 0;         // byte offset of the first payload byte within its flow
-  uint64_t created_ps = 0;  // when the frame was built (ACK: echoes the data frame's)
-  uint64_t ready_ps = 0;    // switch-local: when the frame clears the forwarding pipeline
+  uint8_t sl = 0;                    // IB service level, end to end (priority is then the VL of the link)
+  uint8_t ingress_cls = same_class;  // switch-local: the class it arrived on, if the switch changed it
+  uint16_t id_high = 0;              // the frame id's upper 16 bits (see id())
+  uint32_t cp_tag = 0;               // ECM: the CPID tag of a rate-limited data frame (0: untagged; bcn_frame.h)
+  uint32_t id_low = 0;               // the frame id's lower 32 bits
+  uint64_t seq = 0;                  // byte offset of the first payload byte within its flow
+  uint64_t created_ps = 0;           // when the frame was built (ACK: echoes the data frame's)
+  uint64_t ready_ps = 0;             // switch-local: when the frame clears the forwarding pipeline
 
   // The frame's id: unique in the run (48 bits, given by packet_pool::acquire in acquisition
   // order, so the same run gives the same ids), and kept across switches (a queued descriptor

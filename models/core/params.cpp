@@ -66,7 +66,8 @@ std::string choice_param::range_string() const {
 
 void choice_param::set_from_string(const std::string& text) {
   check_string(text);
-  index_ = static_cast<std::size_t>(std::find(spec_.choices.begin(), spec_.choices.end(), text) - spec_.choices.begin());
+  index_ =
+      static_cast<std::size_t>(std::find(spec_.choices.begin(), spec_.choices.end(), text) - spec_.choices.begin());
   overridden_ = text != default_;
 }
 
@@ -106,7 +107,8 @@ std::vector<param_base*> param_registry::all() const {
   std::vector<param_base*> out;
   out.reserve(named.size());
   for (std::size_t i = 0; i < named.size(); ++i) {
-    if (i && named[i].first == named[i - 1].first) throw std::logic_error(named[i].first + ": parameter declared twice");
+    if (i && named[i].first == named[i - 1].first)
+      throw std::logic_error(named[i].first + ": parameter declared twice");
     out.push_back(named[i].second);
   }
   return out;

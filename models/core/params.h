@@ -94,7 +94,7 @@ class param_base {
   void write_live(const std::string& text);
 
   const char* leaf() const { return leaf_; }  // "pfc.xoff", without owner and class
-  int cls() const { return cls_; }             // -1: not a per-class parameter
+  int cls() const { return cls_; }            // -1: not a per-class parameter
 
   // Inertness: the model that owns a parameter declares when it has no effect in the final
   // configuration (another parameter's choice, the link layer, a replaced block). `check` gets
@@ -179,7 +179,9 @@ class param : public param_base {
   param(const sc_core::sc_object* owner, Declare declare, int cls = -1) : param(owner, interned(declare), cls) {}
   // With an instance default (a link's rate from the topology).
   param(const sc_core::sc_object* owner, const param_spec<T>& spec, T default_value, int cls = -1)
-      : param_base(owner, spec.leaf, spec.description, cls, spec.change), spec_(spec), value_(default_value),
+      : param_base(owner, spec.leaf, spec.description, cls, spec.change),
+        spec_(spec),
+        value_(default_value),
         default_(default_value) {
     check(default_value, traits::format(default_value));
   }
@@ -296,7 +298,7 @@ class param_registry {
 
  private:
   std::vector<std::string> names() const;  // in the order of params_
-  std::vector<param_base*> params_;  // in declaration order; names are composed on demand
+  std::vector<param_base*> params_;        // in declaration order; names are composed on demand
 };
 
 bool glob_match(const char* pattern, const char* text);

@@ -48,8 +48,7 @@ std::size_t probe_registry::subscribe(const std::string& pattern, probe_handler 
     ++kind.subscribed_;
     ++matched;
   }
-  if (matched == 0)
-    throw config_error(key + ": '" + pattern + "' matches no probe point (see `sluice probes`)");
+  if (matched == 0) throw config_error(key + ": '" + pattern + "' matches no probe point (see `sluice probes`)");
   return matched;
 }
 
@@ -90,8 +89,7 @@ probe_kind pause_off{"pause_off", "a class's transmitter resumed (XON took effec
                      "0 (time_ps is when the gate opened)"};
 probe_kind credit_starved{"credit_starved", "a VL's head frame began to wait for credit", "the head frame's bytes"};
 probe_kind credit_resumed{"credit_resumed", "a VL's wait for credit ended", "the wait, ps"};
-probe_kind feedback_sent{"feedback_sent", "a congestion or notification point sent a feedback frame",
-                         "wire bytes"};
+probe_kind feedback_sent{"feedback_sent", "a congestion or notification point sent a feedback frame", "wire bytes"};
 probe_kind feedback_received{"feedback_received", "feedback about one of this NIC's flows arrived",
                              "1 if a reaction point took it, 0 if none"};
 probe_kind rate_change{"rate_change", "a flow's rate limit changed (frame: null; flow_id: the flow)",

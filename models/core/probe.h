@@ -31,12 +31,12 @@ namespace sluice {
 
 // What a point reports. Fields a point does not use are -1 (port, cls), null (frame) or 0.
 struct probe_event {
-  uint64_t time_ps = 0;                // the models' time of the event (now_ps(), or the effective time)
+  uint64_t time_ps = 0;                 // the models' time of the event (now_ps(), or the effective time)
   const frame_fields* frame = nullptr;  // the frame concerned (its id, kind, flow, size ...), if any
-  int32_t port = -1;                   // the port index within its switch or NIC
-  int32_t cls = -1;                    // the traffic class (priority, or VL)
-  uint64_t value = 0;                  // point-specific, see the kind's `value` text
-  uint32_t flow_id = UINT32_MAX;       // the flow concerned when there is no frame (rate_change)
+  int32_t port = -1;                    // the port index within its switch or NIC
+  int32_t cls = -1;                     // the traffic class (priority, or VL)
+  uint64_t value = 0;                   // point-specific, see the kind's `value` text
+  uint32_t flow_id = UINT32_MAX;        // the flow concerned when there is no frame (rate_change)
 };
 
 class probe_kind;
@@ -110,16 +110,16 @@ class probe_registry {
 
 // The kinds the models publish. `value` is what probe_event::value carries.
 namespace probes {
-extern probe_kind tx_start;       // mac: a frame's first bit leaves
-extern probe_kind rx_end;         // mac: a frame's last bit arrived
-extern probe_kind enqueue;        // egress: a frame joined a class queue
-extern probe_kind dequeue;        // egress: a frame left a class queue for the wire
-extern probe_kind mark;           // egress: a congestion point marked a frame (ECN, FECN, TCD UE)
-extern probe_kind drop;           // switch port: a frame that arrived here was dropped
-extern probe_kind pause_on;       // flow control: a class's transmitter was paused
-extern probe_kind pause_off;      // flow control: a class's transmitter resumed
-extern probe_kind credit_starved;  // credits: a VL's head frame waits for credit
-extern probe_kind credit_resumed;  // credits: that wait ended
+extern probe_kind tx_start;           // mac: a frame's first bit leaves
+extern probe_kind rx_end;             // mac: a frame's last bit arrived
+extern probe_kind enqueue;            // egress: a frame joined a class queue
+extern probe_kind dequeue;            // egress: a frame left a class queue for the wire
+extern probe_kind mark;               // egress: a congestion point marked a frame (ECN, FECN, TCD UE)
+extern probe_kind drop;               // switch port: a frame that arrived here was dropped
+extern probe_kind pause_on;           // flow control: a class's transmitter was paused
+extern probe_kind pause_off;          // flow control: a class's transmitter resumed
+extern probe_kind credit_starved;     // credits: a VL's head frame waits for credit
+extern probe_kind credit_resumed;     // credits: that wait ended
 extern probe_kind feedback_sent;      // a CP or NP sent a feedback frame (CNM, CNP, ACK, BECN)
 extern probe_kind feedback_received;  // a NIC received feedback about one of its flows
 extern probe_kind rate_change;        // a flow's rate limit changed

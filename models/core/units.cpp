@@ -72,7 +72,8 @@ std::pair<double, std::string> split_number(const std::string& text, const std::
   char* end = nullptr;
   double value = std::strtod(begin, &end);
   if (end == begin || !std::isfinite(value)) throw config_error(what + ": '" + text + "' is not a number with a unit");
-  if (std::string(begin, static_cast<std::size_t>(end - begin)).find_first_not_of("0123456789.eE+-") != std::string::npos)
+  if (std::string(begin, static_cast<std::size_t>(end - begin)).find_first_not_of("0123456789.eE+-") !=
+      std::string::npos)
     throw config_error(what + ": '" + text + "' is not a decimal number (hexadecimal, inf and nan are not accepted)");
   std::string unit(end);
   while (!unit.empty() && blank(unit.front())) unit.erase(0, 1);

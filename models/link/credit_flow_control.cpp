@@ -26,23 +26,30 @@ const stat_desc vl_stats[] = {
     {"credit_peak_blocks", "blocks", "most 64-byte blocks of this VL held in this port's input buffer",
      [](const void* m, int k) { return static_cast<double>(fc_of(m).peak_blocks(k)); }},
 };
-const param_spec<uint64_t> vls_spec{"vls", "operational data VLs of this port: VL0 .. VLn-1 (ConnectX: 8)", 8, 1,
-                                    15};
+const param_spec<uint64_t> vls_spec{"vls", "operational data VLs of this port: VL0 .. VLn-1 (ConnectX: 8)", 8, 1, 15};
 const param_spec<sc_core::sc_time> min_interval_spec{
-    "min_interval", "least time between two credit packets of one VL (ib_model credMinTime: 4.096 us)",
-    sc_core::sc_time(4096, sc_core::SC_NS), sc_core::SC_ZERO_TIME, sc_core::sc_time(1, sc_core::SC_MS),
+    "min_interval",
+    "least time between two credit packets of one VL (ib_model credMinTime: 4.096 us)",
+    sc_core::sc_time(4096, sc_core::SC_NS),
+    sc_core::SC_ZERO_TIME,
+    sc_core::sc_time(1, sc_core::SC_MS),
     param_change::live};
 const param_spec<sc_core::sc_time> refresh_spec{
-    "refresh", "period of the unconditional credit packets of every VL (IBA: 65 536 symbol times at 1 ns)",
-    sc_core::sc_time(65536, sc_core::SC_NS), sc_core::sc_time(1, sc_core::SC_NS), sc_core::sc_time(1, sc_core::SC_SEC),
+    "refresh",
+    "period of the unconditional credit packets of every VL (IBA: 65 536 symbol times at 1 ns)",
+    sc_core::sc_time(65536, sc_core::SC_NS),
+    sc_core::sc_time(1, sc_core::SC_NS),
+    sc_core::sc_time(1, sc_core::SC_SEC),
     param_change::live};
-const param_spec<uint64_t> sl2vl_spec{"sl2vl", "VL that frames of this SL (prio<k>) take out of this port", 0, 0,
-                                       15};
+const param_spec<uint64_t> sl2vl_spec{"sl2vl", "VL that frames of this SL (prio<k>) take out of this port", 0, 0, 15};
 const param_spec<byte_count> batch_spec{
     "batch",
     "a changed limit waits until this much of the VL's buffer has been freed since its last credit packet "
     "(at most the whole buffer; 0: every change)",
-    byte_count{8 * 1024}, byte_count{0}, byte_count{2048 * 64}, param_change::live};
+    byte_count{8 * 1024},
+    byte_count{0},
+    byte_count{2048 * 64},
+    param_change::live};
 // The declared default; the fabric derives each port's from its link (derive_buffer_default):
 // 64 KiB up to ~80 Gb/s at 1 us, more above, at most the 2048-block cap.
 constexpr uint64_t buffer_floor_bytes = 64 * 1024, buffer_cap_bytes = 2048 * ib::credit_block;
@@ -88,8 +95,9 @@ credit_flow_control::credit_flow_control(sc_core::sc_module_name name, mac_port&
     buffer.back()->inert_when(
         [](const void* fc, const param_base& p) -> std::string {
           const credit_flow_control& c = *static_cast<const credit_flow_control*>(fc);
-          return p.cls() < static_cast<int>(c.vls()) ? "" : "VL " + std::to_string(p.cls()) + " is not operational (" + c.vls.name() +
-                                              " = " + std::to_string(c.vls()) + ")";
+          return p.cls() < static_cast<int>(c.vls()) ? ""
+                                                     : "VL " + std::to_string(p.cls()) + " is not operational (" +
+                                                           c.vls.name() + " = " + std::to_string(c.vls()) + ")";
         },
         this);
   }
@@ -171,15 +179,15 @@ uint64_t credit_flow_control::off_end_ps(int vl, uint64_t now_ps) const {
 
 // The ON-OFF model's loop for credits. OFF begins the moment credit runs out (the sender stops
 // itself: no overshoot); the receiver returns credit once `batch` bytes are free (one block when
-// batch is 0; never more than the buffer), so that is its OFF/ON gap; tau is from a release at the receiver to its effect on what arrives there: the wait for
-// the VL's next update (at most min_interval), the credit packet on the reverse wire
-// (serialization + delay), and the data's delay forward. Taken from this port's own parameters
-// (the peer's min_interval is assumed equal, as PFC assumes uniform xon_offset).
+// batch is 0; never more than the buffer), so that is its OFF/ON gap; tau is from a release at the receiver to its
+// effect on what arrives there: the wait for the VL's next update (at most min_interval), the credit packet on the
+// reverse wire (serialization + delay), and the data's delay forward. Taken from this port's own parameters (the peer's
+// min_interval is assumed equal, as PFC assumes uniform xon_offset).
 flow_control_if::on_off_loop credit_flow_control::on_off(int vl) const {
   if (vl == management_vl) return {};
   const data_rate rate = mac_.wire().current_rate();
-  const uint64_t tau = to_ps(min_interval()) + 2 * to_ps(mac_.wire().propagation()) +
-                       to_ps(rate.serialization(ib::credit_packet_bytes));
+  const uint64_t tau =
+      to_ps(min_interval()) + 2 * to_ps(mac_.wire().propagation()) + to_ps(rate.serialization(ib::credit_packet_bytes));
   const uint64_t capacity = uint64_t{vl_[vl].capacity_blocks} * ib::credit_block;
   const uint64_t gap = std::max<uint64_t>(ib::credit_block, std::min<uint64_t>(batch().bytes, capacity));
   return {gap, tau, rate.bps};
@@ -216,8 +224,9 @@ void credit_flow_control::on_transmit(int vl, uint32_t bytes) {
   if (s.blocked) end_blocked(s, now_ps());  // a smaller frame fitted
   s.fctbs = static_cast<uint16_t>((s.fctbs + blocks(bytes)) & 0xFFF);
   if (available_blocks(vl) > 2048)
-    invariant_failed(name(), vl, "credits negative: a frame of " + std::to_string(blocks(bytes)) +
-                                     " blocks was sent beyond the limit (FCCL " + std::to_string(s.fccl) + ")");
+    invariant_failed(name(), vl,
+                     "credits negative: a frame of " + std::to_string(blocks(bytes)) +
+                         " blocks was sent beyond the limit (FCCL " + std::to_string(s.fccl) + ")");
 }
 
 uint32_t credit_flow_control::committed_blocks(int vl) const {

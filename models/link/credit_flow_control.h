@@ -16,7 +16,8 @@
 // ahead of time, so a period cannot end before it began.
 // For TCD (docs/models/tcd.md, "InfiniBand") a starved VL is OFF: off_end_ps() is the end of its
 // latest starvation, and on_off() reports the credit loop: the receiver returns credit once
-// `batch` bytes are free (B1 - B0 = the batch; one 64-byte block when batch is 0), tau = the update policy's wait (min_interval)
+// `batch` bytes are free (B1 - B0 = the batch; one 64-byte block when batch is 0), tau = the update policy's wait
+// (min_interval)
 // + the credit packet's serialization + the reverse and forward link delays.
 #pragma once
 #include <array>

@@ -18,10 +18,13 @@ const stat_desc channel_stats[] = {
        return static_cast<double>(to_ps(stat_model<link_channel>(m).busy_time(sc_core::sc_time_stamp()))) / 1e3;
      }},
 };
-const param_spec<data_rate> rate_spec{"rate", "link capacity, each direction", min_rate, min_rate, max_rate,
-                                      param_change::live};
-const param_spec<sc_core::sc_time> delay_spec{"delay", "propagation delay, each direction", sc_core::SC_ZERO_TIME,
-                                              sc_core::SC_ZERO_TIME, sc_core::sc_time(1, sc_core::SC_SEC),
+const param_spec<data_rate> rate_spec{
+    "rate", "link capacity, each direction", min_rate, min_rate, max_rate, param_change::live};
+const param_spec<sc_core::sc_time> delay_spec{"delay",
+                                              "propagation delay, each direction",
+                                              sc_core::SC_ZERO_TIME,
+                                              sc_core::SC_ZERO_TIME,
+                                              sc_core::sc_time(1, sc_core::SC_SEC),
                                               param_change::live};
 }  // namespace
 
@@ -77,11 +80,7 @@ sc_core::sc_time link_channel::busy_time(const sc_core::sc_time& now) const {
 }
 
 link::link(sc_core::sc_module_name name, data_rate default_rate, sc_core::sc_time default_delay)
-    : sc_module(name),
-      rate(this, rate_spec, default_rate),
-      delay(this, delay_spec, default_delay),
-      ab("ab"),
-      ba("ba") {
+    : sc_module(name), rate(this, rate_spec, default_rate), delay(this, delay_spec, default_delay), ab("ab"), ba("ba") {
   set_channels(default_rate, default_delay);
   rate.on_change(this);
   delay.on_change(this);

@@ -8,8 +8,8 @@
 #include <systemc>
 
 #include "models/core/event_queue.h"
-#include "models/core/ring.h"
 #include "models/core/params.h"
+#include "models/core/ring.h"
 #include "models/link/wire_if.h"
 #include "models/protocol/packet_protocol.h"
 

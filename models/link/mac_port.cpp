@@ -108,7 +108,7 @@ tlm::tlm_sync_enum mac_port::receive_observed(tlm::tlm_generic_payload& p) {
 
 inline tlm::tlm_sync_enum mac_port::receive(tlm::tlm_generic_payload& p) {
   const frame_kind k = header(p).kind;
-  p.set_response_status(tlm::TLM_OK_RESPONSE);  // taken: frames are posted, nothing goes back
+  p.set_response_status(tlm::TLM_OK_RESPONSE);               // taken: frames are posted, nothing goes back
   if (k == frame_kind::pfc || k == frame_kind::ib_credit) {  // link-local: consumed here
     if (fc_) fc_->on_control_frame(p);
     p.release();

@@ -40,18 +40,24 @@ const stat_desc priority_generator_stats[] = {
 const stat_desc watchdog_stats[] = {
     {"watchdog_storms", "storms", "times the PFC watchdog found this priority paused for its detection time",
      [](const void* m, int k) { return static_cast<double>(stat_model<pfc>(m).watchdog_storms(k)); }},
-    {"watchdog_restores", "storms", "pause storms of this priority the watchdog ended (no pause for its restoration time)",
+    {"watchdog_restores", "storms",
+     "pause storms of this priority the watchdog ended (no pause for its restoration time)",
      [](const void* m, int k) { return static_cast<double>(stat_model<pfc>(m).watchdog_restores(k)); }},
     {"watchdog_ignored", "frames", "pausing PFC frames the watchdog did not honour (action ignore-pause)",
      [](const void* m, int k) { return static_cast<double>(stat_model<pfc>(m).watchdog_ignored(k)); }},
 };
 const param_spec<sc_core::sc_time> response_spec{
-    "response", "delay from a PFC frame's arrival to the pause taking effect (MAC/PHY reaction)",
-    sc_core::SC_ZERO_TIME, sc_core::SC_ZERO_TIME, sc_core::sc_time(1, sc_core::SC_MS), param_change::live};
-const param_spec<uint64_t> quanta_spec{"quanta", "pause time in XOFF frames, in quanta of 512 bit times", 0xFFFF, 1,
-                                       0xFFFF, param_change::live};
-const param_spec<double> refresh_spec{"refresh", "re-send XOFF after this fraction of the pause time while still congested",
-                                      0.5, 0.01, 1.0, param_change::live};
+    "response",
+    "delay from a PFC frame's arrival to the pause taking effect (MAC/PHY reaction)",
+    sc_core::SC_ZERO_TIME,
+    sc_core::SC_ZERO_TIME,
+    sc_core::sc_time(1, sc_core::SC_MS),
+    param_change::live};
+const param_spec<uint64_t> quanta_spec{
+    "quanta", "pause time in XOFF frames, in quanta of 512 bit times", 0xFFFF, 1, 0xFFFF, param_change::live};
+const param_spec<double> refresh_spec{
+    "refresh",         "re-send XOFF after this fraction of the pause time while still congested", 0.5, 0.01, 1.0,
+    param_change::live};
 // SONiC's PFC watchdog defaults: detection and restoration 200 ms (docs/models/pfc.md).
 const choice_spec watchdog_action_spec{
     "watchdog.action",
@@ -78,11 +84,7 @@ std::string pfc::inert_reason(const void* model, const param_base&) {
 }
 
 pfc::pfc(sc_core::sc_module_name name, mac_port& mac, int classes, ingress_state_if* buffer)
-    : sc_module(name),
-      response(this, response_spec),
-      mac_(mac),
-      buffer_(buffer),
-      classes_(classes) {
+    : sc_module(name), response(this, response_spec), mac_(mac), buffer_(buffer), classes_(classes) {
   if (classes < 1 || classes > pfc_priorities)
     throw config_error(std::string(this->name()) + ": PFC carries 8 priorities; the port has " +
                        std::to_string(classes) + " classes");
@@ -349,8 +351,8 @@ uint64_t pfc::off_end_ps(int cls, uint64_t now_ps) const {
 
 flow_control_if::on_off_loop pfc::on_off(int cls) const {
   const data_rate rate = wire_rate();
-  const uint64_t tau = 2 * to_ps(mac_.wire().propagation()) + to_ps(response()) +
-                       to_ps(rate.serialization(pfc_frame_bytes));
+  const uint64_t tau =
+      2 * to_ps(mac_.wire().propagation()) + to_ps(response()) + to_ps(rate.serialization(pfc_frame_bytes));
   return {buffer_ ? buffer_->xon_gap_bytes(mac_.index(), cls) : 0, tau, rate.bps};
 }
 

@@ -25,7 +25,8 @@ const stat_desc class_stats[] = {
 };
 const param_spec<byte_count> mtu_spec{"mtu", "payload bytes per data frame", byte_count{1000}, byte_count{1},
                                       byte_count{65536}};
-const param_spec<byte_count> header_spec{"header", "per-frame header and trailer bytes on the wire (RoCEv2 over Ethernet: 62)",
+const param_spec<byte_count> header_spec{"header",
+                                         "per-frame header and trailer bytes on the wire (RoCEv2 over Ethernet: 62)",
                                          byte_count{0}, byte_count{0}, byte_count{1024}};
 const param_spec<byte_count> min_frame_spec{"min_frame",
                                             "smallest frame on the wire; shorter frames are padded (Ethernet: 64 B)",
@@ -72,8 +73,7 @@ nic::nic(sc_core::sc_module_name name, uint32_t node_id, flow_table& flows, int 
   for (const frame_kind_info* k : frame_kind_registry::instance().kinds()) {
     if (k->role != frame_role::feedback) continue;
     stat_registry::instance().add(this, nullptr, &k->received, 1, &rx_.received_counter(k->kind));
-    stat_registry::instance().add(this, nullptr, &k->sent, 1,
-                                  &tx_.stats().control_frames[static_cast<int>(k->kind)]);
+    stat_registry::instance().add(this, nullptr, &k->sent, 1, &tx_.stats().control_frames[static_cast<int>(k->kind)]);
   }
   add_stats(*this, class_stats, this, classes);
   probe_registry& probes = probe_registry::instance();

@@ -47,8 +47,8 @@ class nic : public sc_core::sc_module, public control_sender_if {
   param<byte_count> header_bytes;
   param<byte_count> min_frame;
   param<sc_core::sc_time> rate_update_latency;  // > 0: each flow's limiter takes updates this late
-  choice_param np;  // notification point policy, by name
-  choice_param rp;  // reaction point policy of every flow this NIC sends, by name
+  choice_param np;                              // notification point policy, by name
+  choice_param rp;                              // reaction point policy of every flow this NIC sends, by name
   nic_port port;
 
   nic(sc_core::sc_module_name name, uint32_t node_id, flow_table& flows, int classes,

@@ -26,12 +26,14 @@ void rx_dispatcher::receive_frame(tlm::tlm_generic_payload* p, int) {
         st.cnm_rx += h.kind == frame_kind::cnm;
       }
       if (h.dst == node_id_ && h.flow_id < rp_.size() && rp_[h.flow_id]) {
-        if (probes::feedback_received.on()) probes::feedback_received.emit(this, now_ps(), &h.fields(), 0, h.priority, 1);
+        if (probes::feedback_received.on())
+          probes::feedback_received.emit(this, now_ps(), &h.fields(), 0, h.priority, 1);
         rp_[h.flow_id]->on_feedback(h, now_ps());
       } else {
         if (h.kind != frame_kind::ack || h.dst != node_id_)  // a transport ACK needs no reaction point
           ++unmatched_feedback_;  // no reaction point for this flow here: counted, not lost silently
-        if (probes::feedback_received.on()) probes::feedback_received.emit(this, now_ps(), &h.fields(), 0, h.priority, 0);
+        if (probes::feedback_received.on())
+          probes::feedback_received.emit(this, now_ps(), &h.fields(), 0, h.priority, 0);
       }
       break;
     default:

@@ -62,7 +62,8 @@ void tx_scheduler::reschedule(uint32_t flow_id) {
 
 void tx_scheduler::queue_control(tlm::tlm_generic_payload* frame) {
   const packet_header& h = header(*frame);
-  if (h.priority >= gate_.classes()) SC_REPORT_ERROR("sluice/tx_scheduler", "control frame of a class this port does not have");
+  if (h.priority >= gate_.classes())
+    SC_REPORT_ERROR("sluice/tx_scheduler", "control frame of a class this port does not have");
   control_[h.priority].push_back(frame);
   control_mask_ |= 1u << h.priority;
   mac_.kick();

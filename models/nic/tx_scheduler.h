@@ -32,7 +32,7 @@ struct frame_format {
 class tx_scheduler : public frame_source_if {
  public:
   struct counters {
-    std::array<uint64_t, max_classes> frames{}, bytes{};      // data frames on each class
+    std::array<uint64_t, max_classes> frames{}, bytes{};     // data frames on each class
     std::array<uint64_t, max_frame_kinds> control_frames{};  // frames the NIC made, by kind
   };
 

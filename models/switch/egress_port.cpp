@@ -16,7 +16,8 @@ egress_port::egress_port(mac_port& mac, flow_control_if& gate, buffer_release_if
   // Named under the switch port that holds the MAC: sw0.port3.egress.dequeue, sw0.port3.drop.
   const sc_core::sc_object* port = mac.get_parent_object();
   probe_registry& probes = probe_registry::instance();
-  for (const probe_kind* k : {&probes::enqueue, &probes::dequeue, &probes::mark}) probes.declare(*k, this, port, "egress");
+  for (const probe_kind* k : {&probes::enqueue, &probes::dequeue, &probes::mark})
+    probes.declare(*k, this, port, "egress");
   probes.declare(probes::drop, this, port);
 }
 
@@ -54,13 +55,12 @@ void egress_port::enqueue(tlm::tlm_generic_payload* p) {
   if (c.cp && h.kind == frame_kind::data) {
     const uint16_t before = static_cast<uint16_t>(h.ecn | h.flags << 8);
     queue_view v = view(h.priority, now_ps());  // the arriving frame is not in c.queue yet
-    v.bytes += h.size;                           // the queue it joins, itself included
+    v.bytes += h.size;                          // the queue it joins, itself included
     ++v.frames;
     c.cp->on_enqueue(h, v);
     if (probes::mark.on()) publish_mark(h, before);
   }
-  if (probes::enqueue.on())
-    probes::enqueue.emit(this, now_ps(), &h.fields(), mac_.index(), h.priority, s.bytes);
+  if (probes::enqueue.on()) probes::enqueue.emit(this, now_ps(), &h.fields(), mac_.index(), h.priority, s.bytes);
   const bool keep = h.image != nullptr;
   if (c.queue.empty()) {
     nonempty_ |= 1u << h.priority;

@@ -5,32 +5,42 @@
 namespace sluice {
 
 namespace {
-const param_spec<byte_count> reserve_spec{"pfc.reserve", "guaranteed buffer per priority group", byte_count{0},
-                                          byte_count{0}, byte_count{1ull << 30}, param_change::live};
+const param_spec<byte_count> reserve_spec{"pfc.reserve",          "guaranteed buffer per priority group",
+                                          byte_count{0},          byte_count{0},
+                                          byte_count{1ull << 30}, param_change::live};
 const param_spec<byte_count> xoff_spec{
-    "pfc.xoff", "static threshold: shared bytes a priority group may hold before XOFF (threshold=static)",
-    byte_count{48 * 1024}, byte_count{0}, byte_count{1ull << 34}, param_change::live};
+    "pfc.xoff",
+    "static threshold: shared bytes a priority group may hold before XOFF (threshold=static)",
+    byte_count{48 * 1024},
+    byte_count{0},
+    byte_count{1ull << 34},
+    param_change::live};
 const param_spec<byte_count> xon_offset_spec{
-    "pfc.xon_offset", "XON when the group's shared use falls this far below its threshold (2 MTU)", byte_count{3000},
-    byte_count{0}, byte_count{1ull << 30}, param_change::live};
+    "pfc.xon_offset",       "XON when the group's shared use falls this far below its threshold (2 MTU)",
+    byte_count{3000},       byte_count{0},
+    byte_count{1ull << 30}, param_change::live};
 // 32 KiB stands until the fabric derives the default from the port's link (derive_defaults).
 // Up to 16 TiB: the derived default of a legal 1 s link at 10 Tb/s still fits.
 const param_spec<byte_count> headroom_spec{
     "pfc.headroom",
     "bytes a lossless priority group absorbs after XOFF (default: 2 x delay x rate + response x rate + 3 max frames + "
     "64 B)",
-    byte_count{32 * 1024}, byte_count{0}, byte_count{1ull << 44}, param_change::live};
+    byte_count{32 * 1024},
+    byte_count{0},
+    byte_count{1ull << 44},
+    param_change::live};
 const param_spec<byte_count> buffer_spec{"buffer", "shared buffer pool size", byte_count{12ull << 20}, byte_count{0},
                                          byte_count{1ull << 36}};
 const choice_spec& threshold_spec() {
-  static const auto spec =
-      threshold_policies::instance().choice_for("threshold", "per-group shared limit", "dynamic");
+  static const auto spec = threshold_policies::instance().choice_for("threshold", "per-group shared limit", "dynamic");
   return *spec;
 }
-const param_spec<double> alpha_spec{"alpha", "dynamic-threshold factor of lossless priority groups (SONiC Broadcom: 1/8)",
-                                    0.125, 1.0 / 1024, 1024.0, param_change::live};
+const param_spec<double> alpha_spec{
+    "alpha", "dynamic-threshold factor of lossless priority groups (SONiC Broadcom: 1/8)",
+    0.125,   1.0 / 1024,
+    1024.0,  param_change::live};
 const param_spec<double> alpha_lossy_spec{
-    "alpha_lossy", "dynamic-threshold factor of lossy priority groups (SONiC Broadcom: 8)", 8.0, 1.0 / 1024, 1024.0,
+    "alpha_lossy",     "dynamic-threshold factor of lossy priority groups (SONiC Broadcom: 8)", 8.0, 1.0 / 1024, 1024.0,
     param_change::live};
 const param_spec<byte_count> cell_spec{
     "cell",
@@ -70,7 +80,8 @@ mmu::mmu(sc_core::sc_module_name name, int classes, link_layer layer)
 
 void mmu::add_port(const sc_core::sc_object& port) {
   ports.push_back(std::make_unique<mmu_port_params>(port, static_cast<param_listener*>(this)));
-  for (param_base* p : {&ports.back()->reserve, &ports.back()->xoff, &ports.back()->xon_offset, &ports.back()->headroom})
+  for (param_base* p :
+       {&ports.back()->reserve, &ports.back()->xoff, &ports.back()->xon_offset, &ports.back()->headroom})
     p->inert_when(inert_reason, this);
 }
 
@@ -101,8 +112,9 @@ std::string mmu::inert_reason(const void* model, const param_base& p) {
 
 pg_config mmu::group_config(int port, int cls) const {
   const mmu_port_params& pp = *ports[port];
-  return pg_config{is_lossless(cls),       is_lossless(cls) ? alpha() : alpha_lossy(), pp.reserve().bytes,
-                   pp.xoff().bytes,        pp.xon_offset().bytes,                      pp.headroom().bytes};
+  return pg_config{is_lossless(cls),      is_lossless(cls) ? alpha() : alpha_lossy(),
+                   pp.reserve().bytes,    pp.xoff().bytes,
+                   pp.xon_offset().bytes, pp.headroom().bytes};
 }
 
 // Built at simulation start so parameter overrides applied after elaboration take effect.

@@ -17,12 +17,13 @@ struct dynamic_policy final : threshold_policy {
   }
   bool follows_pool() const override { return true; }
 };
-const policy_registrar<threshold_policies> static_reg{
-    "static", "a byte limit on the group's shared use (<port>.pfc.xoff)",
-    [] { return std::make_unique<static_policy>(); },
-    {"pfc.xoff"}};
+const policy_registrar<threshold_policies> static_reg{"static",
+                                                      "a byte limit on the group's shared use (<port>.pfc.xoff)",
+                                                      [] { return std::make_unique<static_policy>(); },
+                                                      {"pfc.xoff"}};
 const policy_registrar<threshold_policies> dynamic_reg{
-    "dynamic", "alpha x free shared pool (<sw>.mmu.alpha, alpha_lossy; Choudhury-Hahne)",
+    "dynamic",
+    "alpha x free shared pool (<sw>.mmu.alpha, alpha_lossy; Choudhury-Hahne)",
     [] { return std::make_unique<dynamic_policy>(); },
     {"alpha", "alpha_lossy"}};
 }  // namespace
@@ -38,7 +39,9 @@ const threshold_policy& dynamic_threshold() {
 
 shared_buffer::shared_buffer(int ports, int priorities, buffer_config config, std::vector<pg_config> pgs)
     : priorities_(priorities),
-      policy_(config.threshold ? config.threshold : config.dynamic ? &dynamic_threshold() : &static_threshold()),
+      policy_(config.threshold ? config.threshold
+              : config.dynamic ? &dynamic_threshold()
+                               : &static_threshold()),
       config_(config),
       groups_(static_cast<std::size_t>(ports) * priorities) {
   if (pgs.size() != groups_.size()) throw std::invalid_argument("shared_buffer: one pg_config per (port, priority)");

@@ -41,8 +41,8 @@ const threshold_policy& dynamic_threshold();  // c.alpha x free pool (Choudhury-
 
 struct buffer_config {
   uint64_t shared_size = 0;
-  bool dynamic = true;  // when `threshold` is null: dynamic_threshold() or static_threshold()
-  uint64_t cell = 1;    // allocation unit: a frame occupies its size rounded up to whole cells
+  bool dynamic = true;                          // when `threshold` is null: dynamic_threshold() or static_threshold()
+  uint64_t cell = 1;                            // allocation unit: a frame occupies its size rounded up to whole cells
   const threshold_policy* threshold = nullptr;  // not owned; outlives the buffer
 };
 

@@ -13,8 +13,11 @@ const stat_desc switch_stats[] = {
 };
 
 const param_spec<sc_core::sc_time> pipeline_spec{
-    "pipeline", "store-and-forward latency: a frame may leave its egress queue this long after its last bit arrived",
-    sc_core::sc_time(500, sc_core::SC_NS), sc_core::SC_ZERO_TIME, sc_core::sc_time(1, sc_core::SC_MS),
+    "pipeline",
+    "store-and-forward latency: a frame may leave its egress queue this long after its last bit arrived",
+    sc_core::sc_time(500, sc_core::SC_NS),
+    sc_core::SC_ZERO_TIME,
+    sc_core::sc_time(1, sc_core::SC_MS),
     param_change::live};
 const param_spec<sc_core::sc_time> forwarding_latency_spec{
     "forwarding_latency",
@@ -48,8 +51,7 @@ void forwarding_block::start_of_simulation() {
   table.set_selector(selector_.get());
 }
 
-switch_model::switch_model(sc_core::sc_module_name name, uint32_t node_id, int num_ports, int classes,
-                           link_layer layer)
+switch_model::switch_model(sc_core::sc_module_name name, uint32_t node_id, int num_ports, int classes, link_layer layer)
     : sc_module(name),
       pipeline(this, pipeline_spec),
       forwarding_latency(this, forwarding_latency_spec),
@@ -128,12 +130,13 @@ void switch_model::start_of_simulation() {
 void switch_model::param_changed(const param_base&) { pipeline_ps_ = to_ps(pipeline()); }
 
 // The verdict's consequences, immediate or split-phase: PFC hears it, then the frame is dropped or forwarded.
-inline void switch_model::after_admission(tlm::tlm_generic_payload* p, packet_header& h, int port_index,
-                                          bool admitted, bool xoff_due) {
+inline void switch_model::after_admission(tlm::tlm_generic_payload* p, packet_header& h, int port_index, bool admitted,
+                                          bool xoff_due) {
   path_[port_index].gate->on_admit(h.priority, h.size, xoff_due);  // XOFF also when the tipping frame is dropped
   if (!admitted) {
     ports[port_index]->count_drop(h.priority);
-    if (probes::drop.on()) probes::drop.emit(&ports[port_index]->egress, now_ps(), &h.fields(), port_index, h.priority, 0);
+    if (probes::drop.on())
+      probes::drop.emit(&ports[port_index]->egress, now_ps(), &h.fields(), port_index, h.priority, 0);
     p->release();
     return;
   }

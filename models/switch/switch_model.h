@@ -44,7 +44,7 @@ class switch_model : public sc_core::sc_module,
                      public resume_listener,
                      private param_listener {
  public:
-  param<sc_core::sc_time> pipeline;  // live
+  param<sc_core::sc_time> pipeline;            // live
   param<sc_core::sc_time> forwarding_latency;  // > 0: lookups through the split-phase path
   param<sc_core::sc_time> admission_latency;   // > 0: admissions through the split-phase path
   choice_param buffer_release;
@@ -71,7 +71,7 @@ class switch_model : public sc_core::sc_module,
   void bind_split_mmu(split_mmu_if& replacement) { custom_split_mmu_ = &replacement; }
 
   void receive_frame(tlm::tlm_generic_payload* frame, int port_index) override;
-  void routed(tlm::tlm_generic_payload* frame, int out_port) override;  // a split-phase answer
+  void routed(tlm::tlm_generic_payload* frame, int out_port) override;                    // a split-phase answer
   void admitted(tlm::tlm_generic_payload* frame, bool admitted, bool xoff_due) override;  // another
   void inject(tlm::tlm_generic_payload* frame) override;
   uint32_t node_id() const override { return node_id_; }

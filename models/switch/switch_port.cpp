@@ -28,26 +28,27 @@ const stat_desc class_stats[] = {
     {"headroom_peak_bytes", "bytes", "largest headroom use of the priority group",
      [](const void* m, int k) { return static_cast<double>(port_of(m).usage(k).peak_headroom); }},
 };
-const param_spec<byte_count> quantum_spec{"dwrr.quantum", "DWRR bytes per unit of weight per round", byte_count{1500},
-                                          byte_count{64}, byte_count{1 << 24}, param_change::live};
+const param_spec<byte_count> quantum_spec{"dwrr.quantum",      "DWRR bytes per unit of weight per round",
+                                          byte_count{1500},    byte_count{64},
+                                          byte_count{1 << 24}, param_change::live};
 const choice_spec sched_spec{"sched", "egress discipline of this class queue", "dwrr", {"strict", "dwrr"}};
 const param_spec<uint64_t> weight_spec{"weight", "DWRR weight", 1, 1, 1000000, param_change::live};
 const param_spec<uint64_t> high_limit_spec{
-    "vlarb.high_limit", "ib-vlarb: 4 KiB units of high-priority VLs sent before one low packet (0: one; 255: no limit; OpenSM: 0)",
-    0, 0, 255};
+    "vlarb.high_limit",
+    "ib-vlarb: 4 KiB units of high-priority VLs sent before one low packet (0: one; 255: no limit; OpenSM: 0)", 0, 0,
+    255};
 const param_spec<sc_core::sc_time> scheduler_latency_spec{
     "scheduler_latency",
     "time the egress scheduler takes to answer a dequeue decision, asked when the port looks for a frame "
     "(0: immediate; > 0: the split-phase path, one decision at a time, as an RTL or firmware scheduler)",
     sc_core::SC_ZERO_TIME, sc_core::SC_ZERO_TIME, sc_core::sc_time(1, sc_core::SC_MS)};
 const choice_spec& scheduler_spec() {
-  static const auto spec = scheduler_policies::instance().choice_for(
-      "scheduler", "egress scheduler of this port", "strict-dwrr");
+  static const auto spec =
+      scheduler_policies::instance().choice_for("scheduler", "egress scheduler of this port", "strict-dwrr");
   return *spec;
 }
 const choice_spec& cp_spec() {
-  static const auto spec =
-      cp_policies::instance().choice_for("cp", "congestion point of this class queue", "none");
+  static const auto spec = cp_policies::instance().choice_for("cp", "congestion point of this class queue", "none");
   return *spec;
 }
 }  // namespace
@@ -91,15 +92,18 @@ switch_port::switch_port(sc_core::sc_module_name name, int index, uint64_t mac_a
 std::string switch_port::inert_reason(const void* model, const param_base& p) {
   const switch_port& port = *static_cast<const switch_port*>(model);
   const std::string leaf = p.leaf();
-  if (port.custom_scheduler_) return std::string(port.name()) + " has a scheduler bound by bind_scheduler, which replaces the built-in one";
+  if (port.custom_scheduler_)
+    return std::string(port.name()) + " has a scheduler bound by bind_scheduler, which replaces the built-in one";
   if (leaf == "scheduler") return "";
   if (!scheduler_policies::instance().reads(port.scheduler(), leaf))
     return port.scheduler.name() + " is '" + port.scheduler() + "', which does not read " + leaf;
   if (port.scheduler() != "strict-dwrr") return "";
   if (leaf == "weight" && (*port.sched[p.cls()])() == "strict")
     return port.sched[p.cls()]->name() + " is 'strict': weights share the rest among the dwrr classes";
-  const bool any_dwrr = std::any_of(port.sched.begin(), port.sched.end(), [](const auto& s) { return (*s)() == "dwrr"; });
-  if (leaf == "dwrr.quantum" && !any_dwrr) return "every class of " + std::string(port.name()) + " is strict (prio<k>.sched)";
+  const bool any_dwrr =
+      std::any_of(port.sched.begin(), port.sched.end(), [](const auto& s) { return (*s)() == "dwrr"; });
+  if (leaf == "dwrr.quantum" && !any_dwrr)
+    return "every class of " + std::string(port.name()) + " is strict (prio<k>.sched)";
   return "";
 }
 

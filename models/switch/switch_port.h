@@ -17,15 +17,15 @@ namespace sluice {
 class switch_port : public sc_core::sc_module, public pause_storm_listener, private param_listener {
  public:
   mac_port mac;
-  pfc flow_control;  // PFC of a CEE port; present but unattached on an InfiniBand port
-  std::unique_ptr<credit_flow_control> credits;  // an InfiniBand port's credits (null on CEE)
-  std::vector<std::unique_ptr<choice_param>> sched;      // per class
+  pfc flow_control;                                  // PFC of a CEE port; present but unattached on an InfiniBand port
+  std::unique_ptr<credit_flow_control> credits;      // an InfiniBand port's credits (null on CEE)
+  std::vector<std::unique_ptr<choice_param>> sched;  // per class
   std::vector<std::unique_ptr<param<uint64_t>>> weight;  // per class; live
   param<byte_count> quantum;                             // live
-  std::unique_ptr<param<uint64_t>> high_limit;  // InfiniBand ports: VLHighLimit of ib-vlarb
-  choice_param scheduler;                              // the egress scheduler policy, by name
-  param<sc_core::sc_time> scheduler_latency;           // > 0: decisions through the split-phase path
-  std::vector<std::unique_ptr<choice_param>> cp;       // per class: the congestion point policy
+  std::unique_ptr<param<uint64_t>> high_limit;           // InfiniBand ports: VLHighLimit of ib-vlarb
+  choice_param scheduler;                                // the egress scheduler policy, by name
+  param<sc_core::sc_time> scheduler_latency;             // > 0: decisions through the split-phase path
+  std::vector<std::unique_ptr<choice_param>> cp;         // per class: the congestion point policy
   egress_port egress;
 
   switch_port(sc_core::sc_module_name name, int index, uint64_t mac_address, int classes, ingress_state_if& ingress,

@@ -56,9 +56,9 @@ void roce_frame(const frame_image& in) {
   check(roce::encode(h, out.data()) <= max_image_bytes);
   roce::headers g;
   check(roce::decode(out.data(), g));
-  check(g.da == h.da && g.sa == h.sa && g.pcp == h.pcp && g.ecn == h.ecn && g.dscp == h.dscp &&
-        g.src_ip == h.src_ip && g.dst_ip == h.dst_ip && g.udp_src == h.udp_src && g.opcode == h.opcode &&
-        g.fecn == h.fecn && g.becn == h.becn && g.dest_qp == h.dest_qp && g.psn == h.psn && g.payload == h.payload &&
+  check(g.da == h.da && g.sa == h.sa && g.pcp == h.pcp && g.ecn == h.ecn && g.dscp == h.dscp && g.src_ip == h.src_ip &&
+        g.dst_ip == h.dst_ip && g.udp_src == h.udp_src && g.opcode == h.opcode && g.fecn == h.fecn &&
+        g.becn == h.becn && g.dest_qp == h.dest_qp && g.psn == h.psn && g.payload == h.payload &&
         g.cnp_rate_mbps == h.cnp_rate_mbps);
 }
 
@@ -92,11 +92,20 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
   frame_image in{};
   std::memcpy(in.data(), data + 1, std::min(size - 1, in.size()));
   switch (data[0] % 5) {
-    case 0: pfc(in); break;
-    case 1: cnm(in); break;
-    case 2: roce_frame(in); break;
-    case 3: ib_route(in); break;
-    default: ib_credit(in);
+    case 0:
+      pfc(in);
+      break;
+    case 1:
+      cnm(in);
+      break;
+    case 2:
+      roce_frame(in);
+      break;
+    case 3:
+      ib_route(in);
+      break;
+    default:
+      ib_credit(in);
   }
   return 0;
 }

@@ -3,9 +3,9 @@
 // value type) and the run options (--until, --sample-period, --seed, --cc). The first byte picks
 // the parser, the rest is the text. Bad input must be a config_error with a one-line message;
 // a parsed size or count must print and parse back to itself.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <algorithm>
 #include <cstdlib>
 #include <string>
 
@@ -31,21 +31,31 @@ std::string line(const std::string& text, std::size_t& at) {
 void fuzz_one(uint8_t which, const std::string& text) {
   static test::one_param_each params;  // what --set patterns match
   switch (which % 10) {
-    case 0: parse_rate(text, "rate"); break;
-    case 1: parse_link_rate(text, "rate"); break;
+    case 0:
+      parse_rate(text, "rate");
+      break;
+    case 1:
+      parse_link_rate(text, "rate");
+      break;
     case 2: {
       const byte_count b = parse_bytes(text, "size");
       check(parse_bytes(format_bytes(b), "size") == b);
       break;
     }
-    case 3: parse_time(text, "time"); break;
-    case 4: parse_number(text, "value"); break;
+    case 3:
+      parse_time(text, "time");
+      break;
+    case 4:
+      parse_number(text, "value");
+      break;
     case 5: {
       const uint64_t n = parse_count(text, "count");
       check(parse_count(std::to_string(n), "count") == n);
       break;
     }
-    case 6: parse_bool(text, "flag"); break;
+    case 6:
+      parse_bool(text, "flag");
+      break;
     case 7: {  // --set PATH=VALUE against the parameters above
       const auto [pattern, value] = split_set_argument(text, "--set");
       param_registry::instance().set(pattern, value, false);
@@ -55,7 +65,8 @@ void fuzz_one(uint8_t which, const std::string& text) {
       std::size_t at = 0;
       const std::string pattern = line(text, at), name = at <= text.size() ? text.substr(at) : "";
       const bool match = glob_match(pattern.c_str(), name.c_str());
-      if (pattern.find_first_of("*?") == std::string::npos) check(match == (std::string(pattern.c_str()) == name.c_str()));
+      if (pattern.find_first_of("*?") == std::string::npos)
+        check(match == (std::string(pattern.c_str()) == name.c_str()));
       check(glob_match("*", name.c_str()));
       break;
     }

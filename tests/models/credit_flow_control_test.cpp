@@ -2,15 +2,16 @@
 // link-up credit, the stop when credit runs out, the resume exactly when a credit packet lands,
 // credit-starvation accounting, VL15 outside flow control, the 12-bit count through wrap-around,
 // and the model error when a frame arrives beyond the advertised credit.
+#include "models/link/credit_flow_control.h"
+
 #include <gtest/gtest.h>
 
-#include "models/link/credit_flow_control.h"
 #include "models/protocol/ib_frame.h"
 #include "tests/support/mac_bench.h"
 
 using namespace sluice;
-using sc_core::SC_US;
 using sc_core::sc_time;
+using sc_core::SC_US;
 using test::ns_ps;
 
 namespace {
@@ -28,7 +29,7 @@ struct vl9_bench {
     m.a.attach_flow_control(&a_fc);
     m.b.attach_flow_control(&b_fc);
     m.b_src.gate = &b_fc;
-    only_vl(a_fc, 9, 2048);          // 32 blocks: two 1024-byte frames
+    only_vl(a_fc, 9, 2048);         // 32 blocks: two 1024-byte frames
     a_fc.batch.set(byte_count{0});  // a credit packet for every change (both ends alike:
     b_fc.batch.set(byte_count{0});  // on_off() reads the loop from its own port's parameters)
     m.b_src.add(9, 1024, 5);
@@ -87,7 +88,9 @@ TEST(CreditFlowControl, ReportsTheEndOfEachStarvationAndItsCreditLoopForTcd) {
   credit_flow_control &a_fc = bench.a_fc, &b_fc = bench.b_fc;
   std::vector<uint64_t> seen;
   test::step_driver d("driver");
-  auto probe = [&](double at_ns) { d.at(sc_time(at_ns, sc_core::SC_NS), [&] { seen.push_back(b_fc.off_end_ps(9, now_ps())); }); };
+  auto probe = [&](double at_ns) {
+    d.at(sc_time(at_ns, sc_core::SC_NS), [&] { seen.push_back(b_fc.off_end_ps(9, now_ps())); });
+  };
   probe(0.5);   // not yet refused: never OFF
   probe(1100);  // ON since the link-up credit landed
   probe(1300);  // the second frame on the wire: not OFF yet (a look-ahead used to say it was)

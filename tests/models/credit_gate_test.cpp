@@ -7,8 +7,8 @@
 #include "tests/support/mac_bench.h"
 
 using namespace sluice;
-using sc_core::SC_US;
 using sc_core::sc_time;
+using sc_core::SC_US;
 using test::ns_ps;
 
 namespace {

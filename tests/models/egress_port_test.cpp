@@ -10,8 +10,8 @@
 #include "tests/support/switch_bench.h"
 
 using namespace sluice;
-using sc_core::SC_US;
 using sc_core::sc_time;
+using sc_core::SC_US;
 using test::ns_ps;
 
 namespace {

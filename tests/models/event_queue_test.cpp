@@ -8,8 +8,8 @@
 
 using namespace sluice;
 using sc_core::SC_NS;
-using sc_core::SC_US;
 using sc_core::sc_time;
+using sc_core::SC_US;
 using test::ns_ps;
 
 namespace {

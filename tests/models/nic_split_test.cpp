@@ -9,8 +9,8 @@
 
 using namespace sluice;
 using sc_core::SC_NS;
-using sc_core::SC_US;
 using sc_core::sc_time;
+using sc_core::SC_US;
 using test::ns_ps;
 
 namespace {
@@ -22,9 +22,10 @@ std::vector<uint64_t> times(const std::vector<test::seen_frame>& v) {
 }  // namespace
 
 TEST(TxScheduler, FlowsReadyTogetherAreServedRoundRobin) {
-  auto sim = test::make_sim(test::two_nics("{kind: finite, src: a, dst: b, size: 3000B, priority: 3}, "
-                                           "{kind: finite, src: a, dst: b, size: 3000B, priority: 3}",
-                                           "params: {\"a.mtu\": 1500B}\nrun: {until: 10us}\n"));
+  auto sim =
+      test::make_sim(test::two_nics("{kind: finite, src: a, dst: b, size: 3000B, priority: 3}, "
+                                    "{kind: finite, src: a, dst: b, size: 3000B, priority: 3}",
+                                    "params: {\"a.mtu\": 1500B}\nrun: {until: 10us}\n"));
   test::recording_np np;
   sim->fabric_model().nics[1]->set_notification_point(&np);
   sim->run();
@@ -108,8 +109,8 @@ TEST(TxScheduler, ARateChangePastTheNewGapSendsAtOnce) {
 }
 
 TEST(RxDispatcher, NotificationPointSeesDataFramesOnlyAndFeedbackGoesToTheFlowsReactionPoint) {
-  auto sim = test::make_sim(test::two_nics("{kind: finite, src: a, dst: b, size: 2000B, priority: 3}",
-                                           "run: {until: 10us}\n"));
+  auto sim = test::make_sim(
+      test::two_nics("{kind: finite, src: a, dst: b, size: 2000B, priority: 3}", "run: {until: 10us}\n"));
   fabric& f = sim->fabric_model();
   nic &a = *f.nics[0], &b = *f.nics[1];
   test::recording_np np;

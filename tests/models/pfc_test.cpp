@@ -1,15 +1,16 @@
 // The PFC component on a two-MAC bench: frames counted as they go on the wire (XOFF, refresh
 // and XON apart; a merged request is one frame), the pause timer (quanta x 512 bit times), the
 // response delay, the gate and the MAC's wake-up when a pause ends.
+#include "models/link/pfc.h"
+
 #include <gtest/gtest.h>
 
-#include "models/link/pfc.h"
 #include "tests/support/mac_bench.h"
 
 using namespace sluice;
 using sc_core::SC_NS;
-using sc_core::SC_US;
 using sc_core::sc_time;
+using sc_core::SC_US;
 using test::ns_ps;
 
 namespace {
@@ -154,7 +155,7 @@ TEST(PfcComponent, XonWakesTheMacAtItsArrival) {
 
 TEST(PfcComponent, ARefreshMergedIntoAWaitingXoffLeavesItAnXoff) {
   pfc_bench b;
-  b.gen.quanta->set(1);  // 12.8 ns of pause: the refresh timer runs every 12.8 ns (one PFC frame)
+  b.gen.quanta->set(1);       // 12.8 ns of pause: the refresh timer runs every 12.8 ns (one PFC frame)
   b.m.a_src.add(0, 1500, 1);  // a's wire is busy 0..300 ns
   test::step_driver d("driver");
   d.at(sc_time(100, SC_NS), [&] {
@@ -176,14 +177,14 @@ TEST(PfcComponent, TheGateReportsTheEndOfTheLatestOffPeriodAndItsLoop) {
   std::vector<uint64_t> seen;
   auto probe = [&] { seen.push_back(b.rcv.off_end_ps(3, now_ps())); };
   d.at(sc_time(5, SC_US), probe);                               // never paused: 0
-  d.at(sc_time(10, SC_US), [&] { b.gen.pause_upstream(3); });  // in effect at 11.0128 us
+  d.at(sc_time(10, SC_US), [&] { b.gen.pause_upstream(3); });   // in effect at 11.0128 us
   d.at(sc_time(12, SC_US), probe);                              // paused now: 12 us
   d.at(sc_time(15, SC_US), [&] { b.gen.resume_upstream(3); });  // XON lands at 16.0128 us
   d.at(sc_time(17, SC_US), probe);                              // 16.0128 us
   d.at(sc_time(19, SC_US), [&] { b.rcv.response.set(sc_time(300, SC_NS)); });
   d.at(sc_time(20, SC_US), [&] { b.gen.pause_upstream(3); });  // lands 21.0128, in effect 21.3128 us
-  d.at(sc_time(21.2, SC_US), probe);                            // not yet in effect: still 16.0128 us
-  d.at(sc_time(22, SC_US), probe);                              // paused: 22 us
+  d.at(sc_time(21.2, SC_US), probe);                           // not yet in effect: still 16.0128 us
+  d.at(sc_time(22, SC_US), probe);                             // paused: 22 us
   start(sc_time(23, SC_US));
   EXPECT_EQ(seen, (std::vector<uint64_t>{0, ns_ps(12000), ns_ps(16012.8), ns_ps(16012.8), ns_ps(22000)}));
   EXPECT_EQ(b.rcv.off_end_ps(4, ns_ps(22000)), 0u);  // another class: never paused

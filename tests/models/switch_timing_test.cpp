@@ -122,7 +122,8 @@ TEST(SwitchBlocks, ASplitPhaseSchedulerAddsItsLatencyToEveryFrame) {
   // times after the first and arrives at 3100 + 3 x 300 = 4000 ns. With a decision latency L
   // each dequeue is asked when the wire frees (or the head clears the pipeline) and waits L,
   // so the egress wire runs 300 ns + L per frame: the last arrives 4 x L later.
-  auto sim = test::make_sim(test::one_switch("6000B", "run: {until: 50us}\n"), {{"sw0.port1.scheduler_latency", "3ns"}});
+  auto sim =
+      test::make_sim(test::one_switch("6000B", "run: {until: 50us}\n"), {{"sw0.port1.scheduler_latency", "3ns"}});
   sim->run();
   EXPECT_EQ(from_ps(sim->fabric_model().flows[0].stats.completed_ps), sc_time(4012, SC_NS));
 }

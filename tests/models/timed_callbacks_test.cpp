@@ -1,9 +1,10 @@
 // Functions called at simulated times (Python's sim.at / sim.every, the run's progress meter):
 // foreign activity to the event queue, so each sees the models exactly at its time; periodic
 // ones run up to and including the end of the run; ties run in the order they were added.
+#include "platforms/timed_callbacks.h"
+
 #include <gtest/gtest.h>
 
-#include "platforms/timed_callbacks.h"
 #include "tests/support/mac_bench.h"
 #include "tests/support/switch_bench.h"
 

@@ -36,9 +36,10 @@ TEST(TlmEdges, AForeignProcessHearsANicSignalAtTheModelTimeOfItsCause) {
   // a sends 100 KB to b while b streams to a; the only foreign activity is the sampler at 0 and
   // 30 us, so the flow completes deep inside one drain, with the models' clock far ahead of the
   // kernel's.
-  auto sim = test::make_sim(test::two_nics("{kind: finite, src: a, dst: b, size: 100KB, priority: 3},"
-                                           "{kind: constant, src: b, dst: a, rate: 10Gbps, priority: 3}",
-                                           "run: {until: 30us, sample_period: 30us}\n"));
+  auto sim =
+      test::make_sim(test::two_nics("{kind: finite, src: a, dst: b, size: 100KB, priority: 3},"
+                                    "{kind: constant, src: b, dst: a, rate: 10Gbps, priority: 3}",
+                                    "run: {until: 30us, sample_period: 30us}\n"));
   nic& b = *sim->fabric_model().nics[1];
   uint64_t ahead_at_cause = 0, b_sent_at_cause = 0, model_ps_at_cause = 0;
   b.on_flow_complete([&](uint32_t) {

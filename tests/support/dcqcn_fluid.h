@@ -17,10 +17,10 @@ namespace sluice::test {
 struct dcqcn_fluid_params {
   double capacity_bps = 40e9;
   int flows = 2;
-  double packet_bytes = 1000;  // wire bytes per frame
-  double kmin = 5000, kmax = 200000, pmax = 0.01;  // bytes, bytes, probability
+  double packet_bytes = 1000;                            // wire bytes per frame
+  double kmin = 5000, kmax = 200000, pmax = 0.01;        // bytes, bytes, probability
   double tau = 50e-6, tau_prime = 55e-6, timer = 55e-6;  // CNP interval, alpha timer, rate timer (s)
-  double byte_counter = 10e6;  // bytes
+  double byte_counter = 10e6;                            // bytes
   double fast_recovery = 5;
   double rai_bps = 40e6;
   // The reaction point's CNP hold-off as the paper's NP and RP run it, instead of the model's
@@ -42,7 +42,7 @@ inline dcqcn_fixed_point dcqcn_fluid_fixed_point(const dcqcn_fluid_params& m) {
   const double b_pk = m.byte_counter / m.packet_bytes, rai = m.rai_bps / (8 * m.packet_bytes);
   auto excess = [&](double p_mark) {
     const double r = p_mark * rc / (1 + p_mark * rc * m.tau);  // CNPs per second with the hold-off
-    const double p = m.cnp_holdoff ? r / rc : p_mark;            // resets per packet
+    const double p = m.cnp_holdoff ? r / rc : p_mark;          // resets per packet
     const double q = 1 - p;
     const double a = m.cnp_holdoff ? r * m.tau : 1 - std::pow(q, m.tau * rc);
     const double alpha = m.cnp_holdoff ? r * m.tau_prime / (1 + r * m.tau_prime) : 1 - std::pow(q, m.tau_prime * rc);

@@ -1,17 +1,16 @@
 // Helpers for tests that elaborate a fabric (one per test process) or run the CLI.
 #pragma once
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <array>
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <functional>
 
 #include "platforms/simulation.h"
 
@@ -95,7 +94,8 @@ inline std::string write_temp(const std::string& name, const std::string& text) 
 // Runs the CLI (`args` shell-quoted, with a shell prefix such as `ulimit -f 1;` allowed through
 // `shell_prefix`) expecting failure: its stderr must be one line "sluice: error: ..." naming
 // `fragment`, and it must neither crash nor time out.
-inline void expect_cli_error(const std::string& args, const std::string& fragment, const std::string& shell_prefix = "") {
+inline void expect_cli_error(const std::string& args, const std::string& fragment,
+                             const std::string& shell_prefix = "") {
   auto r = shell_prefix.empty() ? run_cli(args + " -q", "&1 >/dev/null")
                                 : run_cli_after(shell_prefix, args + " -q", "&1 >/dev/null");
   EXPECT_NE(r.status, 0) << args;

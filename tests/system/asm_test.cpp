@@ -31,8 +31,8 @@ std::string dumbbell(int gbps, int n, const std::string& cc) {
                      ", link_rate: " + std::to_string(gbps) + "Gbps, bottleneck_rate: " + std::to_string(gbps) +
                      "Gbps, link_delay: 1us}\ntraffic:\n";
   for (int i = 0; i < n; ++i)
-    yaml += "  - {kind: constant, src: h" + std::to_string(i) + ", dst: r" + std::to_string(i) + ", rate: " +
-            std::to_string(gbps) + "Gbps, priority: 3, cc: " + cc + "}\n";
+    yaml += "  - {kind: constant, src: h" + std::to_string(i) + ", dst: r" + std::to_string(i) +
+            ", rate: " + std::to_string(gbps) + "Gbps, priority: 3, cc: " + cc + "}\n";
   yaml += "run: {until: " + std::to_string(static_cast<int>(60 * tau)) +
           "us, seed: 1, sample_period: " + std::to_string(static_cast<int>(tau / 40)) + "us}\n";
   return yaml;
@@ -135,9 +135,7 @@ TEST(AsmSystem, SmallQeqTheQueueNeverDrainsAndTheLinkStaysFull) {
   EXPECT_GT(a.utilization, 0.995);
 }
 
-TEST(AsmSystem, SmallQeqQcnWithTheSameQeqLosesThroughput) {
-  EXPECT_LT(small_qeq("qcn").utilization, 0.95);
-}
+TEST(AsmSystem, SmallQeqQcnWithTheSameQeqLosesThroughput) { EXPECT_LT(small_qeq("qcn").utilization, 0.95); }
 
 // Item 5: the same parameters at 10, 40 and 100 Gb/s. Moves are fractions of the rate and
 // Qdelta measures the mismatch as a fraction of it, so the trajectory is the same in units of

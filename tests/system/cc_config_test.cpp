@@ -118,8 +118,8 @@ TEST(CcConfig, SchemeOfTheOtherFabricIsAOneLineError) {
 // once per NIC and once per switch queue), and qcn.sonar and ecm.w likewise.
 TEST(CcConfig, ParamsListsQcnPathBaOnce) {
   for (const auto& [cc, leaf] : {std::pair{"qcn", "path_ba"}, std::pair{"qcn", "sonar"}, std::pair{"ecm", "w"}}) {
-    const test::command_result r = test::run_cli("params " + test::scenario_path("dumbbell.yaml") + " --cc " + cc +
-                                                 " --match '*." + leaf + "'");
+    const test::command_result r =
+        test::run_cli("params " + test::scenario_path("dumbbell.yaml") + " --cc " + cc + " --match '*." + leaf + "'");
     EXPECT_EQ(r.status, 0) << r.output;
     std::istringstream lines(r.output);
     std::vector<std::string> rows;

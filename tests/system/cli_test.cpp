@@ -83,7 +83,8 @@ TEST(Cli, BadSetValueUnitAndPattern) {
 
 TEST(Cli, ParamsListsEveryParameterWithUnitDefaultValueRangeAndDescription) {
   std::string s = write_temp("p.yaml", good);
-  auto r = test::run_cli("params " + s + " --set 'sw*.mmu.threshold=static' --set 'sw*.port*.pfc.xoff=96KiB'", "/dev/null");
+  auto r =
+      test::run_cli("params " + s + " --set 'sw*.mmu.threshold=static' --set 'sw*.port*.pfc.xoff=96KiB'", "/dev/null");
   ASSERT_EQ(r.status, 0) << r.output;
   // The xoff of every port shows the override next to its default.
   std::size_t rows = 0, pos = 0;
@@ -98,9 +99,9 @@ TEST(Cli, ParamsListsEveryParameterWithUnitDefaultValueRangeAndDescription) {
   std::string line = r.output.substr(r.output.find("sw0.port1.pfc.xoff"));
   line = line.substr(0, line.find('\n'));
   EXPECT_NE(line.find("bytes"), std::string::npos) << line;
-  EXPECT_NE(line.find("48KiB"), std::string::npos) << line;  // default
-  EXPECT_NE(line.find("96KiB"), std::string::npos) << line;  // current value
-  EXPECT_NE(line.find("["), std::string::npos) << line;      // range
+  EXPECT_NE(line.find("48KiB"), std::string::npos) << line;   // default
+  EXPECT_NE(line.find("96KiB"), std::string::npos) << line;   // current value
+  EXPECT_NE(line.find("["), std::string::npos) << line;       // range
   EXPECT_NE(line.find(" live "), std::string::npos) << line;  // may change during a run
   line = r.output.substr(r.output.find("sw0.mmu.buffer"));
   EXPECT_NE(line.substr(0, line.find('\n')).find(" fixed "), std::string::npos) << line;
@@ -113,7 +114,8 @@ TEST(Cli, RunWritesSummaryAndSeries) {
   EXPECT_NE(r.output.find("Links"), std::string::npos);
   std::ifstream in(dir + "/summary.json");
   nlohmann::json j = nlohmann::json::parse(in);
-  for (const char* k : {"drops", "pause_frames", "cnp_frames", "cnm_frames", "packet_hops", "sim_time_ns", "wall_time_s"})
+  for (const char* k :
+       {"drops", "pause_frames", "cnp_frames", "cnm_frames", "packet_hops", "sim_time_ns", "wall_time_s"})
     EXPECT_TRUE(j["totals"].contains(k)) << k;
   EXPECT_EQ(j["totals"]["sim_time_ns"], 50000.0);
   std::ifstream q(dir + "/queue_depth.csv");
@@ -121,8 +123,8 @@ TEST(Cli, RunWritesSummaryAndSeries) {
   std::getline(q, header);
   EXPECT_EQ(header.rfind("time_us,sw0.port0.p3", 0), 0u) << header;
   // Every series has one row per 10 us sample period of the 50 us run, the last at 50 us.
-  for (const char* csv : {"/queue_depth.csv", "/link_throughput.csv", "/flow_throughput.csv", "/paused_fraction.csv",
-                          "/flow_rate.csv"}) {
+  for (const char* csv :
+       {"/queue_depth.csv", "/link_throughput.csv", "/flow_throughput.csv", "/paused_fraction.csv", "/flow_rate.csv"}) {
     std::ifstream in(dir + csv);
     std::string line, last;
     int rows = -1;
@@ -145,8 +147,8 @@ TEST(Cli, EveryShippedScenarioRunsCleanly) {
   EXPECT_GE(names.size(), 9u);  // the nine shipped when this test was written
   for (const std::string& name : names) {
     std::string dir = ::testing::TempDir() + "/scn-" + std::to_string(getpid()) + "-" + name;
-    auto r = test::run_cli("run " + test::scenario_path(name + ".yaml") + " --until 300us -q --out " + dir,
-                           "/dev/null");
+    auto r =
+        test::run_cli("run " + test::scenario_path(name + ".yaml") + " --until 300us -q --out " + dir, "/dev/null");
     ASSERT_EQ(r.status, 0) << name << ": " << r.output;
     std::ifstream in(dir + "/summary.json");
     nlohmann::json j = nlohmann::json::parse(in);
@@ -176,11 +178,12 @@ TEST(Cli, StatsListsEveryCounterWithUnitAndDescription) {
 TEST(Cli, ProbesListsEveryPointWithItsEvent) {
   auto r = test::run_cli("probes " + write_temp("p.yaml", good) + " --match 'sw0.port2.*'", "/dev/null");
   ASSERT_EQ(r.status, 0) << r.output;
-  for (const char* name : {"sw0.port2.mac.tx_start", "sw0.port2.mac.rx_end", "sw0.port2.egress.enqueue",
-                           "sw0.port2.egress.dequeue", "sw0.port2.egress.mark", "sw0.port2.drop",
-                           "sw0.port2.pfc.pause_on", "sw0.port2.pfc.pause_off"})
+  for (const char* name :
+       {"sw0.port2.mac.tx_start", "sw0.port2.mac.rx_end", "sw0.port2.egress.enqueue", "sw0.port2.egress.dequeue",
+        "sw0.port2.egress.mark", "sw0.port2.drop", "sw0.port2.pfc.pause_on", "sw0.port2.pfc.pause_off"})
     EXPECT_NE(r.output.find(name), std::string::npos) << name;
-  expect_cli_error("probes " + write_temp("p2.yaml", good) + " --match 'nope*'", "--match: 'nope*' matches no probe point");
+  expect_cli_error("probes " + write_temp("p2.yaml", good) + " --match 'nope*'",
+                   "--match: 'nope*' matches no probe point");
 }
 
 TEST(Cli, SamplePeriodFromTheCommandLine) {
@@ -224,8 +227,9 @@ TEST(Cli, HexadecimalValuesAreRejected) {
 TEST(Cli, BadNodeNameFailsBeforeTheRunAndLeavesNoSummary) {
   std::string dir = ::testing::TempDir() + "/cli-badname-" + std::to_string(getpid());
   for (const char* name : {"\"a\\x01\"", "\"a\\nb\"", "\"a\xff\""}) {
-    std::string yaml = std::string("platform: {kind: custom, switches: [s0], nics: [N, b], links: [{a: N, b: s0}, "
-                                   "{a: b, b: s0}]}\ntraffic: [{kind: constant, src: b, dst: N, rate: 1Gbps}]\n");
+    std::string yaml = std::string(
+        "platform: {kind: custom, switches: [s0], nics: [N, b], links: [{a: N, b: s0}, "
+        "{a: b, b: s0}]}\ntraffic: [{kind: constant, src: b, dst: N, rate: 1Gbps}]\n");
     for (std::size_t at; (at = yaml.find("N,")) != std::string::npos || (at = yaml.find("N}")) != std::string::npos;)
       yaml.replace(at, 1, name);
     expect_cli_error("run " + write_temp("name.yaml", yaml) + " --out " + dir, "node name");

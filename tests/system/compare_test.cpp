@@ -9,7 +9,8 @@ namespace {
 
 std::string run_into(const std::string& name, const std::string& options) {
   const std::string out = ::testing::TempDir() + "/compare-" + std::to_string(getpid()) + "-" + name;
-  auto r = test::run_cli("run " + test::scenario_path("incast.yaml") + " --until 200us -q --out " + out + " " + options);
+  auto r =
+      test::run_cli("run " + test::scenario_path("incast.yaml") + " --until 200us -q --out " + out + " " + options);
   EXPECT_EQ(r.status, 0) << r.output;
   return out;
 }

@@ -30,8 +30,8 @@ std::string random_fabric(std::mt19937& rng, std::vector<std::pair<std::string, 
     yaml += "  - {kind: constant, src: h" + std::to_string(rng() % 3) + "_" + std::to_string(rng() % 2) + "_" +
             std::to_string(rng() % 2) + ", dst: h3_1_1, rate: " + pick({"10Gbps", "40Gbps"}) +
             ", priority: " + std::to_string(rng() % 4) + "}\n";
-  yaml += "run: {until: 3ms, seed: " + std::to_string(rng() % 1000) + ", sample_period: 100us}\nparams: {'*.mtu': " +
-          pick({"1000B", "2048B", "4096B"}) + "}\n";
+  yaml += "run: {until: 3ms, seed: " + std::to_string(rng() % 1000) +
+          ", sample_period: 100us}\nparams: {'*.mtu': " + pick({"1000B", "2048B", "4096B"}) + "}\n";
   sets = {{"*.credit.batch", pick({"0B", "1KiB", "8KiB"})},
           {"*.credit.min_interval", pick({"0ns", "1us", "4.096us", "10us"})},
           {"*.credit.refresh", pick({"5us", "65.536us", "1s"})},

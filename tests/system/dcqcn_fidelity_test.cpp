@@ -31,9 +31,12 @@ std::string value(const std::string& name) {
 }  // namespace
 
 TEST(DcqcnFidelity, HpccSimProfileSetsEveryRuleAndExplicitSettingsWin) {
-  auto sim = test::make_sim(test::slurp(test::scenario_path("dumbbell.yaml")),
-                            {{"*.rp", "dcqcn"}, {"*.np", "dcqcn"}, {"h*.rp.profile", "hpcc-sim"},
-                             {"r*.np.profile", "hpcc-sim"}, {"h1.rp.fast_recovery", "3"}, {"r1.ack.every_frames", "2"}});
+  auto sim = test::make_sim(test::slurp(test::scenario_path("dumbbell.yaml")), {{"*.rp", "dcqcn"},
+                                                                                {"*.np", "dcqcn"},
+                                                                                {"h*.rp.profile", "hpcc-sim"},
+                                                                                {"r*.np.profile", "hpcc-sim"},
+                                                                                {"h1.rp.fast_recovery", "3"},
+                                                                                {"r1.ack.every_frames", "2"}});
   EXPECT_EQ(value("h0.rp.clamp_target_rate"), "false");
   EXPECT_EQ(value("h0.rp.clamp_target_rate_after_time_inc"), "true");
   EXPECT_EQ(value("h0.rp.hyper_increase"), "timer");
@@ -70,9 +73,9 @@ TEST(DcqcnFidelity, PaperProfileKeepsTheDefaults) {
 TEST(TransportAcks, EveryThirdFrameAndTheTimerForTheRest) {
   // 10 frames of 1000 B from a to b; ACK every 3rd frame: 3 ACKs (frames 3, 6, 9), and the
   // last frame ends the flow: a 4th. A second run, below, leaves 2 frames to the timer.
-  auto sim = test::make_sim(test::two_nics("{kind: finite, src: a, dst: b, size: 10000B, priority: 3}",
-                                           "run: {until: 100us}\n"),
-                            {{"b.ack.enable", "true"}, {"b.ack.every_frames", "3"}, {"b.ack.priority", "5"}});
+  auto sim = test::make_sim(
+      test::two_nics("{kind: finite, src: a, dst: b, size: 10000B, priority: 3}", "run: {until: 100us}\n"),
+      {{"b.ack.enable", "true"}, {"b.ack.every_frames", "3"}, {"b.ack.priority", "5"}});
   sim->run();
   nlohmann::json s = sim->summary();
   EXPECT_EQ(test::counter(s, "b.ack_sent"), 4);
@@ -85,9 +88,9 @@ TEST(TransportAcks, EveryThirdFrameAndTheTimerForTheRest) {
 TEST(TransportAcks, TheTimerAcknowledgesWhatCountingLeaves) {
   // An endless 1 Gb/s flow of 1000 B frames (one per 8 us) and ACKs every 100 frames: none by
   // count in 100 us, so the 5 us timer acknowledges each frame 5 us after it lands.
-  auto sim = test::make_sim(test::two_nics("{kind: constant, src: a, dst: b, rate: 1Gbps, priority: 3}",
-                                           "run: {until: 100us}\n"),
-                            {{"b.ack.enable", "true"}, {"b.ack.every_frames", "100"}, {"b.ack.timer", "5us"}});
+  auto sim = test::make_sim(
+      test::two_nics("{kind: constant, src: a, dst: b, rate: 1Gbps, priority: 3}", "run: {until: 100us}\n"),
+      {{"b.ack.enable", "true"}, {"b.ack.every_frames", "100"}, {"b.ack.timer", "5us"}});
   sim->run();
   nlohmann::json s = sim->summary();
   const double timer_acks = test::counter(s, "b.ack.timer_acks");
@@ -104,8 +107,8 @@ void expect_fixed_point(int gbps, int n, int until_ms) {
                      ", link_rate: " + std::to_string(gbps) + "Gbps, bottleneck_rate: " + std::to_string(gbps) +
                      "Gbps, link_delay: 1us}\ntraffic:\n";
   for (int i = 0; i < n; ++i)
-    yaml += "  - {kind: constant, src: h" + std::to_string(i) + ", dst: r" + std::to_string(i) + ", rate: " +
-            std::to_string(gbps) + "Gbps, priority: 3, cc: dcqcn}\n";
+    yaml += "  - {kind: constant, src: h" + std::to_string(i) + ", dst: r" + std::to_string(i) +
+            ", rate: " + std::to_string(gbps) + "Gbps, priority: 3, cc: dcqcn}\n";
   yaml += "run: {until: " + std::to_string(until_ms) + "ms, sample_period: 10us}\n";  // measured over the last 80 %
   auto sim = test::make_sim(yaml);
   sim->run();
@@ -134,8 +137,9 @@ void expect_fixed_point(int gbps, int n, int until_ms) {
   const double queued = sum / rows - pipeline_bytes;
   const double ratio = (queued - m.kmin) / (fp.queue_bytes - m.kmin);
   ::testing::Test::RecordProperty("ratio", std::to_string(ratio));
-  std::printf("%d Gb/s, N = %d: mean queue %.0f B, fixed point %.0f B (p* %.5f), above Kmin %.3f x (hold-off: %.3f x)\n",
-              gbps, n, queued, fp.queue_bytes, fp.p, ratio, h);
+  std::printf(
+      "%d Gb/s, N = %d: mean queue %.0f B, fixed point %.0f B (p* %.5f), above Kmin %.3f x (hold-off: %.3f x)\n", gbps,
+      n, queued, fp.queue_bytes, fp.p, ratio, h);
   EXPECT_GT(ratio, h / kBand);
   EXPECT_LT(ratio, h * kBand);
 }

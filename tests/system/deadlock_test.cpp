@@ -159,9 +159,8 @@ TEST(DeadlockDetector, CliPrintsTheCycleOnStderr) {
 
 TEST(DeadlockDetector, NoDeadlockWithoutACycle) {
   // Heavy congestion and long pauses, but a tree: nothing to report.
-  nlohmann::json s = test::run_scenario("leaf-spine.yaml", {{"*.mmu.threshold", "static"},
-                                                             {"deadlock.persist", "50us"},
-                                                             {"deadlock.interval", "10us"}});
+  nlohmann::json s = test::run_scenario(
+      "leaf-spine.yaml", {{"*.mmu.threshold", "static"}, {"deadlock.persist", "50us"}, {"deadlock.interval", "10us"}});
   EXPECT_GT(s["congestion_tree"]["max_ports_paused"].get<double>(), 0);
   EXPECT_TRUE(s["deadlocks"].empty()) << s["deadlocks"].dump(1);
 }
@@ -232,8 +231,8 @@ TEST(PfcWatchdog, DropBreaksTheDeadlockAndCountsEveryAction) {
 
 TEST(PfcWatchdog, IgnorePauseSendsRegardlessAndCountsTheIgnoredFrames) {
   nlohmann::json s = test::run_scenario("pfc-deadlock.yaml", {{"s*.port*.pfc.watchdog.action", "ignore-pause"},
-                                                               {"s*.port*.pfc.watchdog.detect", "100us"},
-                                                               {"s*.port*.pfc.watchdog.restore", "50us"}});
+                                                              {"s*.port*.pfc.watchdog.detect", "100us"},
+                                                              {"s*.port*.pfc.watchdog.restore", "50us"}});
   double storms = 0, ignored = 0;
   for (const char* sw : {"s0", "s1", "s2"})
     for (int p = 0; p < 3; ++p) {
@@ -250,7 +249,7 @@ TEST(PfcWatchdog, IgnorePauseSendsRegardlessAndCountsTheIgnoredFrames) {
 }
 
 TEST(PfcWatchdog, OffByDefaultAndQuietWithoutAStorm) {
-  nlohmann::json s = test::run_scenario("incast.yaml", {{"sw*.port*.pfc.watchdog.action", "drop"},
-                                                         {"sw*.port*.pfc.watchdog.detect", "5ms"}});
+  nlohmann::json s = test::run_scenario(
+      "incast.yaml", {{"sw*.port*.pfc.watchdog.action", "drop"}, {"sw*.port*.pfc.watchdog.detect", "5ms"}});
   for (const auto& [name, v] : s["counters"].items()) EXPECT_EQ(name.find("watchdog"), std::string::npos) << name;
 }

@@ -1,6 +1,5 @@
 // Same seed, same results, byte for byte (wall-clock fields aside).
 #include <gtest/gtest.h>
-
 #include <unistd.h>
 
 #include <fstream>

@@ -57,16 +57,16 @@ int longest_path(const fabric& f, const std::string& src, const std::string& dst
 
 TEST(FatTree, ThreeTierK4HasTheTextbookCounts) {
   topology_spec t = load("{kind: fat-tree, k: 4, tiers: 3}").topology;
-  EXPECT_EQ(count_switches(t), 4u * (2 + 2) + 4);  // k pods x (k/2 edge + k/2 agg) + (k/2)^2 cores
+  EXPECT_EQ(count_switches(t), 4u * (2 + 2) + 4);      // k pods x (k/2 edge + k/2 agg) + (k/2)^2 cores
   EXPECT_EQ(t.nodes.size() - count_switches(t), 16u);  // k^3/4 hosts
-  EXPECT_EQ(t.links.size(), 16u + 16 + 16);             // host-edge, edge-agg, agg-core
+  EXPECT_EQ(t.links.size(), 16u + 16 + 16);            // host-edge, edge-agg, agg-core
 }
 
 TEST(FatTree, TwoTierK4IsLeafSpine) {
   topology_spec t = load("{kind: fat-tree, k: 4, tiers: 2}").topology;
-  EXPECT_EQ(count_switches(t), 4u + 2);                // k leaves, k/2 spines
-  EXPECT_EQ(t.nodes.size() - count_switches(t), 8u);   // k/2 hosts per leaf
-  EXPECT_EQ(t.links.size(), 8u + 8);                   // host-leaf, leaf-spine
+  EXPECT_EQ(count_switches(t), 4u + 2);               // k leaves, k/2 spines
+  EXPECT_EQ(t.nodes.size() - count_switches(t), 8u);  // k/2 hosts per leaf
+  EXPECT_EQ(t.links.size(), 8u + 8);                  // host-leaf, leaf-spine
 }
 
 TEST(FatTree, OversubscribedEdgesCarryMoreHostsThanUplinks) {
@@ -167,7 +167,8 @@ TEST(FatTree, EcmpSpreadsFlowsOverEveryCore) {
   nlohmann::json s = sim->summary();
   EXPECT_EQ(s["totals"]["drops"], 0);
   // Pod 0's aggs reach all four cores (a0_0: c0, c1; a0_1: c2, c3); each carries some flows.
-  for (const char* up : {"a0_0->c0", "a0_0->c1", "a0_1->c2", "a0_1->c3"}) EXPECT_GT(test::utilization(s, up), 0.0) << up;
+  for (const char* up : {"a0_0->c0", "a0_0->c1", "a0_1->c2", "a0_1->c3"})
+    EXPECT_GT(test::utilization(s, up), 0.0) << up;
   for (const char* down : {"c0->a2_0", "c1->a2_0", "c2->a2_1", "c3->a2_1"})
     EXPECT_GT(test::utilization(s, down), 0.0) << down;
 }

@@ -50,9 +50,10 @@ std::string fresh_dir(const std::string& name) {
 TEST(HostileInput, YamlAliasBombIsNeverExpanded) {
   const std::string bomb = alias_bomb();
   // Where a name list, a value, a parameter value and a platform are read.
-  expect_cli_error("run " + write_temp("bomb1.yaml", bomb + "platform: {kind: incast, senders: 2}\n"
-                                                            "traffic: [{kind: constant, src: *l9, dst: r0, rate: 1Gbps}]\n"),
-                   "traffic[0].src: expected node names", bounded);
+  expect_cli_error(
+      "run " + write_temp("bomb1.yaml", bomb + "platform: {kind: incast, senders: 2}\n"
+                                               "traffic: [{kind: constant, src: *l9, dst: r0, rate: 1Gbps}]\n"),
+      "traffic[0].src: expected node names", bounded);
   expect_cli_error("run " + write_temp("bomb2.yaml", bomb + "platform: {kind: incast, senders: *l9}\n"),
                    "platform.senders", bounded);
   expect_cli_error("run " + write_temp("bomb3.yaml", bomb + good + "params: {\"*.mtu\": *l9}\n"),
@@ -75,7 +76,8 @@ TEST(HostileInput, TenMegabyteFilesLoadOrFailQuickly) {
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 60);
   // 10 MB of parameter overrides (400 000 patterns): each must match something.
   std::string params = std::string(good) + "params:\n";
-  for (int i = 0; params.size() < (10u << 20); ++i) params += "  \"sw0.port" + std::to_string(i) + ".pfc.xoff\": 1KiB\n";
+  for (int i = 0; params.size() < (10u << 20); ++i)
+    params += "  \"sw0.port" + std::to_string(i) + ".pfc.xoff\": 1KiB\n";
   expect_cli_error("run " + write_temp("big-params.yaml", params), "params: sw0.port3.pfc.xoff: no parameter matches",
                    bounded);
 }
@@ -91,7 +93,7 @@ TEST(HostileInput, DeepNestingIsAnErrorNotAStackOverflow) {
   // Below the parser's depth limit: the loader names where the shape is wrong.
   const int shallow = 200;
   expect_cli_error("run " + write_temp("nested.yaml", "platform: {kind: incast, senders: 2}\ntraffic: " +
-                                                         std::string(shallow, '[') + std::string(shallow, ']')),
+                                                          std::string(shallow, '[') + std::string(shallow, ']')),
                    "traffic[0]: expected a mapping", bounded);
 }
 
@@ -121,8 +123,9 @@ TEST(HostileInput, InputsTheFuzzerFoundStayErrors) {
 }
 
 TEST(HostileInput, HostileFlowSizeTablesAreBounded) {
-  const std::string workload = "platform: {kind: incast, senders: 2}\n"
-                               "traffic: [{kind: workload, src: h0, dst: r0, load: 0.5, stop: 1ms, cdf: ";
+  const std::string workload =
+      "platform: {kind: incast, senders: 2}\n"
+      "traffic: [{kind: workload, src: h0, dst: r0, load: 0.5, stop: 1ms, cdf: ";
   expect_cli_error("run " + write_temp("cdf-dev.yaml", workload + "/dev/zero}]\n"), "'/dev/zero' is not a regular file",
                    bounded);
   std::mt19937 rng(3);
@@ -151,7 +154,8 @@ TEST(HostileInput, OutputsThatCannotBeWrittenAreNamed) {
   // A full disk: files may not grow beyond 4 KiB (8 blocks of 512 B in sh; SIGXFSZ ignored, so the
   // write fails instead of killing the process).
   dir = fresh_dir("full-disk");
-  expect_cli_error("run " + s + " --out " + dir, "--out: cannot write '" + dir, "trap '' XFSZ; ulimit -f 8; " + bounded);
+  expect_cli_error("run " + s + " --out " + dir, "--out: cannot write '" + dir,
+                   "trap '' XFSZ; ulimit -f 8; " + bounded);
 }
 
 TEST(HostileInput, AReadOnlyOutputFolderIsNamedBeforeTheRun) {

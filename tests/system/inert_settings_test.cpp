@@ -26,13 +26,15 @@ std::string value_of(const std::string& name) { return param_registry::instance(
 TEST(InertSettings, StaticXoffUnderDynamicThreshold) {
   EXPECT_EQ(error_of("incast.yaml", {{"sw0.port0.pfc.xoff", "96KiB"}}),
             "--set: sw0.port0.pfc.xoff=96KiB has no effect: sw0.mmu.threshold is 'dynamic', which does not read "
-            "pfc.xoff" + allow_hint);
+            "pfc.xoff" +
+                allow_hint);
 }
 
 TEST(InertSettings, PatternReportsOnceWithItsMatchCount) {
   EXPECT_EQ(error_of("incast.yaml", {{"sw*.port*.pfc.xoff", "96KiB"}}),
             "--set: sw*.port*.pfc.xoff=96KiB has no effect on any of its 17 matches (sw0.port0.pfc.xoff: "
-            "sw0.mmu.threshold is 'dynamic', which does not read pfc.xoff)" + allow_hint);
+            "sw0.mmu.threshold is 'dynamic', which does not read pfc.xoff)" +
+                allow_hint);
 }
 
 TEST(InertSettings, ScenarioParamsAreCheckedToo) {
@@ -41,8 +43,10 @@ TEST(InertSettings, ScenarioParamsAreCheckedToo) {
     test::make_sim(yaml);
     FAIL() << "no error";
   } catch (const config_error& e) {
-    EXPECT_EQ(std::string(e.what()), "params: sw0.mmu.alpha_lossy=4 has no effect: every class is lossless "
-                                     "(sw0.prio<k>.lossless = true)" + allow_hint);
+    EXPECT_EQ(std::string(e.what()),
+              "params: sw0.mmu.alpha_lossy=4 has no effect: every class is lossless "
+              "(sw0.prio<k>.lossless = true)" +
+                  allow_hint);
   }
 }
 
@@ -54,15 +58,16 @@ TEST(InertSettings, StaticXoffUnderStaticThresholdTakesEffect) {
 }
 
 TEST(InertSettings, AlphaUnderStaticThreshold) {
-  EXPECT_EQ(error_of("incast.yaml", {{"sw0.mmu.threshold", "static"}, {"sw0.mmu.alpha", "0.5"}}),
-            "--set: sw0.mmu.alpha=0.5 has no effect: sw0.mmu.threshold is 'static', which does not read alpha" +
-                allow_hint);
+  EXPECT_EQ(
+      error_of("incast.yaml", {{"sw0.mmu.threshold", "static"}, {"sw0.mmu.alpha", "0.5"}}),
+      "--set: sw0.mmu.alpha=0.5 has no effect: sw0.mmu.threshold is 'static', which does not read alpha" + allow_hint);
 }
 
 TEST(InertSettings, HeadroomWithNoLosslessClass) {
   EXPECT_EQ(error_of("incast.yaml", {{"sw0.prio*.lossless", "false"}, {"sw0.port3.pfc.headroom", "64KiB"}}),
             "--set: sw0.port3.pfc.headroom=64KiB has no effect: no class is lossless (sw0.prio<k>.lossless = "
-            "false): nothing pauses" + allow_hint);
+            "false): nothing pauses" +
+                allow_hint);
 }
 
 TEST(InertSettings, PfcOnInfinibandPorts) {
@@ -74,31 +79,36 @@ TEST(InertSettings, PfcOnInfinibandPorts) {
 TEST(InertSettings, PfcResponseOnInfinibandNic) {
   EXPECT_EQ(error_of("ib-incast.yaml", {{"h*.pfc.response", "1us"}}),
             "--set: h*.pfc.response=1us has no effect on any of its 16 matches (h0.port0.pfc.response: PFC on an "
-            "InfiniBand port, which has credit flow control)" + allow_hint);
+            "InfiniBand port, which has credit flow control)" +
+                allow_hint);
 }
 
 TEST(InertSettings, CreditBufferOfAVlThePortDoesNotOperate) {
   EXPECT_EQ(error_of("ib-incast.yaml", {{"sw0.port0.credit.vls", "4"}, {"sw0.port0.credit.prio6.buffer", "32KiB"}}),
             "--set: sw0.port0.credit.prio6.buffer=32KiB has no effect: VL 6 is not operational "
-            "(sw0.port0.credit.vls = 4)" + allow_hint);
+            "(sw0.port0.credit.vls = 4)" +
+                allow_hint);
 }
 
 TEST(InertSettings, WeightsUnderRoundRobin) {
   EXPECT_EQ(error_of("incast.yaml", {{"sw0.port16.scheduler", "round-robin"}, {"sw0.port16.prio3.weight", "4"}}),
             "--set: sw0.port16.prio3.weight=4 has no effect: sw0.port16.scheduler is 'round-robin', which does not "
-            "read weight" + allow_hint);
+            "read weight" +
+                allow_hint);
 }
 
 TEST(InertSettings, WeightOfAStrictClass) {
   EXPECT_EQ(error_of("incast.yaml", {{"sw0.port16.prio3.sched", "strict"}, {"sw0.port16.prio3.weight", "4"}}),
             "--set: sw0.port16.prio3.weight=4 has no effect: sw0.port16.prio3.sched is 'strict': weights share the "
-            "rest among the dwrr classes" + allow_hint);
+            "rest among the dwrr classes" +
+                allow_hint);
 }
 
 TEST(InertSettings, HighLimitUnlessVlArbitration) {
   EXPECT_EQ(error_of("ib-incast.yaml", {{"sw0.port16.scheduler", "strict-dwrr"}, {"sw0.port16.vlarb.high_limit", "8"}}),
             "--set: sw0.port16.vlarb.high_limit=8 has no effect: sw0.port16.scheduler is 'strict-dwrr', which does "
-            "not read vlarb.high_limit" + allow_hint);
+            "not read vlarb.high_limit" +
+                allow_hint);
 }
 
 TEST(InertSettings, ReactionPointOfANicThatSendsNothing) {
@@ -109,8 +119,9 @@ TEST(InertSettings, ReactionPointOfANicThatSendsNothing) {
 TEST(InertSettings, RedThresholdsOfTcdWithoutRedMarking) {
   EXPECT_EQ(error_of("tcd-victim.yaml", {{"sw*.port*.prio*.tcd.kmin", "10KB"}}).substr(0, 60),
             "--set: sw*.port*.prio*.tcd.kmin=10KB has no effect on any of");
-  EXPECT_NE(error_of("tcd-victim.yaml", {{"sw*.port*.prio*.tcd.kmin", "10KB"}}).find("tcd.ce_marking is 'all', not 'red'"),
-            std::string::npos);
+  EXPECT_NE(
+      error_of("tcd-victim.yaml", {{"sw*.port*.prio*.tcd.kmin", "10KB"}}).find("tcd.ce_marking is 'all', not 'red'"),
+      std::string::npos);
 }
 
 TEST(InertSettings, QcnSonarTimersWithoutSonar) {
@@ -121,14 +132,16 @@ TEST(InertSettings, QcnSonarTimersWithoutSonar) {
 TEST(InertSettings, WatchdogTimesWhileTheWatchdogIsOff) {
   const std::string e = error_of("incast.yaml", {{"sw0.port*.pfc.watchdog.detect", "100us"}});
   EXPECT_NE(e.find("pfc.watchdog.action is 'off'"), std::string::npos) << e;
-  EXPECT_EQ(error_of("incast.yaml", {{"sw0.port*.pfc.watchdog.action", "drop"}, {"sw0.port*.pfc.watchdog.detect", "100us"}}),
-            "no error");
+  EXPECT_EQ(
+      error_of("incast.yaml", {{"sw0.port*.pfc.watchdog.action", "drop"}, {"sw0.port*.pfc.watchdog.detect", "100us"}}),
+      "no error");
 }
 
 TEST(InertSettings, TransportAckSettingsWithoutAcks) {
   EXPECT_EQ(error_of("incast.yaml", {{"r0.ack.timer", "5us"}}),
             "--set: r0.ack.timer=5us has no effect: r0.ack.enable is false (no scheme or profile here uses transport "
-            "ACKs)" + allow_hint);
+            "ACKs)" +
+                allow_hint);
   // TIMELY switches them on: the same setting then shapes its ACKs.
   EXPECT_EQ(error_of("dumbbell-timely.yaml", {{"*.ack.timer", "5us"}}), "no error");
 }
@@ -177,7 +190,8 @@ TEST(InertSettings, ScenarioRunAllowInert) {
 }
 
 TEST(InertSettings, CommandLineErrorAndWarning) {
-  const std::string run = "run " + test::scenario_path("incast.yaml") + " --until 20us --set 'sw0.port0.pfc.xoff=96KiB'";
+  const std::string run =
+      "run " + test::scenario_path("incast.yaml") + " --until 20us --set 'sw0.port0.pfc.xoff=96KiB'";
   const std::string line =
       "--set: sw0.port0.pfc.xoff=96KiB has no effect: sw0.mmu.threshold is 'dynamic', which does not read pfc.xoff";
   test::command_result r = test::run_cli(run);

@@ -1,6 +1,5 @@
 // InfiniBand fabrics (`link_layer: ib`): credit flow control end to end.
 #include <gtest/gtest.h>
-
 #include <unistd.h>
 
 #include <algorithm>
@@ -80,8 +79,8 @@ TEST(IbFabric, TheOutputPortsSlToVlTableMovesFramesToAnotherVlAndCreditReturnsOn
   EXPECT_GT(s["counters"]["sw0.port16.prio5.frames_out"].get<double>(), 0.0);
   EXPECT_GE(utilization(s, "sw0->r0"), 0.99);
   for (int i = 0; i < 16; ++i)
-    EXPECT_NEAR(find_flow(s, "h" + std::to_string(i) + "->r0")["throughput_bps"].get<double>(),
-                2.5e9 * payload_share, 0.05e9);
+    EXPECT_NEAR(find_flow(s, "h" + std::to_string(i) + "->r0")["throughput_bps"].get<double>(), 2.5e9 * payload_share,
+                0.05e9);
 }
 
 namespace {
@@ -132,7 +131,8 @@ TEST(IbCca, TheSendersArePacedByTheEntriesOfALoadedTable) {
   std::set<int> seen;
   for (const auto& row : rate.rows)
     for (std::size_t c = 0; c < row.size(); c += 2) {
-      const auto it = std::find_if(allowed.begin(), allowed.end(), [&](double a) { return std::abs(row[c] - a) < 1e3; });
+      const auto it =
+          std::find_if(allowed.begin(), allowed.end(), [&](double a) { return std::abs(row[c] - a) < 1e3; });
       ASSERT_NE(it, allowed.end()) << rate.columns[c] << " " << row[c];
       seen.insert(static_cast<int>(it - allowed.begin()));
     }
@@ -150,7 +150,8 @@ namespace {
 std::string one_sender(const std::vector<int>& sls) {
   std::string y = "platform: {kind: incast, link_layer: ib, senders: 1, link_rate: 40Gbps, link_delay: 1us}\ntraffic:";
   y += sls.empty() ? " []\n" : "\n";
-  for (int sl : sls) y += "  - {kind: constant, src: h0, dst: r0, rate: 40Gbps, priority: " + std::to_string(sl) + "}\n";
+  for (int sl : sls)
+    y += "  - {kind: constant, src: h0, dst: r0, rate: 40Gbps, priority: " + std::to_string(sl) + "}\n";
   return y + "run: {until: 1ms, seed: 1}\nparams: {\"*.mtu\": 1000B}\n";
 }
 
@@ -200,7 +201,8 @@ void expect_a_receive_only_nic_keeps_every_vl_flowing(const std::string& refresh
   nlohmann::json s = sim->summary();
   EXPECT_EQ(s["totals"]["drops"], 0);
   for (int i = 0; i < 3; ++i)
-    EXPECT_NEAR(s["flows"][i]["throughput_bps"].get<double>(), 40e9 / 3 * payload_share, 0.2e9) << refresh << " SL" << i + 1;
+    EXPECT_NEAR(s["flows"][i]["throughput_bps"].get<double>(), 40e9 / 3 * payload_share, 0.2e9)
+        << refresh << " SL" << i + 1;
   const series& f = sim->samples().flow_throughput;  // Gb/s
   ASSERT_EQ(f.columns.size(), 3u);
   for (std::size_t r = 1; r < f.rows.size(); ++r)
@@ -210,9 +212,15 @@ void expect_a_receive_only_nic_keeps_every_vl_flowing(const std::string& refresh
 }
 }  // namespace
 
-TEST(IbFabric, AReceiveOnlyNicSendsEveryReadyCreditPacketWithRefreshes) { expect_a_receive_only_nic_keeps_every_vl_flowing("65.536us"); }
-TEST(IbFabric, AReceiveOnlyNicSendsEveryReadyCreditPacketWithFrequentRefreshes) { expect_a_receive_only_nic_keeps_every_vl_flowing("1us"); }
-TEST(IbFabric, AReceiveOnlyNicSendsEveryReadyCreditPacketWithRefreshesOff) { expect_a_receive_only_nic_keeps_every_vl_flowing("1s"); }
+TEST(IbFabric, AReceiveOnlyNicSendsEveryReadyCreditPacketWithRefreshes) {
+  expect_a_receive_only_nic_keeps_every_vl_flowing("65.536us");
+}
+TEST(IbFabric, AReceiveOnlyNicSendsEveryReadyCreditPacketWithFrequentRefreshes) {
+  expect_a_receive_only_nic_keeps_every_vl_flowing("1us");
+}
+TEST(IbFabric, AReceiveOnlyNicSendsEveryReadyCreditPacketWithRefreshesOff) {
+  expect_a_receive_only_nic_keeps_every_vl_flowing("1s");
+}
 
 namespace {
 // ib-incast at 100 Gb/s: 16 senders at 10 Gb/s into one 100 Gb/s port.
@@ -276,12 +284,13 @@ TEST(IbFabric, VlsSharingAPoolNeverHoldMoreThanTheirBufferAndThePool) {
   // Two VLs of 2 KiB each share an 8 KiB pool (160 blocks at most for one VL); the model stops
   // with an error on any frame beyond the advertised credit, so running at all checks the
   // zero-drop invariant; together they do better than the 2 x 1.95 Gb/s without the pool.
-  auto sim = test::make_sim(one_sender({3, 4}), {{"sw0.port0.credit.prio*.buffer", "2KiB"},
-                                                 {"sw0.port0.credit.pool", "8KiB"}});
+  auto sim = test::make_sim(one_sender({3, 4}),
+                            {{"sw0.port0.credit.prio*.buffer", "2KiB"}, {"sw0.port0.credit.pool", "8KiB"}});
   sim->run();
   nlohmann::json s = sim->summary();
   EXPECT_EQ(s["totals"]["drops"], 0);
-  const double p3 = s["counters"]["sw0.port0.prio3.credit_peak_blocks"], p4 = s["counters"]["sw0.port0.prio4.credit_peak_blocks"];
+  const double p3 = s["counters"]["sw0.port0.prio3.credit_peak_blocks"],
+               p4 = s["counters"]["sw0.port0.prio4.credit_peak_blocks"];
   EXPECT_LE(p3, 160);
   EXPECT_LE(p4, 160);
   EXPECT_GT(p3 + p4, 64);  // more than the two dedicated buffers: the pool was used
@@ -307,9 +316,9 @@ nlohmann::json victim_tree(bool mask) {
          "rate: 10Gbps, priority: 3}\n"
          "run: {until: 10ms, seed: 1, sample_period: 100us}\nparams: {'*.mtu': 1000B}\n";
   const std::string out = base + (mask ? "-on" : "-off");
-  test::command_result r = test::run_cli("run " + base + ".yaml -q --set 'sw*.port*.prio3.cca.victim=" +
-                                             (mask ? "true" : "false") + "' --out " + out,
-                                         "/dev/null");
+  test::command_result r = test::run_cli(
+      "run " + base + ".yaml -q --set 'sw*.port*.prio3.cca.victim=" + (mask ? "true" : "false") + "' --out " + out,
+      "/dev/null");
   EXPECT_EQ(r.status, 0) << r.output;
   return nlohmann::json::parse(std::ifstream(out + "/summary.json"));
 }
@@ -327,7 +336,7 @@ TEST(IbCca, AVictimPortMarksOnlyWithItsVictimMaskBit) {
   const nlohmann::json off = victim_tree(false), on = victim_tree(true);
   for (const nlohmann::json* s : {&off, &on}) {
     EXPECT_GT(counter_of(*s, "sw0.port2.prio3.credit_blocked_time"), 0.75 * 10e6);  // ns: starved most of the run
-    EXPECT_GT(counter_of(*s, "sw1.port16.prio3.cca.fecn_marks"), 10000);              // the root marks
+    EXPECT_GT(counter_of(*s, "sw1.port16.prio3.cca.fecn_marks"), 10000);            // the root marks
   }
   const double root_marks = counter_of(off, "sw1.port16.prio3.cca.fecn_marks");
   EXPECT_LT(counter_of(off, "sw0.port2.prio3.cca.fecn_marks"), 0.01 * root_marks);

@@ -85,7 +85,9 @@ TEST(Invariants, BytesMustBeConservedToo) {
 TEST(Invariants, ALosslessDropNeedsACountedCause) {
   auto sim = deadlock_ring();
   sim->fabric_model().switches[2]->ports[1]->count_drop(3);  // neither an overflow nor unroutable
-  EXPECT_HAS(violation_of(*sim), "s2.port1 prio 3 at 10us: lossless drop without a counted cause: 1 drops, 0 headroom overflows + 0 unroutable");
+  EXPECT_HAS(
+      violation_of(*sim),
+      "s2.port1 prio 3 at 10us: lossless drop without a counted cause: 1 drops, 0 headroom overflows + 0 unroutable");
 }
 
 TEST(Invariants, ALossyDropNeedsNoCause) {
@@ -116,7 +118,8 @@ TEST(Invariants, APausedGroupWithoutItsRefreshIsCaught) {
   sim->run();  // the ring's groups are paused for good
   for (auto& sw : sim->fabric_model().switches)
     for (auto& p : sw->ports) hooks::refresh_disarmed(p->flow_control);
-  EXPECT_HAS(check_now(*sim), "prio 3 at 300us: the buffer holds the priority group paused but no pause refresh is armed");
+  EXPECT_HAS(check_now(*sim),
+             "prio 3 at 300us: the buffer holds the priority group paused but no pause refresh is armed");
 }
 
 TEST(Invariants, APauseTimerEndingBeforeItBeganIsCaught) {

@@ -47,7 +47,8 @@ class pause_log : public flow_control_if {
     pfc_request r;
     if (f && decode_pfc(*header(*f).image, r))
       for (int c = 0; c < pfc_priorities; ++c)
-        if (r.class_enable & (1u << c)) out_ << now << " frame " << port_.index() << ' ' << c << ' ' << r.quanta[c] << '\n';
+        if (r.class_enable & (1u << c))
+          out_ << now << " frame " << port_.index() << ' ' << c << ' ' << r.quanta[c] << '\n';
     return f;
   }
 
@@ -163,8 +164,9 @@ TEST(LiveParams, AWriteAtOneMillisecondTakesEffectThenAndOnlyThen) {
 }
 
 TEST(LiveParams, AWriteAtTimeZeroEqualsSettingTheValueInTheScenario) {
-  const std::string set_in_scenario =
-      test::in_child([] { return run_incast({{"sw0.port*.pfc.xoff", "24KiB"}}, false, 0); });
+  const std::string set_in_scenario = test::in_child([] {
+    return run_incast({{"sw0.port*.pfc.xoff", "24KiB"}}, false, 0);
+  });
   const std::string written = run_incast({}, true, 0);
   EXPECT_GT(xoff_count(written), 100u);
   EXPECT_EQ(written, set_in_scenario);  // every PAUSE frame, XOFF decision and the whole summary
@@ -259,8 +261,7 @@ TEST(LiveParams, AQcnGainWrittenAtOneMillisecondTakesEffectThenAndOnlyThen) {
 }
 
 TEST(LiveParams, AQcnGainWrittenAtTimeZeroEqualsSettingItInTheScenario) {
-  const std::string set_in_scenario =
-      test::in_child([] { return run_qcn_dumbbell({{"h*.qcn.gd", "0.25"}}, "", 0); });
+  const std::string set_in_scenario = test::in_child([] { return run_qcn_dumbbell({{"h*.qcn.gd", "0.25"}}, "", 0); });
   const std::string written = run_qcn_dumbbell({}, "0.25", 0);
   EXPECT_GT(cuts(written, 0, 2 * ms_ps), 10u);
   EXPECT_EQ(written, set_in_scenario);

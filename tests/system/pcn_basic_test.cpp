@@ -35,9 +35,9 @@ std::pair<double, double> range_of(const series& s, const std::string& column, d
   return {lo, hi};
 }
 
-constexpr double rate = 40e9;          // every link
-constexpr double delay_us = 5;         // every link
-constexpr double xoff = 512e3;         // static XOFF threshold per ingress priority group
+constexpr double rate = 40e9;   // every link
+constexpr double delay_us = 5;  // every link
+constexpr double xoff = 512e3;  // static XOFF threshold per ingress priority group
 constexpr double burst_start_us = 1000;
 }  // namespace
 

@@ -31,11 +31,11 @@ double counter(const nlohmann::json& s, const std::string& name) {
 // a -> s0, then two equal-cost paths s0 -> s1 | s2 -> s3 -> b; eight flows a -> b.
 std::string two_paths() {
   std::string traffic;
-  for (int i = 0; i < 8; ++i)
-    traffic += std::string(i ? ", " : "") + "{kind: finite, src: a, dst: b, size: 20KB}";
+  for (int i = 0; i < 8; ++i) traffic += std::string(i ? ", " : "") + "{kind: finite, src: a, dst: b, size: 20KB}";
   return "platform:\n  kind: custom\n  switches: [s0, s1, s2, s3]\n  nics: [a, b]\n"
          "  links: [{a: a, b: s0}, {a: s0, b: s1}, {a: s0, b: s2}, {a: s1, b: s3}, {a: s2, b: s3}, {a: s3, b: b}]\n"
-         "traffic: [" + traffic + "]\n";
+         "traffic: [" +
+         traffic + "]\n";
 }
 }  // namespace
 
@@ -56,7 +56,8 @@ TEST(Policies, RoundRobinChosenPerPortAlternatesTheClasses) {
   o.sets = strict5;
   o.sets.emplace_back("sw0.port*.scheduler", "round-robin");
   o.allow_inert = true;
-  auto sim = std::make_unique<simulation>(load_scenario_text(test::two_senders(3, 5, "run: {until: 200us}\n"), "test"), o);
+  auto sim =
+      std::make_unique<simulation>(load_scenario_text(test::two_senders(3, 5, "run: {until: 200us}\n"), "test"), o);
   EXPECT_EQ(sim->build_warnings().size(), 1u);
   sim->run();
   auto [c3, c5] = bottleneck_frames(*sim);
@@ -81,10 +82,9 @@ TEST(Policies, FirstForwardingChosenPerSwitchTakesTheLowestPort) {
 }
 
 TEST(Policies, EcnMarkerOnACongestedPortIsCountedAtTheReceivingNic) {
-  auto sim = test::make_sim(test::two_senders(3, 3, "run: {until: 200us}\n"),
-                            {{"sw0.port*.prio3.cp", "ecn-threshold"},
-                             {"sw0.port*.prio3.ecn.kmin", "20KB"},
-                             {"r0.np", "ecn-count"}});
+  auto sim = test::make_sim(
+      test::two_senders(3, 3, "run: {until: 200us}\n"),
+      {{"sw0.port*.prio3.cp", "ecn-threshold"}, {"sw0.port*.prio3.ecn.kmin", "20KB"}, {"r0.np", "ecn-count"}});
   sim->run();
   nlohmann::json s = sim->summary();
   double marked = 0;
@@ -117,7 +117,8 @@ TEST(Policies, UnknownNameIsAnErrorNamingTheParameterAndTheChoices) {
     test::make_sim(test::two_senders(3, 3, ""), {{"sw0.port2.scheduler", "wfq"}});
     FAIL();
   } catch (const config_error& e) {
-    EXPECT_STREQ(e.what(), "--set: sw0.port2.scheduler: 'wfq' is not one of {strict-dwrr, ib-vlarb, round-robin, strict}");
+    EXPECT_STREQ(e.what(),
+                 "--set: sw0.port2.scheduler: 'wfq' is not one of {strict-dwrr, ib-vlarb, round-robin, strict}");
   }
 }
 
@@ -131,7 +132,8 @@ TEST(Policies, TheBinaryListsTheRegisteredNamesAndTakesThemFromSet) {
                                          " --set 'sw0.port1.scheduler=round-robin' --match 'sw0.port1.scheduler'");
   EXPECT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("{strict-dwrr, ib-vlarb, round-robin, strict}"), std::string::npos) << r.output;
-  EXPECT_TRUE(std::regex_search(r.output, std::regex("strict-dwrr +round-robin +\\{"))) << r.output;  // default, value, range
+  EXPECT_TRUE(std::regex_search(r.output, std::regex("strict-dwrr +round-robin +\\{")))
+      << r.output;  // default, value, range
   r = test::run_cli("params " + test::scenario_path("incast.yaml") + " --set 'sw0.port1.prio3.cp=ecn-threshold'" +
                     " --set 'sw0.port1.prio3.ecn.kmin=10KB' --match 'sw0.port1.prio3.ecn.*'");
   EXPECT_EQ(r.status, 0) << r.output;
@@ -273,7 +275,9 @@ TEST(Dcqcn, TrafficGroupCcAndCcNone) {
 TEST(Dcqcn, UnknownCcIsAOneLineErrorListingTheNames) {
   test::command_result r = test::run_cli("run " + test::scenario_path("dumbbell.yaml") + " --cc fast -q");
   EXPECT_EQ(r.status, 2);
-  EXPECT_EQ(r.output, "sluice: error: --cc: 'fast' is not one of {none, asm, dcqcn, ecm, ib-cca, pcn, qcn, dcqcn+tcd, ib-cca+tcd, timely}\n");
+  EXPECT_EQ(r.output,
+            "sluice: error: --cc: 'fast' is not one of {none, asm, dcqcn, ecm, ib-cca, pcn, qcn, dcqcn+tcd, "
+            "ib-cca+tcd, timely}\n");
   r = test::run_cli("params " + test::scenario_path("dumbbell.yaml") + " --cc dcqcn --match 'h0.rp.*'");
   EXPECT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("h0.rp.rai"), std::string::npos) << r.output;

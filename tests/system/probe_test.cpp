@@ -1,10 +1,11 @@
 // Probe points: a subscriber follows one frame id from the sending NIC through two switches to
 // the receiver, with a timestamp at each step that the link and pipeline timing predict.
+#include "models/core/probe.h"
+
 #include <gtest/gtest.h>
 
 #include <map>
 
-#include "models/core/probe.h"
 #include "models/core/units.h"
 #include "platforms/listing.h"
 #include "platforms/timed_callbacks.h"
@@ -53,9 +54,9 @@ TEST(Probes, FollowOneFrameThroughTwoSwitches) {
   std::vector<std::string> names;
   for (const step& s : steps) names.push_back(s.point);
   const std::vector<std::string> expected = {
-      "a.port0.mac.tx_start",    "sw0.port0.mac.rx_end",   "sw0.port1.egress.enqueue", "sw0.port1.egress.dequeue",
-      "sw0.port1.mac.tx_start",  "sw1.port0.mac.rx_end",   "sw1.port1.egress.enqueue", "sw1.port1.egress.dequeue",
-      "sw1.port1.mac.tx_start",  "b.port0.mac.rx_end"};
+      "a.port0.mac.tx_start",   "sw0.port0.mac.rx_end", "sw0.port1.egress.enqueue", "sw0.port1.egress.dequeue",
+      "sw0.port1.mac.tx_start", "sw1.port0.mac.rx_end", "sw1.port1.egress.enqueue", "sw1.port1.egress.dequeue",
+      "sw1.port1.mac.tx_start", "b.port0.mac.rx_end"};
   ASSERT_EQ(names, expected);
 
   // Each wire hop takes serialization + 1 us; each switch holds the frame for its 500 ns
@@ -144,9 +145,9 @@ TEST(Probes, UnknownPatternIsAOneLineError) {
 
 TEST(Probes, ARateUpdateTakesEffectAfterTheNicsUpdateLatency) {
   // A script's rate write at 10 us reaches the pacer 2 us later; the rate_change probe says when.
-  auto sim = test::make_sim(test::two_nics("{kind: constant, src: a, dst: b, rate: 40Gbps, priority: 3}",
-                                           "run: {until: 30us}\n"),
-                            {{"a.rate_update_latency", "2us"}});
+  auto sim = test::make_sim(
+      test::two_nics("{kind: constant, src: a, dst: b, rate: 40Gbps, priority: 3}", "run: {until: 30us}\n"),
+      {{"a.rate_update_latency", "2us"}});
   nic& a = *sim->fabric_model().nics[0];
   std::vector<std::pair<uint64_t, uint64_t>> changes;  // (time, rate)
   probe_registry::instance().subscribe("a.rate_change", [&](const probe_point&, const probe_event& e) {

@@ -67,11 +67,11 @@ TEST(Profiles, HundredGigabitEra) {
 TEST(Profiles, ExplicitSettingsWin) {
   auto sim = dcqcn_dumbbell("100g", {{"sw*.port*.prio3.ecn.kmax", "900KB"}, {"h*.mtu", "4000B"}},
                             "  sw0.mmu.buffer: 8MiB\n  \"h0.header\": 20B\n");
-  EXPECT_EQ(value_of("sw0.mmu.buffer"), "8MiB");      // params:
-  EXPECT_EQ(value_of("sw1.mmu.buffer"), "32MiB");     // the profile where nothing was set
-  EXPECT_EQ(value_of("h0.header"), "20B");            // params:
+  EXPECT_EQ(value_of("sw0.mmu.buffer"), "8MiB");   // params:
+  EXPECT_EQ(value_of("sw1.mmu.buffer"), "32MiB");  // the profile where nothing was set
+  EXPECT_EQ(value_of("h0.header"), "20B");         // params:
   EXPECT_EQ(value_of("h1.header"), "62B");
-  EXPECT_EQ(value_of("h1.mtu"), "4KB");             // --set
+  EXPECT_EQ(value_of("h1.mtu"), "4KB");                      // --set
   EXPECT_EQ(value_of("sw0.port4.prio3.ecn.kmax"), "900KB");  // --set, on a policy's own parameter
   EXPECT_EQ(value_of("sw0.port4.prio3.ecn.kmin"), "400KB");
 }

@@ -32,11 +32,10 @@ nlohmann::json provenance_of_cli_run(const std::string& scenario_path, const std
 
 TEST(Provenance, NamesTheScenarioItsHashTheOverridesInOrderAndTheOptions) {
   // A scenario with its own params: they come first, then --set in command-line order.
-  const std::string path = test::write_temp(
-      "prov.yaml", test::two_nics("{kind: finite, src: a, dst: b, size: 10KB, priority: 3}",
-                                  "params:\n  a.header: 60B\n  b.header: 62B\n"));
-  const nlohmann::json p =
-      provenance_of_cli_run(path, "--seed 9 --set b.header=64B --set a.header=66B --cc none");
+  const std::string path =
+      test::write_temp("prov.yaml", test::two_nics("{kind: finite, src: a, dst: b, size: 10KB, priority: 3}",
+                                                   "params:\n  a.header: 60B\n  b.header: 62B\n"));
+  const nlohmann::json p = provenance_of_cli_run(path, "--seed 9 --set b.header=64B --set a.header=66B --cc none");
   EXPECT_EQ(p["scenario_path"], path);
   const std::string sum = shell("sha256sum '" + path + "'");
   EXPECT_EQ(p["scenario_sha256"], sum.substr(0, 64));

@@ -36,7 +36,7 @@ double counter(const nlohmann::json& summary, const std::string& name) {
 // 20 us samples; both back to non-congestion at the end; the victim never congestion, the root
 // never undetermined; max(Ton) as expected. Returns the summary.
 nlohmann::json expect_victim_undetermined_and_root_congestion(const std::string& scenario, double victim_from_us,
-                                                             double root_from_us, double max_ton_ns) {
+                                                              double root_from_us, double max_ton_ns) {
   simulation sim(load_scenario_file(test::scenario_path(scenario)), {});
   sim.run();
   const series& st = sim.samples().cp_state;
@@ -113,8 +113,8 @@ void expect_paused_victim_returns_to_non_congestion(double rate_bps) {
   EXPECT_GT(counter(s, "sw0.port2.prio3.tcd.ue_marked"), 0);
   EXPECT_GT(counter(s, "sw1.port16.prio3.tcd.ce_marked"), 0);  // the root is still seen
   std::cout << "[ measured ] " << gbps << " Gb/s: bursts end " << bursts_end_us << " us, victim undetermined "
-            << counter(s, "sw0.port2.prio3.tcd.time_undetermined") / 1e3 << " us, UE " <<
-            counter(s, "sw0.port2.prio3.tcd.ue_marked") << " of " << counter(s, "sw0.port2.prio3.frames_out")
+            << counter(s, "sw0.port2.prio3.tcd.time_undetermined") / 1e3 << " us, UE "
+            << counter(s, "sw0.port2.prio3.tcd.ue_marked") << " of " << counter(s, "sw0.port2.prio3.frames_out")
             << " frames\n";
 }
 }  // namespace
@@ -182,7 +182,8 @@ nlohmann::json run_victim_with_f0_cc(const std::string& scenario, const std::str
   std::ifstream in(test::scenario_path(scenario + ".yaml"));
   std::string yaml((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   const std::string f0 = "{kind: constant, src: h0, dst: r0, rate: 15Gbps, priority: 3}";
-  yaml.replace(yaml.find(f0), f0.size(), "{kind: constant, src: h0, dst: r0, rate: 15Gbps, priority: 3, cc: " + cc + "}");
+  yaml.replace(yaml.find(f0), f0.size(),
+               "{kind: constant, src: h0, dst: r0, rate: 15Gbps, priority: 3, cc: " + cc + "}");
   const std::string base = ::testing::TempDir() + "/" + scenario + "-" + std::to_string(getpid());
   std::ofstream(base + ".yaml") << yaml;
   const std::string out = base + "-" + std::to_string(std::hash<std::string>{}(set));

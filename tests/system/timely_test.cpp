@@ -125,7 +125,7 @@ TEST(TimelySystem, ANewFlowStartsAtTheLineRateOverOnePlusTheSendersActiveFlows) 
   const std::vector<double> fair = rates_at_100us("fair-share");
   EXPECT_DOUBLE_EQ(fair[0], 40e9);
   EXPECT_DOUBLE_EQ(fair[1], 20e9);
-  EXPECT_NEAR(fair[2], 40e9 / 3, 1e5);  // flow_rate.csv keeps 6 significant digits
+  EXPECT_NEAR(fair[2], 40e9 / 3, 1e5);         // flow_rate.csv keeps 6 significant digits
   EXPECT_EQ(rates_at_100us("profile"), fair);  // the paper profile starts at the fair share
   // line-rate: unlimited until the first ACK: each flow shows its pace, the line rate.
   for (double rate : rates_at_100us("line-rate")) EXPECT_DOUBLE_EQ(rate, 40e9);

@@ -92,16 +92,19 @@ class toy_maker final : public reaction_point_maker {
 const policy_registrar<cp_policies> toy_cp_reg{
     "toy", "test scheme: CE above toy.kmin",
     [](const sc_core::sc_object& port, int cls, frame_injector_if&) { return std::make_unique<toy_cp>(port, cls); }};
-const policy_registrar<np_policies> toy_np_reg{
-    "toy", "test scheme: a toy_fb frame per CE frame",
-    [](const sc_core::sc_object&, control_sender_if& sender, const flow_table&) {
-      return std::make_unique<toy_np>(sender);
-    }};
+const policy_registrar<np_policies> toy_np_reg{"toy", "test scheme: a toy_fb frame per CE frame",
+                                               [](const sc_core::sc_object&, control_sender_if& sender,
+                                                  const flow_table&) { return std::make_unique<toy_np>(sender); }};
 const policy_registrar<rp_policies> toy_rp_reg{
     "toy", "test scheme: halve the rate per toy_fb",
     [](const sc_core::sc_object&, const mac_port& mac) { return std::make_unique<toy_maker>(mac); }};
-const cc_scheme_registrar toy_scheme{"toy", "a scheme registered by a test", cc_fabric::ethernet, "toy", "toy", "toy",
-                                      {{toy_feedback.kind, "toy_fb", "toy feedback"}}};
+const cc_scheme_registrar toy_scheme{"toy",
+                                     "a scheme registered by a test",
+                                     cc_fabric::ethernet,
+                                     "toy",
+                                     "toy",
+                                     "toy",
+                                     {{toy_feedback.kind, "toy_fb", "toy feedback"}}};
 
 TEST(SchemeRegistry, ATestOnlySchemeRunsEndToEndOnTheDumbbell) {
   EXPECT_GE(static_cast<int>(toy_feedback.kind), shipped_frame_kinds);  // a new number; the shipped ones keep theirs
@@ -120,7 +123,8 @@ TEST(SchemeRegistry, ATestOnlySchemeRunsEndToEndOnTheDumbbell) {
   // The feedback kind the scheme added is dispatched to the RP and counted like the shipped ones.
   double received = 0;
   for (const auto& [name, value] : s["counters"].items())
-    if (name.size() > 16 && name.compare(name.size() - 16, 16, ".toy_fb_received") == 0) received += value.get<double>();
+    if (name.size() > 16 && name.compare(name.size() - 16, 16, ".toy_fb_received") == 0)
+      received += value.get<double>();
   EXPECT_EQ(received, static_cast<double>(feedback_sent));
   EXPECT_EQ(test::counter(s, "h0.feedback_unmatched"), 0);
 }

@@ -46,10 +46,10 @@ asm_rp_config default_rp(double line_bps) {
 }  // namespace
 
 TEST(AsmField, LinearNearZeroCompandedBeyondSymmetric) {
-  EXPECT_EQ(asm_field::encode(1000, 512), 2);     // 1.95 steps
-  EXPECT_EQ(asm_field::encode(-1300, 256), -5);   // -5.08
-  EXPECT_EQ(asm_field::encode(255, 512), 0);      // 0.498
-  EXPECT_EQ(asm_field::encode(256, 512), 1);      // 0.5: away from zero
+  EXPECT_EQ(asm_field::encode(1000, 512), 2);    // 1.95 steps
+  EXPECT_EQ(asm_field::encode(-1300, 256), -5);  // -5.08
+  EXPECT_EQ(asm_field::encode(255, 512), 0);     // 0.498
+  EXPECT_EQ(asm_field::encode(256, 512), 1);     // 0.5: away from zero
   EXPECT_EQ(asm_field::encode(-256, 512), -1);
   EXPECT_EQ(asm_field::encode(32 * 512, 512), 32);  // the last linear step
   // Beyond 32 steps: 32 + 22 log2(x / 32): 195.3 steps -> 32 + 22 x 2.609 = 89.4 -> 89;
@@ -121,8 +121,7 @@ TEST(AsmCp, SendsQoffAndQdeltaSeparatelyBothWaysAndSkipsSourcesWithFeedbackInFli
 TEST(AsmCp, RemembersUpToSixteenSourcesInFlightReusingTheOldest) {
   const asm_cp_config c{0, 100, 0.0, 512, 256, 1000000};  // every 100 B a sample, 1 us in flight
   asm_cp_state cp(1);
-  for (uint32_t src = 0; src < 17; ++src)
-    EXPECT_TRUE(cp.on_arrival(100, 1000 + src * 1000, src, src, c).send) << src;
+  for (uint32_t src = 0; src < 17; ++src) EXPECT_TRUE(cp.on_arrival(100, 1000 + src * 1000, src, src, c).send) << src;
   // 17 sources within 17 ps: source 0 (the oldest) made room for source 16.
   EXPECT_FALSE(cp.in_flight(0, 20));
   for (uint32_t src = 1; src < 17; ++src) EXPECT_TRUE(cp.in_flight(src, 20)) << src;
@@ -263,8 +262,8 @@ TEST(AsmRp, AnIncreaseTakesPartOfItsBaseFromTheLineRateSoSharesConverge) {
 TEST(AsmRp, RateStaysBetweenTheMinimumAndTheLineRate) {
   const asm_rp_config c = hand_rp();
   asm_rp_state rp(100e9);
-  for (int i = 0; i < 10; ++i) rp.on_feedback(127, 127, 1, c);  // halves each time
-  EXPECT_DOUBLE_EQ(rp.rate(), 1e9);                              // 100 / 2^10 < 1 Gb/s: the floor
+  for (int i = 0; i < 10; ++i) rp.on_feedback(127, 127, 1, c);    // halves each time
+  EXPECT_DOUBLE_EQ(rp.rate(), 1e9);                               // 100 / 2^10 < 1 Gb/s: the floor
   for (int i = 0; i < 20; ++i) rp.on_feedback(-127, -127, 1, c);  // x 1.5 each time
   EXPECT_DOUBLE_EQ(rp.rate(), 100e9);
 }

@@ -49,7 +49,7 @@ TEST(RoceCodec, DataFrameLayout) {
   ASSERT_EQ(roce::encode(data_headers(), img.data()), 58u);
   const uint8_t* b = img.data();
   EXPECT_EQ(bytes(b, 0, 12), (std::vector<uint8_t>{2, 0, 0, 1, 0, 0, 2, 0, 0, 2, 0, 0}));  // DA, SA
-  EXPECT_EQ(bytes(b, 12, 6), (std::vector<uint8_t>{0x81, 0x00, 0x60, 0x00, 0x08, 0x00}));   // 802.1Q PCP 3, IPv4
+  EXPECT_EQ(bytes(b, 12, 6), (std::vector<uint8_t>{0x81, 0x00, 0x60, 0x00, 0x08, 0x00}));  // 802.1Q PCP 3, IPv4
   // IPv4: version/IHL, DSCP 26 << 2 | ECN 2, total length 20 + 8 + 12 + 1000 + 4 = 1044, DF, TTL 64, UDP.
   EXPECT_EQ(bytes(b, 18, 10), (std::vector<uint8_t>{0x45, 0x6A, 0x04, 0x14, 0, 0, 0x40, 0, 64, 17}));
   EXPECT_EQ(bytes(b, 30, 8), (std::vector<uint8_t>{10, 0, 0, 2, 10, 0, 0, 1}));
@@ -165,7 +165,7 @@ TEST(CnmCodec, The8021QauLayout) {
   EXPECT_EQ(bytes(b, 28, 4), (std::vector<uint8_t>{0xFB, 0x50, 0x01, 0x2C}));  // qOffset -1200, qDelta 300
   EXPECT_EQ(bytes(b, 32, 2), (std::vector<uint8_t>{0x00, 0x03}));              // encapsulated priority
   EXPECT_EQ(bytes(b, 34, 6), (std::vector<uint8_t>{2, 0, 0, 1, 0, 0}));        // encapsulated DA
-  EXPECT_EQ(bytes(b, 40, 2), (std::vector<uint8_t>{0x00, 30}));               // encapsulated MSDU length
+  EXPECT_EQ(bytes(b, 40, 2), (std::vector<uint8_t>{0x00, 30}));                // encapsulated MSDU length
   EXPECT_EQ(b[42], 1);
   EXPECT_EQ(b[42 + 29], 30);
   // 18 (Ethernet + 802.1Q) + 24 (PDU header) + 30 + 4 (FCS).

@@ -28,12 +28,12 @@ TEST(DcqcnRules, WithoutClampTheTargetStays) {
   c.clamp_target = false;
   c.clamp_after_time_inc = false;
   dcqcn_rp_state rp(40e9, 1.0);
-  rp.on_cnp(c);          // rt stays 40G, rc 20G
-  rp.on_rate_timer(c);   // fast recovery: rc = (40 + 20) / 2 = 30G
-  rp.on_cnp(c);          // rt still 40G even after a timer increase; rc = 15G
+  rp.on_cnp(c);         // rt stays 40G, rc 20G
+  rp.on_rate_timer(c);  // fast recovery: rc = (40 + 20) / 2 = 30G
+  rp.on_cnp(c);         // rt still 40G even after a timer increase; rc = 15G
   EXPECT_DOUBLE_EQ(rp.rt(), 40e9);
   EXPECT_DOUBLE_EQ(rp.rc(), 15e9);
-  rp.on_rate_timer(c);   // the first fast-recovery step jumps halfway back: (40 + 15) / 2 = 27.5G
+  rp.on_rate_timer(c);  // the first fast-recovery step jumps halfway back: (40 + 15) / 2 = 27.5G
   EXPECT_DOUBLE_EQ(rp.rc(), 27.5e9);
 }
 
@@ -119,7 +119,7 @@ TEST(DcqcnRules, AlphaPerWindowRisesOnceAWindowWithACnp) {
   rp.cut(c);  // rc = 40G x (1 - 0.25) = 30G; alpha unchanged by the cut
   EXPECT_DOUBLE_EQ(rp.rc(), 30e9);
   EXPECT_DOUBLE_EQ(rp.alpha(), 0.5);
-  rp.note_cnp(c);  // two CNPs in one window count once
+  rp.note_cnp(c);        // two CNPs in one window count once
   rp.on_alpha_timer(c);  // 0.5 x 255/256 + 1/256 = 128.5/256 = 0.501953125
   EXPECT_DOUBLE_EQ(rp.alpha(), 0.501953125);
   EXPECT_FALSE(rp.cnp_in_window());
@@ -169,41 +169,41 @@ TEST(DcqcnProfiles, PaperIsTheDefaultConfigAndTheOthersAsPublished) {
   EXPECT_FALSE(p.transport_acks);
 
   const dcqcn_profile& x = *dcqcn_profile_named("connectx");
-  EXPECT_FALSE(x.clamp_target);  // clamp_tgt_rate 0
-  EXPECT_TRUE(x.clamp_after_time_inc);  // clamp_tgt_rate_after_time_inc 1
-  EXPECT_EQ(x.g, 5.0 / 1024);  // dce_tcp_g 1019: alpha x 1019/1024 + 5/1024
+  EXPECT_FALSE(x.clamp_target);            // clamp_tgt_rate 0
+  EXPECT_TRUE(x.clamp_after_time_inc);     // clamp_tgt_rate_after_time_inc 1
+  EXPECT_EQ(x.g, 5.0 / 1024);              // dce_tcp_g 1019: alpha x 1019/1024 + 5/1024
   EXPECT_EQ(x.alpha_init, 1023.0 / 1024);  // initial_alpha_value 1023
   EXPECT_EQ(x.alpha_update, dcqcn_alpha_rule::per_window);
-  EXPECT_EQ(x.alpha_timer_ps, 1 * dcqcn_us);  // dce_tcp_rtt 1 us
-  EXPECT_EQ(x.timer_ps, 300 * dcqcn_us);  // rpg_time_reset
-  EXPECT_EQ(x.byte_counter, 32767u * 64);  // rpg_byte_reset, 64-byte units
-  EXPECT_EQ(x.fast_recovery, 1u);  // rpg_threshold
-  EXPECT_EQ(x.rai_at(100e9), 5e6);  // rpg_ai_rate, whatever the line rate
-  EXPECT_EQ(x.rhai_at(100e9), 50e6);  // rpg_hai_rate
-  EXPECT_EQ(x.min_rate, 1e6);  // rpg_min_rate
+  EXPECT_EQ(x.alpha_timer_ps, 1 * dcqcn_us);             // dce_tcp_rtt 1 us
+  EXPECT_EQ(x.timer_ps, 300 * dcqcn_us);                 // rpg_time_reset
+  EXPECT_EQ(x.byte_counter, 32767u * 64);                // rpg_byte_reset, 64-byte units
+  EXPECT_EQ(x.fast_recovery, 1u);                        // rpg_threshold
+  EXPECT_EQ(x.rai_at(100e9), 5e6);                       // rpg_ai_rate, whatever the line rate
+  EXPECT_EQ(x.rhai_at(100e9), 50e6);                     // rpg_hai_rate
+  EXPECT_EQ(x.min_rate, 1e6);                            // rpg_min_rate
   EXPECT_EQ(x.rate_decrease_interval_ps, 4 * dcqcn_us);  // rate_reduce_monitor_period
-  EXPECT_EQ(x.cnp_interval_ps, 4 * dcqcn_us);  // min_time_between_cnps
+  EXPECT_EQ(x.cnp_interval_ps, 4 * dcqcn_us);            // min_time_between_cnps
   EXPECT_EQ(x.hyper, dcqcn_hyper_rule::both_counters);
   EXPECT_TRUE(x.hyper_step_fixed);
 
   const dcqcn_profile& h = *dcqcn_profile_named("hpcc-sim");
-  EXPECT_FALSE(h.clamp_target);  // CLAMP_TARGET_RATE 0
+  EXPECT_FALSE(h.clamp_target);         // CLAMP_TARGET_RATE 0
   EXPECT_TRUE(h.clamp_after_time_inc);  // its code: the target moves only if rpTimeStage > 0
   EXPECT_EQ(h.hyper, dcqcn_hyper_rule::timer);
   EXPECT_TRUE(h.hyper_step_fixed);
   EXPECT_EQ(h.alpha_update, dcqcn_alpha_rule::per_window);
-  EXPECT_EQ(h.g, 1.0 / 256);  // EWMA_GAIN
-  EXPECT_EQ(h.alpha_timer_ps, 1 * dcqcn_us);  // ALPHA_RESUME_INTERVAL
+  EXPECT_EQ(h.g, 1.0 / 256);                             // EWMA_GAIN
+  EXPECT_EQ(h.alpha_timer_ps, 1 * dcqcn_us);             // ALPHA_RESUME_INTERVAL
   EXPECT_EQ(h.rate_decrease_interval_ps, 4 * dcqcn_us);  // RATE_DECREASE_INTERVAL
-  EXPECT_EQ(h.timer_ps, 300 * dcqcn_us);  // RP_TIMER
-  EXPECT_EQ(h.fast_recovery, 1u);  // FAST_RECOVERY_TIMES
-  EXPECT_EQ(h.byte_counter, 0u);  // none
-  EXPECT_DOUBLE_EQ(h.rai_at(40e9), 8e6);  // RATE_AI 5 Mb/s x 40/25
-  EXPECT_DOUBLE_EQ(h.rhai_at(40e9), 80e6);  // RATE_HAI 50 Mb/s x 40/25
+  EXPECT_EQ(h.timer_ps, 300 * dcqcn_us);                 // RP_TIMER
+  EXPECT_EQ(h.fast_recovery, 1u);                        // FAST_RECOVERY_TIMES
+  EXPECT_EQ(h.byte_counter, 0u);                         // none
+  EXPECT_DOUBLE_EQ(h.rai_at(40e9), 8e6);                 // RATE_AI 5 Mb/s x 40/25
+  EXPECT_DOUBLE_EQ(h.rhai_at(40e9), 80e6);               // RATE_HAI 50 Mb/s x 40/25
   EXPECT_DOUBLE_EQ(h.rai_at(100e9), 20e6);
-  EXPECT_EQ(h.min_rate, 1e9);  // MIN_RATE 1000 Mb/s
+  EXPECT_EQ(h.min_rate, 1e9);        // MIN_RATE 1000 Mb/s
   EXPECT_EQ(h.cnp_interval_ps, 0u);  // the CE echo rides on every ACK
-  EXPECT_TRUE(h.transport_acks);  // L2_ACK_INTERVAL 1
+  EXPECT_TRUE(h.transport_acks);     // L2_ACK_INTERVAL 1
   EXPECT_EQ(dcqcn_profile_named("firmware"), nullptr);
 }
 
@@ -217,9 +217,9 @@ TEST(TransportAcks, CoalesceByFramesBytesAndFlowEnd) {
   EXPECT_TRUE(a.on_data(1, 2000, 1000, 0, every_third));  // the third frame
   EXPECT_EQ(a.unacked(1), 0u);
   EXPECT_FALSE(a.on_data(2, 0, 1000, 0, segments));
-  EXPECT_TRUE(a.on_data(2, 15500, 1000, 0, segments));   // crosses 16000
+  EXPECT_TRUE(a.on_data(2, 15500, 1000, 0, segments));  // crosses 16000
   EXPECT_FALSE(a.on_data(2, 16500, 1000, 0, segments));
-  EXPECT_TRUE(a.on_data(3, 1000, 1000, 2000, segments));  // the last frame of a 2000-byte flow
+  EXPECT_TRUE(a.on_data(3, 1000, 1000, 2000, segments));   // the last frame of a 2000-byte flow
   EXPECT_FALSE(a.on_data(4, 0, 1000, 0, ack_rule{0, 0}));  // neither: only a timer or the end
   a.acked(4);
   EXPECT_EQ(a.unacked(4), 0u);

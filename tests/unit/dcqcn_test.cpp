@@ -15,16 +15,16 @@ using namespace sluice;
 TEST(DcqcnCp, RedProbabilityIsZeroThenLinearToPmaxThenOne) {
   const red_marking red{5000, 200000, 0.01};  // the paper's Kmin 5 KB, Kmax 200 KB, Pmax 1 %
   EXPECT_EQ(red.probability(0), 0.0);
-  EXPECT_EQ(red.probability(5000), 0.0);                   // at Kmin: not yet
-  EXPECT_DOUBLE_EQ(red.probability(102500), 0.005);        // 0.01 x (102500 - 5000) / 195000 = 0.01 x 0.5
-  EXPECT_DOUBLE_EQ(red.probability(44000), 0.002);         // 0.01 x 39000 / 195000 = 0.01 x 0.2
-  EXPECT_DOUBLE_EQ(red.probability(200000), 0.01);         // at Kmax: Pmax
-  EXPECT_EQ(red.probability(200001), 1.0);                 // above Kmax: every frame
-  EXPECT_TRUE(red.mark(102500, 0.0049));                   // u < 0.005
-  EXPECT_FALSE(red.mark(102500, 0.005));                   // u = p: not marked
-  EXPECT_FALSE(red.mark(4000, 0.0));                       // p = 0 never marks, even for u = 0
-  EXPECT_TRUE(red.mark(300000, 0.999999));                 // p = 1 always marks
-  const red_marking step{1000, 1000, 0.5};                 // Kmin = Kmax: a step at K
+  EXPECT_EQ(red.probability(5000), 0.0);             // at Kmin: not yet
+  EXPECT_DOUBLE_EQ(red.probability(102500), 0.005);  // 0.01 x (102500 - 5000) / 195000 = 0.01 x 0.5
+  EXPECT_DOUBLE_EQ(red.probability(44000), 0.002);   // 0.01 x 39000 / 195000 = 0.01 x 0.2
+  EXPECT_DOUBLE_EQ(red.probability(200000), 0.01);   // at Kmax: Pmax
+  EXPECT_EQ(red.probability(200001), 1.0);           // above Kmax: every frame
+  EXPECT_TRUE(red.mark(102500, 0.0049));             // u < 0.005
+  EXPECT_FALSE(red.mark(102500, 0.005));             // u = p: not marked
+  EXPECT_FALSE(red.mark(4000, 0.0));                 // p = 0 never marks, even for u = 0
+  EXPECT_TRUE(red.mark(300000, 0.999999));           // p = 1 always marks
+  const red_marking step{1000, 1000, 0.5};           // Kmin = Kmax: a step at K
   EXPECT_EQ(step.probability(1000), 0.0);
   EXPECT_EQ(step.probability(1001), 1.0);
 }
@@ -46,16 +46,16 @@ TEST(DcqcnCp, StreamsAreDeterministicAndDifferByName) {
 TEST(DcqcnNp, OneCnpAtOnceThenAtMostOnePerFlowPerInterval) {
   const uint64_t us = 1'000'000, tau = 50 * us;  // ps
   cnp_pacer np(2);
-  EXPECT_FALSE(np.on_data(0, false, 0, tau));              // unmarked: nothing
-  EXPECT_TRUE(np.on_data(0, true, 1 * us, tau));           // first CE of flow 0: a CNP at once
-  EXPECT_FALSE(np.on_data(0, true, 2 * us, tau));          // 1 us later: within 50 us
-  EXPECT_FALSE(np.on_data(0, true, 51 * us - 1, tau));     // 50 us - 1 ps after the CNP: still within
-  EXPECT_TRUE(np.on_data(1, true, 2 * us, tau));           // flow 1 has its own interval
-  EXPECT_TRUE(np.on_data(0, true, 51 * us, tau));          // exactly 50 us after the CNP at 1 us
-  EXPECT_FALSE(np.on_data(0, false, 200 * us, tau));       // unmarked frames never send
-  EXPECT_TRUE(np.on_data(0, true, 200 * us, tau));         // marked after a quiet spell: at once
-  EXPECT_TRUE(np.on_data(7, true, 0, tau));                // a flow id beyond the table grows it
-  EXPECT_TRUE(np.on_data(1, true, 2 * us, 0));             // interval 0: a CNP per marked frame
+  EXPECT_FALSE(np.on_data(0, false, 0, tau));           // unmarked: nothing
+  EXPECT_TRUE(np.on_data(0, true, 1 * us, tau));        // first CE of flow 0: a CNP at once
+  EXPECT_FALSE(np.on_data(0, true, 2 * us, tau));       // 1 us later: within 50 us
+  EXPECT_FALSE(np.on_data(0, true, 51 * us - 1, tau));  // 50 us - 1 ps after the CNP: still within
+  EXPECT_TRUE(np.on_data(1, true, 2 * us, tau));        // flow 1 has its own interval
+  EXPECT_TRUE(np.on_data(0, true, 51 * us, tau));       // exactly 50 us after the CNP at 1 us
+  EXPECT_FALSE(np.on_data(0, false, 200 * us, tau));    // unmarked frames never send
+  EXPECT_TRUE(np.on_data(0, true, 200 * us, tau));      // marked after a quiet spell: at once
+  EXPECT_TRUE(np.on_data(7, true, 0, tau));             // a flow id beyond the table grows it
+  EXPECT_TRUE(np.on_data(1, true, 2 * us, 0));          // interval 0: a CNP per marked frame
   EXPECT_TRUE(np.on_data(1, true, 2 * us, 0));
 }
 
@@ -145,7 +145,7 @@ TEST(DcqcnRp, RatesStayBetweenTheMinimumAndTheLineRate) {
   rp.on_cnp(c);                   // 150M x 1/2 = 75M, below the 100M floor: rc = 100M
   EXPECT_DOUBLE_EQ(rp.rc(), 100e6);
   dcqcn_rp_state top(40e9, 1.0);
-  top.on_cnp(c);  // rt 40G, rc 20G
+  top.on_cnp(c);                                     // rt 40G, rc 20G
   for (int i = 0; i < 6; ++i) top.on_rate_timer(c);  // the sixth is additive: 40G + 40M, capped at 40G
   EXPECT_DOUBLE_EQ(top.rt(), 40e9);
   EXPECT_LE(top.rc(), 40e9);

@@ -1,7 +1,8 @@
 #include "models/switch/egress_scheduler.h"
-#include "models/switch/switch_policies.h"
 
 #include <gtest/gtest.h>
+
+#include "models/switch/switch_policies.h"
 
 using namespace sluice;
 

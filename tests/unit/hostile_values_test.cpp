@@ -61,14 +61,21 @@ TEST(HostileValues, UnknownUnitsAreNamedWithTheUnitsThatExist) {
     param_base* param;
     const char* text;
     const char* says;
-  } cases[] = {{&p.rate, "40Gbs", "needs a rate unit (bps"},     {&p.rate, "40GBps", "needs a rate unit"},
-               {&p.rate, "40 parsecs", "needs a rate unit"},     {&p.rate, "40", "needs a rate unit"},
-               {&p.bytes, "10KiBps", "needs a size unit (B"},     {&p.bytes, "100.5 B", "not a whole number of bytes"},
-               {&p.bytes, "3 fortnights", "needs a size unit"},  {&p.time, "1h", "needs a time unit (ps"},
-               {&p.time, "5", "needs a time unit"},              {&p.time, "5 sec", "needs a time unit"},
-               {&p.number, "0.5%", "must be a plain number"},    {&p.count, "12 frames", "must be a whole number"},
+  } cases[] = {{&p.rate, "40Gbs", "needs a rate unit (bps"},
+               {&p.rate, "40GBps", "needs a rate unit"},
+               {&p.rate, "40 parsecs", "needs a rate unit"},
+               {&p.rate, "40", "needs a rate unit"},
+               {&p.bytes, "10KiBps", "needs a size unit (B"},
+               {&p.bytes, "100.5 B", "not a whole number of bytes"},
+               {&p.bytes, "3 fortnights", "needs a size unit"},
+               {&p.time, "1h", "needs a time unit (ps"},
+               {&p.time, "5", "needs a time unit"},
+               {&p.time, "5 sec", "needs a time unit"},
+               {&p.number, "0.5%", "must be a plain number"},
+               {&p.count, "12 frames", "must be a whole number"},
                {&p.count, "1e3", "must be a whole number"}};
-  for (const auto& c : cases) expect_error([&] { c.param->set_from_string(c.text); }, {c.param->name(), c.text, c.says});
+  for (const auto& c : cases)
+    expect_error([&] { c.param->set_from_string(c.text); }, {c.param->name(), c.text, c.says});
 }
 
 TEST(HostileValues, EveryScenarioValueKeyRejectsThem) {

@@ -11,7 +11,7 @@ using namespace sluice;
 TEST(IbCca, CctiRisesByTheIncreaseCapsAtTheLimitAndTheTimerDecaysItToTheMinimum) {
   const ib_cca_config c{2, 10, 1};  // increase 2, limit 10, min 1
   ib_cca_state s;
-  EXPECT_TRUE(s.on_becn(c));  // 0 -> 2: the idle timer starts
+  EXPECT_TRUE(s.on_becn(c));   // 0 -> 2: the idle timer starts
   EXPECT_FALSE(s.on_becn(c));  // 4: already running
   EXPECT_FALSE(s.on_becn(c));  // 6
   EXPECT_EQ(s.ccti(), 6u);
@@ -40,7 +40,7 @@ TEST(IbCca, HoldKeepsCctiAndDefersTheNextDecrementByAFullTimer) {
   EXPECT_FALSE(s.on_becn(c));  // 2 (the timer already runs)
   s.on_hold(100, 150);         // UE at 100: no decrement before 250
   EXPECT_EQ(s.ccti(), 2u);
-  EXPECT_TRUE(s.held(150));    // the expiry at 150 is inside the hold: re-armed at 250
+  EXPECT_TRUE(s.held(150));  // the expiry at 150 is inside the hold: re-armed at 250
   EXPECT_EQ(s.hold_until(), 250u);
   EXPECT_FALSE(s.held(250));
   EXPECT_TRUE(s.on_timer(c));  // at 250: 2 -> 1
@@ -70,10 +70,10 @@ TEST(IbCca, ATableLoadedEntryByEntryGivesEachEntrysDelay) {
   ASSERT_EQ(t.size(), 5u);
   EXPECT_EQ(t[1].shift, 2);
   EXPECT_EQ(t[1].multiplier, 8);
-  EXPECT_DOUBLE_EQ(t[0].rate_share(), 1.0);        // no delay
-  EXPECT_DOUBLE_EQ(t[1].rate_share(), 1.0 / 3);    // (T >> 2) x 8 = 2T
-  EXPECT_DOUBLE_EQ(t[2].rate_share(), 1.0 / 4);    // (T >> 1) x 6 = 3T
-  EXPECT_DOUBLE_EQ(t[3].rate_share(), 1.0 / 6);    // 5T
+  EXPECT_DOUBLE_EQ(t[0].rate_share(), 1.0);          // no delay
+  EXPECT_DOUBLE_EQ(t[1].rate_share(), 1.0 / 3);      // (T >> 2) x 8 = 2T
+  EXPECT_DOUBLE_EQ(t[2].rate_share(), 1.0 / 4);      // (T >> 1) x 6 = 3T
+  EXPECT_DOUBLE_EQ(t[3].rate_share(), 1.0 / 6);      // 5T
   EXPECT_DOUBLE_EQ(t[4].rate_share(), 8.0 / 16391);  // (T >> 3) x 16383: 1 / (1 + 16383 / 8)
 }
 
@@ -122,12 +122,12 @@ TEST(IbCcaCp, MarksFecnWhileCongestedWithHysteresisMarkingRateAndMinimumSize) {
     return (h.flags & frame_flags::fecn) != 0;
   };
   packet_header in = big;
-  EXPECT_FALSE(leave(big, 3500));  // never reached the threshold
+  EXPECT_FALSE(leave(big, 3500));                    // never reached the threshold
   cp->on_enqueue(in, queue_view{0, 2, 4000, 4, 0});  // congested now
-  EXPECT_FALSE(leave(big, 3500));  // eligible #1: left unmarked (marking rate 1)
-  EXPECT_TRUE(leave(big, 3200));   // eligible #2: FECN
-  EXPECT_FALSE(leave(small, 3100));  // 200 B < 256 B: not eligible, not counted
-  EXPECT_FALSE(leave(big, 3100));  // eligible #3: unmarked
-  EXPECT_FALSE(leave(big, 2999));  // below 3000 B: no longer congested
-  EXPECT_FALSE(leave(big, 3500));  // and not again before 4000 B
+  EXPECT_FALSE(leave(big, 3500));                    // eligible #1: left unmarked (marking rate 1)
+  EXPECT_TRUE(leave(big, 3200));                     // eligible #2: FECN
+  EXPECT_FALSE(leave(small, 3100));                  // 200 B < 256 B: not eligible, not counted
+  EXPECT_FALSE(leave(big, 3100));                    // eligible #3: unmarked
+  EXPECT_FALSE(leave(big, 2999));                    // below 3000 B: no longer congested
+  EXPECT_FALSE(leave(big, 3500));                    // and not again before 4000 B
 }

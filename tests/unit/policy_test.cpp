@@ -1,6 +1,7 @@
 // Policies by name: the registry contract, and the small policies (schedulers, thresholds,
 // path choice) with exact results.
 #include <gtest/gtest.h>
+
 #include <set>
 
 #include "models/cc/congestion_point.h"
@@ -22,7 +23,8 @@ struct fixed : thing {
   int value() const override { return v; }
 };
 using thing_policies = policy_registry<thing, int>;
-const policy_registrar<thing_policies> plus_one{"plus-one", "adds one", [](int x) { return std::make_unique<fixed>(x + 1); }};
+const policy_registrar<thing_policies> plus_one{"plus-one", "adds one",
+                                                [](int x) { return std::make_unique<fixed>(x + 1); }};
 const policy_registrar<thing_policies> twice{"twice", "doubles", [](int x) { return std::make_unique<fixed>(2 * x); }};
 
 // Which class each of `frames` selections serves, every queue holding 1000-byte frames.
@@ -66,12 +68,17 @@ TEST(PolicyRegistry, ChoiceSpecListsTheNamesAndTheirDescriptions) {
 
 TEST(PolicyRegistry, ShippedPoliciesAreRegistered) {
   // The policy files are linked whole: registrars nothing else references still ran.
-  EXPECT_EQ(scheduler_policies::instance().names(), (std::vector<std::string>{"strict-dwrr", "ib-vlarb", "round-robin", "strict"}));
+  EXPECT_EQ(scheduler_policies::instance().names(),
+            (std::vector<std::string>{"strict-dwrr", "ib-vlarb", "round-robin", "strict"}));
   EXPECT_EQ(threshold_policies::instance().names(), (std::vector<std::string>{"static", "dynamic"}));
   EXPECT_EQ(forwarding_policies::instance().names(), (std::vector<std::string>{"ecmp", "first", "lft"}));
-  EXPECT_EQ(cp_policies::instance().names(), (std::vector<std::string>{"none", "asm", "dcqcn", "ecm", "ecn-threshold", "ib-cca", "pcn", "qcn", "tcd"}));
-  EXPECT_EQ(np_policies::instance().names(), (std::vector<std::string>{"none", "dcqcn", "dcqcn-tcd", "ecn-count", "ib-cca", "ib-cca-tcd", "pcn", "timely"}));
-  EXPECT_EQ(rp_policies::instance().names(), (std::vector<std::string>{"none", "asm", "dcqcn", "dcqcn-tcd", "ecm", "ib-cca", "ib-cca-tcd", "pcn", "qcn", "timely"}));
+  EXPECT_EQ(cp_policies::instance().names(),
+            (std::vector<std::string>{"none", "asm", "dcqcn", "ecm", "ecn-threshold", "ib-cca", "pcn", "qcn", "tcd"}));
+  EXPECT_EQ(np_policies::instance().names(), (std::vector<std::string>{"none", "dcqcn", "dcqcn-tcd", "ecn-count",
+                                                                       "ib-cca", "ib-cca-tcd", "pcn", "timely"}));
+  EXPECT_EQ(rp_policies::instance().names(),
+            (std::vector<std::string>{"none", "asm", "dcqcn", "dcqcn-tcd", "ecm", "ib-cca", "ib-cca-tcd", "pcn", "qcn",
+                                      "timely"}));
 }
 
 TEST(RoundRobinScheduler, OneFramePerEligibleClassInTurn) {

@@ -569,7 +569,7 @@ TEST(QcnRp, PathBaTimerAloneReachesHyperActiveIncrease) {
 TEST(QcnCp, PathBaBandwidthAvailableAfterTheQueueStaysLowAndFb99Otherwise) {
   constexpr uint64_t ms = 1000000000ull;
   qcn_cp_config c = linear_up_config();  // Qeq 26 624 B, w 2, base 150 KB, no jitter
-  c.path_ba = true;               // BA: below 9 000 B for 10 ms
+  c.path_ba = true;                      // BA: below 9 000 B for 10 ms
   qcn_cp_state cp(1);
   cp.on_depth(20000, 0, c);  // above the BA threshold: BA = 0
   // t = 1 ms, a 150 000-B arrival (the whole first interval), Q = 20 000, Qold = 0:
@@ -634,13 +634,13 @@ TEST(QcnRpSonar, PingWaitsProbesAndReturnsToWaitingOnAnEcho) {
   ASSERT_TRUE(rp.on_cnm(63, 0, c));  // CR = 10G x (1 - 0.5) = 5G, TR = 10G; WP due at 5 ms
   EXPECT_EQ(rp.ping_state(), ping::wait_probe);
   EXPECT_EQ(rp.ping_due_ps(), 5 * ms);
-  EXPECT_FALSE(rp.take_probe(1 * ms, c));  // nothing to probe yet
+  EXPECT_FALSE(rp.take_probe(1 * ms, c));     // nothing to probe yet
   EXPECT_FALSE(rp.on_ping_timer(5 * ms, c));  // WP expired: the next frame is the probe
-  EXPECT_EQ(rp.ping_due_ps(), 0u);           // no timer until it is sent
+  EXPECT_EQ(rp.ping_due_ps(), 0u);            // no timer until it is sent
   EXPECT_TRUE(rp.take_probe(5 * ms + 100, c));
   EXPECT_FALSE(rp.take_probe(5 * ms + 200, c));  // one probe
   EXPECT_EQ(rp.ping_state(), ping::wait_echo);
-  EXPECT_EQ(rp.ping_due_ps(), 6 * ms + 100);  // WE: 1 ms
+  EXPECT_EQ(rp.ping_due_ps(), 6 * ms + 100);   // WE: 1 ms
   EXPECT_TRUE(rp.on_cnm(0, 5 * ms + 500, c));  // the echo: back to WP, rates unchanged
   EXPECT_EQ(rp.ping_state(), ping::wait_probe);
   EXPECT_EQ(rp.ping_due_ps(), 10 * ms + 500);

@@ -121,7 +121,8 @@ TEST(Scenario, DuplicateKeysAreErrors) {
 }
 
 TEST(Scenario, NodeNamesAreCheckedAndEchoedOnOneLine) {
-  const std::string custom = "platform: {kind: custom, switches: [s0], nics: [NAME, b], links: [{a: NAME, b: s0}, {a: b, b: s0}]}\n";
+  const std::string custom =
+      "platform: {kind: custom, switches: [s0], nics: [NAME, b], links: [{a: NAME, b: s0}, {a: b, b: s0}]}\n";
   auto with = [&](const std::string& name) {
     std::string s = custom;
     for (std::size_t at; (at = s.find("NAME")) != std::string::npos;) s.replace(at, 4, name);

@@ -121,7 +121,7 @@ TEST(Units, OnlyDecimalNumbersAreAccepted) {
 TEST(Units, ErrorMessagesStayOnePrintableLine) {
   EXPECT_EQ(printable("a\nb\tc\rd\x1b[31m\x7f"), "a\\nb\\tc\\rd\\x1B[31m\\x7F");
   EXPECT_EQ(printable("2\u00b5s caf\u00e9"), "2\u00b5s caf\u00e9");  // valid UTF-8 is kept
-  EXPECT_EQ(printable("a\xff\xc0\xafz"), "a\\xFF\\xC0\\xAFz");         // invalid and overlong bytes
+  EXPECT_EQ(printable("a\xff\xc0\xafz"), "a\\xFF\\xC0\\xAFz");       // invalid and overlong bytes
   EXPECT_TRUE(valid_utf8("h0 \u00b5 \u20ac \U0001F600"));
   EXPECT_FALSE(valid_utf8("a\xff"));
   EXPECT_FALSE(valid_utf8("\xed\xa0\x80"));  // a surrogate

@@ -131,8 +131,8 @@ TEST(SizeCdf, OnlyBoundedRegularFilesAreRead) {
 TEST(Workload, DeviceAsCdfIsAnErrorAtLoadTime) {
   for (const char* dev : {"/dev/zero", "/dev/stdin"}) {
     try {
-      load_scenario_text(two_hosts("{kind: workload, src: h0, dst: r0, cdf: " + std::string(dev) +
-                                   ", load: 0.3, stop: 1ms}"));
+      load_scenario_text(
+          two_hosts("{kind: workload, src: h0, dst: r0, cdf: " + std::string(dev) + ", load: 0.3, stop: 1ms}"));
       ADD_FAILURE() << dev;
     } catch (const config_error& e) {
       EXPECT_NE(std::string(e.what()).find("traffic[0].cdf: '" + std::string(dev) + "' is not a regular file"),

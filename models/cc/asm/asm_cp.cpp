@@ -26,8 +26,8 @@ class asm_cp final : public congestion_point_if {
 
   void on_enqueue(packet_header& h, const queue_view& q) override {
     const asm_settings& g = asm_settings::get();
-    const asm_cp_config c{qeq_().bytes,           base_().bytes,       jitter_(), g.qoff_quantum().bytes,
-                          g.qdelta_quantum().bytes, to_ps(hold_())};
+    const asm_cp_config c{qeq_().bytes,  base_().bytes, jitter_(), g.qoff_quantum().bytes, g.qdelta_quantum().bytes,
+                          to_ps(hold_())};
     const uint64_t now = now_ps();
     arrived_ += h.size;
     const asm_sample s = state_.on_arrival(h.size, q.bytes, h.src, now, c);
@@ -46,21 +46,27 @@ class asm_cp final : public congestion_point_if {
   std::string scope_;  // "prio3.asm": the statistics' scope, kept for the registry
   frame_injector_if& injector_;
   asm_cp_state state_;
-  param<byte_count> qeq_{port_, [] {
+  param<byte_count> qeq_{port_,
+                         [] {
                            return param_spec<byte_count>{"asm.qeq", "asm: equilibrium queue depth Qeq (as qcn: 26 KiB)",
                                                          byte_count{26 * 1024}, byte_count{64}, byte_count{1ull << 30}};
-                         }, cls_};
-  param<byte_count> base_{port_, [] {
-                            return param_spec<byte_count>{
-                                "asm.sample_base", "asm: bytes arrived between samples (as QCN's base: 150 KB)",
-                                byte_count{150000}, byte_count{64}, byte_count{1ull << 32}};
-                          }, cls_};
-  param<double> jitter_{port_, [] {
+                         },
+                         cls_};
+  param<byte_count> base_{port_,
+                          [] {
+                            return param_spec<byte_count>{"asm.sample_base",
+                                                          "asm: bytes arrived between samples (as QCN's base: 150 KB)",
+                                                          byte_count{150000}, byte_count{64}, byte_count{1ull << 32}};
+                          },
+                          cls_};
+  param<double> jitter_{port_,
+                        [] {
                           return param_spec<double>{
                               "asm.sample_jitter",
                               "asm: each sampling interval is drawn uniformly from (1 +/- this) x sample_base", 0.15,
                               0.0, 0.9};
-                        }, cls_};
+                        },
+                        cls_};
   param<sc_core::sc_time> hold_{
       port_,
       [] {
@@ -71,10 +77,10 @@ class asm_cp final : public congestion_point_if {
             sc_core::sc_time(1, sc_core::SC_SEC)};
       },
       cls_};
-  stat_counter samples_{port_, scope_.c_str(), [] {
-                          return stat_desc{"samples", "frames", "data frames sampled by the asm congestion point",
-                                           nullptr};
-                        }};
+  stat_counter samples_{
+      port_, scope_.c_str(), [] {
+        return stat_desc{"samples", "frames", "data frames sampled by the asm congestion point", nullptr};
+      }};
   stat_counter suppressed_{port_, scope_.c_str(), [] {
                              return stat_desc{"suppressed", "frames",
                                               "due samples skipped: the frame's source had a feedback in flight",

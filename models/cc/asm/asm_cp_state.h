@@ -21,19 +21,19 @@ namespace sluice {
 
 // The parameters as the state machine reads them; their defaults are the declarations'.
 struct asm_cp_config {
-  uint64_t qeq{};             // equilibrium queue depth, bytes
-  uint64_t sample_base{};     // bytes arrived between samples (nominal)
-  double jitter{};            // each interval drawn from [1 - jitter, 1 + jitter) x nominal
-  uint64_t qoff_quantum{};    // bytes per step of the 8-bit Qoff field
-  uint64_t qdelta_quantum{};  // bytes per step of the 8-bit Qdelta field
+  uint64_t qeq{};               // equilibrium queue depth, bytes
+  uint64_t sample_base{};       // bytes arrived between samples (nominal)
+  double jitter{};              // each interval drawn from [1 - jitter, 1 + jitter) x nominal
+  uint64_t qoff_quantum{};      // bytes per step of the 8-bit Qoff field
+  uint64_t qdelta_quantum{};    // bytes per step of the 8-bit Qdelta field
   uint64_t feedback_hold_ps{};  // a source's feedback counts as in flight this long after it is sent
 };
 
 struct asm_sample {
-  bool sampled = false;     // this frame was the sample
-  bool suppressed = false;  // a sample was due but this frame's source has a feedback in flight
-  bool send = false;        // send a feedback to the frame's source
-  int64_t q_offset = 0, q_delta = 0;  // Q - Qeq, Q - Qold (bytes, exact)
+  bool sampled = false;                     // this frame was the sample
+  bool suppressed = false;                  // a sample was due but this frame's source has a feedback in flight
+  bool send = false;                        // send a feedback to the frame's source
+  int64_t q_offset = 0, q_delta = 0;        // Q - Qeq, Q - Qold (bytes, exact)
   int8_t qoff_field = 0, qdelta_field = 0;  // what the feedback carries
 };
 

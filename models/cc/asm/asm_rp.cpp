@@ -63,15 +63,13 @@ class asm_maker final : public reaction_point_maker {
   const mac_port& mac_;
 
  public:
-  param<double> alpha1{nic_, [] {
-                         return gain_spec("asm.alpha1",
-                                          "asm RP: gain on Qoff (1/byte) where sigma and Qoff agree in sign", 5e-6);
-                       }};
-  param<double> beta1{nic_, [] {
-                        return gain_spec("asm.beta1",
-                                         "asm RP: gain on Qdelta (1/byte) where sigma and Qoff agree (<= w*alpha1)",
-                                         5e-6);
-                      }};
+  param<double> alpha1{
+      nic_,
+      [] { return gain_spec("asm.alpha1", "asm RP: gain on Qoff (1/byte) where sigma and Qoff agree in sign", 5e-6); }};
+  param<double> beta1{
+      nic_, [] {
+        return gain_spec("asm.beta1", "asm RP: gain on Qdelta (1/byte) where sigma and Qoff agree (<= w*alpha1)", 5e-6);
+      }};
   param<double> alpha2{nic_, [] {
                          return gain_spec("asm.alpha2",
                                           "asm RP: gain on Qoff (1/byte) where sigma and Qoff disagree in sign", 3e-7);
@@ -83,7 +81,8 @@ class asm_maker final : public reaction_point_maker {
                       }};
   param<double> boost{nic_, [] {
                         return param_spec<double>{
-                            "asm.boost", "asm RP: gain factor far from the line (|sigma| > sigma_band) and near the "
+                            "asm.boost",
+                            "asm RP: gain factor far from the line (|sigma| > sigma_band) and near the "
                             "stable point (|Qoff| < qoff_band)",
                             2.0, 1.0, 100.0};
                       }};

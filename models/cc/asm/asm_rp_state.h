@@ -27,9 +27,9 @@ namespace sluice {
 
 // The parameters as the state machine reads them; their defaults are the declarations'.
 struct asm_rp_config {
-  double w{};               // weight of Qdelta in sigma (scheme-wide, as at the CP)
-  double qoff_quantum{};    // bytes per step of the Qoff field (scheme-wide)
-  double qdelta_quantum{};  // bytes per step of the Qdelta field (scheme-wide)
+  double w{};                // weight of Qdelta in sigma (scheme-wide, as at the CP)
+  double qoff_quantum{};     // bytes per step of the Qoff field (scheme-wide)
+  double qdelta_quantum{};   // bytes per step of the Qdelta field (scheme-wide)
   double alpha1{}, beta1{};  // 1/byte: gains where sigma and Qoff agree in sign
   double alpha2{}, beta2{};  // 1/byte: gains where they disagree
   double boost{};            // gain factor far from the line and near the stable point

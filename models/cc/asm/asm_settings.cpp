@@ -12,9 +12,9 @@ asm_settings::asm_settings()
         }},
       qoff_quantum{nullptr,
                    [] {
-                     return param_spec<byte_count>{
-                         "asm.qoff_quantum", "asm: bytes per step of the 8-bit Qoff field (range +/-127 steps)",
-                         byte_count{1024}, byte_count{1}, byte_count{1ull << 24}};
+                     return param_spec<byte_count>{"asm.qoff_quantum",
+                                                   "asm: bytes per step of the 8-bit Qoff field (range +/-127 steps)",
+                                                   byte_count{1024}, byte_count{1}, byte_count{1ull << 24}};
                    }},
       qdelta_quantum{nullptr, [] {
                        return param_spec<byte_count>{

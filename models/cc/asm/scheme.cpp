@@ -4,8 +4,9 @@
 // drains at the credit rate, not the capacity, so Qdelta does not measure R - C, and IB has no
 // frame for the two fields (docs/models/asm.md, "InfiniBand"). The weight asm.w and the two
 // field quanta are settings of the scheme, read by both ends.
-#include "models/cc/asm/asm_settings.h"
 #include "models/cc/scheme.h"
+
+#include "models/cc/asm/asm_settings.h"
 
 namespace sluice {
 namespace {

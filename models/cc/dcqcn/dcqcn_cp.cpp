@@ -4,10 +4,11 @@
 // frame is taken as ECN-capable (the NICs do not model ECT; as ecn-threshold). The draws come
 // from the queue's own stream, seeded with derive_seed(run seed, "<port>.prio<k>.cp"): runs are
 // deterministic and no other user's draws move. Counts marks in <port>.prio<k>.ecn_marked.
+#include "models/cc/dcqcn/dcqcn_cp.h"
+
 #include <string>
 
 #include "models/cc/congestion_point.h"
-#include "models/cc/dcqcn/dcqcn_cp.h"
 #include "models/core/random.h"
 #include "models/core/stats.h"
 

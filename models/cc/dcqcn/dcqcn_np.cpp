@@ -9,11 +9,12 @@
 // a CE frame gets a CNP as above, a UE (10) frame one too when no CNP of either kind went to
 // its flow in the interval; the CNP's IPv4 ECN bits carry the code point that caused it, for
 // the reaction point to tell them apart. Counts UE frames in <nic>.np.ue_frames.
+#include "models/cc/dcqcn/dcqcn_np.h"
+
 #include <string>
 #include <vector>
 
 #include "models/cc/ack_model.h"
-#include "models/cc/dcqcn/dcqcn_np.h"
 #include "models/cc/dcqcn/dcqcn_profiles.h"
 #include "models/cc/dcqcn/roce_cnp.h"
 #include "models/cc/notification_point.h"
@@ -24,7 +25,8 @@
 namespace sluice {
 namespace {
 double read_count(const void* m, int) { return static_cast<double>(*static_cast<const uint64_t*>(m)); }
-const stat_desc ue_stat[] = {{"ue_frames", "frames", "UE-marked (TCD 10) data frames received (dcqcn-tcd)", read_count}};
+const stat_desc ue_stat[] = {
+    {"ue_frames", "frames", "UE-marked (TCD 10) data frames received (dcqcn-tcd)", read_count}};
 constexpr uint8_t ecn_ue = 2, ecn_ce = 3;
 const stat_desc flow_stat[] = {{"cnps", "frames", "CNPs made for this flow (dcqcn)", read_count}};
 

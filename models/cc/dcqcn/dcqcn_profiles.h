@@ -50,18 +50,69 @@ struct dcqcn_profile {
 inline constexpr uint64_t dcqcn_us = 1'000'000;  // ps
 
 // paper: SIGCOMM'15 and its CoNEXT'16 fluid model (R_HAI, min rate: the authors' ns-3 config).
-inline constexpr dcqcn_profile dcqcn_paper{
-    "paper", 1.0 / 256, 1.0, 55 * dcqcn_us, 55 * dcqcn_us, 0, 10'000'000, 5, 40e6, 200e6, 0, 100e6,
-    true, false, dcqcn_hyper_rule::both_counters, false, dcqcn_alpha_rule::per_cnp, false, 50 * dcqcn_us, false};
+inline constexpr dcqcn_profile dcqcn_paper{"paper",
+                                           1.0 / 256,
+                                           1.0,
+                                           55 * dcqcn_us,
+                                           55 * dcqcn_us,
+                                           0,
+                                           10'000'000,
+                                           5,
+                                           40e6,
+                                           200e6,
+                                           0,
+                                           100e6,
+                                           true,
+                                           false,
+                                           dcqcn_hyper_rule::both_counters,
+                                           false,
+                                           dcqcn_alpha_rule::per_cnp,
+                                           false,
+                                           50 * dcqcn_us,
+                                           false};
 // connectx: NVIDIA ConnectX firmware defaults (DOCA "DCQCN CC parameters", mlx5 cong.c names).
-inline constexpr dcqcn_profile dcqcn_connectx{
-    "connectx", 5.0 / 1024, 1023.0 / 1024, 1 * dcqcn_us, 300 * dcqcn_us, 4 * dcqcn_us, 32767ull * 64, 1, 5e6, 50e6, 0,
-    1e6, false, true, dcqcn_hyper_rule::both_counters, true, dcqcn_alpha_rule::per_window, false, 4 * dcqcn_us, false};
+inline constexpr dcqcn_profile dcqcn_connectx{"connectx",
+                                              5.0 / 1024,
+                                              1023.0 / 1024,
+                                              1 * dcqcn_us,
+                                              300 * dcqcn_us,
+                                              4 * dcqcn_us,
+                                              32767ull * 64,
+                                              1,
+                                              5e6,
+                                              50e6,
+                                              0,
+                                              1e6,
+                                              false,
+                                              true,
+                                              dcqcn_hyper_rule::both_counters,
+                                              true,
+                                              dcqcn_alpha_rule::per_window,
+                                              false,
+                                              4 * dcqcn_us,
+                                              false};
 // hpcc-sim: the HPCC ns-3 simulator's DCQCN (rdma-hw.cc, run.py "dcqcn"): R_AI 5 Mb/s and
 // R_HAI 50 Mb/s per 25 Gb/s of line rate.
-inline constexpr dcqcn_profile dcqcn_hpcc_sim{
-    "hpcc-sim", 1.0 / 256, 1.0, 1 * dcqcn_us, 300 * dcqcn_us, 4 * dcqcn_us, 0, 1, 5e6, 50e6, 25e9, 1e9,
-    false, true, dcqcn_hyper_rule::timer, true, dcqcn_alpha_rule::per_window, false, 0, true};
+inline constexpr dcqcn_profile dcqcn_hpcc_sim{"hpcc-sim",
+                                              1.0 / 256,
+                                              1.0,
+                                              1 * dcqcn_us,
+                                              300 * dcqcn_us,
+                                              4 * dcqcn_us,
+                                              0,
+                                              1,
+                                              5e6,
+                                              50e6,
+                                              25e9,
+                                              1e9,
+                                              false,
+                                              true,
+                                              dcqcn_hyper_rule::timer,
+                                              true,
+                                              dcqcn_alpha_rule::per_window,
+                                              false,
+                                              0,
+                                              true};
 
 // The profile of that name; null if none.
 inline const dcqcn_profile* dcqcn_profile_named(const std::string& name) {

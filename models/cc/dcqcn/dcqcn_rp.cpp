@@ -11,10 +11,11 @@
 // bits (dcqcn-tcd NP): a CE CNP gets <nic>.rp.ce_reaction, a UE CNP <nic>.rp.ue_reaction, each
 // `cut` (DCQCN's cut), `hold` (dcqcn_rp_state::on_hold: no cut, no increase until the next
 // stage event) or `ignore`; defaults cut and hold (docs/models/tcd.md).
+#include "models/cc/dcqcn/dcqcn_rp.h"
+
 #include <optional>
 
 #include "models/cc/dcqcn/dcqcn_profiles.h"
-#include "models/cc/dcqcn/dcqcn_rp.h"
 #include "models/cc/reaction_point.h"
 #include "models/core/event_queue.h"
 #include "models/core/param_cache.h"
@@ -97,8 +98,8 @@ class dcqcn_maker final : public reaction_point_maker {
   // the minimum rate, which the paper does not give, from the authors' ns-3 configuration
   // ([ns3-rdma] mix/config.txt).
   param<double> g{nic_, [] {
-                    return param_spec<double>{"rp.g", "dcqcn: alpha gain g (paper: 1/256)", 1.0 / 256, 0.0, 1.0,
-                                              param_change::live};
+                    return param_spec<double>{
+                        "rp.g", "dcqcn: alpha gain g (paper: 1/256)", 1.0 / 256, 0.0, 1.0, param_change::live};
                   }};
   param<double> alpha0{nic_, [] {
                          return param_spec<double>{
@@ -126,21 +127,22 @@ class dcqcn_maker final : public reaction_point_maker {
         return param_spec<uint64_t>{"rp.fast_recovery", "dcqcn: fast-recovery steps F (paper: 5)", 5, 0, 1000};
       }};
   param<data_rate> rai{nic_, [] {
-                         return param_spec<data_rate>{"rp.rai", "dcqcn: additive increase step R_AI (paper: 40 Mb/s)",
-                                                      data_rate{40e6}, data_rate{0}, data_rate{1e13},
-                                                      param_change::live};
+                         return param_spec<data_rate>{
+                             "rp.rai",        "dcqcn: additive increase step R_AI (paper: 40 Mb/s)",
+                             data_rate{40e6}, data_rate{0},
+                             data_rate{1e13}, param_change::live};
                        }};
   param<data_rate> rhai{nic_, [] {
-                          return param_spec<data_rate>{"rp.rhai",
-                                                       "dcqcn: hyper increase step R_HAI (ns3-rdma: 200 Mb/s)",
-                                                       data_rate{200e6}, data_rate{0}, data_rate{1e13},
-                                                       param_change::live};
+                          return param_spec<data_rate>{
+                              "rp.rhai",        "dcqcn: hyper increase step R_HAI (ns3-rdma: 200 Mb/s)",
+                              data_rate{200e6}, data_rate{0},
+                              data_rate{1e13},  param_change::live};
                         }};
   param<data_rate> min_rate{nic_, [] {
-                              return param_spec<data_rate>{"rp.min_rate",
-                                                           "dcqcn: lowest rate a cut may set (ns3-rdma: 100 Mb/s)",
-                                                           data_rate{100e6}, data_rate{1e3}, data_rate{1e13},
-                                                           param_change::live};
+                              return param_spec<data_rate>{
+                                  "rp.min_rate",    "dcqcn: lowest rate a cut may set (ns3-rdma: 100 Mb/s)",
+                                  data_rate{100e6}, data_rate{1e3},
+                                  data_rate{1e13},  param_change::live};
                             }};
   param<sc_time> rate_decrease_interval{
       nic_, [] {
@@ -315,10 +317,10 @@ class dcqcn_rp final : public reaction_point_if, public timed_client {
 
   const dcqcn_maker& maker_;
   rate_limiter_if& limiter_;
-  std::optional<dcqcn_rp_state> state_;  // from the first CNP
+  std::optional<dcqcn_rp_state> state_;                       // from the first CNP
   uint64_t alpha_due_ = 0, rate_due_ = 0, decrease_due_ = 0;  // 0: not running
-  bool cut_pending_ = false;  // a CNP came since the last rate-decrease tick
-  bool active_ = false;       // timers and byte counter running (below line rate, or a cut due)
+  bool cut_pending_ = false;                                  // a CNP came since the last rate-decrease tick
+  bool active_ = false;  // timers and byte counter running (below line rate, or a cut due)
 };
 
 std::unique_ptr<reaction_point_if> dcqcn_maker::make(const flow&, rate_limiter_if& limiter) {

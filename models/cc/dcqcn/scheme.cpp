@@ -4,7 +4,12 @@
 
 namespace sluice {
 namespace {
-const cc_scheme_registrar dcqcn{"dcqcn", "DCQCN: ECN marking at switches, CNPs from the receiver, rate control at the sender",
-                                 cc_fabric::ethernet, "dcqcn", "dcqcn", "dcqcn", {{frame_kind::cnp, "cnp", "CNP"}}};
+const cc_scheme_registrar dcqcn{"dcqcn",
+                                "DCQCN: ECN marking at switches, CNPs from the receiver, rate control at the sender",
+                                cc_fabric::ethernet,
+                                "dcqcn",
+                                "dcqcn",
+                                "dcqcn",
+                                {{frame_kind::cnp, "cnp", "CNP"}}};
 }  // namespace
 }  // namespace sluice

@@ -30,8 +30,9 @@ class ecm_cp final : public congestion_point_if {
         state_(random_streams::instance().seed_for(std::string(port.name()) + "." + scope_)) {}
 
   void on_enqueue(packet_header& h, const queue_view& q) override {
-    const ecm_cp_config& c =
-        config_.get([this] { return ecm_cp_config{qeq_().bytes, w_(), base_().bytes, jitter_()}; });
+    const ecm_cp_config& c = config_.get([this] {
+      return ecm_cp_config{qeq_().bytes, w_(), base_().bytes, jitter_()};
+    });
     const uint64_t cpid = bcn::cpid(q.port_mac, q.cls);
     const ecm_sample s = state_.on_arrival(h.size, q.bytes, h.cp_tag, bcn::tag_of(cpid), c);
     samples_ += s.sampled;
@@ -63,32 +64,41 @@ class ecm_cp final : public congestion_point_if {
   param_cache<ecm_cp_config> config_;  // packed at the first frame of the run (no live parameter)
   // Defaults: as the qcn CP's (docs/models/ecm.md: the tutorial compares ECM and QCN on the same
   // setup and gives no ECM table): Qeq 26 KiB, w 2, a sample per 150 KB arrived +/- 15 %.
-  param<byte_count> qeq_{port_, [] {
+  param<byte_count> qeq_{port_,
+                         [] {
                            return param_spec<byte_count>{"ecm.qeq", "ecm: equilibrium queue depth Qeq (as qcn: 26 KiB)",
                                                          byte_count{26 * 1024}, byte_count{64}, byte_count{1ull << 30}};
-                         }, cls_};
+                         },
+                         cls_};
   const param<double>& w_ = ecm_settings::get().w;  // scheme-wide: ecm.w
-  param<byte_count> base_{port_, [] {
+  param<byte_count> base_{port_,
+                          [] {
                             return param_spec<byte_count>{
                                 "ecm.sample_base",
                                 "ecm: bytes arrived between samples, fixed (BCN: 1 % of 1500-B frames = 150 KB)",
                                 byte_count{150000}, byte_count{64}, byte_count{1ull << 32}};
-                          }, cls_};
-  param<double> jitter_{port_, [] {
+                          },
+                          cls_};
+  param<double> jitter_{port_,
+                        [] {
                           return param_spec<double>{
                               "ecm.sample_jitter",
                               "ecm: each sampling interval is drawn uniformly from (1 +/- this) x sample_base", 0.15,
                               0.0, 0.9};
-                        }, cls_};
-  stat_counter samples_{port_, scope_.c_str(), [] {
-                     return stat_desc{"samples", "frames", "data frames sampled by the ecm congestion point", nullptr};
-                   }};
-  stat_counter negative_{port_, scope_.c_str(),
-                    [] { return stat_desc{"negative_sent", "frames", "negative BCN sent (samples with Fb < 0)", nullptr}; }};
+                        },
+                        cls_};
+  stat_counter samples_{
+      port_, scope_.c_str(), [] {
+        return stat_desc{"samples", "frames", "data frames sampled by the ecm congestion point", nullptr};
+      }};
+  stat_counter negative_{
+      port_, scope_.c_str(), [] {
+        return stat_desc{"negative_sent", "frames", "negative BCN sent (samples with Fb < 0)", nullptr};
+      }};
   stat_counter positive_{port_, scope_.c_str(), [] {
-                      return stat_desc{"positive_sent", "frames",
-                                       "positive BCN sent (Fb > 0, the frame tagged with this CPID)", nullptr};
-                    }};
+                           return stat_desc{"positive_sent", "frames",
+                                            "positive BCN sent (Fb > 0, the frame tagged with this CPID)", nullptr};
+                         }};
 };
 
 const policy_registrar<cp_policies> reg{

@@ -18,9 +18,7 @@ namespace {
 // under the NIC ("h0.ecm.gd", "h0.ecm.negative_received"), and the NIC's port for the line rate.
 class ecm_maker final : public reaction_point_maker {
  public:
-  ecm_maker(const sc_core::sc_object& nic, const mac_port& mac) : nic_(&nic), mac_(mac) {
-    config_.watch({&gd, &gi});
-  }
+  ecm_maker(const sc_core::sc_object& nic, const mac_port& mac) : nic_(&nic), mac_(mac) { config_.watch({&gd, &gi}); }
   std::unique_ptr<reaction_point_if> make(const flow& f, rate_limiter_if& limiter) override;
   ecm_rp_config config(double source_rate) const {
     double line = mac_.has_wire() ? mac_.wire().current_rate().bps : 0;
@@ -42,7 +40,10 @@ class ecm_maker final : public reaction_point_maker {
                      return param_spec<double>{"ecm.gd",
                                                "ecm RP: decrease gain per byte of -Fb, R <- R*(1 + gd*Fb) (1/266240: "
                                                "half the rate at Fb = -(1+2w)*Qeq with the default Qeq)",
-                                               1.0 / 266240, 0.0, 1.0, param_change::live};
+                                               1.0 / 266240,
+                                               0.0,
+                                               1.0,
+                                               param_change::live};
                    }};
   param<double> max_decrease{nic_, [] {
                                return param_spec<double>{
@@ -51,8 +52,9 @@ class ecm_maker final : public reaction_point_maker {
                                    0.5, 0.0, 1.0};
                              }};
   param<double> gi{nic_, [] {
-                     return param_spec<double>{"ecm.gi", "ecm RP: increase gain, R <- R + gi*ru per positive BCN", 5.0,
-                                               0.0, 1e6, param_change::live};
+                     return param_spec<double>{"ecm.gi", "ecm RP: increase gain, R <- R + gi*ru per positive BCN",
+                                               5.0,      0.0,
+                                               1e6,      param_change::live};
                    }};
   param<data_rate> ru{nic_, [] {
                         return param_spec<data_rate>{"ecm.ru", "ecm RP: rate unit of the increase", data_rate{10e6},
@@ -64,18 +66,19 @@ class ecm_maker final : public reaction_point_maker {
                                                            data_rate{10e6}, data_rate{1e3}, data_rate{1e13}};
                             }};
   const param<double>& w = ecm_settings::get().w;  // scheme-wide: ecm.w
-  mutable stat_counter negative{nic_, "ecm", [] {
-                             return stat_desc{"negative_received", "frames",
-                                              "negative BCN received by the NIC's ecm flows", nullptr};
-                           }};
-  mutable stat_counter positive{nic_, "ecm", [] {
-                             return stat_desc{"positive_received", "frames",
-                                              "positive BCN from the associated CPID (applied)", nullptr};
-                           }};
+  mutable stat_counter negative{
+      nic_, "ecm", [] {
+        return stat_desc{"negative_received", "frames", "negative BCN received by the NIC's ecm flows", nullptr};
+      }};
+  mutable stat_counter positive{
+      nic_, "ecm", [] {
+        return stat_desc{"positive_received", "frames", "positive BCN from the associated CPID (applied)", nullptr};
+      }};
   mutable stat_counter ignored{nic_, "ecm", [] {
-                            return stat_desc{"positive_ignored", "frames",
-                                             "positive BCN ignored: not limited, or from a CPID not associated", nullptr};
-                          }};
+                                 return stat_desc{"positive_ignored", "frames",
+                                                  "positive BCN ignored: not limited, or from a CPID not associated",
+                                                  nullptr};
+                               }};
 };
 
 class ecm_rp final : public reaction_point_if {

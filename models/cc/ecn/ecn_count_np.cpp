@@ -11,13 +11,16 @@
 namespace sluice {
 namespace {
 double read_count(const void* m, int) { return static_cast<double>(*static_cast<const uint64_t*>(m)); }
-const stat_desc flow_stat[] = {{"ce_frames", "frames", "CE-marked data frames of this flow received (ecn-count)", read_count}};
+const stat_desc flow_stat[] = {
+    {"ce_frames", "frames", "CE-marked data frames of this flow received (ecn-count)", read_count}};
 
 class ecn_count final : public notification_point_if {
  public:
   ecn_count(const sc_core::sc_object& nic, uint32_t node_id, const flow_table& flows)
       : total_(&nic, "np",
-               [] { return stat_desc{"ce_frames", "frames", "CE-marked data frames received (ecn-count)", nullptr}; }),
+               [] {
+                 return stat_desc{"ce_frames", "frames", "CE-marked data frames received (ecn-count)", nullptr};
+               }),
         ce_(nic, node_id, flows, flow_stat[0]) {}
   void on_data(const packet_header& h, uint64_t) override {
     if (h.ecn != 3) return;

@@ -25,20 +25,23 @@ class ecn_threshold final : public congestion_point_if {
   const sc_core::sc_object* port_;  // first: what follows is declared under it, at class cls_
   int cls_;
   std::string scope_;  // "prio3": the statistic's scope, kept for the registry
-  param<byte_count> kmin_{port_, [] {
+  param<byte_count> kmin_{port_,
+                          [] {
                             return param_spec<byte_count>{"ecn.kmin",
                                                           "ecn-threshold: mark CE on dequeue above this queue depth",
                                                           byte_count{40 * 1024}, byte_count{0}, byte_count{1ull << 36}};
-                          }, cls_};
+                          },
+                          cls_};
   stat_counter marked_{port_, scope_.c_str(), [] {
-                    return stat_desc{"ecn_marked", "frames", "data frames marked CE by the ecn-threshold congestion point", nullptr};
-                  }};
+                         return stat_desc{"ecn_marked", "frames",
+                                          "data frames marked CE by the ecn-threshold congestion point", nullptr};
+                       }};
 };
 
-const policy_registrar<cp_policies> reg{
-    "ecn-threshold", "mark ECN CE on dequeue while the queue exceeds prio<k>.ecn.kmin",
-    [](const sc_core::sc_object& port, int cls, frame_injector_if&) {
-      return std::make_unique<ecn_threshold>(port, cls);
-    }};
+const policy_registrar<cp_policies> reg{"ecn-threshold",
+                                        "mark ECN CE on dequeue while the queue exceeds prio<k>.ecn.kmin",
+                                        [](const sc_core::sc_object& port, int cls, frame_injector_if&) {
+                                          return std::make_unique<ecn_threshold>(port, cls);
+                                        }};
 }  // namespace
 }  // namespace sluice

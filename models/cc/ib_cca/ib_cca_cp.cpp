@@ -22,10 +22,7 @@ namespace sluice {
 namespace {
 class cca_cp final : public congestion_point_if {
  public:
-  cca_cp(const sc_core::sc_object& port, int cls)
-      : port_(&port),
-        cls_(cls),
-        scope_("prio" + std::to_string(cls)) {}
+  cca_cp(const sc_core::sc_object& port, int cls) : port_(&port), cls_(cls), scope_("prio" + std::to_string(cls)) {}
   void on_enqueue(packet_header&, const queue_view& q) override { update(q.bytes); }
   void on_dequeue(packet_header& h, const queue_view& q) override {
     update(q.bytes);
@@ -65,8 +62,10 @@ class cca_cp final : public congestion_point_if {
   }
   void update(uint64_t bytes) {
     const uint64_t on = threshold_().bytes, off = on - std::min(on, hysteresis_().bytes);
-    if (bytes >= on) congested_ = true;
-    else if (bytes < off) congested_ = false;
+    if (bytes >= on)
+      congested_ = true;
+    else if (bytes < off)
+      congested_ = false;
   }
   const sc_core::sc_object* port_;  // first: the parameters below are declared under it, at class cls_
   int cls_;

@@ -8,10 +8,11 @@
 // "ib-cca-tcd" (docs/models/tcd.md) reads TCD's code point from the CNP's BTH: a BECN with the UE
 // bit gets <nic>.rp.cca_ue_reaction, one without it (CE: FECN) <nic>.rp.cca_ce_reaction, each
 // `increase` (CCA's CCTI increase), `hold` (ib_cca_state::on_hold) or `ignore`.
+#include "models/cc/ib_cca/ib_cca_rp.h"
+
 #include <algorithm>
 #include <string>
 
-#include "models/cc/ib_cca/ib_cca_rp.h"
 #include "models/cc/reaction_point.h"
 #include "models/core/event_queue.h"
 #include "models/core/param_cache.h"
@@ -124,11 +125,11 @@ class cca_maker final : public reaction_point_maker {
  public:
   // The tutorial's / [LLNL-sweep]'s "study" profile: increase 1, limit 127, min 0, timer 150 x
   // 1.024 us, a quadratic table reaching ~57 packet times (the "mellanox default" CCT).
-  param<uint64_t> increase{
-      &nic_, [] {
-        return param_spec<uint64_t>{"rp.ccti_increase", "ib-cca: CCTI added per BECN (study profile: 1)", 1, 0, 255,
-                                    param_change::live};
-      }};
+  param<uint64_t> increase{&nic_, [] {
+                             return param_spec<uint64_t>{
+                                 "rp.ccti_increase", "ib-cca: CCTI added per BECN (study profile: 1)", 1, 0, 255,
+                                 param_change::live};
+                           }};
   param<uint64_t> limit{
       &nic_, [] {
         return param_spec<uint64_t>{"rp.ccti_limit", "ib-cca: largest CCTI, the last table entry (127)", 127, 1, 16383};

@@ -4,7 +4,12 @@
 
 namespace sluice {
 namespace {
-const cc_scheme_registrar ib_cca{"ib-cca", "InfiniBand CCA: FECN at switches, BECN from the destination, CCT at the source",
-                                  cc_fabric::infiniband, "ib-cca", "ib-cca", "ib-cca", {{frame_kind::cnp, "cnp", "CNP"}}};
+const cc_scheme_registrar ib_cca{"ib-cca",
+                                 "InfiniBand CCA: FECN at switches, BECN from the destination, CCT at the source",
+                                 cc_fabric::infiniband,
+                                 "ib-cca",
+                                 "ib-cca",
+                                 "ib-cca",
+                                 {{frame_kind::cnp, "cnp", "CNP"}}};
 }  // namespace
 }  // namespace sluice

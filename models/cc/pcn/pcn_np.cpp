@@ -72,10 +72,13 @@ class pcn_np final : public notification_point_if {
                        }};
   control_sender_if& sender_;
   std::vector<std::unique_ptr<flow_timer>> flows_;  // by flow id, made at the flow's first frame
-  stat_counter ce_{nic_, "np", [] { return stat_desc{"ce_frames", "frames", "CE-marked data frames received (pcn)", nullptr}; }};
-  stat_counter congested_{nic_, "np", [] {
-                       return stat_desc{"congested_cnps", "frames", "CNPs sent with the congestion flag (pcn)", nullptr};
-                     }};
+  stat_counter ce_{nic_, "np", [] {
+                     return stat_desc{"ce_frames", "frames", "CE-marked data frames received (pcn)", nullptr};
+                   }};
+  stat_counter congested_{
+      nic_, "np", [] {
+        return stat_desc{"congested_cnps", "frames", "CNPs sent with the congestion flag (pcn)", nullptr};
+      }};
   received_flow_counts cnps_;
 };
 

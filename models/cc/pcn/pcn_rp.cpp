@@ -28,7 +28,6 @@ class pcn_maker final : public reaction_point_maker {
                          format_number(w_max()) + ")");
   }
 
-
  private:
   const sc_core::sc_object* nic_;  // first: the parameters below are declared under it
   const mac_port& mac_;
@@ -40,10 +39,10 @@ class pcn_maker final : public reaction_point_maker {
                             "rp.w_min", "pcn: smallest increase weight, and the decrease discount (paper: 1/128)",
                             1.0 / 128, 0.0, 1.0};
                       }};
-  param<double> w_max{nic_, [] {
-                        return param_spec<double>{"rp.w_max", "pcn: largest increase weight (paper: 0.5)", 0.5, 0.0,
-                                                  1.0};
-                      }};
+  param<double> w_max{
+      nic_, [] {
+        return param_spec<double>{"rp.w_max", "pcn: largest increase weight (paper: 0.5)", 0.5, 0.0, 1.0};
+      }};
   param<data_rate> min_rate{nic_, [] {
                               return param_spec<data_rate>{
                                   "rp.min_rate",

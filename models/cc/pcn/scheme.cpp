@@ -4,7 +4,12 @@
 
 namespace sluice {
 namespace {
-const cc_scheme_registrar pcn{"pcn", "PCN: NP-ECN at switches, CNPs with the receiving rate, RecRate-based sender",
-                               cc_fabric::ethernet, "pcn", "pcn", "pcn", {{frame_kind::cnp, "cnp", "CNP"}}};
+const cc_scheme_registrar pcn{"pcn",
+                              "PCN: NP-ECN at switches, CNPs with the receiving rate, RecRate-based sender",
+                              cc_fabric::ethernet,
+                              "pcn",
+                              "pcn",
+                              "pcn",
+                              {{frame_kind::cnp, "cnp", "CNP"}}};
 }  // namespace
 }  // namespace sluice

@@ -66,9 +66,8 @@ class qcn_cp final : public congestion_point_if {
   // What every frame reads: packed at the first frame of the run, again after a live write (w).
   const qcn_cp_config& config() {
     return config_.get([this]() -> qcn_cp_config {
-      return {qeq_().bytes,        w_(),         base_().bytes,         jitter_(),
-              table_.index() == 1, rounding_.index() == 1, path_ba_(), ba_threshold_().bytes,
-              to_ps(ba_time_()),   sonar_()};
+      return {qeq_().bytes,           w_(),       base_().bytes,         jitter_(),         table_.index() == 1,
+              rounding_.index() == 1, path_ba_(), ba_threshold_().bytes, to_ps(ba_time_()), sonar_()};
     });
   }
   void send_cnm(const packet_header& data, const queue_view& q, const qcn_sample& s) {
@@ -97,14 +96,15 @@ class qcn_cp final : public congestion_point_if {
             byte_count{26 * 1024}, byte_count{64}, byte_count{1ull << 30}};
       },
       cls_};
-  param<double> w_{port_,
-                   [] {
-                     return param_spec<double>{
-                         "qcn.w",
-                         "qcn: weight w of the queue growth Qdelta in Fb = -(Qoff + w*Qdelta) (tutorial table: 2)", 2.0,
-                         0.0, 64.0, param_change::live};
-                   },
-                   cls_};
+  param<double> w_{
+      port_,
+      [] {
+        return param_spec<double>{
+            "qcn.w", "qcn: weight w of the queue growth Qdelta in Fb = -(Qoff + w*Qdelta) (tutorial table: 2)",
+            2.0,     0.0,
+            64.0,    param_change::live};
+      },
+      cls_};
   param<byte_count> base_{port_,
                           [] {
                             return param_spec<byte_count>{

@@ -47,7 +47,7 @@ struct qcn_sample {
   bool sampled = false;  // this frame was sampled
   int64_t fb = 0;        // Fb, bytes (negative: congestion)
   int64_t q_offset = 0, q_delta = 0;
-  uint8_t qfb = 0;  // quantized |Fb| (0 when Fb >= 0): a CNM is due when non-zero
+  uint8_t qfb = 0;         // quantized |Fb| (0 when Fb >= 0): a CNM is due when non-zero
   bool push_back = false;  // path_ba: Fb >= 0 with BA = 0, an Fb99 (qFb = 0 CNM) is due
 };
 

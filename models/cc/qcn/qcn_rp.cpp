@@ -47,14 +47,18 @@ struct qcn_rp_params {
                      return param_spec<double>{"qcn.gd",
                                                "qcn RP: decrease gain per unit of qFb/63, CR <- CR*(1 - gd*qFb/63) "
                                                "(tutorial table: Gd 0.5, min decrease factor 0.5)",
-                                               0.5, 0.0, 1.0, param_change::live};
+                                               0.5,
+                                               0.0,
+                                               1.0,
+                                               param_change::live};
                    }};
-  param<data_rate> min_rate{nic_, [] {
-                              return param_spec<data_rate>{
-                                  "qcn.min_rate",
-                                  "qcn RP: lowest current rate (common: 10 Mb/s; the tutorial's table: 100 Kb/s)",
-                                  data_rate{10e6}, data_rate{1e3}, data_rate{1e13}, param_change::live};
-                            }};
+  param<data_rate> min_rate{
+      nic_, [] {
+        return param_spec<data_rate>{
+            "qcn.min_rate",  "qcn RP: lowest current rate (common: 10 Mb/s; the tutorial's table: 100 Kb/s)",
+            data_rate{10e6}, data_rate{1e3},
+            data_rate{1e13}, param_change::live};
+      }};
   param<byte_count> bc{
       nic_, [] {
         return param_spec<byte_count>{
@@ -74,17 +78,20 @@ struct qcn_rp_params {
                           "qcn.fr_threshold",
                           "qcn RP: fast-recovery cycles per counter before increase (tutorial table: 5)", 5, 1, 1000};
                     }};
-  param<data_rate> r_ai{nic_, [] {
-                          return param_spec<data_rate>{
-                              "qcn.r_ai", "qcn RP: active-increase step of the target rate (tutorial table: 5 Mb/s)",
-                              data_rate{5e6}, data_rate{1e3}, data_rate{1e13}, param_change::live};
-                        }};
-  param<data_rate> r_hai{nic_, [] {
-                           return param_spec<data_rate>{
-                               "qcn.r_hai",
-                               "qcn RP: hyper-active-increase step of the target rate (tutorial table: 50 Mb/s)",
-                               data_rate{50e6}, data_rate{1e3}, data_rate{1e13}, param_change::live};
-                         }};
+  param<data_rate> r_ai{
+      nic_, [] {
+        return param_spec<data_rate>{
+            "qcn.r_ai",      "qcn RP: active-increase step of the target rate (tutorial table: 5 Mb/s)",
+            data_rate{5e6},  data_rate{1e3},
+            data_rate{1e13}, param_change::live};
+      }};
+  param<data_rate> r_hai{
+      nic_, [] {
+        return param_spec<data_rate>{
+            "qcn.r_hai",     "qcn RP: hyper-active-increase step of the target rate (tutorial table: 50 Mb/s)",
+            data_rate{50e6}, data_rate{1e3},
+            data_rate{1e13}, param_change::live};
+      }};
   param<bool> efr{nic_, [] {
                     return param_spec<bool>{"qcn.extra_fast_recovery",
                                             "qcn RP: CNMs before the byte counter's first cycle keep the target rate "
@@ -154,9 +161,24 @@ struct qcn_rp_params {
   // What every CNM, frame and timer of the NIC's flows reads: packed once, again after a live write.
   const qcn_rp_config& config() const {
     return config_.get([this]() -> qcn_rp_config {
-      return {gd(), min_rate().bps, bc().bytes, to_ps(timer()), static_cast<int>(f()), r_ai().bps, r_hai().bps, efr(),
-              target_reduction(), path_ba(), to_ps(ba_timer()), sonar(), to_ps(sonar_wait()), to_ps(sonar_echo()),
-              to_ps(sonar_fuse()), jitter(), tr_hold.index() == 1, bc_reset()};
+      return {gd(),
+              min_rate().bps,
+              bc().bytes,
+              to_ps(timer()),
+              static_cast<int>(f()),
+              r_ai().bps,
+              r_hai().bps,
+              efr(),
+              target_reduction(),
+              path_ba(),
+              to_ps(ba_timer()),
+              sonar(),
+              to_ps(sonar_wait()),
+              to_ps(sonar_echo()),
+              to_ps(sonar_fuse()),
+              jitter(),
+              tr_hold.index() == 1,
+              bc_reset()};
     });
   }
 

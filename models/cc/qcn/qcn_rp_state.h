@@ -100,8 +100,8 @@ class qcn_rp_state {
       timer_due_ = now_ps + c.cycle_timer_ps();
       return true;
     }
-    const bool hold = c.extra_fast_recovery && limited_ && byte_stage_ == 0 &&
-                      (!c.tr_hold_both_stages || timer_stage_ == 0);
+    const bool hold =
+        c.extra_fast_recovery && limited_ && byte_stage_ == 0 && (!c.tr_hold_both_stages || timer_stage_ == 0);
     if (!hold) tr_ = cr_;
     if (!hold || c.bc_reset_every_cnm) bytes_left_ = c.bc_limit;
     cr_ = std::max(cr_ * (1.0 - c.gd * qfb / 63.0), c.min_rate_bps);

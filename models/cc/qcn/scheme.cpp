@@ -1,13 +1,19 @@
 // The scheme "qcn" (IEEE 802.1Qau): the congestion point sends CNMs straight to the source's
 // reaction point; QCN has no notification point. qcn.path_ba and qcn.sonar are settings of the
 // scheme, read by both ends.
-#include "models/cc/qcn/qcn_settings.h"
 #include "models/cc/scheme.h"
+
+#include "models/cc/qcn/qcn_settings.h"
 
 namespace sluice {
 namespace {
-const cc_scheme_registrar qcn{"qcn", "IEEE 802.1Qau QCN: CNMs from the switch queue to the source's rate limiter",
-                               cc_fabric::ethernet, "qcn", "none", "qcn", {{frame_kind::cnm, "cnm", "CNM"}},
-                               [] { qcn_settings::get(); }};
+const cc_scheme_registrar qcn{"qcn",
+                              "IEEE 802.1Qau QCN: CNMs from the switch queue to the source's rate limiter",
+                              cc_fabric::ethernet,
+                              "qcn",
+                              "none",
+                              "qcn",
+                              {{frame_kind::cnm, "cnm", "CNM"}},
+                              [] { qcn_settings::get(); }};
 }  // namespace
 }  // namespace sluice

@@ -1,13 +1,12 @@
 // Congestion point "tcd": TCD's ternary detector (tcd_detector, tcd_cp.h) on one egress queue,
 // marking departing data frames UE or CE in their ECN bits (on an InfiniBand port: CE as FECN, UE
 // in a reserved BTH bit, tcd_mark_bth). Its queue is the frames waiting in the egress queue,
-// without those still in the switch pipeline (queue_view::bytes, as every congestion point). max(Ton) comes from the ON-OFF
-// model and the port's own flow-control loop (flow_control_if::on_off: for PFC the port's XON
-// hysteresis, 2 x propagation + response + a PFC frame, and the link rate; for credits one block,
-// min_interval + 2 x propagation + a credit packet, and the link rate) unless
-// prio<k>.tcd.max_ton sets it; it is computed at the first departure, when the overrides are
-// final. Statistics under <port>.prio<k>.tcd: entries into each state, time in each, UE/CE
-// marks, the ON periods it measured and the max(Ton) it uses.
+// without those still in the switch pipeline (queue_view::bytes, as every congestion point). max(Ton) comes from the
+// ON-OFF model and the port's own flow-control loop (flow_control_if::on_off: for PFC the port's XON hysteresis, 2 x
+// propagation + response + a PFC frame, and the link rate; for credits one block, min_interval + 2 x propagation + a
+// credit packet, and the link rate) unless prio<k>.tcd.max_ton sets it; it is computed at the first departure, when the
+// overrides are final. Statistics under <port>.prio<k>.tcd: entries into each state, time in each, UE/CE marks, the ON
+// periods it measured and the max(Ton) it uses.
 #include "models/cc/tcd/tcd_cp.h"
 
 #include <string>

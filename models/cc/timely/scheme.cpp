@@ -4,7 +4,12 @@
 
 namespace sluice {
 namespace {
-const cc_scheme_registrar timely{"timely", "TIMELY: RTT from the receiver's ACKs drives the sender's rate",
-                                  cc_fabric::ethernet, "none", "timely", "timely", {{frame_kind::ack, "ack", "ACK"}}};
+const cc_scheme_registrar timely{"timely",
+                                 "TIMELY: RTT from the receiver's ACKs drives the sender's rate",
+                                 cc_fabric::ethernet,
+                                 "none",
+                                 "timely",
+                                 "timely",
+                                 {{frame_kind::ack, "ack", "ACK"}}};
 }  // namespace
 }  // namespace sluice

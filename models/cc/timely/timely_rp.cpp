@@ -99,9 +99,7 @@ class timely_maker final : public reaction_point_maker {
             hai_step().bps};
   }
   // Does a new flow start at its fair share (else unlimited until its first ACK)?
-  bool fair_share_start() const {
-    return start.index() == 1 || (start.index() == 0 && profile.index() == 0);
-  }
+  bool fair_share_start() const { return start.index() == 1 || (start.index() == 0 && profile.index() == 0); }
   // The NIC's timely flows that have started and not sent their last byte, but `self`.
   std::size_t active_flows_but(const timely_rp* self) const;
   std::vector<const timely_rp*> rps_;  // every flow's reaction point of this NIC
@@ -122,17 +120,21 @@ class timely_maker final : public reaction_point_maker {
                         return param_spec<double>{"timely.alpha",
                                                   "timely: EWMA weight of the newest RTT difference (paper as quoted "
                                                   "by CoNEXT'16: 0.875; the authors' code: 0.02)",
-                                                  0.875, 0.0, 1.0, param_change::live};
+                                                  0.875,
+                                                  0.0,
+                                                  1.0,
+                                                  param_change::live};
                       }};
-  param<double> beta{
-      nic_, [] {
-        return param_spec<double>{"timely.beta", "timely: multiplicative decrease factor (paper: 0.8)", 0.8, 0.0, 1.0,
-                                  param_change::live};
-      }};
+  param<double> beta{nic_, [] {
+                       return param_spec<double>{"timely.beta", "timely: multiplicative decrease factor (paper: 0.8)",
+                                                 0.8,           0.0,
+                                                 1.0,           param_change::live};
+                     }};
   param<data_rate> delta{nic_, [] {
                            return param_spec<data_rate>{
-                               "timely.delta", "timely: additive increase step per completion (paper: 10 Mb/s)",
-                               data_rate{10e6}, data_rate{0}, data_rate{1e12}, param_change::live};
+                               "timely.delta",  "timely: additive increase step per completion (paper: 10 Mb/s)",
+                               data_rate{10e6}, data_rate{0},
+                               data_rate{1e12}, param_change::live};
                          }};
   param<sc_time> min_rtt{nic_, [] {
                            return param_spec<sc_time>{
@@ -152,12 +154,11 @@ class timely_maker final : public reaction_point_maker {
                                                        "timely: N, the HAI step in units of delta (paper: 5)", 5.0, 1.0,
                                                        1000.0};
                            }};
-  param<double> min_fraction{nic_, [] {
-                               return param_spec<double>{
-                                   "timely.min_rate",
-                                   "timely: lowest rate as a fraction of the line rate (ns3-rdma: 0.01)",
-                                   0.01, 1e-6, 1.0};
-                             }};
+  param<double> min_fraction{
+      nic_, [] {
+        return param_spec<double>{
+            "timely.min_rate", "timely: lowest rate as a fraction of the line rate (ns3-rdma: 0.01)", 0.01, 1e-6, 1.0};
+      }};
   choice_param variant{nic_, [] {
                          return choice_spec{
                              "timely.variant",

@@ -165,11 +165,11 @@ class timely_rp_state {
   double rate_;
   double prev_rtt_ = 0, rtt_diff_ = 0, gradient_ = 0;
   uint32_t negatives_ = 0, increases_ = 0;
-  uint64_t samples_ = 0;  // completions that updated the rate
-  uint64_t due_ps_ = 0;   // min_rtt cadence: no update before this
+  uint64_t samples_ = 0;    // completions that updated the rate
+  uint64_t due_ps_ = 0;     // min_rtt cadence: no update before this
   bool have_prev_ = false;  // prev_rtt_ holds a sample
   bool recorded_ = false;   // hpcc_sim: the first ACK's RTT is recorded
-  uint64_t last_seq_ = 0;  // hpcc_sim: the flow's next offset at the last update
+  uint64_t last_seq_ = 0;   // hpcc_sim: the flow's next offset at the last update
   branch last_ = branch::none;
 };
 

@@ -5,9 +5,7 @@
 namespace sluice {
 namespace {
 struct first_path final : path_selector {
-  std::size_t select(const std::vector<uint16_t>&, uint32_t, uint32_t, uint32_t, uint64_t) const override {
-    return 0;
-  }
+  std::size_t select(const std::vector<uint16_t>&, uint32_t, uint32_t, uint32_t, uint64_t) const override { return 0; }
 };
 const policy_registrar<forwarding_policies> reg{"first", "always the lowest-numbered equal-cost port (one path)",
                                                 [] { return std::make_unique<first_path>(); }};

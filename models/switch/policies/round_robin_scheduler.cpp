@@ -19,7 +19,8 @@ class round_robin final : public scheduler_if {
   int next_ = 0;
 };
 const policy_registrar<scheduler_policies> reg{
-    "round-robin", "one frame per eligible class in turn (class order; weights and prio<k>.sched ignored)",
+    "round-robin",
+    "one frame per eligible class in turn (class order; weights and prio<k>.sched ignored)",
     [](const scheduler_config&) { return std::make_unique<round_robin>(); },
     {}};
 }  // namespace
