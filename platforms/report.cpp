@@ -9,6 +9,7 @@
 #include <set>
 #include <sstream>
 
+#include "models/core/frame_kinds.h"
 #include "models/core/stats.h"
 #include "platforms/simulation.h"
 
@@ -351,7 +352,16 @@ void simulation::emit_summary(summary_sink& out) const {
                  {"mean_fct_ns", fcts.empty() ? json(nullptr) : json(mean_fct)},
                  {"p99_fct_ns", fcts.empty() ? json(nullptr) : json(percentile(fcts, 0.99))}};
   if (ack_frames) totals["ack_frames"] = ack_frames;  // transport ACKs, when any NIC sends them
-  if (ib) {                                           // on InfiniBand every CNP carries a BECN
+  // A feedback kind a scheme registered beyond the shipped ones: "<name>_frames", when any arrived.
+  for (const frame_kind_info* k : frame_kind_registry::instance().kinds()) {
+    if (k->role != frame_role::feedback || k->kind == frame_kind::cnp || k->kind == frame_kind::cnm ||
+        k->kind == frame_kind::ack)
+      continue;
+    uint64_t n = 0;
+    for (const auto& nic : f.nics) n += nic->receiver().received(k->kind);
+    if (n) totals[k->name + "_frames"] = n;
+  }
+  if (ib) {  // on InfiniBand every CNP carries a BECN
     totals["credit_packets"] = credit_packets;
     totals["fecn_marks"] = static_cast<uint64_t>(fecn_marks);
     totals["becn_frames"] = cnp_frames;

@@ -34,16 +34,21 @@ const cc_scheme& cc_scheme_registry::named(const std::string& name, const std::s
   throw config_error(key + ": '" + name + "' is not one of {" + names() + "}");
 }
 
-void cc_scheme_registry::check_fabric(const cc_scheme& scheme, bool infiniband, const std::string& key) const {
+std::string cc_scheme_registry::names_for(bool infiniband) const {
   const cc_fabric here = infiniband ? cc_fabric::infiniband : cc_fabric::ethernet;
-  if (scheme.fabric == cc_fabric::any || scheme.fabric == here) return;
   std::string fits;
   for (const auto& s : schemes_)
     if (s->fabric == cc_fabric::any || s->fabric == here) fits += (fits.empty() ? "" : ", ") + s->name;
+  return fits;
+}
+
+void cc_scheme_registry::check_fabric(const cc_scheme& scheme, bool infiniband, const std::string& key) const {
+  const cc_fabric here = infiniband ? cc_fabric::infiniband : cc_fabric::ethernet;
+  if (scheme.fabric == cc_fabric::any || scheme.fabric == here) return;
   throw config_error(key + ": '" + scheme.name + "' is a scheme for " +
                      (infiniband ? "Ethernet (CEE) fabrics, and this one is InfiniBand (link_layer: ib)"
                                  : "InfiniBand fabrics, and this one is Ethernet (CEE)") +
-                     ": one of {" + fits + "}");
+                     ": one of {" + names_for(infiniband) + "}");
 }
 
 cc_scheme_registrar::cc_scheme_registrar(std::string name, std::string description, cc_fabric fabric, std::string cp,

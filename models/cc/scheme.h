@@ -62,6 +62,9 @@ class cc_scheme_registry {
   std::string names() const;
   // The scheme called `name`; else config_error "<key>: 'x' is not one of {none, dcqcn, ...}".
   const cc_scheme& named(const std::string& name, const std::string& key) const;
+  // The names of the schemes that run on an InfiniBand (or an Ethernet) fabric, in registration
+  // order ("none, ib-cca, ib-cca+tcd").
+  std::string names_for(bool infiniband) const;
   // `scheme` on a fabric that is (or is not) InfiniBand; else config_error "<key>: 'dcqcn' is a
   // scheme for Ethernet (CEE) fabrics, and this one is InfiniBand (link_layer: ib): one of {...}".
   void check_fabric(const cc_scheme& scheme, bool infiniband, const std::string& key) const;

@@ -104,12 +104,24 @@ TEST(CcConfig, SchemeOfTheOtherFabricIsAOneLineError) {
   EXPECT_EQ(r.status, 2);
   EXPECT_EQ(r.output,
             "sluice: error: --cc: 'dcqcn' is a scheme for Ethernet (CEE) fabrics, and this one is InfiniBand "
-            "(link_layer: ib): one of {none, ib-cca, ib-cca+tcd}\n");
+            "(link_layer: ib): one of {" +
+                cc_scheme_registry::instance().names_for(true) + "}\n");
   r = test::run_cli("run " + test::scenario_path("incast.yaml") + " --cc ib-cca -q");
   EXPECT_EQ(r.status, 2);
   EXPECT_EQ(r.output,
             "sluice: error: --cc: 'ib-cca' is a scheme for InfiniBand fabrics, and this one is Ethernet (CEE): one of "
-            "{none, asm, dcqcn, ecm, pcn, qcn, dcqcn+tcd, timely}\n");
+            "{" +
+                cc_scheme_registry::instance().names_for(false) + "}\n");
+  // The lists are the registry's (a new scheme's folder adds itself): here, which fabric each
+  // shipped scheme belongs to.
+  const std::string ib = ", " + cc_scheme_registry::instance().names_for(true) + ",";
+  const std::string eth = ", " + cc_scheme_registry::instance().names_for(false) + ",";
+  for (const char* s : {" none,", " ib-cca,", " ib-cca+tcd,"}) EXPECT_NE(ib.find(s), std::string::npos) << s;
+  for (const char* s : {" none,", " asm,", " dcqcn,", " ecm,", " pcn,", " qcn,", " dcqcn+tcd,", " timely,"}) {
+    EXPECT_NE(eth.find(s), std::string::npos) << s;
+    if (std::string(s) != " none,") EXPECT_EQ(ib.find(s), std::string::npos) << s;
+  }
+  EXPECT_EQ(eth.find(" ib-cca"), std::string::npos);
   r = test::run_cli("params " + test::scenario_path("ib-incast.yaml") + " --cc none --match 'h0.rp'");
   EXPECT_EQ(r.status, 0) << r.output;
 }

@@ -198,32 +198,59 @@ TEST(LiveParams, AFixedParameterRefusesARunTimeWriteWithOneLine) {
 }
 
 namespace {
-// The QCN dumbbell (four 20 Gb/s flows into one 40 Gb/s bottleneck), 2 ms, with a run-time
-// write of every sender's qcn.gd at `write_at` (none if `gd` is empty). Returns every flow's
-// rate limit as the reaction points set it: "<time> rate <nic> <flow> <bit/s>" (0: no limit),
-// then the summary.
-std::string run_qcn_dumbbell(std::vector<std::pair<std::string, std::string>> sets, const std::string& gd,
-                             uint64_t write_at) {
+// The dumbbell (four 20 Gb/s flows into one 40 Gb/s bottleneck) under `cc`, 2 ms, with a
+// run-time write of `pattern` to `value` at `write_at` (none if `value` is empty). Returns every
+// flow's rate limit as the reaction points set it: "<time> rate <nic> <flow> <bit/s>" (0: no
+// limit), every congestion mark "<time> mark <point> <flow>", then the summary.
+std::string run_dumbbell(const std::string& cc, std::vector<std::pair<std::string, std::string>> sets,
+                         const std::string& pattern, const std::string& value, uint64_t write_at,
+                         std::size_t expect_matched) {
   run_options o;
-  o.cc = "qcn";
+  o.cc = cc;
   o.sets = std::move(sets);
   simulation sim(load_scenario_file(test::scenario_path("dumbbell.yaml")), o);
   std::ostringstream log;
   probe_registry::instance().subscribe("h*.rate_change", [&](const probe_point& p, const probe_event& e) {
     log << e.time_ps << " rate " << p.name() << ' ' << e.flow_id << ' ' << e.value << '\n';
   });
+  probe_registry::instance().subscribe("sw*.egress.mark", [&](const probe_point& p, const probe_event& e) {
+    log << e.time_ps << " mark " << p.name() << ' ' << e.frame->flow_id << '\n';
+  });
   timed_callbacks calls("calls", 2 * ms_ps);
   std::size_t matched = 0;
-  if (!gd.empty()) calls.add(write_at, 0, [&] { matched = param_registry::instance().set_live("h*.qcn.gd", gd); });
+  if (!value.empty()) calls.add(write_at, 0, [&] { matched = param_registry::instance().set_live(pattern, value); });
   sim.run();
-  if (!gd.empty()) {
-    EXPECT_EQ(matched, 4u);  // h0..h3
+  if (!value.empty()) {
+    EXPECT_EQ(matched, expect_matched);
   }
   nlohmann::json s = sim.summary();
   s["totals"].erase("wall_time_s");
   s["totals"].erase("elaboration_s");
   s.erase("provenance");  // the two runs are asked for differently (a write, a scenario setting)
   return log.str() + "summary " + s.dump() + "\n";
+}
+
+std::string run_qcn_dumbbell(std::vector<std::pair<std::string, std::string>> sets, const std::string& gd,
+                             uint64_t write_at) {
+  return run_dumbbell("qcn", std::move(sets), "h*.qcn.gd", gd, write_at, 4);  // h0..h3
+}
+
+// DCQCN's congestion point at the bottleneck (sw0 port 4, class 3): its ECN threshold.
+std::string run_dcqcn_dumbbell(std::vector<std::pair<std::string, std::string>> sets, const std::string& kmin,
+                               uint64_t write_at) {
+  return run_dumbbell("dcqcn", std::move(sets), "sw0.port4.prio3.ecn.kmin", kmin, write_at, 1);
+}
+
+uint64_t marks(const std::string& log, uint64_t from_ps, uint64_t to_ps) {
+  uint64_t n = 0;
+  std::istringstream in(log);
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream f(line);
+    uint64_t at;
+    std::string what;
+    if (f >> at >> what && what == "mark" && at > from_ps && at <= to_ps) ++n;
+  }
+  return n;
 }
 
 // Rate cuts after `from_ps` (exclusive) up to `to_ps`: a limit below the flow's previous one
@@ -264,5 +291,28 @@ TEST(LiveParams, AQcnGainWrittenAtTimeZeroEqualsSettingItInTheScenario) {
   const std::string set_in_scenario = test::in_child([] { return run_qcn_dumbbell({{"h*.qcn.gd", "0.25"}}, "", 0); });
   const std::string written = run_qcn_dumbbell({}, "0.25", 0);
   EXPECT_GT(cuts(written, 0, 2 * ms_ps), 10u);
+  EXPECT_EQ(written, set_in_scenario);
+}
+
+// A congestion point's threshold, read at each frame: an ECN Kmin written above any depth the
+// queue reaches stops the marking from the write on, and not before. (On this dumbbell DCQCN
+// marks in the first 300 us, until its cuts drain the bottleneck: the write comes at 150 us.)
+TEST(LiveParams, ADcqcnKminWrittenDuringTheRunTakesEffectThenAndOnlyThen) {
+  constexpr uint64_t at = 150'000'000ull;
+  const std::string without = test::in_child([] { return run_dcqcn_dumbbell({}, "", 0); });
+  const std::string with = run_dcqcn_dumbbell({}, "64MiB", at);
+  const std::string before = lines_before(without, at);
+  ASSERT_GT(marks(before, 0, at), 10u);
+  EXPECT_EQ(lines_before(with, at), before);
+  EXPECT_GT(marks(without, at, 2 * ms_ps), 10u);
+  EXPECT_EQ(marks(with, at, 2 * ms_ps), 0u);
+}
+
+TEST(LiveParams, ADcqcnKminWrittenAtTimeZeroEqualsSettingItInTheScenario) {
+  const std::string set_in_scenario = test::in_child([] {
+    return run_dcqcn_dumbbell({{"sw0.port4.prio3.ecn.kmin", "20KB"}}, "", 0);
+  });
+  const std::string written = run_dcqcn_dumbbell({}, "20KB", 0);
+  EXPECT_GT(marks(written, 0, 2 * ms_ps), 10u);
   EXPECT_EQ(written, set_in_scenario);
 }

@@ -126,6 +126,8 @@ TEST(SchemeRegistry, ATestOnlySchemeRunsEndToEndOnTheDumbbell) {
     if (name.size() > 16 && name.compare(name.size() - 16, 16, ".toy_fb_received") == 0)
       received += value.get<double>();
   EXPECT_EQ(received, static_cast<double>(feedback_sent));
+  EXPECT_EQ(s["totals"].value("toy_fb_frames", 0.0), received) << "the summary's totals count the new kind";
+  EXPECT_EQ(s["totals"]["cnm_frames"], 0);
   EXPECT_EQ(test::counter(s, "h0.feedback_unmatched"), 0);
 }
 

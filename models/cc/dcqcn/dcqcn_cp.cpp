@@ -47,7 +47,10 @@ class dcqcn_cp final : public congestion_point_if {
                           [] {
                             return param_spec<byte_count>{"ecn.kmin",
                                                           "dcqcn: queue depth where ECN marking starts (paper: 5 KB)",
-                                                          byte_count{5000}, byte_count{0}, byte_count{1ull << 36}};
+                                                          byte_count{5000},
+                                                          byte_count{0},
+                                                          byte_count{1ull << 36},
+                                                          param_change::live};
                           },
                           cls_};
   param<byte_count> kmax_{port_,
@@ -55,15 +58,19 @@ class dcqcn_cp final : public congestion_point_if {
                             return param_spec<byte_count>{"ecn.kmax",
                                                           "dcqcn: queue depth where the marking probability reaches "
                                                           "pmax; above it every frame is marked (paper: 200 KB)",
-                                                          byte_count{200000}, byte_count{0}, byte_count{1ull << 36}};
+                                                          byte_count{200000},
+                                                          byte_count{0},
+                                                          byte_count{1ull << 36},
+                                                          param_change::live};
                           },
                           cls_};
-  param<double> pmax_{
-      port_,
-      [] {
-        return param_spec<double>{"ecn.pmax", "dcqcn: marking probability at kmax (paper: 0.01)", 0.01, 0.0, 1.0};
-      },
-      cls_};
+  param<double> pmax_{port_,
+                      [] {
+                        return param_spec<double>{"ecn.pmax", "dcqcn: marking probability at kmax (paper: 0.01)",
+                                                  0.01,       0.0,
+                                                  1.0,        param_change::live};
+                      },
+                      cls_};
   stat_counter marked_{
       port_, scope_.c_str(), [] {
         return stat_desc{"ecn_marked", "frames", "data frames marked CE by the dcqcn congestion point", nullptr};

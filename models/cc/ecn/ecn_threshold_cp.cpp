@@ -29,7 +29,10 @@ class ecn_threshold final : public congestion_point_if {
                           [] {
                             return param_spec<byte_count>{"ecn.kmin",
                                                           "ecn-threshold: mark CE on dequeue above this queue depth",
-                                                          byte_count{40 * 1024}, byte_count{0}, byte_count{1ull << 36}};
+                                                          byte_count{40 * 1024},
+                                                          byte_count{0},
+                                                          byte_count{1ull << 36},
+                                                          param_change::live};
                           },
                           cls_};
   stat_counter marked_{port_, scope_.c_str(), [] {
