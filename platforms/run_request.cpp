@@ -38,6 +38,21 @@ run_options parse_run_request(const run_request& r, const std::string& prefix) {
   if (r.profile) opts.profile = hardware_profile_named(*r.profile, key("profile")).name;
   opts.allow_inert = r.allow_inert;
   opts.allow_inert_key = key("allow-inert");
+  if (r.pcap) {
+    if (r.pcap->empty()) throw config_error(key("pcap") + ": '' is empty");
+    if (r.capture.empty())
+      throw config_error(key("pcap") + ": needs " + key("capture") + " PORTS (port names, globs: sw0.port4, h*)");
+    opts.capture.dir = *r.pcap;
+    opts.capture.ports = r.capture;
+    if (r.capture_kinds) opts.capture.kinds = parse_capture_kinds(*r.capture_kinds, key("capture-kinds"));
+    if (r.capture_window)
+      std::tie(opts.capture.from_ps, opts.capture.to_ps) =
+          parse_capture_window(*r.capture_window, key("capture-window"));
+  } else {
+    if (!r.capture.empty()) throw config_error(key("capture") + ": needs " + key("pcap") + " DIR");
+    if (r.capture_kinds) throw config_error(key("capture-kinds") + ": needs " + key("pcap") + " DIR");
+    if (r.capture_window) throw config_error(key("capture-window") + ": needs " + key("pcap") + " DIR");
+  }
   return opts;
 }
 

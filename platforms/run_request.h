@@ -15,6 +15,9 @@ struct run_request {
   std::vector<std::pair<std::string, std::string>> sets;  // (pattern, value), in order
   std::optional<std::string> until, sample_period, seed, cc, profile;
   bool allow_inert = false;
+  // Packet captures: the folder, the ports (globs), the frame kinds and the time window.
+  std::optional<std::string> pcap, capture_kinds, capture_window;
+  std::vector<std::string> capture;
 };
 
 run_options parse_run_request(const run_request& r, const std::string& prefix);

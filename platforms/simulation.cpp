@@ -109,6 +109,8 @@ simulation::simulation(const scenario& s, const run_options& options) {
   for (const std::string& w : fabric_->warnings()) std::cerr << "sluice: warning: " << w << '\n';
   fabric_->check_policies();  // after the derived headroom: a congestion point's Qeq is checked against it
   check_inert_settings(s, options);
+  if (!options.capture.dir.empty())
+    capture_ = std::make_unique<frame_capture>(options.capture, s.topology.layer == link_layer::ib);
   elab_s_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - elab_start).count();
 }
 
@@ -132,6 +134,7 @@ void simulation::run() {
   wall_s_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   sampler_->finish();                                   // the kernel stops before running the tick due at `until`
   invariants_->check(to_ps(sc_core::sc_time_stamp()));  // the end of the run, sampled or not
+  if (capture_) capture_->finish();
 }
 
 }  // namespace sluice

@@ -10,6 +10,7 @@
 
 #include "platforms/deadlock_detector.h"
 #include "platforms/fabric.h"
+#include "platforms/frame_capture.h"
 #include "platforms/invariants.h"
 #include "platforms/sampler.h"
 
@@ -27,6 +28,7 @@ struct run_options {
   std::string profile;       // --profile: the hardware profile ("" : the scenario's)
   bool allow_inert = false;  // --allow-inert: settings that do nothing warn instead of failing
   std::string allow_inert_key = "--allow-inert";  // how the inert-setting error names it
+  capture_options capture;                        // --pcap, --capture...: packet captures (none by default)
 };
 
 // Plays the scenario's timed events (link capacity changes).
@@ -52,6 +54,7 @@ class simulation {
   fabric& fabric_model() { return *fabric_; }
   const sampler& samples() const { return *sampler_; }
   const deadlock_detector& deadlocks() const { return *deadlocks_; }
+  const frame_capture* capture() const { return capture_.get(); }  // null without --pcap
   sc_core::sc_time until() const { return until_; }
   double wall_seconds() const { return wall_s_; }
   // Problems found while building the run (inert settings allowed by allow_inert), for stderr
@@ -74,6 +77,7 @@ class simulation {
   std::unique_ptr<event_player> events_;
   std::unique_ptr<deadlock_detector> deadlocks_;
   std::unique_ptr<invariant_checker> invariants_;
+  std::unique_ptr<frame_capture> capture_;
   sc_core::sc_time until_;
   double wall_s_ = 0;
   double elab_s_ = 0;  // building the fabric, routes, overrides (before sc_start)

@@ -31,6 +31,7 @@ namespace {
 const char* usage =
     "usage: sluice run SCENARIO.yaml [--set PATH=VALUE ...] [--until 20ms] [--seed N] [--sample-period 10us]\n"
     "                  [--cc NAME] [--profile NAME] [--allow-inert] [--out DIR] [--quiet]\n"
+    "                  [--pcap DIR --capture PORTS [--capture-kinds K,..] [--capture-window FROM:TO]]\n"
     "       sluice params SCENARIO.yaml [--set PATH=VALUE ...] [--cc NAME] [--profile NAME] [--allow-inert]\n"
     "                     [--match GLOB]\n"
     "       sluice stats SCENARIO.yaml [--match GLOB]\n"
@@ -102,7 +103,8 @@ int compare(const po::variables_map& vm, const std::string& a, const std::string
 
 int run(int argc, char* argv[]) {
   std::string command, scenario_path, other_path, out_dir, until, sample_period, seed, cc, profile, match = "*";
-  std::vector<std::string> sets;
+  std::string pcap, capture_kinds, capture_window;
+  std::vector<std::string> sets, capture;
   bool quiet = false, allow_inert = false;
   // The scheme list comes from the scheme table, so --help names every scheme there is.
   const std::string cc_help = "run, params: one congestion-control scheme for every flow (" +
@@ -122,6 +124,10 @@ int run(int argc, char* argv[]) {
       "run, params: a setting whose every match has no effect warns instead of failing")(
       "out", po::value(&out_dir), "write summary.json and time-series CSVs into DIR")(
       "quiet,q", po::bool_switch(&quiet), "do not print the summary table")(
+      "pcap", po::value(&pcap), "write packet captures (pcapng, one file per port) into DIR; needs --capture")(
+      "capture", po::value(&capture)->composing(), "ports to capture: names or globs (sw0.port4, 'h*'), repeatable")(
+      "capture-kinds", po::value(&capture_kinds), "frame kinds to capture, e.g. data,pfc,cnm,cnp (default: all)")(
+      "capture-window", po::value(&capture_window), "simulated time to capture, FROM:TO, e.g. 1ms:2ms (default: all)")(
       "match", po::value(&match),
       "params, stats, probes: list only names matching GLOB; compare: only metrics matching GLOB");
   po::options_description hidden;
@@ -145,7 +151,8 @@ int run(int argc, char* argv[]) {
   if (!other_path.empty()) throw config_error("'" + other_path + "': one scenario only (" + command + ")");
   // An option that does not apply to the command would be silently ignored: reject it.
   const bool run_command = command == "run";
-  for (const char* opt : {"until", "sample-period", "seed", "out"})
+  for (const char* opt :
+       {"until", "sample-period", "seed", "out", "pcap", "capture", "capture-kinds", "capture-window"})
     if (!run_command && vm.count(opt))
       throw config_error(std::string("--") + opt + ": applies to 'run' only, not '" + command + "'");
   if (run_command && vm.count("match"))
@@ -166,6 +173,10 @@ int run(int argc, char* argv[]) {
   if (vm.count("cc")) request.cc = cc;
   if (vm.count("profile")) request.profile = profile;
   request.allow_inert = allow_inert;
+  if (vm.count("pcap")) request.pcap = pcap;
+  if (vm.count("capture-kinds")) request.capture_kinds = capture_kinds;
+  if (vm.count("capture-window")) request.capture_window = capture_window;
+  request.capture = capture;
   const run_options opts = parse_run_request(request, "--");
   scenario s = load_scenario_file(scenario_path);
   simulation sim(s, opts);
@@ -192,6 +203,8 @@ int run(int argc, char* argv[]) {
     std::cerr << "sluice: interrupted at " << format_time(sc_core::sc_time_stamp()) << " of "
               << format_time(sim.until()) << ": the summary and outputs hold what was measured until then\n";
   if (!quiet) std::cout << sim.table();
+  if (const frame_capture* c = sim.capture(); c && !quiet)
+    std::cout << "captured " << c->frames() << " frames into " << c->files().size() << " file(s) in " << pcap << "/\n";
   if (!out_dir.empty()) {
     sim.write_outputs(out_dir);
     if (!quiet) std::cout << "outputs written to " << out_dir << "/\n";

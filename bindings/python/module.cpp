@@ -94,6 +94,11 @@ run_spec spec_from(const py::dict& kw) {
   s.request.cc = text("cc");
   s.request.profile = text("profile");
   s.request.allow_inert = kw.contains("allow_inert") && kw["allow_inert"].cast<bool>();
+  s.request.pcap = text("pcap");
+  s.request.capture_kinds = text("capture_kinds");
+  s.request.capture_window = text("capture_window");
+  if (kw.contains("capture"))
+    for (auto item : kw["capture"].cast<py::list>()) s.request.capture.push_back(py::str(item).cast<std::string>());
   return s;
 }
 

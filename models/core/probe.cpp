@@ -29,6 +29,12 @@ void probe_kind::emit(const void* source, uint64_t time_ps, const frame_fields* 
   publish(source, {time_ps, frame, port, cls, value});
 }
 
+void probe_kind::emit_frame(const void* source, uint64_t time_ps, const packet_header& h, int port) const {
+  probe_event e{time_ps, &h.fields(), port, h.priority, h.size};
+  e.image = h.image;
+  publish(source, e);
+}
+
 probe_registry& probe_registry::instance() {
   static probe_registry registry;
   return registry;

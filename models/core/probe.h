@@ -37,6 +37,7 @@ struct probe_event {
   int32_t cls = -1;                     // the traffic class (priority, or VL)
   uint64_t value = 0;                   // point-specific, see the kind's `value` text
   uint32_t flow_id = UINT32_MAX;        // the flow concerned when there is no frame (rate_change)
+  const frame_image* image = nullptr;   // tx_start, rx_end: a control frame's wire image (null: data)
 };
 
 class probe_kind;
@@ -68,6 +69,10 @@ class probe_kind {
   // adds only the on() test to it, not the event's stack frame (measured: 8 instructions).
   [[gnu::noinline, gnu::cold]] void emit(const void* source, uint64_t time_ps, const frame_fields* frame, int port,
                                          int cls, uint64_t value) const;
+
+  // The same for a whole frame at a MAC (tx_start, rx_end): its fields, class, size and image.
+  [[gnu::noinline, gnu::cold]] void emit_frame(const void* source, uint64_t time_ps, const packet_header& h,
+                                               int port) const;
 
   const char* leaf() const { return leaf_; }
   const char* description() const { return description_; }

@@ -78,7 +78,7 @@ void mac_port::try_send() {
   if (fc_ && h.kind != frame_kind::pfc && h.kind != frame_kind::ib_credit) fc_->on_transmit(h.priority, h.size);
   p->set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
   p->set_data_length(h.image ? h.size : 0);
-  if (probes::tx_start.on()) probes::tx_start.emit(this, now, &h.fields(), index_, h.priority, h.size);
+  if (probes::tx_start.on()) probes::tx_start.emit_frame(this, now, h, index_);
   tlm::tlm_phase phase = tlm::BEGIN_REQ;
   // The first bit's time as TLM-2.0 annotates it: the kernel's time + delay (the models' clock
   // may run ahead of the kernel); the link answers END_REQ at the kernel's time + delay.
@@ -102,7 +102,7 @@ tlm::tlm_sync_enum mac_port::nb_transport_fw(tlm::tlm_generic_payload& p, tlm::t
 
 tlm::tlm_sync_enum mac_port::receive_observed(tlm::tlm_generic_payload& p) {
   const packet_header& h = header(p);
-  probes::rx_end.emit(this, now_ps(), &h.fields(), index_, h.priority, h.size);
+  probes::rx_end.emit_frame(this, now_ps(), h, index_);
   return receive(p);
 }
 

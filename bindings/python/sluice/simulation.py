@@ -122,14 +122,25 @@ class Simulation:
         self._callbacks.append((name, at, every, fn))
         return name
 
-    def run(self, until=None, progress=True):
+    def run(self, until=None, progress=True, pcap=None, capture=None, capture_kinds=None, capture_window=None):
         """Elaborates and runs (in a child process); returns a Result.
 
         progress: show simulated time, wall time and ETA on stderr for runs longer than a
         second. Ctrl-C stops the run cleanly: the Result holds what was measured up to then
         (result.interrupted is True).
+        pcap: a folder for packet captures (pcapng, one file per port, docs/observability.md) of
+        the ports `capture` names (a name or glob, or a list of them), optionally only the frame
+        kinds `capture_kinds` ('data,pfc' or a list) within `capture_window` ('1ms:2ms').
         """
         spec = _run_spec(until=until, **self._spec_args)
+        if pcap is not None:
+            spec["pcap"] = os.fspath(pcap)
+        if capture is not None:
+            spec["capture"] = [capture] if isinstance(capture, str) else [str(c) for c in capture]
+        if capture_kinds is not None:
+            spec["capture_kinds"] = capture_kinds if isinstance(capture_kinds, str) else ",".join(capture_kinds)
+        if capture_window is not None:
+            spec["capture_window"] = str(capture_window)
         callbacks = self._callbacks
         start = time.perf_counter()
         raw = _child.call_in_child(_run_native, spec, callbacks, progress)

@@ -305,3 +305,21 @@ def test_a_result_says_how_it_was_made(incast):
     assert {"origin": "set", "pattern": "sw0.mmu.threshold", "value": "static"} in p["overrides"]
     assert len(p["scenario_sha256"]) == 64
     assert p["git_commit"] == "unknown" or len(p["git_commit"]) == 40
+
+
+def test_packet_capture_from_python_matches_the_cli(incast, tmp_path):
+    """run(pcap=..., capture=...) writes the same pcapng file as the CLI's --pcap --capture, and
+    the summary is the same as without a capture."""
+    cli = os.environ.get("SLUICE_BINARY", str(ROOT / "build" / "platforms" / "sluice"))
+    subprocess.run([cli, "run", incast, "--until", "200us", "--quiet", "--pcap", str(tmp_path / "cli"),
+                    "--capture", "h0.port0", "--capture-kinds", "data,pfc"], check=True)
+    sim = sluice.Simulation(incast)
+    with_capture = sim.run(until="200us", progress=False, pcap=tmp_path / "py", capture=["h0.port0"],
+                           capture_kinds=["data", "pfc"])
+    without = sim.run(until="200us", progress=False)
+    data = (tmp_path / "py" / "h0.port0.pcapng").read_bytes()
+    assert data[:4] == b"\x0a\x0d\x0d\x0a"  # a pcapng section header
+    assert data == (tmp_path / "cli" / "h0.port0.pcapng").read_bytes()
+    assert model_summary(with_capture.summary) == model_summary(without.summary)
+    with pytest.raises(ValueError, match="pcap: needs capture"):
+        sim.run(until="10us", progress=False, pcap=tmp_path / "bad")
