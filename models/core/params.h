@@ -272,6 +272,38 @@ class choice_param : public param_base {
   std::string default_;
 };
 
+// A parameter whose value is free text (a file path, a list): `check`, if given, validates a value
+// and throws config_error naming the parameter (the name is passed in) and the text.
+struct text_spec {
+  const char* leaf;
+  const char* description;
+  const char* default_value;
+  void (*check)(const std::string& name, const std::string& text) = nullptr;
+};
+
+class text_param : public param_base {
+ public:
+  text_param(const sc_core::sc_object* owner, const text_spec& spec)
+      : param_base(owner, spec.leaf, spec.description, -1), spec_(spec), value_(spec.default_value) {}
+  const std::string& operator()() const { return value_; }
+  std::string unit() const override { return "text"; }
+  std::string value_string() const override { return value_; }
+  std::string default_string() const override { return spec_.default_value; }
+  std::string range_string() const override { return "-"; }
+  void set_from_string(const std::string& text) override {
+    check_string(text);
+    value_ = text;
+    overridden_ = text != spec_.default_value;
+  }
+  void check_string(const std::string& text) const override {
+    if (spec_.check) spec_.check(name(), text);
+  }
+
+ private:
+  const text_spec& spec_;
+  std::string value_;
+};
+
 // All parameters of the simulation being built. One simulation per process (SystemC elaborates
 // once), so the registry is process-wide.
 class param_registry {

@@ -55,6 +55,7 @@ nic::nic(sc_core::sc_module_name name, uint32_t node_id, flow_table& flows, int 
       rate_update_latency(this, rate_update_latency_spec),
       np(this, np_spec()),
       rp(this, rp_spec()),
+      firmware(this),
       port("port0", eth::mac_address(node_id, 0), classes, layer),
       node_id_(node_id),
       flows_(flows),
@@ -86,10 +87,25 @@ nic::nic(sc_core::sc_module_name name, uint32_t node_id, flow_table& flows, int 
     p->inert_when(
         [](const void* m, const param_base& self) -> std::string {
           const nic& n = *static_cast<const nic*>(m);
+          if (&self == &n.rp && n.firmware.attached()) return std::string(n.name()) + " runs firmware in its place";
           if (&self == &n.rp) return n.flow_ids_.empty() ? std::string(n.name()) + " sends no flow" : "";
           for (const flow& f : n.flows_)
             if (f.spec.dst == n.node_id_) return "";
           return std::string(n.name()) + " receives no flow";
+        },
+        this);
+  firmware.library.inert_when(
+      [](const void* m, const param_base&) -> std::string {
+        const nic& n = *static_cast<const nic*>(m);
+        return n.flow_ids_.empty() ? std::string(n.name()) + " sends no flow" : "";
+      },
+      this);
+  for (param_base* p :
+       std::initializer_list<param_base*>{&firmware.latency, &firmware.units, &firmware.queue, &firmware.watchdog})
+    p->inert_when(
+        [](const void* m, const param_base&) -> std::string {
+          const nic& n = *static_cast<const nic*>(m);
+          return n.firmware.attached() ? "" : std::string(n.name()) + " runs no firmware";
         },
         this);
 }
@@ -133,9 +149,11 @@ void nic::make_policies() {
       bind_limiter(id, *delayed_limiters_.back());
     }
   rp_maker_ = rp_policies::instance().make(rp.name(), rp(), *this, port.mac);
-  if (!rp_maker_) return;
+  if (firmware.attached()) firmware_maker_ = make_firmware_maker(*this, port.mac, firmware, flows_);
+  reaction_point_maker* maker = firmware_maker_ ? firmware_maker_.get() : rp_maker_.get();
+  if (!maker) return;
   for (uint32_t id : flow_ids_) {
-    auto r = rp_maker_->make(flows_[id], limiter(id));
+    auto r = maker->make(flows_[id], limiter(id));
     if (!r) continue;
     set_reaction_point(id, r.get());
     rp_policies_.push_back(std::move(r));
@@ -182,11 +200,19 @@ const reaction_point_if* nic::reaction_point(uint32_t flow_id) const {
 void nic::derive_policy_defaults() {
   if (np_policy_) np_policy_->derive_defaults();
   if (rp_maker_) rp_maker_->derive_defaults();
+  if (firmware_maker_) firmware_maker_->derive_defaults();
 }
 
 void nic::check_policies() const {
   if (np_policy_) np_policy_->check();
   if (rp_maker_) rp_maker_->check();
+  if (firmware_maker_) firmware_maker_->check();
+}
+
+std::string nic::firmware_mailbox(const std::string& message) {
+  if (!firmware_maker_)
+    throw config_error(std::string(name()) + ": runs no firmware (set " + firmware.library.name() + ")");
+  return sluice::firmware_mailbox(*firmware_maker_, message);
 }
 
 }  // namespace sluice

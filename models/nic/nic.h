@@ -10,6 +10,7 @@
 
 #include "models/cc/ack_model.h"
 #include "models/cc/control_sender.h"
+#include "models/cc/firmware/firmware_rp.h"
 #include "models/cc/flow.h"
 #include "models/cc/notification_point.h"
 #include "models/cc/rate_limiter.h"
@@ -49,6 +50,7 @@ class nic : public sc_core::sc_module, public control_sender_if {
   param<sc_core::sc_time> rate_update_latency;  // > 0: each flow's limiter takes updates this late
   choice_param np;                              // notification point policy, by name
   choice_param rp;                              // reaction point policy of every flow this NIC sends, by name
+  firmware_params firmware;                     // firmware reacting in place of `rp` (docs/cosimulation.md)
   nic_port port;
 
   nic(sc_core::sc_module_name name, uint32_t node_id, flow_table& flows, int classes,
@@ -80,6 +82,8 @@ class nic : public sc_core::sc_module, public control_sender_if {
   void derive_policy_defaults();
   // Cross-parameter checks of the chosen policies, once the overrides are final.
   void check_policies() const;
+  // A message to this NIC's firmware (its mailbox handler), answered now (config_error: none).
+  std::string firmware_mailbox(const std::string& message);
   // control_sender_if: a frame this NIC made (CNP, ACK), queued ahead of data on its class.
   void send_control(tlm::tlm_generic_payload* frame) override;
   uint32_t node_id() const override { return node_id_; }
@@ -108,7 +112,8 @@ class nic : public sc_core::sc_module, public control_sender_if {
   std::map<uint32_t, rate_limiter_if*> bound_limiters_;
   std::vector<std::unique_ptr<delayed_rate_limiter>> delayed_limiters_;  // rate_update_latency > 0
   std::unique_ptr<notification_point_if> np_policy_;
-  std::unique_ptr<reaction_point_maker> rp_maker_;  // the `rp` policy: its parameters, once per NIC
+  std::unique_ptr<reaction_point_maker> rp_maker_;        // the `rp` policy: its parameters, once per NIC
+  std::unique_ptr<reaction_point_maker> firmware_maker_;  // `firmware`: reacts in place of rp_maker_
   std::vector<std::unique_ptr<reaction_point_if>> rp_policies_;
   std::map<uint32_t, const reaction_point_if*> reaction_points_;  // by flow id, as set
   bool policies_made_ = false;

@@ -1,0 +1,127 @@
+// Congestion-control firmware against the HAL (docs/cosimulation.md): the shipped DCQCN firmware
+// against the built-in reaction point, the service-time model, and faulty firmware
+// (tests/firmware/faulty.c) stopping the run with one line.
+#include <map>
+#include <sstream>
+
+#include "models/core/probe.h"
+#include "tests/support/harness.h"
+
+namespace sluice {
+namespace {
+const uint64_t us_ps = 1'000'000;
+
+std::string faulty(const std::string& fault) {
+  return std::string(SLUICE_TEST_FIRMWARE_DIR) + "/libfw_" + fault + ".so";
+}
+
+// dumbbell-dcqcn (four DCQCN flows joining 1 ms apart), with `sets`, until `until`: every rate
+// change "<ps> <nic> <flow> <bit/s>", then every flow's bytes sent and received.
+std::string dcqcn_rate_log(std::vector<std::pair<std::string, std::string>> sets, const std::string& until) {
+  run_options o;
+  o.sets = std::move(sets);
+  o.until = parse_time(until, "until");
+  simulation sim(load_scenario_file(test::scenario_path("dumbbell-dcqcn.yaml")), o);
+  std::ostringstream log;
+  probe_registry::instance().subscribe("h*.rate_change", [&](const probe_point& p, const probe_event& e) {
+    log << e.time_ps << ' ' << p.name() << ' ' << e.flow_id << ' ' << e.value << '\n';
+  });
+  sim.run();
+  const nlohmann::json s = sim.summary();
+  for (const auto& f : s["flows"]) log << "flow " << f.dump() << '\n';
+  return log.str();
+}
+
+std::size_t lines(const std::string& text) {
+  return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
+}
+
+}  // namespace
+
+TEST(Firmware, TheDcqcnFirmwareGivesTheBuiltInRateChangesBitForBit) {
+  const std::string built_in = test::in_child([] { return dcqcn_rate_log({}, "80ms"); });
+  const std::string firmware = dcqcn_rate_log({{"h*.firmware", "dcqcn"}}, "80ms");
+  ASSERT_GT(lines(built_in), 1000u) << built_in.substr(0, 400);
+  EXPECT_EQ(firmware, built_in);
+}
+
+TEST(Firmware, WithLatencyARateChangesExactlyThatLongAfterTheCnp) {
+  run_options o;
+  o.sets = {{"h*.firmware", "dcqcn"}, {"h*.firmware.latency", "cnp=5us"}};
+  o.until = parse_time("1200us", "until");
+  simulation sim(load_scenario_file(test::scenario_path("dumbbell-dcqcn.yaml")), o);
+  std::vector<uint64_t> cnps, changes;
+  probe_registry::instance().subscribe("h0.feedback_received",
+                                       [&](const probe_point&, const probe_event& e) { cnps.push_back(e.time_ps); });
+  probe_registry::instance().subscribe("h0.rate_change",
+                                       [&](const probe_point&, const probe_event& e) { changes.push_back(e.time_ps); });
+  sim.run();
+  ASSERT_GE(cnps.size(), 2u);
+  ASSERT_GE(changes.size(), 2u);
+  // The first cuts: no rate change before the first CNP, each cut 5 us after its CNP.
+  EXPECT_EQ(changes[0], cnps[0] + 5 * us_ps);
+  EXPECT_EQ(changes[1], cnps[1] + 5 * us_ps);
+}
+
+TEST(Firmware, AFullQueueCoalescesFeedbackPerFlowAndCountsIt) {
+  // Every event (each frame's TX included) costs 20 us on one unit behind a queue of 4.
+  run_options o;
+  o.sets = {{"h*.firmware", "dcqcn"}, {"h*.firmware.latency", "20us"}, {"h*.firmware.queue", "4"}};
+  o.until = parse_time("3ms", "until");
+  simulation sim(load_scenario_file(test::scenario_path("dumbbell-dcqcn.yaml")), o);
+  sim.run();
+  const nlohmann::json s = sim.summary();
+  EXPECT_GT(test::counter(s, "h0.firmware.coalesced"), 1000.0);
+  EXPECT_EQ(test::counter(s, "h0.firmware.queue_peak"), 4.0);
+  EXPECT_GT(test::counter(s, "h0.firmware.cnps"), 0.0);
+}
+
+TEST(Firmware, ItsParametersAreNicParametersCheckedAgainstTheirRange) {
+  const auto r = test::run_cli("params " + test::scenario_path("dumbbell-dcqcn.yaml") +
+                               " --set h0.firmware=dcqcn --match 'h0.firmware.*'");
+  EXPECT_EQ(r.status, 0) << r.output;
+  for (const char* p : {"h0.firmware.g ", "h0.firmware.latency", "h0.firmware.units", "h0.firmware.queue"})
+    EXPECT_NE(r.output.find(p), std::string::npos) << p << " in " << r.output;
+  test::expect_cli_error(
+      "run " + test::scenario_path("dumbbell-dcqcn.yaml") + " --set h0.firmware=dcqcn --set h0.firmware.g=70000",
+      "h0.firmware.g: '70000' is outside the valid range [0, 65536]");
+  test::expect_cli_error("run " + test::scenario_path("dumbbell-dcqcn.yaml") +
+                             " --set h0.firmware=dcqcn --set h0.firmware.latency=cnp=5parsecs",
+                         "h0.firmware.latency");
+  test::expect_cli_error("run " + test::scenario_path("dumbbell-dcqcn.yaml") +
+                             " --set h0.firmware=dcqcn --set h0.firmware.latency=cpn=5us",
+                         "'cpn' is not an event type");
+}
+
+// Loading: the file, the symbol, the HAL version, writable globals.
+TEST(Firmware, ALibraryThatCannotServeIsRefusedWithOneLine) {
+  const std::string run = "run " + test::scenario_path("dumbbell-dcqcn.yaml") + " --until 2ms --set h0.firmware=";
+  test::expect_cli_error(run + "/no/such/fw.so", "h0.firmware: '/no/such/fw.so' does not exist");
+  test::expect_cli_error(run + "nosuch", "is neither a path to a firmware library nor a shipped example (dcqcn)");
+  test::expect_cli_error(run + faulty("no_symbol"), "exports no sluice_fw_descriptor_v1");
+  test::expect_cli_error(run + faulty("hal_major"), "was built against HAL 2.0; this Sluice has HAL 1.0");
+  test::expect_cli_error(run + faulty("global"), "keeps writable global data (cnps_seen in .bss)");
+}
+
+// Running: the message names the NIC, the flow, the event type and the simulated time.
+TEST(Firmware, AFaultyHandlerStopsTheRunWithOneLineSayingWhereAndWhen) {
+  const std::string run = "run " + test::scenario_path("dumbbell-dcqcn.yaml") + " --until 2ms --set h0.firmware=";
+  const std::string where = "h0: firmware 'faulty' flow 0 (";
+  for (const auto& [fault, what] :
+       std::map<std::string, std::string>{{"crash", "on_event crashed (SIGSEGV)"},
+                                          {"rate_zero", "set a rate of 0"},
+                                          {"rate_above", "set a rate above the line rate (1048577/1048576)"},
+                                          {"error", "on_event returned error 42"}}) {
+    SCOPED_TRACE(fault);
+    test::expect_cli_error(run + faulty(fault), where);
+    test::expect_cli_error(run + faulty(fault), ") CNP event at 1.");
+    test::expect_cli_error(run + faulty(fault), what);
+  }
+  test::expect_cli_error(run + faulty("hang") + " --set h0.firmware.watchdog=100ms",
+                         "CNP event at 1.0488492ms: on_event ran past the wall-clock watchdog (100 ms)");
+  // The one that behaves runs.
+  const auto ok = test::run_cli(run + faulty("none") + " -q");
+  EXPECT_EQ(ok.status, 0) << ok.output;
+}
+
+}  // namespace sluice
