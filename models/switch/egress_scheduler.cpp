@@ -7,7 +7,7 @@ namespace {
 const policy_registrar<scheduler_policies> reg{
     "strict-dwrr",
     "prio<k>.sched strict classes first (highest first), the others by DWRR (weight, dwrr.quantum)",
-    [](const scheduler_config& c) { return std::make_unique<egress_scheduler>(c); },
+    [](const scheduler_config& c, const sc_core::sc_object*) { return std::make_unique<egress_scheduler>(c); },
     {"sched", "weight", "dwrr.quantum"}};
 }  // namespace
 

@@ -20,6 +20,9 @@ class scheduler_if {
   // A live weight or quantum changed during the run: the new configuration applies from the
   // next choice on, the round in progress keeps its state. Default: nothing to recompute.
   virtual void reconfigure(const scheduler_config&) {}
+  // A block that takes time to decide (an RTL scheduler clocked for some cycles): the port asks
+  // it through the split-phase seam and the answer comes this long after the request. 0: at once.
+  virtual uint64_t decision_latency_ps() const { return 0; }
 };
 
 }  // namespace sluice

@@ -10,6 +10,7 @@
 // The congestion point's registry (cp_policies) is in models/cc/congestion_point.h.
 #pragma once
 #include <memory>
+#include <systemc>
 
 #include "models/core/policy_registry.h"
 #include "models/switch/forwarding_table.h"
@@ -20,7 +21,9 @@ namespace sluice {
 
 struct scheduler_config;
 
-using scheduler_policies = policy_registry<scheduler_if, const scheduler_config&>;
+// A scheduler is made with its configuration and the port that owns it (null in unit tests), under
+// which it may declare parameters of its own (it is made before the overrides' second pass).
+using scheduler_policies = policy_registry<scheduler_if, const scheduler_config&, const sc_core::sc_object*>;
 using threshold_policies = policy_registry<threshold_policy>;
 using forwarding_policies = policy_registry<path_selector>;
 

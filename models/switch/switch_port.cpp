@@ -87,8 +87,8 @@ switch_port::switch_port(sc_core::sc_module_name name, int index, uint64_t mac_a
 }
 
 // The scheduler's parameters are inert when another scheduler is bound in its place, when the
-// chosen policy does not read them (weights under round-robin), or, under strict-dwrr, a strict
-// class's weight and the quantum when no class is dwrr.
+// chosen policy does not read them (weights under round-robin), or, under strict-dwrr (or its RTL
+// twin), a strict class's weight and the quantum when no class is dwrr.
 std::string switch_port::inert_reason(const void* model, const param_base& p) {
   const switch_port& port = *static_cast<const switch_port*>(model);
   const std::string leaf = p.leaf();
@@ -97,7 +97,7 @@ std::string switch_port::inert_reason(const void* model, const param_base& p) {
   if (leaf == "scheduler") return "";
   if (!scheduler_policies::instance().reads(port.scheduler(), leaf))
     return port.scheduler.name() + " is '" + port.scheduler() + "', which does not read " + leaf;
-  if (port.scheduler() != "strict-dwrr") return "";
+  if (port.scheduler().rfind("strict-dwrr", 0) != 0) return "";  // strict-dwrr and its RTL twin
   if (leaf == "weight" && (*port.sched[p.cls()])() == "strict")
     return port.sched[p.cls()]->name() + " is 'strict': weights share the rest among the dwrr classes";
   const bool any_dwrr =
@@ -125,13 +125,25 @@ scheduler_config switch_port::scheduler_settings() const {
   return c;
 }
 
+// The scheduler policy is made with the congestion points, before the overrides' second pass, so
+// that it may declare parameters of its own; its configuration is read again at the start.
+void switch_port::make_scheduler() {
+  if (default_scheduler_) return;
+  made_settings_ = scheduler_settings();
+  default_scheduler_ = scheduler_policies::instance().make(scheduler.name(), scheduler(), made_settings_, this);
+}
+
 void switch_port::start_of_simulation() {
-  default_scheduler_ = scheduler_policies::instance().make(scheduler.name(), scheduler(), scheduler_settings());
+  make_scheduler();  // if make_policies has not run
+  const scheduler_config now = scheduler_settings();
+  if (now.strict != made_settings_.strict)
+    throw config_error(std::string(name()) + ": prio<k>.sched changed after the scheduler was made");
+  default_scheduler_->reconfigure(now);
   scheduler_if& chosen = custom_scheduler_ ? *custom_scheduler_ : *default_scheduler_;
   egress.set_scheduler(&chosen);
   if (custom_split_) {
     egress.set_split_scheduler(custom_split_);
-  } else if (const uint64_t latency = to_ps(scheduler_latency()); latency > 0) {
+  } else if (const uint64_t latency = to_ps(scheduler_latency()) + chosen.decision_latency_ps(); latency > 0) {
     latency_scheduler_ = std::make_unique<latency_scheduler>(chosen, latency);
     egress.set_split_scheduler(latency_scheduler_.get());
   }
@@ -149,6 +161,7 @@ namespace sluice {
 void switch_port::make_policies(frame_injector_if& injector) {
   if (policies_made_) return;
   policies_made_ = true;
+  make_scheduler();
   for (int i = 0; i < classes(); ++i) {
     cp_policy_[i] = cp_policies::instance().make(cp[i]->name(), (*cp[i])(), *this, i, injector);
     if (cp_policy_[i]) egress.set_congestion_point(i, cp_policy_[i].get());

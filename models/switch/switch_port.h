@@ -68,8 +68,10 @@ class switch_port : public sc_core::sc_module, public pause_storm_listener, priv
   void start_of_simulation() override;
   void param_changed(const param_base&) override;
   scheduler_config scheduler_settings() const;
+  void make_scheduler();
   static std::string inert_reason(const void* port, const param_base& p);
   std::unique_ptr<scheduler_if> default_scheduler_;
+  scheduler_config made_settings_;  // what the scheduler was made with
   std::array<std::unique_ptr<congestion_point_if>, max_classes> cp_policy_;
   bool policies_made_ = false;
   scheduler_if* custom_scheduler_ = nullptr;

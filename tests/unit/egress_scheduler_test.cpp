@@ -87,7 +87,7 @@ TEST(EgressScheduler, IneligibleQueueIsSkippedWithoutStarvingOthers) {
 // ib-vlarb (models/switch/policies/ib_vl_arbiter.cpp), made by name as a port makes it.
 namespace {
 std::unique_ptr<scheduler_if> vl_arbiter(const scheduler_config& c) {
-  return scheduler_policies::instance().make("test", "ib-vlarb", c);
+  return scheduler_policies::instance().make("test", "ib-vlarb", c, nullptr);
 }
 }  // namespace
 

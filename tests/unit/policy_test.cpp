@@ -41,7 +41,7 @@ std::unique_ptr<scheduler_if> scheduler(const std::string& name) {
   scheduler_config c;
   c.strict[5] = true;  // honoured by strict-dwrr only
   for (auto& w : c.weight) w = 1;
-  return scheduler_policies::instance().make("test.scheduler", name, c);
+  return scheduler_policies::instance().make("test.scheduler", name, c, nullptr);
 }
 }  // namespace
 

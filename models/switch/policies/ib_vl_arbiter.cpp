@@ -113,7 +113,7 @@ const policy_registrar<scheduler_policies> reg{
     "ib-vlarb",
     "InfiniBand VL arbitration: VL15 first; high (sched=strict) and low weighted tables, weight in 64-B units; "
     "vlarb.high_limit x 4 KiB of high before one low packet",
-    [](const scheduler_config& c) { return std::make_unique<vl_arbiter>(c); },
+    [](const scheduler_config& c, const sc_core::sc_object*) { return std::make_unique<vl_arbiter>(c); },
     {"sched", "weight", "vlarb.high_limit"}};
 }  // namespace
 }  // namespace sluice

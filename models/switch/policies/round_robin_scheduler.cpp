@@ -21,7 +21,7 @@ class round_robin final : public scheduler_if {
 const policy_registrar<scheduler_policies> reg{
     "round-robin",
     "one frame per eligible class in turn (class order; weights and prio<k>.sched ignored)",
-    [](const scheduler_config&) { return std::make_unique<round_robin>(); },
+    [](const scheduler_config&, const sc_core::sc_object*) { return std::make_unique<round_robin>(); },
     {}};
 }  // namespace
 }  // namespace sluice

@@ -14,7 +14,7 @@ class strict_priority final : public scheduler_if {
 const policy_registrar<scheduler_policies> reg{
     "strict",
     "highest eligible class first, always (prio<k>.sched and weights ignored)",
-    [](const scheduler_config&) { return std::make_unique<strict_priority>(); },
+    [](const scheduler_config&, const sc_core::sc_object*) { return std::make_unique<strict_priority>(); },
     {}};
 }  // namespace
 }  // namespace sluice
