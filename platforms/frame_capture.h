@@ -20,9 +20,9 @@
 namespace sluice {
 
 struct capture_options {
-  std::string dir;                  // --pcap DIR ("": no capture)
-  std::vector<std::string> ports;   // --capture PATTERN: port names (globs), e.g. "sw0.port4"
-  uint32_t kinds = ~0u;             // --capture-kinds: bit per frame_kind number
+  std::string dir;                      // --pcap DIR ("": no capture)
+  std::vector<std::string> ports;       // --capture PATTERN: port names (globs), e.g. "sw0.port4"
+  uint32_t kinds = ~0u;                 // --capture-kinds: bit per frame_kind number
   uint64_t from_ps = 0, to_ps = ~0ull;  // --capture-window FROM:TO (inclusive from, exclusive to)
 };
 

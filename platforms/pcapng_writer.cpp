@@ -69,8 +69,8 @@ void pcapng_writer::write_packet(uint32_t interface, uint64_t time_ns, const uin
   const uint32_t length = 12 + 20 + padded(captured) + 8 + 4;
   put32(enhanced_packet);
   put32(length);
-  const uint32_t fields[] = {interface, static_cast<uint32_t>(time_ns >> 32), static_cast<uint32_t>(time_ns),
-                             captured, original};
+  const uint32_t fields[] = {interface, static_cast<uint32_t>(time_ns >> 32), static_cast<uint32_t>(time_ns), captured,
+                             original};
   put(fields, sizeof fields);
   put(data, captured);
   static const uint8_t zeros[4] = {};

@@ -326,6 +326,9 @@ void simulation::emit_summary(summary_sink& out) const {
   for (const auto& n : f.nics) misdelivered += n->misdelivered();
   if (unroutable) warnings.push_back(std::to_string(unroutable) + " frames had no route");
   if (misdelivered) warnings.push_back(std::to_string(misdelivered) + " frames reached the wrong NIC");
+  if (trace_ && trace_->dropped_rows())
+    warnings.push_back("frame trace stopped at " + std::to_string(frame_trace::max_rows) + " rows: " +
+                       std::to_string(trace_->dropped_rows()) + " later events not kept (narrow --trace-frames)");
 
   // Congestion feedback frames, counted where they arrive: at the NICs (the sources they are
   // addressed to), whatever made them (a NIC's NP for CNPs, a switch's CP for CNMs).
@@ -466,6 +469,7 @@ void simulation::write_outputs(const std::string& dir) const {
     sampler_->credit_blocked_fraction.write_csv(dir + "/credit_blocked_fraction.csv", "time_us");
   sampler_->flow_rate.write_csv(dir + "/flow_rate.csv", "time_us");
   if (!sampler_->cp_state.columns.empty()) sampler_->cp_state.write_csv(dir + "/cp_state.csv", "time_us");
+  if (trace_) trace_->write_csv(dir + "/frame_trace.csv");
 }
 
 }  // namespace sluice

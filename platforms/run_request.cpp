@@ -38,6 +38,11 @@ run_options parse_run_request(const run_request& r, const std::string& prefix) {
   if (r.profile) opts.profile = hardware_profile_named(*r.profile, key("profile")).name;
   opts.allow_inert = r.allow_inert;
   opts.allow_inert_key = key("allow-inert");
+  if (r.trace_frames) {
+    if (r.trace_frames->empty()) throw config_error(key("trace-frames") + ": '' is empty");
+    opts.trace_frames = *r.trace_frames;
+    opts.trace_frames_key = key("trace-frames");
+  }
   if (r.pcap) {
     if (r.pcap->empty()) throw config_error(key("pcap") + ": '' is empty");
     if (r.capture.empty())

@@ -18,6 +18,7 @@ struct run_request {
   // Packet captures: the folder, the ports (globs), the frame kinds and the time window.
   std::optional<std::string> pcap, capture_kinds, capture_window;
   std::vector<std::string> capture;
+  std::optional<std::string> trace_frames;  // a frame trace's filter
 };
 
 run_options parse_run_request(const run_request& r, const std::string& prefix);

@@ -111,6 +111,8 @@ simulation::simulation(const scenario& s, const run_options& options) {
   check_inert_settings(s, options);
   if (!options.capture.dir.empty())
     capture_ = std::make_unique<frame_capture>(options.capture, s.topology.layer == link_layer::ib);
+  if (!options.trace_frames.empty())
+    trace_ = std::make_unique<frame_trace>(options.trace_frames, *fabric_, options.trace_frames_key);
   elab_s_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - elab_start).count();
 }
 

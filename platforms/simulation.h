@@ -11,6 +11,7 @@
 #include "platforms/deadlock_detector.h"
 #include "platforms/fabric.h"
 #include "platforms/frame_capture.h"
+#include "platforms/frame_trace.h"
 #include "platforms/invariants.h"
 #include "platforms/sampler.h"
 
@@ -29,6 +30,8 @@ struct run_options {
   bool allow_inert = false;  // --allow-inert: settings that do nothing warn instead of failing
   std::string allow_inert_key = "--allow-inert";  // how the inert-setting error names it
   capture_options capture;                        // --pcap, --capture...: packet captures (none by default)
+  std::string trace_frames;                       // --trace-frames FILTER: a frame trace ("": none)
+  std::string trace_frames_key = "--trace-frames";
 };
 
 // Plays the scenario's timed events (link capacity changes).
@@ -55,6 +58,7 @@ class simulation {
   const sampler& samples() const { return *sampler_; }
   const deadlock_detector& deadlocks() const { return *deadlocks_; }
   const frame_capture* capture() const { return capture_.get(); }  // null without --pcap
+  const frame_trace* trace() const { return trace_.get(); }        // null without --trace-frames
   sc_core::sc_time until() const { return until_; }
   double wall_seconds() const { return wall_s_; }
   // Problems found while building the run (inert settings allowed by allow_inert), for stderr
@@ -78,6 +82,7 @@ class simulation {
   std::unique_ptr<deadlock_detector> deadlocks_;
   std::unique_ptr<invariant_checker> invariants_;
   std::unique_ptr<frame_capture> capture_;
+  std::unique_ptr<frame_trace> trace_;
   sc_core::sc_time until_;
   double wall_s_ = 0;
   double elab_s_ = 0;  // building the fabric, routes, overrides (before sc_start)

@@ -32,6 +32,7 @@ const char* usage =
     "usage: sluice run SCENARIO.yaml [--set PATH=VALUE ...] [--until 20ms] [--seed N] [--sample-period 10us]\n"
     "                  [--cc NAME] [--profile NAME] [--allow-inert] [--out DIR] [--quiet]\n"
     "                  [--pcap DIR --capture PORTS [--capture-kinds K,..] [--capture-window FROM:TO]]\n"
+    "                  [--trace-frames FILTER]\n"
     "       sluice params SCENARIO.yaml [--set PATH=VALUE ...] [--cc NAME] [--profile NAME] [--allow-inert]\n"
     "                     [--match GLOB]\n"
     "       sluice stats SCENARIO.yaml [--match GLOB]\n"
@@ -103,7 +104,7 @@ int compare(const po::variables_map& vm, const std::string& a, const std::string
 
 int run(int argc, char* argv[]) {
   std::string command, scenario_path, other_path, out_dir, until, sample_period, seed, cc, profile, match = "*";
-  std::string pcap, capture_kinds, capture_window;
+  std::string pcap, capture_kinds, capture_window, trace_frames;
   std::vector<std::string> sets, capture;
   bool quiet = false, allow_inert = false;
   // The scheme list comes from the scheme table, so --help names every scheme there is.
@@ -128,6 +129,8 @@ int run(int argc, char* argv[]) {
       "capture", po::value(&capture)->composing(), "ports to capture: names or globs (sw0.port4, 'h*'), repeatable")(
       "capture-kinds", po::value(&capture_kinds), "frame kinds to capture, e.g. data,pfc,cnm,cnp (default: all)")(
       "capture-window", po::value(&capture_window), "simulated time to capture, FROM:TO, e.g. 1ms:2ms (default: all)")(
+      "trace-frames", po::value(&trace_frames),
+      "write frame_trace.csv (needs --out): every event of the frames FILTER keeps, e.g. flow=3, kind=cnm, id=N")(
       "match", po::value(&match),
       "params, stats, probes: list only names matching GLOB; compare: only metrics matching GLOB");
   po::options_description hidden;
@@ -152,7 +155,7 @@ int run(int argc, char* argv[]) {
   // An option that does not apply to the command would be silently ignored: reject it.
   const bool run_command = command == "run";
   for (const char* opt :
-       {"until", "sample-period", "seed", "out", "pcap", "capture", "capture-kinds", "capture-window"})
+       {"until", "sample-period", "seed", "out", "pcap", "capture", "capture-kinds", "capture-window", "trace-frames"})
     if (!run_command && vm.count(opt))
       throw config_error(std::string("--") + opt + ": applies to 'run' only, not '" + command + "'");
   if (run_command && vm.count("match"))
@@ -174,6 +177,8 @@ int run(int argc, char* argv[]) {
   if (vm.count("profile")) request.profile = profile;
   request.allow_inert = allow_inert;
   if (vm.count("pcap")) request.pcap = pcap;
+  if (vm.count("trace-frames")) request.trace_frames = trace_frames;
+  if (vm.count("trace-frames") && out_dir.empty()) throw config_error("--trace-frames: needs --out DIR");
   if (vm.count("capture-kinds")) request.capture_kinds = capture_kinds;
   if (vm.count("capture-window")) request.capture_window = capture_window;
   request.capture = capture;

@@ -15,6 +15,7 @@
 #include <map>
 #include <unordered_map>
 
+#include "models/core/frame_kinds.h"
 #include "models/core/params.h"
 #include "platforms/listing.h"
 #include "platforms/run_progress.h"
@@ -95,6 +96,7 @@ run_spec spec_from(const py::dict& kw) {
   s.request.profile = text("profile");
   s.request.allow_inert = kw.contains("allow_inert") && kw["allow_inert"].cast<bool>();
   s.request.pcap = text("pcap");
+  s.request.trace_frames = text("trace_frames");
   s.request.capture_kinds = text("capture_kinds");
   s.request.capture_window = text("capture_window");
   if (kw.contains("capture"))
@@ -235,6 +237,32 @@ py::dict run(const py::dict& kw, const std::vector<callback_spec>& callbacks, bo
   all_series["paused_fraction"] = series_dict(samples.paused_fraction);
   all_series["flow_rate"] = series_dict(samples.flow_rate);
   out["series"] = all_series;
+  if (const frame_trace* trace = simp->trace()) {  // columns of frame_trace.csv, as lists
+    py::list id, time_ns, event, at, kind, flow, cls, bytes, queue;
+    for (const frame_trace::row& r : trace->data()) {
+      id.append(r.id);
+      time_ns.append(static_cast<double>(r.time_ps) / 1000.0);
+      event.append(frame_trace::event_of(*r.point));
+      at.append(frame_trace::at_of(*r.point));
+      const frame_kind_info* k = frame_kind_registry::instance().find(static_cast<frame_kind>(r.kind));
+      kind.append(k ? k->name : std::to_string(r.kind));
+      flow.append(r.flow);
+      cls.append(r.cls >= 0 ? py::object(py::int_(r.cls)) : py::object(py::none()));
+      bytes.append(r.bytes);
+      queue.append(r.queue != ~0ull ? py::object(py::int_(r.queue)) : py::object(py::none()));
+    }
+    py::dict t;
+    t["frame_id"] = id;
+    t["time_ns"] = time_ns;
+    t["event"] = event;
+    t["at"] = at;
+    t["kind"] = kind;
+    t["flow"] = flow;
+    t["class"] = cls;
+    t["bytes"] = bytes;
+    t["queue_bytes"] = queue;
+    out["frame_trace"] = t;
+  }
   out["returns"] = returns;
   out["interrupted"] = interrupted;
   return out;

@@ -59,8 +59,8 @@ nlohmann::json summary_of(const std::string& dir) { return nlohmann::json::parse
 
 TEST(Capture, PfcFramesDecodeWithTheirClassVectorAndQuantaAndMatchTheCounters) {
   if (!have_tshark()) GTEST_SKIP() << "tshark not installed (tools/setup.sh installs it)";
-  const std::string dir =
-      run_with_capture("pfc", test::scenario_path("incast.yaml") + " --until 1ms --capture h0.port0 --capture 'sw0.port1'");
+  const std::string dir = run_with_capture(
+      "pfc", test::scenario_path("incast.yaml") + " --until 1ms --capture h0.port0 --capture 'sw0.port1'");
   const nlohmann::json s = summary_of(dir);
   // The senders' ports receive the switch's PAUSE frames: every one decodes as PFC (opcode
   // 0x0101) for priority 3 only, with quanta (0xFFFF XOFF, 0 XON), as the model counted them.
@@ -86,7 +86,8 @@ TEST(Capture, PfcFramesDecodeWithTheirClassVectorAndQuantaAndMatchTheCounters) {
   EXPECT_EQ(static_cast<double>(data.size()), test::counter(s, "h0.prio3.frames_sent"));
   // Two files, one per port asked for; nothing else.
   EXPECT_TRUE(std::filesystem::exists(dir + "/pcap/sw0.port1.pcapng"));
-  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir + "/pcap"), std::filesystem::directory_iterator{}), 2);
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir + "/pcap"), std::filesystem::directory_iterator{}),
+            2);
 }
 
 TEST(Capture, QcnCnmsDecodeWithTheLuaDissector) {
@@ -113,8 +114,9 @@ TEST(Capture, QcnCnmsDecodeWithTheLuaDissector) {
 
 TEST(Capture, DcqcnEcnMarksAndCnpsDecodeNatively) {
   if (!have_tshark()) GTEST_SKIP() << "tshark not installed (tools/setup.sh installs it)";
-  const std::string dir = run_with_capture(
-      "ecn", test::scenario_path("dumbbell.yaml") + " --cc dcqcn --until 1ms --capture r0.port0 --capture-window 100us:300us");
+  const std::string dir =
+      run_with_capture("ecn", test::scenario_path("dumbbell.yaml") +
+                                  " --cc dcqcn --until 1ms --capture r0.port0 --capture-window 100us:300us");
   const nlohmann::json s = summary_of(dir);
   const std::string file = dir + "/pcap/r0.port0.pcapng";
   // CE-marked data arrives at r0 and r0 answers with CNPs (BTH opcode 0x81) back to h0.
@@ -137,9 +139,8 @@ TEST(Capture, InfinibandErfRecordsCarryFecnBecnAndCredits) {
       "ib", test::scenario_path("ib-incast.yaml") + " --cc ib-cca --until 1ms --capture h0.port0 --capture r0.port0");
   const nlohmann::json s = summary_of(dir);
   // Credit packets (ERF InfiniBand link records) decode with the Lua dissector: VL and FCCL.
-  const auto credits =
-      tshark(dir + "/pcap/h0.port0.pcapng", "sluice_ib_link && frame.p2p_dir == 1",
-             {"sluice_ib_link.vl", "sluice_ib_link.fccl", "sluice_ib_link.op"});
+  const auto credits = tshark(dir + "/pcap/h0.port0.pcapng", "sluice_ib_link && frame.p2p_dir == 1",
+                              {"sluice_ib_link.vl", "sluice_ib_link.fccl", "sluice_ib_link.op"});
   ASSERT_GT(credits.size(), 0u);
   EXPECT_EQ(static_cast<double>(credits.size()), test::counter(s, "h0.port0.credit.packets_received"));
   for (const auto& r : credits) {
@@ -162,12 +163,14 @@ TEST(Capture, BadCaptureOptionsAreOneLineErrors) {
   const std::string incast = test::scenario_path("incast.yaml") + " --until 10us";
   test::expect_cli_error("run " + incast + " --pcap /tmp/x", "--pcap: needs --capture");
   test::expect_cli_error("run " + incast + " --capture sw0.port1", "--capture: needs --pcap");
-  test::expect_cli_error("run " + incast + " --pcap /tmp/x --capture nope.port9", "--capture: 'nope.port9' matches no port");
+  test::expect_cli_error("run " + incast + " --pcap /tmp/x --capture nope.port9",
+                         "--capture: 'nope.port9' matches no port");
   test::expect_cli_error("run " + incast + " --pcap /tmp/x --capture h0.port0 --capture-kinds data,pause",
                          "--capture-kinds: 'pause' is not a frame kind");
   test::expect_cli_error("run " + incast + " --pcap /tmp/x --capture h0.port0 --capture-window 2ms:1ms",
                          "--capture-window: '2ms:1ms' ends before it starts");
   test::expect_cli_error("run " + incast + " --pcap /tmp/x --capture h0.port0 --capture-window 1ms",
                          "--capture-window: '1ms' must look like FROM:TO");
-  test::expect_cli_error("params " + test::scenario_path("incast.yaml") + " --pcap /tmp/x", "--pcap: applies to 'run' only");
+  test::expect_cli_error("params " + test::scenario_path("incast.yaml") + " --pcap /tmp/x",
+                         "--pcap: applies to 'run' only");
 }

@@ -122,7 +122,8 @@ class Simulation:
         self._callbacks.append((name, at, every, fn))
         return name
 
-    def run(self, until=None, progress=True, pcap=None, capture=None, capture_kinds=None, capture_window=None):
+    def run(self, until=None, progress=True, pcap=None, capture=None, capture_kinds=None, capture_window=None,
+            trace_frames=None):
         """Elaborates and runs (in a child process); returns a Result.
 
         progress: show simulated time, wall time and ETA on stderr for runs longer than a
@@ -131,6 +132,8 @@ class Simulation:
         pcap: a folder for packet captures (pcapng, one file per port, docs/observability.md) of
         the ports `capture` names (a name or glob, or a list of them), optionally only the frame
         kinds `capture_kinds` ('data,pfc' or a list) within `capture_window` ('1ms:2ms').
+        trace_frames: a filter ('flow=3', 'kind=cnm', 'id=N', joined by ','): result.frame_trace
+        then holds every event of the frames it keeps (frame_trace.csv's rows).
         """
         spec = _run_spec(until=until, **self._spec_args)
         if pcap is not None:
@@ -141,6 +144,8 @@ class Simulation:
             spec["capture_kinds"] = capture_kinds if isinstance(capture_kinds, str) else ",".join(capture_kinds)
         if capture_window is not None:
             spec["capture_window"] = str(capture_window)
+        if trace_frames is not None:
+            spec["trace_frames"] = str(trace_frames)
         callbacks = self._callbacks
         start = time.perf_counter()
         raw = _child.call_in_child(_run_native, spec, callbacks, progress)
@@ -162,6 +167,7 @@ class Result:
         self.wall_s = wall_s  # the whole run() as the caller saw it, fork and transfer included
         self._series = raw["series"]
         self._probes = dict(zip(probe_names, raw["returns"]))
+        self._frame_trace = raw.get("frame_trace")
 
     def timeseries(self, name):
         """A CSV series of the report as a DataFrame: index time_us, one column per
@@ -180,6 +186,14 @@ class Result:
             raise ValueError(f"probe: '{name}' is not a callback of this run ({', '.join(self._probes) or 'none'})")
         rows = self._probes[name]
         return pd.Series([v for _, v in rows], index=pd.Index([t for t, _ in rows], name="time_us"), name=name)
+
+    @property
+    def frame_trace(self):
+        """The frame trace of run(trace_frames=...) as a DataFrame (frame_trace.csv's columns but
+        `node`); None without one."""
+        if self._frame_trace is None:
+            return None
+        return pd.DataFrame(self._frame_trace)
 
     @property
     def probes(self):

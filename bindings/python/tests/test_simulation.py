@@ -323,3 +323,18 @@ def test_packet_capture_from_python_matches_the_cli(incast, tmp_path):
     assert model_summary(with_capture.summary) == model_summary(without.summary)
     with pytest.raises(ValueError, match="pcap: needs capture"):
         sim.run(until="10us", progress=False, pcap=tmp_path / "bad")
+
+
+def test_frame_trace_from_python_matches_the_cli_csv(incast, tmp_path):
+    """run(trace_frames=...) gives frame_trace.csv's rows as a DataFrame."""
+    cli = os.environ.get("SLUICE_BINARY", str(ROOT / "build" / "platforms" / "sluice"))
+    subprocess.run([cli, "run", incast, "--until", "100us", "--quiet", "--out", str(tmp_path), "--trace-frames", "flow=0"],
+                   check=True)
+    csv = pd.read_csv(tmp_path / "frame_trace.csv")
+    trace = sluice.Simulation(incast).run(until="100us", progress=False, trace_frames="flow=0").frame_trace
+    assert len(trace) == len(csv) > 0
+    assert list(trace["frame_id"]) == list(csv["frame_id"])
+    assert list(trace["event"]) == list(csv["event"])
+    assert list(trace["at"]) == list(csv["at"])
+    assert (trace["time_ns"] - csv["time_ns"]).abs().max() < 1e-6
+    assert sluice.Simulation(incast).run(until="10us", progress=False).frame_trace is None
