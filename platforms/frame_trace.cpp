@@ -13,7 +13,7 @@ namespace sluice {
 
 namespace {
 // The points a trace follows: every MAC's wire events, every egress queue's, marks and drops.
-constexpr const char* traced[] = {"*.mac.tx_start", "*.mac.rx_end", "*.egress.enqueue",
+constexpr const char* traced[] = {"*.mac.tx_start",   "*.mac.rx_end",  "*.egress.enqueue",
                                   "*.egress.dequeue", "*.egress.mark", "*.drop"};
 }  // namespace
 
@@ -66,7 +66,8 @@ frame_trace::frame_trace(const std::string& filter, const fabric& f, const std::
   probe_registry& probes = probe_registry::instance();
   for (const char* pattern : traced)
     if (!probes.points(pattern).empty())
-      probes.subscribe(pattern, [this](const probe_point& p, const probe_event& e) { record(p, e); }, key);
+      probes.subscribe(
+          pattern, [this](const probe_point& p, const probe_event& e) { record(p, e); }, key);
 }
 
 void frame_trace::record(const probe_point& p, const probe_event& e) {

@@ -43,6 +43,23 @@ run_options parse_run_request(const run_request& r, const std::string& prefix) {
     opts.trace_frames = *r.trace_frames;
     opts.trace_frames_key = key("trace-frames");
   }
+  if (r.vcd) {
+    if (r.vcd->empty()) throw config_error(key("vcd") + ": '' is empty");
+    if (r.trace.empty())
+      throw config_error(key("vcd") + ": needs " + key("trace") +
+                         " PATTERNS (signal names, globs: 'sw0.port4.prio3.queue_bytes', '*.paused')");
+    opts.waveform.path = *r.vcd;
+    for (const std::string& t : r.trace)  // each may hold several, joined by ','
+      for (std::size_t at = 0, comma; at <= t.size(); at = comma + 1) {
+        comma = std::min(t.find(',', at), t.size());
+        if (comma > at) opts.waveform.patterns.push_back(t.substr(at, comma - at));
+      }
+    if (r.trace_window)
+      std::tie(opts.waveform.from_ps, opts.waveform.to_ps) = parse_capture_window(*r.trace_window, key("trace-window"));
+  } else {
+    if (!r.trace.empty()) throw config_error(key("trace") + ": needs " + key("vcd") + " FILE");
+    if (r.trace_window) throw config_error(key("trace-window") + ": needs " + key("vcd") + " FILE");
+  }
   if (r.pcap) {
     if (r.pcap->empty()) throw config_error(key("pcap") + ": '' is empty");
     if (r.capture.empty())

@@ -19,6 +19,9 @@ struct run_request {
   std::optional<std::string> pcap, capture_kinds, capture_window;
   std::vector<std::string> capture;
   std::optional<std::string> trace_frames;  // a frame trace's filter
+  // Waveforms: the VCD file, the signal patterns, the time window.
+  std::optional<std::string> vcd, trace_window;
+  std::vector<std::string> trace;
 };
 
 run_options parse_run_request(const run_request& r, const std::string& prefix);

@@ -113,6 +113,11 @@ simulation::simulation(const scenario& s, const run_options& options) {
     capture_ = std::make_unique<frame_capture>(options.capture, s.topology.layer == link_layer::ib);
   if (!options.trace_frames.empty())
     trace_ = std::make_unique<frame_trace>(options.trace_frames, *fabric_, options.trace_frames_key);
+  if (!options.waveform.path.empty()) {
+    std::vector<std::pair<uint32_t, std::string>> flows;
+    for (const flow& fl : fabric_->flows) flows.emplace_back(fl.id, fabric_->nic_at(fl.spec.src).name());
+    waveform_ = std::make_unique<waveform>(options.waveform, s.topology.layer == link_layer::ib ? 16 : 8, flows);
+  }
   elab_s_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - elab_start).count();
 }
 
@@ -137,6 +142,7 @@ void simulation::run() {
   sampler_->finish();                                   // the kernel stops before running the tick due at `until`
   invariants_->check(to_ps(sc_core::sc_time_stamp()));  // the end of the run, sampled or not
   if (capture_) capture_->finish();
+  if (waveform_) waveform_->finish(to_ps(sc_core::sc_time_stamp()));
 }
 
 }  // namespace sluice

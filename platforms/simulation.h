@@ -14,6 +14,7 @@
 #include "platforms/frame_trace.h"
 #include "platforms/invariants.h"
 #include "platforms/sampler.h"
+#include "platforms/waveform.h"
 
 namespace sluice {
 
@@ -31,6 +32,7 @@ struct run_options {
   std::string allow_inert_key = "--allow-inert";  // how the inert-setting error names it
   capture_options capture;                        // --pcap, --capture...: packet captures (none by default)
   std::string trace_frames;                       // --trace-frames FILTER: a frame trace ("": none)
+  waveform_options waveform;                      // --vcd FILE --trace PATTERNS: waveforms (none by default)
   std::string trace_frames_key = "--trace-frames";
 };
 
@@ -83,6 +85,7 @@ class simulation {
   std::unique_ptr<invariant_checker> invariants_;
   std::unique_ptr<frame_capture> capture_;
   std::unique_ptr<frame_trace> trace_;
+  std::unique_ptr<class waveform> waveform_;
   sc_core::sc_time until_;
   double wall_s_ = 0;
   double elab_s_ = 0;  // building the fabric, routes, overrides (before sc_start)

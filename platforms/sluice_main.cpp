@@ -32,7 +32,7 @@ const char* usage =
     "usage: sluice run SCENARIO.yaml [--set PATH=VALUE ...] [--until 20ms] [--seed N] [--sample-period 10us]\n"
     "                  [--cc NAME] [--profile NAME] [--allow-inert] [--out DIR] [--quiet]\n"
     "                  [--pcap DIR --capture PORTS [--capture-kinds K,..] [--capture-window FROM:TO]]\n"
-    "                  [--trace-frames FILTER]\n"
+    "                  [--trace-frames FILTER] [--vcd FILE --trace SIGNALS [--trace-window FROM:TO]]\n"
     "       sluice params SCENARIO.yaml [--set PATH=VALUE ...] [--cc NAME] [--profile NAME] [--allow-inert]\n"
     "                     [--match GLOB]\n"
     "       sluice stats SCENARIO.yaml [--match GLOB]\n"
@@ -104,8 +104,8 @@ int compare(const po::variables_map& vm, const std::string& a, const std::string
 
 int run(int argc, char* argv[]) {
   std::string command, scenario_path, other_path, out_dir, until, sample_period, seed, cc, profile, match = "*";
-  std::string pcap, capture_kinds, capture_window, trace_frames;
-  std::vector<std::string> sets, capture;
+  std::string pcap, capture_kinds, capture_window, trace_frames, vcd, trace_window;
+  std::vector<std::string> sets, capture, trace;
   bool quiet = false, allow_inert = false;
   // The scheme list comes from the scheme table, so --help names every scheme there is.
   const std::string cc_help = "run, params: one congestion-control scheme for every flow (" +
@@ -129,6 +129,10 @@ int run(int argc, char* argv[]) {
       "capture", po::value(&capture)->composing(), "ports to capture: names or globs (sw0.port4, 'h*'), repeatable")(
       "capture-kinds", po::value(&capture_kinds), "frame kinds to capture, e.g. data,pfc,cnm,cnp (default: all)")(
       "capture-window", po::value(&capture_window), "simulated time to capture, FROM:TO, e.g. 1ms:2ms (default: all)")(
+      "vcd", po::value(&vcd), "write a waveform (VCD, picoseconds; GTKWave) of the --trace signals into FILE")(
+      "trace", po::value(&trace)->composing(),
+      "signals for --vcd: names or globs (sw0.port4.prio3.queue_bytes, '*.paused', 'h*.flow*.rate'), repeatable")(
+      "trace-window", po::value(&trace_window), "simulated time the VCD covers, FROM:TO (default: all)")(
       "trace-frames", po::value(&trace_frames),
       "write frame_trace.csv (needs --out): every event of the frames FILTER keeps, e.g. flow=3, kind=cnm, id=N")(
       "match", po::value(&match),
@@ -154,8 +158,8 @@ int run(int argc, char* argv[]) {
   if (!other_path.empty()) throw config_error("'" + other_path + "': one scenario only (" + command + ")");
   // An option that does not apply to the command would be silently ignored: reject it.
   const bool run_command = command == "run";
-  for (const char* opt :
-       {"until", "sample-period", "seed", "out", "pcap", "capture", "capture-kinds", "capture-window", "trace-frames"})
+  for (const char* opt : {"until", "sample-period", "seed", "out", "pcap", "capture", "capture-kinds", "capture-window",
+                          "trace-frames", "vcd", "trace", "trace-window"})
     if (!run_command && vm.count(opt))
       throw config_error(std::string("--") + opt + ": applies to 'run' only, not '" + command + "'");
   if (run_command && vm.count("match"))
@@ -178,6 +182,9 @@ int run(int argc, char* argv[]) {
   request.allow_inert = allow_inert;
   if (vm.count("pcap")) request.pcap = pcap;
   if (vm.count("trace-frames")) request.trace_frames = trace_frames;
+  if (vm.count("vcd")) request.vcd = vcd;
+  if (vm.count("trace-window")) request.trace_window = trace_window;
+  request.trace = trace;
   if (vm.count("trace-frames") && out_dir.empty()) throw config_error("--trace-frames: needs --out DIR");
   if (vm.count("capture-kinds")) request.capture_kinds = capture_kinds;
   if (vm.count("capture-window")) request.capture_window = capture_window;

@@ -97,6 +97,10 @@ run_spec spec_from(const py::dict& kw) {
   s.request.allow_inert = kw.contains("allow_inert") && kw["allow_inert"].cast<bool>();
   s.request.pcap = text("pcap");
   s.request.trace_frames = text("trace_frames");
+  s.request.vcd = text("vcd");
+  s.request.trace_window = text("trace_window");
+  if (kw.contains("trace"))
+    for (auto item : kw["trace"].cast<py::list>()) s.request.trace.push_back(py::str(item).cast<std::string>());
   s.request.capture_kinds = text("capture_kinds");
   s.request.capture_window = text("capture_window");
   if (kw.contains("capture"))

@@ -17,7 +17,8 @@ sched_answer egress_sched_reference::decide(const sched_request& r) {
   std::array<uint64_t, max_classes> grant{};
   bool any_grant = false;
   for (int q = 0; q < queues_; ++q) {
-    grant[q] = (uint64_t{config_.weight[q]} & mask(weight)) * (config_.quantum & mask(quantum)) & mask(sched_widths::grant);
+    grant[q] =
+        (uint64_t{config_.weight[q]} & mask(weight)) * (config_.quantum & mask(quantum)) & mask(sched_widths::grant);
     any_grant |= (dwrr >> q & 1) && grant[q] != 0;
   }
   // The first round starts at the current queue if eligible, else at the next eligible after it.

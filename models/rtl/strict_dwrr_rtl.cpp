@@ -40,7 +40,8 @@ sched_block_config strict_dwrr_rtl::block_config(const scheduler_config& c) {
 
 void strict_dwrr_rtl::start() {
   const bool lockstep = check_() == "lockstep";
-  const sched_rtl_build build = build_ == sched_rtl_build::fast && (lockstep || trace_()) ? sched_rtl_build::traced : build_;
+  const sched_rtl_build build =
+      build_ == sched_rtl_build::fast && (lockstep || trace_()) ? sched_rtl_build::traced : build_;
   block_ = make_verilated_egress_sched(build);
   block_->configure(config_);
   decision_cycles_ = decision_cycles_param_();
@@ -53,9 +54,7 @@ void strict_dwrr_rtl::start() {
   }
 }
 
-uint64_t strict_dwrr_rtl::decision_latency_ps() const {
-  return decision_cycles_param_() * to_ps(clock_());
-}
+uint64_t strict_dwrr_rtl::decision_latency_ps() const { return decision_cycles_param_() * to_ps(clock_()); }
 
 void strict_dwrr_rtl::reconfigure(const scheduler_config& c) {
   config_.weight = block_config(c).weight;

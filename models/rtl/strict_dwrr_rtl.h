@@ -42,14 +42,14 @@ class strict_dwrr_rtl final : public scheduler_if {
   std::unique_ptr<sched_block> block_;
   std::unique_ptr<egress_sched_reference> reference_;  // lockstep only
   uint64_t decision_cycles_ = 0;
-  stat_counter calls_{&port_, nullptr, [] {
-                        return stat_desc{"rtl_decisions", "calls", "strict-dwrr-rtl: decisions the RTL block took",
-                                         nullptr};
-                      }};
-  stat_counter cycles_{&port_, nullptr, [] {
-                         return stat_desc{"rtl_cycles", "cycles", "strict-dwrr-rtl: clock cycles the decisions took",
-                                          nullptr};
-                       }};
+  stat_counter calls_{
+      &port_, nullptr, [] {
+        return stat_desc{"rtl_decisions", "calls", "strict-dwrr-rtl: decisions the RTL block took", nullptr};
+      }};
+  stat_counter cycles_{
+      &port_, nullptr, [] {
+        return stat_desc{"rtl_cycles", "cycles", "strict-dwrr-rtl: clock cycles the decisions took", nullptr};
+      }};
   choice_param check_{&port_, [] {
                         return choice_spec{"rtl.check",
                                            "strict-dwrr-rtl: off, or lockstep (every decision also taken by the "
@@ -72,9 +72,9 @@ class strict_dwrr_rtl final : public scheduler_if {
                                     0, 0, sched_max_cycles};
       }};
   param<bool> trace_{&port_, [] {
-                       return param_spec<bool>{
-                           "rtl.trace", "strict-dwrr-rtl: write the block's waveforms, <port>.rtl.vcd, in ps",
-                           false, false, true};
+                       return param_spec<bool>{"rtl.trace",
+                                               "strict-dwrr-rtl: write the block's waveforms, <port>.rtl.vcd, in ps",
+                                               false, false, true};
                      }};
 };
 

@@ -19,7 +19,8 @@ namespace {
 // The mutation test's policy: the broken RTL build behind the same wrapper. Registered only in
 // this test executable.
 const policy_registrar<scheduler_policies> mutant_reg{
-    "strict-dwrr-rtl-mutant", "test only: strict-dwrr-rtl with one wrong bit in the DWRR deficit update",
+    "strict-dwrr-rtl-mutant",
+    "test only: strict-dwrr-rtl with one wrong bit in the DWRR deficit update",
     [](const scheduler_config& c, const sc_core::sc_object* port) -> std::unique_ptr<scheduler_if> {
       return std::make_unique<strict_dwrr_rtl>(c, *port, sched_rtl_build::mutant);
     },
@@ -50,7 +51,8 @@ nlohmann::json comparable(const std::string& dir, uint64_t* decisions = nullptr)
 // lockstep with the reference; the summaries must be identical. Returns the RTL decisions.
 uint64_t expect_identical(const std::string& scenario, const std::string& extra = "") {
   const std::string base = ::testing::TempDir() + "/rtl-eq-" + std::to_string(getpid());
-  auto cpp = test::run_cli("run " + scenario + extra + " -q --set 'sw*.port*.scheduler=strict-dwrr' --out " + base + "c");
+  auto cpp =
+      test::run_cli("run " + scenario + extra + " -q --set 'sw*.port*.scheduler=strict-dwrr' --out " + base + "c");
   EXPECT_EQ(cpp.status, 0) << cpp.output;
   auto rtl = test::run_cli("run " + scenario + extra +
                            " -q --set 'sw*.port*.scheduler=strict-dwrr-rtl' --set 'sw*.port*.rtl.check=lockstep' "
@@ -149,11 +151,11 @@ TEST(RtlLatency, TheClockParameterScalesTheCycles) {
 
 TEST(RtlLatency, ADecisionLongerThanItsCyclesIsAnError) {
   // A 9000-byte head against a 64-byte quantum takes the block 141 cycles; 3 are declared.
-  auto sim = test::make_sim(test::one_switch("9000B", "run: {until: 20us}\n"),
-                            {{"a.mtu", "9000B"},
-                             {"sw0.port1.scheduler", "strict-dwrr-rtl"},
-                             {"sw0.port1.dwrr.quantum", "64B"},
-                             {"sw0.port1.rtl.decision_cycles", "3"}});
+  auto sim =
+      test::make_sim(test::one_switch("9000B", "run: {until: 20us}\n"), {{"a.mtu", "9000B"},
+                                                                         {"sw0.port1.scheduler", "strict-dwrr-rtl"},
+                                                                         {"sw0.port1.dwrr.quantum", "64B"},
+                                                                         {"sw0.port1.rtl.decision_cycles", "3"}});
   std::string message;
   try {
     sim->run();

@@ -18,7 +18,9 @@ class sched_vectors {
     c.strict_mask = below(4) == 0 ? static_cast<uint32_t>(next()) & 0xffff : 0;
     for (auto& w : c.weight) {
       const uint64_t kind = below(10);
-      w = kind == 0 && zero_ ? 0 : kind < 6 ? 1 + static_cast<uint32_t>(below(8)) : 1 + static_cast<uint32_t>(below(1 << 20) - 1);
+      w = kind == 0 && zero_ ? 0
+          : kind < 6         ? 1 + static_cast<uint32_t>(below(8))
+                             : 1 + static_cast<uint32_t>(below(1 << 20) - 1);
     }
     // The quantum log-uniform over the model's range, 64 .. 2^24 bytes.
     c.quantum = static_cast<uint32_t>(64ull << below(19));

@@ -1,11 +1,12 @@
 // Frame traces (issue 22): --trace-frames keeps every event of the frames its filter chooses,
 // with ids kept across switches, so one frame can be followed from its sender to its receiver.
+#include "platforms/frame_trace.h"
+
 #include <gtest/gtest.h>
 
 #include <map>
 #include <sstream>
 
-#include "platforms/frame_trace.h"
 #include "tests/support/harness.h"
 
 using namespace sluice;
@@ -34,9 +35,9 @@ TEST(FrameTrace, FollowsEachFrameOfAFlowFromSenderToReceiverInOrder) {
   // A data frame delivered within the run took this path, with one id all the way (sw1's port 0
   // faces the bottleneck link, its port 1 r0).
   const std::vector<std::string> whole{
-      "tx_start@h0.port0.mac",    "rx_end@sw0.port0.mac",     "enqueue@sw0.port4.egress", "dequeue@sw0.port4.egress",
-      "tx_start@sw0.port4.mac",   "rx_end@sw1.port0.mac",     "enqueue@sw1.port1.egress", "dequeue@sw1.port1.egress",
-      "tx_start@sw1.port1.mac",   "rx_end@r0.port0.mac"};
+      "tx_start@h0.port0.mac",  "rx_end@sw0.port0.mac", "enqueue@sw0.port4.egress", "dequeue@sw0.port4.egress",
+      "tx_start@sw0.port4.mac", "rx_end@sw1.port0.mac", "enqueue@sw1.port1.egress", "dequeue@sw1.port1.egress",
+      "tx_start@sw1.port1.mac", "rx_end@r0.port0.mac"};
   std::size_t complete = 0;
   for (const auto& [id, events] : path)
     if (events.size() == whole.size()) {

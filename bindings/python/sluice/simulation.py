@@ -123,7 +123,7 @@ class Simulation:
         return name
 
     def run(self, until=None, progress=True, pcap=None, capture=None, capture_kinds=None, capture_window=None,
-            trace_frames=None):
+            trace_frames=None, vcd=None, trace=None, trace_window=None):
         """Elaborates and runs (in a child process); returns a Result.
 
         progress: show simulated time, wall time and ETA on stderr for runs longer than a
@@ -134,6 +134,7 @@ class Simulation:
         kinds `capture_kinds` ('data,pfc' or a list) within `capture_window` ('1ms:2ms').
         trace_frames: a filter ('flow=3', 'kind=cnm', 'id=N', joined by ','): result.frame_trace
         then holds every event of the frames it keeps (frame_trace.csv's rows).
+        vcd: a VCD file of the signals `trace` names (a glob or a list), within `trace_window`.
         """
         spec = _run_spec(until=until, **self._spec_args)
         if pcap is not None:
@@ -146,6 +147,12 @@ class Simulation:
             spec["capture_window"] = str(capture_window)
         if trace_frames is not None:
             spec["trace_frames"] = str(trace_frames)
+        if vcd is not None:
+            spec["vcd"] = os.fspath(vcd)
+        if trace is not None:
+            spec["trace"] = [trace] if isinstance(trace, str) else [str(t) for t in trace]
+        if trace_window is not None:
+            spec["trace_window"] = str(trace_window)
         callbacks = self._callbacks
         start = time.perf_counter()
         raw = _child.call_in_child(_run_native, spec, callbacks, progress)

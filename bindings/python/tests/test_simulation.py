@@ -338,3 +338,15 @@ def test_frame_trace_from_python_matches_the_cli_csv(incast, tmp_path):
     assert list(trace["at"]) == list(csv["at"])
     assert (trace["time_ns"] - csv["time_ns"]).abs().max() < 1e-6
     assert sluice.Simulation(incast).run(until="10us", progress=False).frame_trace is None
+
+
+def test_waveform_from_python(incast, tmp_path):
+    """run(vcd=..., trace=...) writes the VCD the CLI's --vcd --trace writes."""
+    cli = os.environ.get("SLUICE_BINARY", str(ROOT / "build" / "platforms" / "sluice"))
+    subprocess.run([cli, "run", incast, "--until", "100us", "--quiet", "--vcd", str(tmp_path / "cli.vcd"), "--trace",
+                    "sw0.port16.prio3.queue_bytes"], check=True)
+    sluice.Simulation(incast).run(until="100us", progress=False, vcd=tmp_path / "py.vcd",
+                                  trace=["sw0.port16.prio3.queue_bytes"])
+    text = (tmp_path / "py.vcd").read_text()
+    assert "$timescale 1ps $end" in text and "queue_bytes" in text
+    assert text == (tmp_path / "cli.vcd").read_text()
