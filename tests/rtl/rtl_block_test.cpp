@@ -2,6 +2,7 @@
 // against the C++ strict-dwrr policy: random direct vectors, corner cases, the mutant.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -152,4 +153,47 @@ TEST(RtlEgressSched, WaveformWindowIsAValidVcdOfAbout100Cycles) {
   EXPECT_GE(times, 200);
   EXPECT_LE(times, 300);
   EXPECT_GE(last - first, 99 * 1000u);
+}
+
+// The per-call cost of each path on the same vectors (opt-in: tools/rtl_bench.sh runs it).
+TEST(RtlEgressSched, DISABLED_PerCallCost) {
+  const int n = std::getenv("SLUICE_RTL_CALLS") ? std::atoi(std::getenv("SLUICE_RTL_CALLS")) : 1000000;
+  test::sched_vectors v(5, false);
+  const sched_block_config bc = v.config();
+  std::vector<sched_request> requests;
+  for (int i = 0; i < 4096; ++i) requests.push_back(v.request());
+  scheduler_config c;
+  for (int q = 0; q < max_classes; ++q) {
+    c.strict[q] = bc.strict_mask >> q & 1;
+    c.weight[q] = bc.weight[q];
+  }
+  c.quantum = bc.quantum;
+  auto time_ns = [&](auto&& call) {
+    const auto start = std::chrono::steady_clock::now();
+    uint64_t sink = 0;
+    for (int i = 0; i < n; ++i) sink += static_cast<uint64_t>(call(requests[i & 4095]) + 1);
+    const double ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count();
+    EXPECT_GT(sink, 0u);
+    return ns / n;
+  };
+  egress_scheduler cpp(c);
+  egress_sched_reference ref;
+  ref.configure(bc);
+  uint64_t cycles = 0;
+  for (sched_rtl_build build : {sched_rtl_build::fast, sched_rtl_build::traced}) {
+    auto block = make_verilated_egress_sched(build);
+    block->configure(bc);
+    const double rtl_ns = time_ns([&](const sched_request& r) {
+      const sched_answer a = block->call(r, 0);
+      cycles += a.cycles;
+      return a.queue;
+    });
+    std::cout << (build == sched_rtl_build::fast ? "rtl (fast build)" : "rtl (traced build, not tracing)") << ": "
+              << rtl_ns << " ns per call\n";
+  }
+  std::cout << "cycles per call: " << static_cast<double>(cycles) / (2 * n) << '\n';
+  std::cout << "C++ strict-dwrr: " << time_ns([&](const sched_request& r) { return cpp.select(r.head, r.eligible); })
+            << " ns per call\n";
+  std::cout << "C++ fixed-point reference: " << time_ns([&](const sched_request& r) { return ref.decide(r).queue; })
+            << " ns per call\n";
 }

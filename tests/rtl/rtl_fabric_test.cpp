@@ -165,3 +165,27 @@ TEST(RtlLatency, ADecisionLongerThanItsCyclesIsAnError) {
   EXPECT_NE(message.find("sw0.port1: strict-dwrr-rtl took "), std::string::npos) << message;
   EXPECT_NE(message.find(" cycles, more than rtl.decision_cycles = 3"), std::string::npos) << message;
 }
+
+TEST(RtlFabric, TraceWritesTheBlocksWaveformsInModelPicoseconds) {
+  // Four 1500-byte frames: four decisions of one edge each, at 1 ns after each request.
+  ASSERT_EQ(chdir(::testing::TempDir().c_str()), 0);
+  std::remove("sw0.port1.rtl.vcd");
+  {
+    auto sim = test::make_sim(test::one_switch("6000B", "run: {until: 20us}\n"),
+                              {{"sw0.port1.scheduler", "strict-dwrr-rtl"}, {"sw0.port1.rtl.trace", "true"}});
+    sim->run();
+  }
+  std::ifstream in(::testing::TempDir() + "/sw0.port1.rtl.vcd");
+  ASSERT_TRUE(in) << "no waveform";
+  std::string line, header;
+  std::vector<uint64_t> times;
+  while (std::getline(in, line)) {
+    if (line.rfind("$timescale", 0) == 0) header = line;
+    if (!line.empty() && line[0] == '#') times.push_back(std::stoull(line.substr(1)));
+  }
+  EXPECT_EQ(header, "$timescale 1ps $end");
+  // Rising and falling edge of each of the four decisions (plus the empty dump at open).
+  ASSERT_GE(times.size(), 8u);
+  EXPECT_EQ(times[times.size() - 1] - times[times.size() - 2], 500u);  // half a 1 ns period
+  EXPECT_GT(times.back(), 2'000'000u);  // after the first frame has cleared the pipeline (ps)
+}
