@@ -229,6 +229,12 @@ void fabric::choose_congestion_control(const std::string& all) {
   }
 }
 
+void fabric::arm_resequencing() {
+  bool reorders = false;
+  for (const auto& sw : switches) reorders |= sw->forwarding.policy().rfind("adaptive", 0) == 0;
+  for (auto& n : nics) n->set_resequencing(reorders);
+}
+
 void fabric::check_policies() const {
   for (const auto& sw : switches) sw->check_policies();
   for (const auto& n : nics) n->check_policies();

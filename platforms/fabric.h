@@ -57,6 +57,8 @@ class fabric {
   // and that every flow's scheme keeps its congestion point on its paths; after the overrides
   // and derive_defaults.
   void check_policies() const;
+  // Receivers resequence where a switch may reorder a flow (an adaptive forwarding policy).
+  void arm_resequencing();
   // Name of the node on the far side of a node's port.
   const std::string& peer_of(const std::string& node, int port) const;
   // Settings that quietly limit the run, found by derive_defaults (one line each): the CLI and

@@ -108,6 +108,7 @@ simulation::simulation(const scenario& s, const run_options& options) {
   fabric_->derive_defaults();
   for (const std::string& w : fabric_->warnings()) std::cerr << "sluice: warning: " << w << '\n';
   fabric_->check_policies();  // after the derived headroom: a congestion point's Qeq is checked against it
+  fabric_->arm_resequencing();
   check_inert_settings(s, options);
   if (!options.capture.dir.empty())
     capture_ = std::make_unique<frame_capture>(options.capture, s.topology.layer == link_layer::ib);

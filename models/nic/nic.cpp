@@ -16,6 +16,15 @@ const stat_desc nic_stats[] = {
      [](const void* m, int) { return static_cast<double>(nic_of(m).receiver().misdelivered()); }},
     {"feedback_unmatched", "frames", "feedback frames (CNM, CNP, ACK) for a flow without a reaction point",
      [](const void* m, int) { return static_cast<double>(nic_of(m).receiver().unmatched_feedback()); }},
+    {"resequenced", "frames",
+     "data frames that arrived ahead of a gap in their flow (reordered by the fabric) and waited for it",
+     [](const void* m, int) { return static_cast<double>(nic_of(m).receiver().resequenced()); }},
+    {"resequencing_delay", "ns", "total time resequenced frames waited before delivery",
+     [](const void* m, int) { return nic_of(m).receiver().resequencing_delay_ps() / 1e3; }},
+    {"resequencing_delay_max", "ns", "longest time a resequenced frame waited before delivery",
+     [](const void* m, int) { return nic_of(m).receiver().resequencing_delay_max_ps() / 1e3; }},
+    {"out_of_order_delivered", "frames", "data frames delivered behind bytes already delivered (never expected)",
+     [](const void* m, int) { return static_cast<double>(nic_of(m).receiver().out_of_order_delivered()); }},
 };
 const stat_desc class_stats[] = {
     {"frames_sent", "frames", "data frames sent on this class",

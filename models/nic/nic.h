@@ -95,6 +95,9 @@ class nic : public sc_core::sc_module, public control_sender_if {
   uint64_t frames_sent(int cls) const { return tx_.stats().frames[cls]; }
   uint64_t bytes_sent(int cls) const { return tx_.stats().bytes[cls]; }  // on the wire
   const rx_dispatcher& receiver() const { return rx_; }
+  // Deliver each flow's data in byte order, holding frames that arrive ahead of a gap (set where
+  // the fabric may reorder: adaptive routing). Off, frames are delivered as they arrive.
+  void set_resequencing(bool on) { rx_.set_resequencing(on); }
   const tx_scheduler& transmitter() const { return tx_; }
 
  private:

@@ -43,6 +43,9 @@ void rx_dispatcher::receive_frame(tlm::tlm_generic_payload* p, int) {
   p->release();
 }
 
+// A data frame is delivered to the application in its flow's byte order: a frame whose seq is
+// past the bytes delivered so far waits (counted, with its wait) until the gap fills. The
+// notification point and the transport ACKs see frames as they arrive.
 void rx_dispatcher::receive_data(packet_header& h) {
   ++rx_frames_;
   if (h.dst != node_id_ || h.flow_id >= flows_.size()) {
@@ -51,9 +54,21 @@ void rx_dispatcher::receive_data(packet_header& h) {
   }
   flow& f = flows_[h.flow_id];
   const uint64_t now = now_ps();
+  if (!resequencing_ || h.seq <= f.stats.rx_bytes) {
+    out_of_order_ += resequencing_ && h.seq < f.stats.rx_bytes;  // behind bytes delivered: never expected
+    deliver(f, h.payload, now);
+    if (holding_) release_held(f, now);
+  } else {
+    hold(f, h, now);
+  }
+  if (acks_) acks_->on_data(h, now);
+  if (np_) np_->on_data(h, now);
+}
+
+void rx_dispatcher::deliver(flow& f, uint32_t payload, uint64_t now) {
   if (f.stats.rx_frames == 0) f.stats.first_rx_ps = now;
   ++f.stats.rx_frames;
-  f.stats.rx_bytes += h.payload;
+  f.stats.rx_bytes += payload;
   f.stats.last_rx_ps = now;
   if (f.spec.kind == flow_kind::finite && f.stats.rx_bytes >= f.spec.size && !f.stats.completed()) {
     f.stats.completed_ps = std::max<uint64_t>(now, 1);
@@ -61,8 +76,32 @@ void rx_dispatcher::receive_data(packet_header& h) {
     if (completion_hook_) completion_hook_(f.id);
     completed_.raise();
   }
-  if (acks_) acks_->on_data(h, now);
-  if (np_) np_->on_data(h, now);
+}
+
+void rx_dispatcher::hold(flow& f, const packet_header& h, uint64_t now) {
+  std::vector<held>& q = held_[f.id];
+  auto at = std::lower_bound(q.begin(), q.end(), h.seq, [](const held& x, uint64_t s) { return x.seq < s; });
+  q.insert(at, held{h.seq, now, h.payload});
+  ++holding_;
+  ++resequenced_;
+}
+
+// The frames of f that the delivery just made in order, oldest bytes first.
+void rx_dispatcher::release_held(flow& f, uint64_t now) {
+  auto it = held_.find(f.id);
+  if (it == held_.end()) return;
+  std::vector<held>& q = it->second;
+  std::size_t n = 0;
+  while (n < q.size() && q[n].seq <= f.stats.rx_bytes) {
+    const uint64_t waited = now - q[n].arrived_ps;
+    reseq_delay_ps_ += waited;
+    reseq_delay_max_ps_ = std::max(reseq_delay_max_ps_, waited);
+    out_of_order_ += q[n].seq < f.stats.rx_bytes;
+    deliver(f, q[n].payload, now);
+    ++n;
+  }
+  q.erase(q.begin(), q.begin() + static_cast<std::ptrdiff_t>(n));  // keeps the capacity for the next gap
+  holding_ -= n;
 }
 
 }  // namespace sluice

@@ -5,6 +5,7 @@
 #pragma once
 #include <array>
 #include <functional>
+#include <unordered_map>
 #include <vector>
 
 #include "models/cc/ack_model.h"
@@ -39,9 +40,19 @@ class rx_dispatcher : public frame_sink_if {
   uint64_t received(frame_kind k) const { return by_kind_[static_cast<int>(k)]; }
   const uint64_t& received_counter(frame_kind k) const { return by_kind_[static_cast<int>(k)]; }
   uint64_t unmatched_feedback() const { return unmatched_feedback_; }
+  // Resequencing: data frames that arrived ahead of a gap in their flow and were held until it
+  // filled, and the time they waited (total and longest, ps).
+  void set_resequencing(bool on) { resequencing_ = on; }
+  uint64_t resequenced() const { return resequenced_; }
+  uint64_t resequencing_delay_ps() const { return reseq_delay_ps_; }
+  uint64_t resequencing_delay_max_ps() const { return reseq_delay_max_ps_; }
+  uint64_t out_of_order_delivered() const { return out_of_order_; }
 
  private:
   void receive_data(packet_header& h);
+  void deliver(flow& f, uint32_t payload, uint64_t now);
+  void hold(flow& f, const packet_header& h, uint64_t now);
+  void release_held(flow& f, uint64_t now);
   uint32_t node_id_;
   flow_table& flows_;
   const frame_kind_registry& kinds_;
@@ -53,6 +64,17 @@ class rx_dispatcher : public frame_sink_if {
   uint32_t last_completed_ = 0;
   uint64_t rx_frames_ = 0, misdelivered_ = 0, unmatched_feedback_ = 0;
   std::array<uint64_t, max_frame_kinds> by_kind_{};
+  // Frames that arrived ahead of their flow's next byte (adaptive routing reorders), by flow,
+  // each list in sequence order. In order, a frame's seq equals the bytes delivered so far, so
+  // a fabric that keeps order keeps nothing here.
+  struct held {
+    uint64_t seq, arrived_ps;
+    uint32_t payload;
+  };
+  std::unordered_map<uint32_t, std::vector<held>> held_;
+  std::size_t holding_ = 0;    // frames in held_
+  bool resequencing_ = false;  // off: a lost frame must not stall its flow where nothing reorders
+  uint64_t resequenced_ = 0, reseq_delay_ps_ = 0, reseq_delay_max_ps_ = 0, out_of_order_ = 0;
 };
 
 }  // namespace sluice

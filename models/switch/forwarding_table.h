@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "models/core/packet.h"
 #include "models/core/random.h"
 
 namespace sluice {
@@ -24,12 +25,16 @@ inline std::size_t ecmp_index(std::size_t n, uint32_t dst, uint32_t src, uint32_
   return key % n;
 }
 
+class adaptive_selector;
+
 class forwarding_table {
  public:
   explicit forwarding_table(uint64_t salt = 0) : salt_(salt) {}
   void set_salt(uint64_t salt) { salt_ = salt; }
   // The equal-cost choice (not owned); null: per-flow ECMP.
   void set_selector(const path_selector* s) { selector_ = s; }
+  // A stateful selector (congestion_view.h) that routes the data frames; null: none.
+  void set_adaptive(adaptive_selector* a) { adaptive_ = a; }
   void set_route(uint32_t dst, std::vector<uint16_t> ports);
   const std::vector<uint16_t>& ports(uint32_t dst) const;
   // Returns the output port for the flow, or -1 if dst is unknown.
@@ -40,10 +45,14 @@ class forwarding_table {
     if (selector_) return set[selector_->select(set, dst, src, flow_id, salt_)];
     return set[ecmp_index(set.size(), dst, src, flow_id, salt_)];
   }
+  // The output port of frame `f` that arrived on `in_port` (-1: made by the switch): lookup(),
+  // or for a data frame with a choice the stateful selector's. Defined in congestion_view.h.
+  inline int lookup(const frame_fields& f, int in_port) const;
 
  private:
   uint64_t salt_;
   const path_selector* selector_ = nullptr;
+  adaptive_selector* adaptive_ = nullptr;
   std::vector<std::vector<uint16_t>> routes_;
 };
 

@@ -1,7 +1,9 @@
 #include "models/switch/switch_model.h"
 
+#include "models/core/frame_kinds.h"
 #include "models/core/probe.h"
 #include "models/core/stats.h"
+#include "models/protocol/cnm_frame.h"
 #include "models/protocol/ethernet.h"
 #include "models/switch/switch_policies.h"
 
@@ -36,20 +38,7 @@ const choice_spec buffer_release_spec{
     "start",
     {"start", "end"}};
 
-const choice_spec& forwarding_spec() {
-  static const auto spec = forwarding_policies::instance().choice_for(
-      "forwarding", "which of a destination's equal-cost ports a frame takes", "ecmp");
-  return *spec;
-}
 }  // namespace
-
-forwarding_block::forwarding_block(sc_core::sc_module_name name)
-    : sc_module(name), policy(get_parent_object(), forwarding_spec()) {}
-
-void forwarding_block::start_of_simulation() {
-  selector_ = forwarding_policies::instance().make(policy.name(), policy());
-  table.set_selector(selector_.get());
-}
 
 switch_model::switch_model(sc_core::sc_module_name name, uint32_t node_id, int num_ports, int classes, link_layer layer)
     : sc_module(name),
@@ -60,7 +49,7 @@ switch_model::switch_model(sc_core::sc_module_name name, uint32_t node_id, int n
       mmu_port("mmu_port"),
       forwarding_port("forwarding_port"),
       mmu_block("mmu", classes, layer),
-      forwarding("forwarding"),
+      forwarding("forwarding", *this, num_ports),
       node_id_(node_id),
       classes_(classes) {
   add_stats(*this, switch_stats, this);
@@ -107,6 +96,8 @@ void switch_model::start_of_simulation() {
   for (auto& p : ports) p->egress.set_release_at_end(at_end);
   mmu_ = mmu_port.operator->();
   forward_ = forwarding_port.operator->();
+  forwarding.make_selector();
+  snooper_ = custom_forwarding_ ? nullptr : forwarding.snooper();
   if (custom_split_forwarding_) {
     split_forward_ = custom_split_forwarding_;
   } else if (const uint64_t latency = to_ps(forwarding_latency()); latency > 0) {
@@ -147,6 +138,7 @@ inline void switch_model::after_admission(tlm::tlm_generic_payload* p, packet_he
 void switch_model::receive_frame(tlm::tlm_generic_payload* p, int port_index) {
   packet_header& h = header(*p);
   h.ingress_port = static_cast<uint16_t>(port_index);
+  if (snooper_ && h.kind != frame_kind::data && snoop(h, false)) return p->release();  // acted on here
   if (split_mmu_) return split_mmu_->request(p, port_index, *this);
   bool xoff_due = false;
   const bool admitted = mmu_->admit(port_index, h.priority, h.size, xoff_due);
@@ -190,6 +182,7 @@ void switch_model::inject(tlm::tlm_generic_payload* p) {
     return;
   }
   h.ready_ps = now_ps();  // made at the egress side: no forwarding pipeline
+  if (snooper_ && snoop(h, true)) return p->release();
   if (probes::feedback_sent.on()) probes::feedback_sent.emit(this, now_ps(), &h.fields(), out, h.priority, h.size);
   ports[out]->egress.enqueue(p);
 }
@@ -202,6 +195,25 @@ void switch_model::release(int ingress_port, int cls, uint32_t bytes) {
 ingress_state_if::pause_check switch_model::recheck_pause(int port, int cls) {
   if (!mmu_port->pg_paused(port, cls)) return pause_check::not_paused;
   return mmu_port->try_resume(port, cls) ? pause_check::resumes_now : pause_check::still_paused;
+}
+
+uint64_t switch_model::queue_bytes(int port, const frame_fields& f) const {
+  return path_[port].egress->queue(out_class(port, f)).bytes;
+}
+
+bool switch_model::blocked(int port, const frame_fields& f, uint64_t now) const {
+  return !path_[port].gate->may_send(out_class(port, f), f.size, now);
+}
+
+// Congestion notifications travel upstream as feedback frames: QCN CNMs (severity: the quantized
+// |Fb| they carry), RoCE CNPs and InfiniBand BECNs (severity 1). Transport ACKs are not.
+bool switch_model::snoop(const packet_header& h, bool local) {
+  if (h.kind == frame_kind::ack || frame_kind_registry::instance().role(h.kind) != frame_role::feedback) return false;
+  uint16_t severity = 1;
+  cnm_pdu pdu;
+  if (h.kind == frame_kind::cnm && h.image && decode_cnm(*h.image, pdu) && pdu.quantized_feedback > 0)
+    severity = pdu.quantized_feedback;
+  return snooper_->on_notification(h.fields(), severity, local, now_ps());
 }
 
 // The fabric builder checks reachability up front; count rather than crash if one slips by.

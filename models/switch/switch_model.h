@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "models/switch/congestion_view.h"
+#include "models/switch/forwarding_block.h"
 #include "models/switch/forwarding_if.h"
 #include "models/switch/forwarding_table.h"
 #include "models/switch/mmu.h"
@@ -20,20 +22,6 @@
 
 namespace sluice {
 
-// The default forwarding block: a static table; the choice among equal-cost ports is the
-// forwarding policy <sw>.forwarding (default ecmp: per-flow hash).
-class forwarding_block : public sc_core::sc_module, public forwarding_if {
- public:
-  explicit forwarding_block(sc_core::sc_module_name name);
-  forwarding_table table;
-  choice_param policy;  // named under the switch: "sw0.forwarding"
-  int route(const packet_header& h, int in_port) const override { return table.lookup(h.dst, h.src, h.flow_id); }
-
- private:
-  void start_of_simulation() override;
-  std::unique_ptr<path_selector> selector_;
-};
-
 class switch_model : public sc_core::sc_module,
                      public frame_sink_if,
                      public route_answer_if,
@@ -42,6 +30,7 @@ class switch_model : public sc_core::sc_module,
                      public buffer_release_if,
                      public ingress_state_if,
                      public resume_listener,
+                     public congestion_view,
                      private param_listener {
  public:
   param<sc_core::sc_time> pipeline;            // live
@@ -95,6 +84,16 @@ class switch_model : public sc_core::sc_module,
   uint64_t xon_gap_bytes(int port, int cls) const override { return active_mmu().xon_offset_bytes(port, cls); }
   void resumed(int port, int cls) override { ports[port]->gate().on_release(cls, 0, true); }
   void drop_unroutable(tlm::tlm_generic_payload* frame);
+  // The congestion view an adaptive forwarding policy reads (congestion_view.h).
+  uint64_t queue_bytes(int port, const frame_fields& f) const override;
+  bool blocked(int port, const frame_fields& f, uint64_t now_ps) const override;
+  int out_class(int port, const frame_fields& f) const {
+    return path_[port].credits ? path_[port].credits->vl_of(f.sl) : f.priority;
+  }
+  // Shows a passing congestion notification to the adaptive policy (snooper_ set only then);
+  // true: the policy acted on it and it goes no further.
+  bool snoop(const packet_header& h, bool local);
+  adaptive_selector* snooper_ = nullptr;
   void param_changed(const param_base&) override;
   mmu_if* custom_mmu_ = nullptr;
   forwarding_if* custom_forwarding_ = nullptr;

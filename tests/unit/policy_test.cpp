@@ -81,7 +81,8 @@ TEST(PolicyRegistry, ShippedPoliciesAreRegistered) {
       has_in_order(scheduler_policies::instance().names(), {"strict-dwrr", "ib-vlarb", "round-robin", "strict"}));
   EXPECT_EQ(scheduler_policies::instance().names().front(), "strict-dwrr");  // the default
   EXPECT_EQ(threshold_policies::instance().names(), (std::vector<std::string>{"static", "dynamic"}));
-  EXPECT_TRUE(has_in_order(forwarding_policies::instance().names(), {"ecmp", "first", "lft"}));
+  EXPECT_TRUE(
+      has_in_order(forwarding_policies::instance().names(), {"ecmp", "adaptive-local", "adaptive", "first", "lft"}));
   EXPECT_EQ(forwarding_policies::instance().names().front(), "ecmp");
   EXPECT_TRUE(has_in_order(cp_policies::instance().names(),
                            {"none", "asm", "dcqcn", "ecm", "ecn-threshold", "ib-cca", "pcn", "qcn", "tcd"}));
