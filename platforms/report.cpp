@@ -469,6 +469,7 @@ void simulation::write_outputs(const std::string& dir) const {
     sampler_->credit_blocked_fraction.write_csv(dir + "/credit_blocked_fraction.csv", "time_us");
   sampler_->flow_rate.write_csv(dir + "/flow_rate.csv", "time_us");
   if (!sampler_->cp_state.columns.empty()) sampler_->cp_state.write_csv(dir + "/cp_state.csv", "time_us");
+  sampler_->buffer_occupancy.write_csv(dir + "/buffer_occupancy.csv", "time_us");
   if (trace_) trace_->write_csv(dir + "/frame_trace.csv");
 }
 

@@ -76,6 +76,7 @@ sampler::sampler(sc_core::sc_module_name name, fabric& f, sc_core::sc_time perio
   for (auto& n : f.nics)
     n->port.credits ? watch_credits(*n->port.credits, n->port.name())
                     : watch_pauses(n->port.flow_control, n->port.name());
+  for (auto& sw : f.switches) buffer_occupancy.columns.push_back(sw->name());
   last_link_bytes_.assign(channels_.size(), 0);
   last_flow_bytes_.assign(f.flows.size(), 0);
   SC_METHOD(sample);
@@ -85,7 +86,8 @@ sampler::sampler(sc_core::sc_module_name name, fabric& f, sc_core::sc_time perio
 
 double sampler::estimated_bytes(double samples) const {
   std::size_t columns = 0;
-  for (const series* s : {&queue_depth, &link_throughput, &flow_throughput, &paused_fraction, &credit_blocked_fraction})
+  for (const series* s : {&queue_depth, &link_throughput, &flow_throughput, &paused_fraction, &credit_blocked_fraction,
+                          &buffer_occupancy})
     columns += s->columns.size() + (sizeof(std::vector<double>) + 16 + sizeof(double)) / sizeof(double);
   columns += 2 * flow_columns_.size();  // flow_rate: its columns are chosen at the start of the run
   return samples * static_cast<double>(columns) * sizeof(double);
@@ -203,6 +205,12 @@ void sampler::sample() {
     held(
         blocked_, [&](const blocked_ref& r) { return r.fc->blocked_ps(r.vl, to_ps(now)); }, credit_blocked_fraction,
         max_ports_blocked_, max_ports_blocked_at_us_);
+
+  std::vector<double> buffers;
+  buffers.reserve(fabric_.switches.size());
+  for (auto& sw : fabric_.switches) buffers.push_back(static_cast<double>(sw->mmu_block.in_use_bytes()));
+  buffer_occupancy.times_us.push_back(t_us);
+  buffer_occupancy.rows.push_back(std::move(buffers));
 
   if (!states_.empty()) {
     std::vector<double> states;

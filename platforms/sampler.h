@@ -37,6 +37,9 @@ class sampler : public sc_core::sc_module {
   // Each congestion point that keeps a state (TCD: 0 non-congestion, 1 undetermined,
   // 2 congestion), at the sample time, column "sw0.port2.p3"; no columns without such points.
   series cp_state;
+  // Bytes: each switch's buffer in use (every priority group's reserved, shared and headroom
+  // bytes), column = the switch's name.
+  series buffer_occupancy;
 
   // Memory the rows of a run of `samples` samples will hold: columns x 8 B per sample, plus each
   // row's vector and its time, in the four series.

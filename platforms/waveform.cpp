@@ -189,7 +189,8 @@ void waveform::finish(uint64_t end_ps) {
   for (; next < changes_.size() && changes_[next].time_ps < options_.from_ps; ++next)
     now[changes_[next].signal] = changes_[next].value;
   std::string text = "#" + std::to_string(options_.from_ps) + "\n$dumpvars\n";
-  for (std::size_t i = 0; i < names_.size(); ++i) put_value(text, one_bit_[i], now[i], code_of(static_cast<uint32_t>(i)));
+  for (std::size_t i = 0; i < names_.size(); ++i)
+    put_value(text, one_bit_[i], now[i], code_of(static_cast<uint32_t>(i)));
   text += "$end\n";
   // One time step at a time; a signal that changes several times within one picosecond (a
   // burst of enqueues) shows its last value only.

@@ -9,8 +9,8 @@
 // subscribed and the datapath pays nothing.
 #pragma once
 #include <cstdint>
-#include <string>
 #include <map>
+#include <string>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -52,10 +52,10 @@ class waveform {
   std::vector<std::string> names_;
   std::vector<bool> one_bit_;
   std::vector<change> changes_;
-  std::map<key, int32_t> signal_of_;                // what each source's events drive
-  std::map<key, uint64_t> depth_;                   // (egress source, class): depth now, for the sums
-  std::map<const void*, int32_t> total_of_;         // egress source -> its switch's sum signal
-  std::vector<uint64_t> total_now_;                 // by signal: a sum's value now
+  std::map<key, int32_t> signal_of_;         // what each source's events drive
+  std::map<key, uint64_t> depth_;            // (egress source, class): depth now, for the sums
+  std::map<const void*, int32_t> total_of_;  // egress source -> its switch's sum signal
+  std::vector<uint64_t> total_now_;          // by signal: a sum's value now
   uint64_t over_ = 0;
 };
 

@@ -11,6 +11,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <unordered_map>
@@ -137,15 +138,28 @@ class live_view {
   explicit live_view(simulation& sim) : sim_(sim) {}
   double now_us() const { return static_cast<double>(now_ps()) * 1e-6; }
   double counter(const std::string& name) {
-    if (counters_.empty())
-      for (stat_registry::row& r : stat_registry::instance().rows()) counters_.emplace(r.name, std::move(r));
-    auto it = counters_.find(name);
-    if (it == counters_.end()) throw config_error("counter: '" + name + "' is not a statistic (see sluice.stats)");
-    return it->second.value();
+    if (by_name_.empty())
+      for (std::size_t i = 0; i < rows().size(); ++i) by_name_.emplace(rows()[i].name, i);
+    auto it = by_name_.find(name);
+    if (it == by_name_.end()) throw config_error("counter: '" + name + "' is not a statistic (see sluice.stats)");
+    return rows()[it->second].value();
   }
-  std::map<std::string, double> counters(const std::string& match) {
-    std::map<std::string, double> out;
-    for (const stat_registry::row& r : list_stats(match, "counters")) out.emplace(r.name, r.value());
+  // A glob is matched against the names once per run and remembered (compiled into the list of
+  // its rows), so a callback that polls a glob each period reads values only: the registry's
+  // names are built once, not per call.
+  py::dict counters(const std::string& match) {
+    auto it = matches_.find(match);
+    if (it == matches_.end()) {
+      std::vector<std::pair<py::str, std::size_t>> hits;
+      for (std::size_t i = 0; i < rows().size(); ++i)
+        if (glob_match(match.c_str(), rows()[i].name.c_str())) hits.emplace_back(py::str(rows()[i].name), i);
+      if (hits.empty()) throw config_error("counters: '" + match + "' matches no statistic");
+      std::sort(hits.begin(), hits.end(),
+                [&](const auto& a, const auto& b) { return rows()[a.second].name < rows()[b.second].name; });
+      it = matches_.emplace(match, std::move(hits)).first;
+    }
+    py::dict out;
+    for (const auto& [name, i] : it->second) out[name] = rows()[i].value();
     return out;
   }
   // "a-b" (the link) or "a->b" / "b->a" (one of its directions: the rate is the link's).
@@ -168,8 +182,14 @@ class live_view {
   void stop() { event_queue::instance().request_stop(); }
 
  private:
+  const std::vector<stat_registry::row>& rows() {
+    if (rows_.empty()) rows_ = stat_registry::instance().rows();
+    return rows_;
+  }
   simulation& sim_;
-  std::unordered_map<std::string, stat_registry::row> counters_;
+  std::vector<stat_registry::row> rows_;  // every statistic, named once per run
+  std::unordered_map<std::string, std::size_t> by_name_;
+  std::unordered_map<std::string, std::vector<std::pair<py::str, std::size_t>>> matches_;
 };
 
 py::dict series_dict(const series& s) {
@@ -240,6 +260,8 @@ py::dict run(const py::dict& kw, const std::vector<callback_spec>& callbacks, bo
   all_series["flow_throughput"] = series_dict(samples.flow_throughput);
   all_series["paused_fraction"] = series_dict(samples.paused_fraction);
   all_series["flow_rate"] = series_dict(samples.flow_rate);
+  all_series["buffer_occupancy"] = series_dict(samples.buffer_occupancy);
+  all_series["credit_blocked_fraction"] = series_dict(samples.credit_blocked_fraction);
   out["series"] = all_series;
   if (const frame_trace* trace = simp->trace()) {  // columns of frame_trace.csv, as lists
     py::list id, time_ns, event, at, kind, flow, cls, bytes, queue;

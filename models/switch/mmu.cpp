@@ -1,5 +1,6 @@
 #include "models/switch/mmu.h"
 
+#include "models/core/stats.h"
 #include "models/switch/switch_policies.h"
 
 namespace sluice {
@@ -47,6 +48,18 @@ const param_spec<byte_count> cell_spec{
     "buffer allocation unit; frames occupy whole cells (1 B: exact bytes; SONiC: Spectrum-1 96 B, Spectrum-2/3 144 B)",
     byte_count{1}, byte_count{1}, byte_count{16384}};
 const param_spec<bool> lossless_spec{"lossless", "PFC-protected (lossless) priority", true, false, true};
+const stat_desc buffer_stats[] = {
+    {"buffer_bytes", "bytes", "buffer in use now: every priority group's reserved, shared and headroom bytes",
+     [](const void* m, int) { return static_cast<double>(stat_model<mmu>(m).in_use_bytes()); }},
+    {"buffer_peak_bytes", "bytes", "largest buffer in use over the run (all priority groups together)",
+     [](const void* m, int) { return static_cast<double>(stat_model<mmu>(m).peak_in_use_bytes()); }},
+    {"buffer_mean_bytes", "bytes", "time-averaged buffer in use",
+     [](const void* m, int) { return stat_model<mmu>(m).mean_in_use_bytes(now_ps()); }},
+    {"shared_bytes", "bytes", "shared pool in use now",
+     [](const void* m, int) { return static_cast<double>(stat_model<mmu>(m).shared_bytes()); }},
+    {"shared_peak_bytes", "bytes", "largest shared pool use over the run",
+     [](const void* m, int) { return static_cast<double>(stat_model<mmu>(m).peak_shared_bytes()); }},
+};
 }  // namespace
 
 mmu_port_params::mmu_port_params(const sc_core::sc_object& port, param_listener* owner)
@@ -76,6 +89,7 @@ mmu::mmu(sc_core::sc_module_name name, int classes, link_layer layer)
   for (param_base* p : std::initializer_list<param_base*>{&buffer, &threshold_mode, &alpha, &alpha_lossy, &cell})
     p->inert_when(inert_reason, this);
   for (auto& p : lossless) p->inert_when(inert_reason, this);
+  add_stats(*this, buffer_stats, this);
 }
 
 void mmu::add_port(const sc_core::sc_object& port) {
@@ -143,7 +157,15 @@ uint64_t mmu::capacity_bytes(int priority) const {
   return bytes;
 }
 
+double mmu::mean_in_use_bytes(uint64_t now) const {
+  if (!state_ || now == 0) return 0;
+  const long double total =
+      in_use_byte_ps_ + static_cast<long double>(state_->in_use()) * static_cast<long double>(now - last_change_ps_);
+  return static_cast<double>(total / static_cast<long double>(now));
+}
+
 bool mmu::admit(int port, int priority, uint32_t bytes, bool& xoff_due) {
+  account(now_ps());
   return state_->admit(port, priority, bytes, xoff_due) == admit_verdict::admitted;
 }
 

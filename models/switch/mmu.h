@@ -3,6 +3,7 @@
 #include <memory>
 #include <vector>
 
+#include "models/core/event_queue.h"
 #include "models/core/params.h"
 #include "models/link/flow_control.h"
 #include "models/switch/mmu_if.h"
@@ -36,7 +37,10 @@ class mmu : public sc_core::sc_module, public mmu_if, private param_listener {
   void add_port(const sc_core::sc_object& port);
 
   bool admit(int port, int priority, uint32_t bytes, bool& xoff_due) override;
-  void release(int port, int priority, uint32_t bytes) override { state_->release(port, priority, bytes); }
+  void release(int port, int priority, uint32_t bytes) override {
+    account(now_ps());
+    state_->release(port, priority, bytes);
+  }
   void set_listener(resume_listener* l) override { listener_ = l; }
   bool pg_paused(int port, int priority) const override { return state_->paused(port, priority); }
   bool try_resume(int port, int priority) override { return state_->try_resume(port, priority); }
@@ -49,12 +53,25 @@ class mmu : public sc_core::sc_module, public mmu_if, private param_listener {
   // The shared pool, plus every port's reserve and, if the class is lossless, its headroom.
   uint64_t capacity_bytes(int priority) const override;
   int classes() const { return classes_; }
+  // The buffer in use (every group's bytes), now, at its peak, and averaged over time up to `now`.
+  uint64_t in_use_bytes() const { return state_ ? state_->in_use() : 0; }
+  uint64_t peak_in_use_bytes() const { return state_ ? state_->peak_in_use() : 0; }
+  uint64_t peak_shared_bytes() const { return state_ ? state_->peak_shared() : 0; }
+  uint64_t shared_bytes() const { return state_ ? state_->shared_used() : 0; }
+  double mean_in_use_bytes(uint64_t now) const;
   // Another MMU was bound in this one's place (switch_model::bind_mmu): its parameters are inert.
   void set_replaced() { replaced_ = true; }
 
  private:
   void start_of_simulation() override;
   void param_changed(const param_base&) override;
+  // Adds the time since the last admission or release at the buffer's current use.
+  void account(uint64_t now) {
+    in_use_byte_ps_ += static_cast<long double>(state_->in_use()) * static_cast<long double>(now - last_change_ps_);
+    last_change_ps_ = now;
+  }
+  long double in_use_byte_ps_ = 0;
+  uint64_t last_change_ps_ = 0;
   pg_config group_config(int port, int cls) const;
   // Why a parameter that reads the shared buffer's policy or PFC has no effect ("" if it has one).
   static std::string inert_reason(const void* mmu, const param_base& p);

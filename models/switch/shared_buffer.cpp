@@ -85,6 +85,9 @@ admit_verdict shared_buffer::admit(int port, int priority, uint64_t frame_bytes,
   }
   u.peak_total = std::max(u.peak_total, u.total());
   u.peak_headroom = std::max(u.peak_headroom, u.headroom);
+  in_use_ += bytes;
+  peak_in_use_ = std::max(peak_in_use_, in_use_);
+  peak_shared_ = std::max(peak_shared_, shared_used_);
   if (c.lossless && !g.paused && xoff_condition(i, u, threshold(port, priority))) {
     pause_index(i);
     xoff_due = true;
@@ -108,7 +111,9 @@ void shared_buffer::release(int port, int priority, uint64_t frame_bytes) {
   u.shared -= from_shared;
   shared_used_ -= from_shared;
   bytes -= from_shared;
-  u.reserved -= std::min(u.reserved, bytes);
+  const uint64_t from_reserve = std::min(u.reserved, bytes);
+  u.reserved -= from_reserve;
+  in_use_ -= from_headroom + from_shared + from_reserve;
   if (paused_list_.empty()) return;
   resumed_.clear();
   if (from_shared > 0 && policy_->follows_pool()) {

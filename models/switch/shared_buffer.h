@@ -83,6 +83,11 @@ class shared_buffer {
   const pg_usage& usage(int port, int priority) const { return groups_[at(port, priority)].usage; }
   bool paused(int port, int priority) const { return groups_[at(port, priority)].paused; }
   uint64_t shared_used() const { return shared_used_; }
+  // Every group's bytes together (reserve, shared and headroom): the switch's buffer in use,
+  // and the high-water marks of it and of the shared pool over the run.
+  uint64_t in_use() const { return in_use_; }
+  uint64_t peak_in_use() const { return peak_in_use_; }
+  uint64_t peak_shared() const { return peak_shared_; }
   uint64_t occupancy(uint64_t frame_bytes) const {
     return (frame_bytes + config_.cell - 1) / config_.cell * config_.cell;
   }
@@ -99,6 +104,7 @@ class shared_buffer {
   // What every admission reads first, together.
   int priorities_;
   uint64_t shared_used_ = 0;
+  uint64_t in_use_ = 0, peak_in_use_ = 0, peak_shared_ = 0;
   const threshold_policy* policy_;
   buffer_config config_;
   // A group's configuration, usage and pause state side by side, aligned to two cache lines:

@@ -112,7 +112,8 @@ TEST(Waveform, TheVcdAgreesWithTheCsvSeriesOfTheSameRun) {
     const auto t = static_cast<uint64_t>(row[0] * 1e6 + 0.5);
     const double csv = row[q];
     nonzero += csv > 0;
-    EXPECT_TRUE(csv == static_cast<double>(vcd.at(queue, t, true)) || csv == static_cast<double>(vcd.at(queue, t, false)))
+    EXPECT_TRUE(csv == static_cast<double>(vcd.at(queue, t, true)) ||
+                csv == static_cast<double>(vcd.at(queue, t, false)))
         << "at " << row[0] << " us: CSV " << csv << ", VCD " << vcd.at(queue, t, true);
   }
   EXPECT_GT(nonzero, 10u);

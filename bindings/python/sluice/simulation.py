@@ -21,8 +21,11 @@ SERIES = {
     "paused": "paused_fraction",
     "pause": "paused_fraction",
     "rate": "flow_rate",
+    "buffer": "buffer_occupancy",
+    "credit": "credit_blocked_fraction",
 }
-SERIES_NAMES = ("queue_depth", "link_throughput", "flow_throughput", "paused_fraction", "flow_rate")
+SERIES_NAMES = ("queue_depth", "link_throughput", "flow_throughput", "paused_fraction", "flow_rate", "buffer_occupancy",
+                "credit_blocked_fraction")
 
 
 def _native():
