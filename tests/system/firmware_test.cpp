@@ -97,7 +97,8 @@ TEST(Firmware, ItsParametersAreNicParametersCheckedAgainstTheirRange) {
 TEST(Firmware, ALibraryThatCannotServeIsRefusedWithOneLine) {
   const std::string run = "run " + test::scenario_path("dumbbell-dcqcn.yaml") + " --until 2ms --set h0.firmware=";
   test::expect_cli_error(run + "/no/such/fw.so", "h0.firmware: '/no/such/fw.so' does not exist");
-  test::expect_cli_error(run + "nosuch", "is neither a path to a firmware library nor a shipped example (dcqcn)");
+  test::expect_cli_error(run + "nosuch",
+                         "is neither a path to a firmware library nor a shipped example (dcqcn, timely, rtt-probe)");
   test::expect_cli_error(run + faulty("no_symbol"), "exports no sluice_fw_descriptor_v1");
   test::expect_cli_error(run + faulty("hal_major"), "was built against HAL 2.0; this Sluice has HAL 1.0");
   test::expect_cli_error(run + faulty("global"), "keeps writable global data (cnps_seen in .bss)");
@@ -124,4 +125,42 @@ TEST(Firmware, AFaultyHandlerStopsTheRunWithOneLineSayingWhereAndWhen) {
   EXPECT_EQ(ok.status, 0) << ok.output;
 }
 
+}  // namespace sluice
+
+namespace sluice {
+// The RTT-probe template and TIMELY on it: one probe per round trip, answered by the ACK that
+// covers the probed frame (dumbbell-timely's receivers acknowledge every frame).
+TEST(Firmware, TheTimelyFirmwareReactsToRttProbesWithFixedPointRates) {
+  const std::string probes = test::in_child([] {
+    run_options o;
+    o.sets = {{"h*.firmware", "rtt-probe"}};
+    o.until = parse_time("3ms", "until");
+    simulation sim(load_scenario_file(test::scenario_path("dumbbell-timely.yaml")), o);
+    sim.run();
+    const nlohmann::json s = sim.summary();
+    return std::to_string(test::counter(s, "h0.firmware.probes")) + " " +
+           std::to_string(test::counter(s, "h0.firmware.rtt_samples"));
+  });
+  double asked = 0, answered = 0;
+  std::istringstream(probes) >> asked >> answered;
+  EXPECT_GT(answered, 20.0) << probes;
+  EXPECT_LE(asked - answered, 1.0) << probes;  // every probe answered but the one in flight
+  run_options o;
+  o.sets = {{"h*.firmware", "timely"}};
+  o.until = parse_time("3ms", "until");
+  simulation sim(load_scenario_file(test::scenario_path("dumbbell-timely.yaml")), o);
+  std::vector<uint64_t> rates;
+  probe_registry::instance().subscribe("h0.rate_change",
+                                       [&](const probe_point&, const probe_event& e) { rates.push_back(e.value); });
+  sim.run();
+  const nlohmann::json s = sim.summary();
+  EXPECT_GT(test::counter(s, "h0.firmware.rtt_samples"), 20.0);
+  ASSERT_FALSE(rates.empty());
+  // A 20-bit fraction of the 10 Gb/s line rate: every rate a multiple of 10e9 / 2^20 (to rounding).
+  for (uint64_t r : rates) {
+    const double steps = static_cast<double>(r) / (10e9 / (1 << 20));
+    EXPECT_NEAR(steps, std::round(steps), 1e-3) << r;
+    EXPECT_LE(r, 10'000'000'000ull);
+  }
+}
 }  // namespace sluice

@@ -21,7 +21,6 @@ volatile sig_atomic_t in_call = 0;
 std::atomic<uint64_t> calls{0};  // odd: inside a handler
 std::atomic<uint64_t> limit_ms{0};
 pthread_t sim_thread;
-pid_t armed_pid = 0;
 
 // One writer (the simulation's thread): a plain increment, no locked read-modify-write.
 void bump() { calls.store(calls.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed); }
@@ -56,9 +55,12 @@ void watchdog() {
   }
 }
 
+bool armed = false;  // in this process: a forked child re-arms (its watchdog thread did not survive the fork)
+
 void arm() {
-  if (armed_pid == getpid()) return;
-  armed_pid = getpid();
+  if (armed) return;
+  armed = true;
+  pthread_atfork(nullptr, nullptr, [] { armed = false; });
   struct sigaction sa;
   std::memset(&sa, 0, sizeof sa);
   sa.sa_handler = on_signal;

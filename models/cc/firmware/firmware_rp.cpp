@@ -518,11 +518,12 @@ void firmware_flow::on_timer() {
   engine.deliver(*this, event_of(SLUICE_FW_EV_TIMER, now));
 }
 
-const text_spec library_spec{"firmware",
-                             "congestion-control firmware for every flow this NIC sends, in place of `rp`: a "
-                             "path to a library built against sluice_fw_hal.h, or a shipped example (dcqcn); "
-                             "empty: none (docs/cosimulation.md)",
-                             "", check_library};
+const text_spec library_spec{
+    "firmware",
+    "congestion-control firmware for every flow this NIC sends, in place of `rp`: a "
+    "path to a library built against sluice_fw_hal.h, or a shipped example (dcqcn, timely, rtt-probe); "
+    "empty: none (docs/cosimulation.md)",
+    "", check_library};
 const text_spec latency_spec{"firmware.latency",
                              "firmware service time per event: one time for every event type, or a list "
                              "'cnp=2us,timer=1us,tx=0' (a bare time first sets the rest); types tx, ack, nack, "
