@@ -27,7 +27,8 @@ TEST(BufferStats, TheSwitchBufferIsTheSumOfItsPriorityGroups) {
   EXPECT_EQ(sw.mmu_block.in_use_bytes(), sum);
   EXPECT_EQ(sw.mmu_block.shared_bytes(), shared);
   EXPECT_GT(sum, 0u) << "the incast holds a standing queue at 2 ms";
-  const double peak = test::counter(s, "sw0.mmu.buffer_peak_bytes"), mean = test::counter(s, "sw0.mmu.buffer_mean_bytes");
+  const double peak = test::counter(s, "sw0.mmu.buffer_peak_bytes"),
+               mean = test::counter(s, "sw0.mmu.buffer_mean_bytes");
   EXPECT_GE(peak, static_cast<double>(largest_group_peak));
   EXPECT_GE(peak, test::counter(s, "sw0.mmu.buffer_bytes"));
   EXPECT_GE(peak, test::counter(s, "sw0.mmu.shared_peak_bytes"));
