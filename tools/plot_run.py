@@ -2,11 +2,13 @@
 """Plots a Sluice run directory (written by `sluice run --out DIR`) into DIR/*.png.
 
 queue_depth.png      the deepest switch egress queues over time
-link_throughput.png  the busiest link directions over time
+link_throughput.png  the link directions chosen by --links over time, the bottleneck (the direction
+                     most utilized over the run) marked
 flow_throughput.png  the long-lived flows (and the aggregate of finite flows) over time
 congestion_tree.png  which MAC ports were paused by PFC (InfiniBand: starved for credit), when: the
                      congestion tree
 """
+import argparse
 import json
 import sys
 from pathlib import Path
@@ -20,17 +22,48 @@ import pandas as pd  # noqa: E402
 TOP = 6  # lines per plot: more is unreadable
 
 
+RANKINGS = {"max": lambda v: v.max(), "p99": lambda v: v.quantile(0.99), "mean": lambda v: v.mean()}
+
+
 def top_columns(frame, n=TOP, by="max"):
-    """The n columns with the largest peak (by="max") or average (by="mean"), ignoring all-zero ones."""
-    values = frame.drop(columns="time_us")
-    score = (values.max() if by == "max" else values.mean()).sort_values(ascending=False)
+    """The n columns with the largest peak, 99th percentile or average, ignoring all-zero ones."""
+    score = RANKINGS[by](frame.drop(columns="time_us")).sort_values(ascending=False)
     return [c for c in score.index[:n] if score[c] > 0]
 
 
-def plot(frame, columns, ylabel, title, path, scale=1.0):
+def chosen_links(frame, spec):
+    """--links: a ranking (max, p99, mean) or comma-separated direction names (sw0->h1,h1->sw0)."""
+    if spec in RANKINGS:
+        return top_columns(frame, by=spec), f"busiest links (by {spec})"
+    names = [n.strip() for n in spec.split(",") if n.strip()]
+    unknown = [n for n in names if n not in frame.columns[1:]]
+    if not names or unknown:
+        sys.exit(f"plot_run.py: --links: no link direction '{','.join(unknown) or spec}' "
+                 f"(max, p99, mean or names from link_throughput.csv, e.g. {frame.columns[1]})")
+    return names, "chosen links"
+
+
+def bottleneck_link(summary, frame):
+    """The direction with the highest utilization over the run (summary links[]), else the highest mean."""
+    used = [(link["utilization"], link["name"]) for link in summary.get("links", [])
+            if "utilization" in link and link.get("name") in frame.columns]
+    if used:
+        utilization, name = max(used)
+        return name, f"{utilization:.0%} utilized"
+    means = frame.drop(columns="time_us").mean()
+    return means.idxmax(), f"mean {means.max():.3g} Gb/s"
+
+
+def plot(frame, columns, ylabel, title, path, scale=1.0, marked=None):
     fig, ax = plt.subplots(figsize=(9, 4.5))
     for c in columns:
+        if marked and c == marked[0]:  # drawn last, on top, so that no other line hides it
+            continue
         ax.plot(frame["time_us"] / 1e3, frame[c] * scale, label=c, linewidth=1.2)
+    if marked:
+        name, why = marked
+        ax.plot(frame["time_us"] / 1e3, frame[name] * scale, label=f"{name}: bottleneck, {why}",
+                color="black", linewidth=2.4, linestyle="--")
     ax.set_xlabel("time (ms)")
     ax.set_ylabel(ylabel)
     ax.set_title(title)
@@ -61,18 +94,21 @@ def plot_pauses(frame, title, path, what="paused"):
     plt.close(fig)
 
 
-def main(out_dir):
+def main(out_dir, links_spec="max"):
     out = Path(out_dir)
     summary = json.loads((out / "summary.json").read_text())
     name = summary["scenario"]
+
+    links = pd.read_csv(out / "link_throughput.csv")
+    chosen, what_links = chosen_links(links, links_spec)  # a bad --links fails before any plot
 
     queues = pd.read_csv(out / "queue_depth.csv")
     plot(queues, top_columns(queues), "queue depth (KB)", f"{name}: deepest egress queues",
          out / "queue_depth.png", scale=1e-3)
 
-    links = pd.read_csv(out / "link_throughput.csv")
-    plot(links, top_columns(links, by="mean"), "throughput (Gb/s)", f"{name}: busiest links (by mean)",
-         out / "link_throughput.png")
+    bottleneck = bottleneck_link(summary, links)
+    plot(links, chosen + [c for c in [bottleneck[0]] if c not in chosen], "throughput (Gb/s)",
+         f"{name}: {what_links}", out / "link_throughput.png", marked=bottleneck)
 
     flows = pd.read_csv(out / "flow_throughput.csv")
     kinds = {f["name"]: f["kind"] for f in summary["flows"]}
@@ -89,11 +125,17 @@ def main(out_dir):
     else:
         tree, what, cause = pd.read_csv(out / "paused_fraction.csv"), "paused", "paused (PFC)"
     plot_pauses(tree, f"{name}: share of each sample period {cause}", out / "congestion_tree.png", what)
+    ports = sum(1 for c in tree.columns[1:] if tree[c].max() > 0)
     print(f"plots written to {out}/: queue_depth.png, link_throughput.png, flow_throughput.png, "
-          f"congestion_tree.png ({what})")
+          f"congestion_tree.png ({what}: {ports} ports)")
+    print(f"links ({links_spec}): {', '.join(chosen)}; bottleneck: {bottleneck[0]} ({bottleneck[1]})")
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
-        sys.exit("usage: plot_run.py RUN_DIR")
-    main(sys.argv[1])
+    parser = argparse.ArgumentParser(description="Plots a Sluice run directory into DIR/*.png.")
+    parser.add_argument("run_dir", help="a directory written by `sluice run --out DIR`")
+    parser.add_argument("--links", default="max",
+                        help="which link directions to draw: the busiest by max (default), p99 or mean, "
+                        "or comma-separated names from link_throughput.csv (sw0->h1,h1->sw0)")
+    arguments = parser.parse_args()
+    main(arguments.run_dir, arguments.links)
