@@ -46,55 +46,68 @@ module sluice_egress_sched #(
   logic fresh;  // current has not yet had its grant this round
   logic busy;  // a request past its first round
 
-  // ---- Strict priority: the highest eligible strict queue.
-  wire [NQ-1:0] strict_hit = eligible & strict_mask;
-  logic [QW-1:0] strict_q;
-  always_comb begin
-    strict_q = '0;
-    for (int i = 0; i < NQ; i++) if (strict_hit[i]) strict_q = QW'(i);
-  end
+  // The round logic is evaluated inside the clocked process (functions called from always_ff),
+  // so a cycle-based simulator evaluates it once per rising edge, not at every evaluation of the
+  // inputs (docs/rtl.md, measured costs). Nothing combinational depends on the request ports.
 
-  // ---- DWRR round.
-  wire [NQ-1:0] dwrr = eligible & ~strict_mask;
+  // The highest eligible strict queue.
+  function automatic logic [QW-1:0] highest(logic [NQ-1:0] m);
+    logic [QW-1:0] q = '0;
+    for (int i = 0; i < NQ; i++) if (m[i]) q = QW'(i);
+    return q;
+  endfunction
+
+  // A queue's grant per round: weight x quantum.
+  function automatic logic [DW-1:0] grant(logic [QW-1:0] i);
+    return DW'(GW'(weight[i]) * GW'(quantum));
+  endfunction
+
+  // The round to take: where it starts (q0, and whether q0 is granted in it), whether a queue fits
+  // and which, or whether no round can ever serve one (every eligible grant 0).
+  typedef struct packed {
+    logic [QW-1:0] q0;
+    logic q0_fresh;
+    logic found;
+    logic [QW-1:0] win_pos;  // the served queue's position after q0
+    logic stuck;
+  } round_t;
+
+  // A visited queue's deficit after this round's grant.
+  function automatic logic [DW-1:0] granted_deficit(logic [QW-1:0] i, logic [NQ-1:0] dwrr, logic [QW-1:0] q0,
+                                                    logic q0_fresh);
+    return deficit[i] + ((dwrr[i] && (i != q0 || q0_fresh)) ? grant(i) : '0);
+  endfunction
+
   // The round's first queue: the current one if eligible (with its freshness), else the next
   // eligible after it (fresh). Later rounds start again at the same queue, fresh.
-  logic [QW-1:0] after_current;
-  always_comb begin
-    after_current = current;
+  function automatic round_t plan(logic [NQ-1:0] dwrr, logic first_round);
+    round_t r;
+    logic [QW-1:0] after_current = current;
+    logic [NQ-1:0] fits;
+    logic any_grant = 1'b0;
     for (int k = NQ - 1; k >= 1; k--) if (dwrr[QW'(current+QW'(k))]) after_current = QW'(current + QW'(k));
-  end
-  wire first_round = start;
-  wire [QW-1:0] q0 = (!first_round || dwrr[current]) ? current : after_current;
-  wire q0_fresh = !first_round || !dwrr[current] || fresh;
-
-  logic [GW-1:0] grant[NQ];
-  logic [DW-1:0] sum[NQ];  // deficit after this round's visit
-  logic [NQ-1:0] fits;
-  logic [NQ-1:0] granted;  // queues with a non-zero grant
-  always_comb begin
+    r.q0 = (!first_round || dwrr[current]) ? current : after_current;
+    r.q0_fresh = !first_round || !dwrr[current] || fresh;
+    r.found = 1'b0;
+    r.win_pos = '0;
     for (int i = 0; i < NQ; i++) begin
-      grant[i] = GW'(weight[i]) * GW'(quantum);
-      granted[i] = grant[i] != '0;
-      sum[i] = deficit[i] + ((dwrr[i] && (QW'(i) != q0 || q0_fresh)) ? DW'(grant[i]) : '0);
-      fits[i] = dwrr[i] && sum[i] >= DW'(head_bytes[i]);
+      fits[i] = dwrr[i] && granted_deficit(QW'(i), dwrr, r.q0, r.q0_fresh) >= DW'(head_bytes[i]);
+      any_grant = any_grant | (dwrr[i] && grant(QW'(i)) != '0);
     end
-  end
-
-  // The first queue that fits, in cyclic order from q0.
-  logic [NQ-1:0] fits_rotated;
-  always_comb
-    for (int k = 0; k < NQ; k++) fits_rotated[k] = fits[QW'(q0+QW'(k))];
-  logic [QW-1:0] win_pos;  // its position after q0
-  always_comb begin
-    win_pos = '0;
-    for (int k = NQ - 1; k >= 0; k--) if (fits_rotated[k]) win_pos = QW'(k);
-  end
-  wire any_fits = |fits;
-  wire [QW-1:0] winner = q0 + win_pos;
-  // Every eligible queue's grant is 0 and none fits: no later round can serve one.
-  wire stuck = !any_fits && !(|(dwrr & granted));
+    for (int k = 0; k < NQ; k++)
+      if (!r.found && fits[QW'(r.q0+QW'(k))]) begin
+        r.found = 1'b1;
+        r.win_pos = QW'(k);
+      end
+    r.stuck = !r.found && !any_grant;
+    return r;
+  endfunction
 
   always_ff @(posedge clk) begin
+    automatic logic [NQ-1:0] strict_hit = eligible & strict_mask;
+    automatic logic [NQ-1:0] dwrr = eligible & ~strict_mask;
+    automatic round_t r = plan(dwrr, start);
+    automatic logic [QW-1:0] winner = r.q0 + r.win_pos;
     if (rst) begin
       for (int i = 0; i < NQ; i++) deficit[i] <= '0;
       current <= '0;
@@ -108,28 +121,29 @@ module sluice_egress_sched #(
       if (start && strict_hit != '0) begin
         valid <= 1'b1;
         chosen <= 1'b1;
-        served <= strict_q;
+        served <= highest(strict_hit);
       end else if (start || busy) begin
         // An emptied DWRR queue forfeits its deficit (checked when a request reaches DWRR).
         if (start)
           for (int i = 0; i < NQ; i++)
             if (!strict_mask[i] && !eligible[i] && head_bytes[i] == '0) deficit[i] <= '0;
-        if (dwrr == '0 || stuck) begin
+        if (dwrr == '0 || r.stuck) begin
           valid <= 1'b1;
           chosen <= 1'b0;
           busy <= 1'b0;
           if (dwrr != '0) begin  // a whole round went by
-            current <= q0;
+            current <= r.q0;
             fresh <= 1'b1;
           end
-        end else if (any_fits) begin
+        end else if (r.found) begin
           for (int i = 0; i < NQ; i++) begin
-            if (dwrr[i] && QW'(QW'(i) - q0) < win_pos) deficit[i] <= sum[i];
+            if (dwrr[i] && QW'(QW'(i) - r.q0) < r.win_pos) deficit[i] <= granted_deficit(QW'(i), dwrr, r.q0, r.q0_fresh);
 `ifdef SLUICE_MUTANT_DEFICIT
             // The mutation test's broken variant: one wrong bit in the served queue's deficit.
-            if (QW'(i) == winner) deficit[i] <= (sum[i] - DW'(head_bytes[i])) ^ DW'(1 << 9);
+            if (QW'(i) == winner)
+              deficit[i] <= (granted_deficit(QW'(i), dwrr, r.q0, r.q0_fresh) - DW'(head_bytes[i])) ^ DW'(1 << 9);
 `else
-            if (QW'(i) == winner) deficit[i] <= sum[i] - DW'(head_bytes[i]);
+            if (QW'(i) == winner) deficit[i] <= granted_deficit(QW'(i), dwrr, r.q0, r.q0_fresh) - DW'(head_bytes[i]);
 `endif
           end
           current <= winner;
@@ -139,8 +153,8 @@ module sluice_egress_sched #(
           served <= winner;
           busy <= 1'b0;
         end else begin  // nobody fits: every eligible queue keeps its grant, next round
-          for (int i = 0; i < NQ; i++) if (dwrr[i]) deficit[i] <= sum[i];
-          current <= q0;
+          for (int i = 0; i < NQ; i++) if (dwrr[i]) deficit[i] <= granted_deficit(QW'(i), dwrr, r.q0, r.q0_fresh);
+          current <= r.q0;
           fresh <= 1'b1;
           busy <= 1'b1;
         end
