@@ -382,7 +382,15 @@ std::string simulation::table() const {
   o << "simulated " << fmt("%.3f", t["sim_time_ns"].get<double>() / 1e3) << " us in " << fmt("%.2f", wall_s_)
     << " s wall; " << static_cast<uint64_t>(hops) << " packet-hops ("
     << fmt("%.2f", wall_s_ > 0 ? hops / wall_s_ / 1e6 : 0) << " M/s)\n";
-  o << "drops " << t["drops"] << " (lossless " << t["lossless_drops"] << "), PFC frames " << t["pause_frames"];
+  // The fabric's own flow control and feedback: PFC frames on CEE; credit packets, FECN marks and
+  // BECNs on InfiniBand.
+  const bool ib = t.contains("credit_packets");
+  o << "drops " << t["drops"] << " (lossless " << t["lossless_drops"] << "), ";
+  if (ib)
+    o << "credit packets " << t["credit_packets"] << ", FECN marks " << t["fecn_marks"] << ", BECN frames "
+      << t["becn_frames"];
+  else
+    o << "PFC frames " << t["pause_frames"];
   if (t.contains("ack_frames")) o << ", ACK frames " << t["ack_frames"];
   o << ", flows completed " << t["flows_completed"] << "/" << t["flows"];
   if (!t["mean_fct_ns"].is_null())
@@ -403,14 +411,30 @@ std::string simulation::table() const {
     o << buf;
   }
   if (quiet_links) o << "  (" << quiet_links << " more link directions below 1% busy)\n";
-  o << "\nPorts with pause activity, queueing or drops\n";
-  o << "  port               prio  peer   PAUSE tx/rx    paused us  maxQ KB meanQ KB  headroom KB used/cfg  drops\n";
+  if (ib) {
+    o << "\nPorts with credit starvation, queueing or drops\n";
+    o << "  port               VL    peer   blocked us  periods  maxQ KB meanQ KB  peak credit KB  drops\n";
+  } else {
+    o << "\nPorts with pause activity, queueing or drops\n";
+    o << "  port               prio  peer   PAUSE tx/rx    paused us  maxQ KB meanQ KB  headroom KB used/cfg  drops\n";
+  }
   for (const auto& p : s["ports"]) {
-    bool interesting = p["pause_sent"].get<uint64_t>() || p["pause_received"].get<uint64_t>() ||
+    const bool blocked = p.value("credit_blocked_ns", 0.0) > 0;
+    bool interesting = p["pause_sent"].get<uint64_t>() || p["pause_received"].get<uint64_t>() || blocked ||
                        p["drops"].get<uint64_t>() || p["max_queue_bytes"].get<uint64_t>() > 0;
     if (!interesting) continue;
     char buf[200];
     std::string name = p["node"].get<std::string>() + ".port" + std::to_string(p["port"].get<int>());
+    if (ib) {
+      std::snprintf(
+          buf, sizeof buf, "  %-18s %4d  %-6s %10.1f %8llu %8.1f %8.1f  %14.1f %6llu\n", name.c_str(),
+          p["priority"].get<int>(), p["peer"].get<std::string>().c_str(), p.value("credit_blocked_ns", 0.0) / 1e3,
+          static_cast<unsigned long long>(p.value("credit_blocked_periods", uint64_t{0})),
+          p["max_queue_bytes"].get<double>() / 1e3, p["mean_queue_bytes"].get<double>() / 1e3,
+          p.value("credit_peak_bytes", 0.0) / 1e3, static_cast<unsigned long long>(p["drops"].get<uint64_t>()));
+      o << buf;
+      continue;
+    }
     std::string headroom = fmt("%.1f", p["max_headroom_bytes"].get<double>() / 1e3) + "/" +
                            fmt("%.1f", p["headroom_bytes"].get<double>() / 1e3);
     std::snprintf(buf, sizeof buf, "  %-18s %4d  %-6s %6llu/%-6llu %10.1f %8.1f %8.1f  %20s %6llu\n", name.c_str(),

@@ -437,3 +437,29 @@ TEST(IbCca, TheFecnParadoxTheSevereHotspotsSourcesHearFewerBecns) {
   EXPECT_GE(mild, 2 * severe);
   EXPECT_GT(find_flow(s, "b0->r1")["throughput_bps"].get<double>(), 0.5 * 20.4e9);
 }
+
+// The stdout table fits the fabric (issue 22): InfiniBand shows credit packets, FECN and BECN
+// counts and a credit-starvation section where CEE shows PFC frames and pause columns.
+TEST(Infiniband, TheStdoutTableShowsCreditsNotPfc) {
+  const test::command_result ib =
+      test::run_cli("run " + test::scenario_path("ib-incast.yaml") + " --cc ib-cca --until 500us", "/dev/null");
+  ASSERT_EQ(ib.status, 0) << ib.output;
+  EXPECT_NE(ib.output.find("), credit packets "), std::string::npos) << ib.output;
+  EXPECT_NE(ib.output.find(", FECN marks "), std::string::npos);
+  EXPECT_EQ(ib.output.find("PFC frames"), std::string::npos);
+  EXPECT_EQ(ib.output.find("PAUSE tx/rx"), std::string::npos);
+  EXPECT_NE(ib.output.find("Ports with credit starvation, queueing or drops"), std::string::npos);
+  // h0 waits for credit behind the incast: its row shows the wait.
+  const std::size_t row = ib.output.find("  h0.port0 ");
+  ASSERT_NE(row, std::string::npos) << ib.output;
+  std::istringstream fields(ib.output.substr(row, ib.output.find('\n', row) - row));
+  std::string port, vl, peer;
+  double blocked_us = 0;
+  fields >> port >> vl >> peer >> blocked_us;
+  EXPECT_GT(blocked_us, 0);
+  const test::command_result cee =
+      test::run_cli("run " + test::scenario_path("incast.yaml") + " --until 200us", "/dev/null");
+  EXPECT_NE(cee.output.find("PFC frames"), std::string::npos);
+  EXPECT_NE(cee.output.find("PAUSE tx/rx"), std::string::npos);
+  EXPECT_EQ(cee.output.find("credit packets"), std::string::npos);
+}
