@@ -182,6 +182,10 @@ void simulation::emit_summary(summary_sink& out) const {
   out.open("flows", true);
   std::vector<double> fcts;
   uint64_t completed = 0;
+  std::vector<const frame_kind_info*> feedback_kinds;
+  for (const frame_kind_info* k : frame_kind_registry::instance().kinds())
+    if (k->role == frame_role::feedback && k->kind != frame_kind::cnp && k->kind != frame_kind::cnm)
+      feedback_kinds.push_back(k);
   for (const flow& fl : f.flows) {
     const flow_spec& s = fl.spec;
     uint64_t start = to_ps(s.start);
@@ -196,8 +200,11 @@ void simulation::emit_summary(summary_sink& out) const {
               {"rx_frames", fl.stats.rx_frames},
               {"rx_bytes", fl.stats.rx_bytes},
               {"completed", fl.stats.completed()},
-              {"cnp_frames", fl.stats.cnp_rx},
-              {"cnm_frames", fl.stats.cnm_rx}};
+              {"cnp_frames", fl.stats.feedback(frame_kind::cnp)},
+              {"cnm_frames", fl.stats.feedback(frame_kind::cnm)}};
+    // Every other feedback kind (a scheme's own, TIMELY's ACKs) where some arrived.
+    for (const frame_kind_info* k : feedback_kinds)
+      if (const uint32_t n = fl.stats.feedback(k->kind)) j[k->name + "_frames"] = n;
     j["size_bytes"] = s.kind == flow_kind::finite ? json(s.size) : json(nullptr);
     j["first_rx_ns"] = fl.stats.rx_frames ? json(ns(fl.stats.first_rx_ps)) : json(nullptr);
     j["last_rx_ns"] = fl.stats.rx_frames ? json(ns(fl.stats.last_rx_ps)) : json(nullptr);

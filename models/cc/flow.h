@@ -1,10 +1,12 @@
 // Flows: what a NIC sends, and what is measured about it.
 #pragma once
+#include <array>
 #include <cstdint>
 #include <string>
 #include <systemc>
 #include <vector>
 
+#include "models/core/packet.h"
 #include "models/core/units.h"
 
 namespace sluice {
@@ -30,8 +32,11 @@ struct flow_spec {
 struct flow_stats {
   uint64_t tx_bytes = 0, rx_bytes = 0, rx_frames = 0;
   uint64_t first_rx_ps = 0, last_rx_ps = 0;
-  uint64_t completed_ps = 0;        // last byte delivered (finite flows); 0 while incomplete
-  uint64_t cnp_rx = 0, cnm_rx = 0;  // feedback frames about this flow that reached its source NIC
+  uint64_t completed_ps = 0;  // last byte delivered (finite flows); 0 while incomplete
+  // Feedback frames about this flow that reached its source NIC, by frame kind (any registered
+  // feedback kind: a new scheme's counts itself, summary flows[] "<kind>_frames").
+  std::array<uint32_t, max_frame_kinds> feedback_rx{};
+  uint32_t feedback(frame_kind k) const { return feedback_rx[static_cast<uint8_t>(k)]; }
   bool completed() const { return completed_ps != 0; }
 };
 

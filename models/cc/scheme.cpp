@@ -48,16 +48,19 @@ void cc_scheme_registry::check_fabric(const cc_scheme& scheme, bool infiniband, 
   throw config_error(key + ": '" + scheme.name + "' is a scheme for " +
                      (infiniband ? "Ethernet (CEE) fabrics, and this one is InfiniBand (link_layer: ib)"
                                  : "InfiniBand fabrics, and this one is Ethernet (CEE)") +
-                     ": one of {" + names_for(infiniband) + "}");
+                     (scheme.fabric_reason.empty() ? ":" : ": " + scheme.fabric_reason + ";") + " one of {" +
+                     names_for(infiniband) + "}");
 }
 
-cc_scheme_registrar::cc_scheme_registrar(std::string name, std::string description, cc_fabric fabric, std::string cp,
-                                         std::string np, std::string rp, std::vector<cc_scheme::feedback_kind> feedback,
-                                         std::function<void()> declare, decltype(cc_scheme::observer) observer) {
+cc_scheme_registrar::cc_scheme_registrar(std::string name, std::string description, cc_fabric_fit fabric,
+                                         std::string cp, std::string np, std::string rp,
+                                         std::vector<cc_scheme::feedback_kind> feedback, std::function<void()> declare,
+                                         decltype(cc_scheme::observer) observer) {
   cc_scheme s;
   s.name = std::move(name);
   s.description = std::move(description);
-  s.fabric = fabric;
+  s.fabric = fabric.fabric;
+  s.fabric_reason = std::move(fabric.why_not_elsewhere);
   s.cp = std::move(cp);
   s.np = std::move(np);
   s.rp = std::move(rp);

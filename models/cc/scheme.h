@@ -30,6 +30,14 @@ namespace sluice {
 // Ethernet frames; FECN/BECN are InfiniBand BTH bits.
 enum class cc_fabric { any, ethernet, infiniband };
 
+// Where a scheme runs, and in the scheme's own words why not on the other fabric (appended to
+// the error of a run that asks for it there). Converts from a bare cc_fabric.
+struct cc_fabric_fit {
+  cc_fabric fabric = cc_fabric::ethernet;
+  std::string why_not_elsewhere;
+  cc_fabric_fit(cc_fabric f, std::string why = {}) : fabric(f), why_not_elsewhere(std::move(why)) {}  // NOLINT
+};
+
 // A scheme's optional switch-side part: one per switch of a fabric that runs the scheme.
 class cc_observer_if {
  public:
@@ -40,6 +48,7 @@ struct cc_scheme {
   std::string name;
   std::string description;
   cc_fabric fabric = cc_fabric::ethernet;
+  std::string fabric_reason;  // why not on the other fabric, in the scheme's words ("" : none given)
   std::string cp = "none", np = "none", rp = "none";  // the role policies, by registered name
   struct feedback_kind {
     frame_kind kind;
@@ -66,7 +75,8 @@ class cc_scheme_registry {
   // order ("none, ib-cca, ib-cca+tcd").
   std::string names_for(bool infiniband) const;
   // `scheme` on a fabric that is (or is not) InfiniBand; else config_error "<key>: 'dcqcn' is a
-  // scheme for Ethernet (CEE) fabrics, and this one is InfiniBand (link_layer: ib): one of {...}".
+  // scheme for Ethernet (CEE) fabrics, and this one is InfiniBand (link_layer: ib): <the scheme's
+  // reason>; one of {...}".
   void check_fabric(const cc_scheme& scheme, bool infiniband, const std::string& key) const;
 
  private:
@@ -76,7 +86,7 @@ class cc_scheme_registry {
 // One line at namespace scope in the scheme's folder registers it (and its feedback kinds) at
 // static initialisation.
 struct cc_scheme_registrar {
-  cc_scheme_registrar(std::string name, std::string description, cc_fabric fabric, std::string cp, std::string np,
+  cc_scheme_registrar(std::string name, std::string description, cc_fabric_fit fabric, std::string cp, std::string np,
                       std::string rp, std::vector<cc_scheme::feedback_kind> feedback = {},
                       std::function<void()> declare = {}, decltype(cc_scheme::observer) observer = {});
 };

@@ -20,11 +20,8 @@ void rx_dispatcher::receive_frame(tlm::tlm_generic_payload* p, int) {
       receive_data(h);
       break;
     case frame_role::feedback:
-      if (h.dst == node_id_ && h.flow_id < flows_.size() && flows_[h.flow_id].spec.src == node_id_) {
-        flow_stats& st = flows_[h.flow_id].stats;
-        st.cnp_rx += h.kind == frame_kind::cnp;
-        st.cnm_rx += h.kind == frame_kind::cnm;
-      }
+      if (h.dst == node_id_ && h.flow_id < flows_.size() && flows_[h.flow_id].spec.src == node_id_)
+        ++flows_[h.flow_id].stats.feedback_rx[k];  // k < max_frame_kinds: a registered feedback kind
       if (h.dst == node_id_ && h.flow_id < rp_.size() && rp_[h.flow_id]) {
         if (probes::feedback_received.on())
           probes::feedback_received.emit(this, now_ps(), &h.fields(), 0, h.priority, 1);

@@ -39,6 +39,9 @@ class switch_port : public sc_core::sc_module, public pause_storm_listener, priv
   // Replaces it with a split-phase scheduler (an RTL or firmware block that answers later);
   // call before sc_start. `scheduler_latency` then has no effect.
   void bind_split_scheduler(split_scheduler_if& s) { custom_split_ = &s; }
+  // The scheduler that decides: the bound one, else the one `scheduler` names (made when the
+  // fabric makes the port's policies).
+  scheduler_if& active_scheduler() { return custom_scheduler_ ? *custom_scheduler_ : *default_scheduler_; }
   // Makes the congestion points chosen by `cp` (they may declare parameters of their own under
   // this port); once, after the first pass of the overrides. A class whose choice is "none"
   // keeps whatever egress.set_congestion_point bound.

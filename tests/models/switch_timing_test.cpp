@@ -256,19 +256,29 @@ TEST(SwitchBlocks, ABoundSplitMmuAnswersThroughTheSeam) {
 
 namespace {
 // The incast with static thresholds (PFC pauses from about 0.2 ms), 1 ms, through the split-phase
-// admission path at latency 0 (`split`) or the immediate one: every PFC frame the switch sends,
-// then the summary.
-std::string incast_through(bool split) {
+// admission path at latency 0 (`split_mmu`), every port of sw0 deciding through the split-phase
+// scheduler path at latency 0 (`split_scheduler`), or the immediate ones: every PFC frame sw0
+// sends and every dequeue (time, port, frame id), then the summary.
+std::string incast_through(bool split_mmu, bool split_scheduler = false) {
   run_options o;
   o.until = sc_time(1, sc_core::SC_MS);
   o.sets = {{"sw0.mmu.threshold", "static"}};
   simulation sim(load_scenario_file(test::scenario_path("incast.yaml")), o);
   switch_model& sw = *sim.fabric_model().switches[0];
   latency_mmu zero(sw.mmu_block, 0);
-  if (split) sw.bind_split_mmu(zero);
+  if (split_mmu) sw.bind_split_mmu(zero);
+  std::vector<std::unique_ptr<latency_scheduler>> zero_schedulers;
+  if (split_scheduler)
+    for (auto& port : sw.ports) {
+      zero_schedulers.push_back(std::make_unique<latency_scheduler>(port->active_scheduler(), 0));
+      port->bind_split_scheduler(*zero_schedulers.back());
+    }
   std::ostringstream log;
   probe_registry::instance().subscribe("sw0.*.mac.tx_start", [&](const probe_point& p, const probe_event& e) {
     if (e.frame->kind == frame_kind::pfc) log << e.time_ps << ' ' << p.name() << '\n';
+  });
+  probe_registry::instance().subscribe("sw0.*.egress.dequeue", [&](const probe_point& p, const probe_event& e) {
+    log << e.time_ps << ' ' << p.name() << ' ' << e.frame->id() << '\n';
   });
   sim.run();
   nlohmann::json s = sim.summary();
@@ -284,7 +294,15 @@ TEST(SwitchBlocks, TheSplitAdmissionPathAtZeroLatencyGivesTheImmediateOutputs) {
   // one: every PAUSE frame at the same time and the summary byte for byte the same.
   const std::string immediate = test::in_child([] { return incast_through(false); });
   const std::string split = incast_through(true);
-  EXPECT_GT(std::count(split.begin(), split.end(), '\n'), 100);  // PFC frames
+  EXPECT_GT(std::count(split.begin(), split.end(), '\n'), 5000);  // PFC frames and dequeues
+  EXPECT_EQ(split, immediate);
+}
+
+TEST(SwitchBlocks, TheSplitSchedulerPathAtZeroLatencyGivesTheImmediateOutputs) {
+  // Every dequeue (time, port, frame id) and the summary byte for byte the same.
+  const std::string immediate = test::in_child([] { return incast_through(false); });
+  const std::string split = incast_through(false, true);
+  EXPECT_GT(std::count(split.begin(), split.end(), '\n'), 5000);  // dequeues
   EXPECT_EQ(split, immediate);
 }
 

@@ -52,6 +52,10 @@ void expect_line_rate(const std::string& forwarding, const std::string& cc) {
   const nlohmann::json s = nlohmann::json::parse(test::slurp(out + "/summary.json"));
   EXPECT_EQ(s["totals"]["drops"], 0);
   EXPECT_EQ(total(s, ".out_of_order_delivered"), 0);
+  // Minimal up*/down* paths only: no cycle of paused queues, so the deadlock detector (always
+  // on) stays silent.
+  ASSERT_TRUE(s.contains("deadlocks"));
+  EXPECT_TRUE(s["deadlocks"].empty()) << s["deadlocks"].dump();
 }
 
 // A leaf-spine hotspot: flow 0 (h0_0 -> h1_0) is the one l0 routes adaptively; flow 1 (h2_0 ->

@@ -97,21 +97,25 @@ TEST(CcConfig, HelpListsEverySchemeOfTheTable) {
 }
 
 // A scheme's feedback belongs to one fabric: RoCEv2 CNPs, ECN and CNMs to Ethernet, FECN/BECN to
-// InfiniBand. The other fabric's schemes are a one-line error naming the ones that fit; `none`
-// fits both.
+// InfiniBand. The other fabric's schemes are a one-line error that gives the scheme's own reason
+// and names the ones that fit; `none` fits both.
 TEST(CcConfig, SchemeOfTheOtherFabricIsAOneLineError) {
   test::command_result r = test::run_cli("run " + test::scenario_path("ib-incast.yaml") + " --cc dcqcn -q");
   EXPECT_EQ(r.status, 2);
   EXPECT_EQ(r.output,
             "sluice: error: --cc: 'dcqcn' is a scheme for Ethernet (CEE) fabrics, and this one is InfiniBand "
-            "(link_layer: ib): one of {" +
+            "(link_layer: ib): " +
+                cc_scheme_registry::instance().find("dcqcn")->fabric_reason + "; one of {" +
                 cc_scheme_registry::instance().names_for(true) + "}\n");
   r = test::run_cli("run " + test::scenario_path("incast.yaml") + " --cc ib-cca -q");
   EXPECT_EQ(r.status, 2);
   EXPECT_EQ(r.output,
-            "sluice: error: --cc: 'ib-cca' is a scheme for InfiniBand fabrics, and this one is Ethernet (CEE): one of "
-            "{" +
+            "sluice: error: --cc: 'ib-cca' is a scheme for InfiniBand fabrics, and this one is Ethernet (CEE): " +
+                cc_scheme_registry::instance().find("ib-cca")->fabric_reason + "; one of {" +
                 cc_scheme_registry::instance().names_for(false) + "}\n");
+  // Each scheme that runs on one fabric only says why, in its own words.
+  for (const auto& s : cc_scheme_registry::instance().all())
+    if (s->fabric != cc_fabric::any) EXPECT_FALSE(s->fabric_reason.empty()) << s->name;
   // The lists are the registry's (a new scheme's folder adds itself): here, which fabric each
   // shipped scheme belongs to.
   const std::string ib = ", " + cc_scheme_registry::instance().names_for(true) + ",";

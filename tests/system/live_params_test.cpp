@@ -316,3 +316,27 @@ TEST(LiveParams, ADcqcnKminWrittenAtTimeZeroEqualsSettingItInTheScenario) {
   EXPECT_GT(marks(written, 0, 2 * ms_ps), 10u);
   EXPECT_EQ(written, set_in_scenario);
 }
+
+// ASM: the reaction point's cut limit (read from its cached configuration) and the congestion
+// point's set point Qeq are live. With max_decrease 0 from 1 ms, the CNMs keep coming and cut
+// nothing; before 1 ms every rate change is the reference run's.
+TEST(LiveParams, AnAsmCutLimitWrittenAtOneMillisecondTakesEffectThenAndOnlyThen) {
+  const std::string without = test::in_child([] { return run_dumbbell("asm", {}, "", "", 0, 0); });
+  const std::string with = run_dumbbell("asm", {}, "h*.asm.max_decrease", "0", ms_ps, 4);
+  const std::string before = lines_before(without, ms_ps);
+  ASSERT_GT(cuts(before, 0, ms_ps), 10u);
+  EXPECT_EQ(lines_before(with, ms_ps), before);
+  EXPECT_GT(cuts(without, ms_ps, 2 * ms_ps), 10u);
+  EXPECT_EQ(cuts(with, ms_ps, 2 * ms_ps), 0u);
+}
+
+TEST(LiveParams, AnAsmQeqWrittenAtTimeZeroEqualsSettingItInTheScenario) {
+  const std::string set_in_scenario = test::in_child([] {
+    return run_dumbbell("asm", {{"sw0.port4.prio3.asm.qeq", "8KiB"}}, "", "", 0, 0);
+  });
+  const std::string reference = test::in_child([] { return run_dumbbell("asm", {}, "", "", 0, 0); });
+  const std::string written = run_dumbbell("asm", {}, "sw0.port4.prio3.asm.qeq", "8KiB", 0, 1);
+  EXPECT_GT(cuts(written, 0, 2 * ms_ps), 10u);
+  EXPECT_EQ(written, set_in_scenario);
+  EXPECT_NE(written, reference);  // the set point moved the loop
+}

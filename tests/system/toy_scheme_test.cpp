@@ -128,6 +128,9 @@ TEST(SchemeRegistry, ATestOnlySchemeRunsEndToEndOnTheDumbbell) {
   EXPECT_EQ(received, static_cast<double>(feedback_sent));
   EXPECT_EQ(s["totals"].value("toy_fb_frames", 0.0), received) << "the summary's totals count the new kind";
   EXPECT_EQ(s["totals"]["cnm_frames"], 0);
+  double per_flow = 0;  // ... and each flow's row its own
+  for (const auto& fl : s["flows"]) per_flow += fl.value("toy_fb_frames", 0.0);
+  EXPECT_EQ(per_flow, received) << "the flows count the new kind";
   EXPECT_EQ(test::counter(s, "h0.feedback_unmatched"), 0);
 }
 

@@ -11,6 +11,7 @@
 #include "models/cc/asm/asm_settings.h"
 #include "models/cc/congestion_point.h"
 #include "models/core/event_queue.h"
+#include "models/core/param_cache.h"
 #include "models/core/stats.h"
 
 namespace sluice {
@@ -22,12 +23,16 @@ class asm_cp final : public congestion_point_if {
         cls_(cls),
         scope_("prio" + std::to_string(cls) + ".asm"),
         injector_(injector),
-        state_(random_streams::instance().seed_for(std::string(port.name()) + "." + scope_)) {}
+        state_(random_streams::instance().seed_for(std::string(port.name()) + "." + scope_)) {
+    config_.watch({&qeq_});
+  }
 
   void on_enqueue(packet_header& h, const queue_view& q) override {
-    const asm_settings& g = asm_settings::get();
-    const asm_cp_config c{qeq_().bytes,  base_().bytes, jitter_(), g.qoff_quantum().bytes, g.qdelta_quantum().bytes,
-                          to_ps(hold_())};
+    const asm_cp_config& c = config_.get([this] {
+      const asm_settings& g = asm_settings::get();
+      return asm_cp_config{qeq_().bytes,  base_().bytes, jitter_(), g.qoff_quantum().bytes, g.qdelta_quantum().bytes,
+                           to_ps(hold_())};
+    });
     const uint64_t now = now_ps();
     arrived_ += h.size;
     const asm_sample s = state_.on_arrival(h.size, q.bytes, h.src, now, c);
@@ -48,8 +53,12 @@ class asm_cp final : public congestion_point_if {
   asm_cp_state state_;
   param<byte_count> qeq_{port_,
                          [] {
-                           return param_spec<byte_count>{"asm.qeq", "asm: equilibrium queue depth Qeq (as qcn: 26 KiB)",
-                                                         byte_count{26 * 1024}, byte_count{64}, byte_count{1ull << 30}};
+                           return param_spec<byte_count>{"asm.qeq",
+                                                         "asm: equilibrium queue depth Qeq (as qcn: 26 KiB)",
+                                                         byte_count{26 * 1024},
+                                                         byte_count{64},
+                                                         byte_count{1ull << 30},
+                                                         param_change::live};
                          },
                          cls_};
   param<byte_count> base_{port_,
@@ -77,6 +86,8 @@ class asm_cp final : public congestion_point_if {
             sc_core::sc_time(1, sc_core::SC_SEC)};
       },
       cls_};
+  // What every frame reads: packed at the first frame of the run, again after a live write (qeq).
+  param_cache<asm_cp_config> config_;
   stat_counter samples_{
       port_, scope_.c_str(), [] {
         return stat_desc{"samples", "frames", "data frames sampled by the asm congestion point", nullptr};

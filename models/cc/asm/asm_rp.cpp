@@ -8,6 +8,7 @@
 #include "models/cc/asm/asm_rp_state.h"
 #include "models/cc/asm/asm_settings.h"
 #include "models/cc/reaction_point.h"
+#include "models/core/param_cache.h"
 #include "models/core/params.h"
 #include "models/core/stats.h"
 
@@ -22,27 +23,35 @@ param_spec<double> gain_spec(const char* name, const char* description, double v
 // under the NIC ("h0.asm.alpha1", "h0.asm.decreases"), and the NIC's port for the line rate.
 class asm_maker final : public reaction_point_maker {
  public:
-  asm_maker(const sc_core::sc_object& nic, const mac_port& mac) : nic_(&nic), mac_(mac) {}
+  asm_maker(const sc_core::sc_object& nic, const mac_port& mac) : nic_(&nic), mac_(mac) {
+    config_.watch({&boost, &sigma_band, &qoff_band, &max_decrease, &max_increase, &fairness, &min_rate});
+  }
   std::unique_ptr<reaction_point_if> make(const flow& f, rate_limiter_if& limiter) override;
-  asm_rp_config config(double source_rate) const {
+  // Packed at the first feedback of the run and again after a live write; the line rate, which
+  // follows the link, is set at each use.
+  const asm_rp_config& config(double source_rate) const {
+    asm_rp_config& c = config_.get([this] {
+      const asm_settings& g = asm_settings::get();
+      return asm_rp_config{g.w(),
+                           static_cast<double>(g.qoff_quantum().bytes),
+                           static_cast<double>(g.qdelta_quantum().bytes),
+                           alpha1(),
+                           beta1(),
+                           alpha2(),
+                           beta2(),
+                           boost(),
+                           static_cast<double>(sigma_band().bytes),
+                           static_cast<double>(qoff_band().bytes),
+                           max_decrease(),
+                           max_increase(),
+                           fairness(),
+                           min_rate().bps,
+                           0.0};
+    });
     double line = mac_.has_wire() ? mac_.wire().current_rate().bps : 0;
     if (source_rate > 0 && (line <= 0 || source_rate < line)) line = source_rate;
-    const asm_settings& g = asm_settings::get();
-    return {g.w(),
-            static_cast<double>(g.qoff_quantum().bytes),
-            static_cast<double>(g.qdelta_quantum().bytes),
-            alpha1(),
-            beta1(),
-            alpha2(),
-            beta2(),
-            boost(),
-            static_cast<double>(sigma_band().bytes),
-            static_cast<double>(qoff_band().bytes),
-            max_decrease(),
-            max_increase(),
-            fairness(),
-            min_rate().bps,
-            line};
+    c.line_rate = line;
+    return c;
   }
   void check() const override {
     // The reaching condition's sufficient half (docs): beyond it sigma = 0 is no longer the
@@ -61,6 +70,7 @@ class asm_maker final : public reaction_point_maker {
  private:
   const sc_core::sc_object* nic_;  // first: what follows is declared under it
   const mac_port& mac_;
+  mutable param_cache<asm_rp_config> config_;
 
  public:
   param<double> alpha1{
@@ -84,39 +94,52 @@ class asm_maker final : public reaction_point_maker {
                             "asm.boost",
                             "asm RP: gain factor far from the line (|sigma| > sigma_band) and near the "
                             "stable point (|Qoff| < qoff_band)",
-                            2.0, 1.0, 100.0};
+                            2.0,
+                            1.0,
+                            100.0,
+                            param_change::live};
                       }};
-  param<byte_count> sigma_band{nic_, [] {
-                                 return param_spec<byte_count>{
-                                     "asm.sigma_band", "asm RP: |sigma| above this is far from the line (boosted)",
-                                     byte_count{16 * 1024}, byte_count{0}, byte_count{1ull << 30}};
-                               }};
-  param<byte_count> qoff_band{nic_, [] {
-                                return param_spec<byte_count>{
-                                    "asm.qoff_band", "asm RP: |Qoff| below this is near the stable point (boosted)",
-                                    byte_count{1024}, byte_count{0}, byte_count{1ull << 30}};
-                              }};
-  param<double> max_decrease{nic_, [] {
-                               return param_spec<double>{"asm.max_decrease",
-                                                         "asm RP: one CNM cuts the rate by at most this fraction", 0.5,
-                                                         0.0, 1.0};
-                             }};
-  param<double> max_increase{nic_, [] {
-                               return param_spec<double>{"asm.max_increase",
-                                                         "asm RP: one CNM raises the rate by at most this fraction",
-                                                         0.5, 0.0, 10.0};
-                             }};
+  param<byte_count> sigma_band{
+      nic_, [] {
+        return param_spec<byte_count>{
+            "asm.sigma_band",       "asm RP: |sigma| above this is far from the line (boosted)",
+            byte_count{16 * 1024},  byte_count{0},
+            byte_count{1ull << 30}, param_change::live};
+      }};
+  param<byte_count> qoff_band{
+      nic_, [] {
+        return param_spec<byte_count>{
+            "asm.qoff_band",        "asm RP: |Qoff| below this is near the stable point (boosted)",
+            byte_count{1024},       byte_count{0},
+            byte_count{1ull << 30}, param_change::live};
+      }};
+  param<double> max_decrease{
+      nic_, [] {
+        return param_spec<double>{
+            "asm.max_decrease", "asm RP: one CNM cuts the rate by at most this fraction", 0.5, 0.0, 1.0,
+            param_change::live};
+      }};
+  param<double> max_increase{
+      nic_, [] {
+        return param_spec<double>{
+            "asm.max_increase", "asm RP: one CNM raises the rate by at most this fraction", 0.5, 0.0, 10.0,
+            param_change::live};
+      }};
   param<double> fairness{nic_, [] {
                            return param_spec<double>{
                                "asm.fairness",
                                "asm RP: weight of the line rate in an increase, which moves by e*(R + fairness*line)/"
                                "(1 + fairness): the same part for every flow, so the shares converge",
-                               1.0, 0.0, 10.0};
+                               1.0,
+                               0.0,
+                               10.0,
+                               param_change::live};
                          }};
   param<data_rate> min_rate{nic_, [] {
-                              return param_spec<data_rate>{"asm.min_rate",
-                                                           "asm RP: lowest rate (as qcn.min_rate: 10 Mb/s)",
-                                                           data_rate{10e6}, data_rate{1e3}, data_rate{1e13}};
+                              return param_spec<data_rate>{
+                                  "asm.min_rate",  "asm RP: lowest rate (as qcn.min_rate: 10 Mb/s)",
+                                  data_rate{10e6}, data_rate{1e3},
+                                  data_rate{1e13}, param_change::live};
                             }};
   mutable stat_counter decreases{nic_, "asm", [] {
                                    return stat_desc{"decreases", "frames", "ASM CNMs that cut a flow's rate", nullptr};

@@ -10,14 +10,17 @@
 
 namespace sluice {
 namespace {
-const cc_scheme_registrar asm_scheme{"asm",
-                                     "ASM (adaptive sliding mode): Qoff and Qdelta from the switch queue to the "
-                                     "source's variable-structure rate law",
-                                     cc_fabric::ethernet,
-                                     "asm",
-                                     "none",
-                                     "asm",
-                                     {{frame_kind::cnm, "cnm", "CNM"}},
-                                     [] { asm_settings::get(); }};
+const cc_scheme_registrar asm_scheme{
+    "asm",
+    "ASM (adaptive sliding mode): Qoff and Qdelta from the switch queue to the "
+    "source's variable-structure rate law",
+    {cc_fabric::ethernet,
+     "on a credit-controlled VL the queue drains at the credit rate, not the link's, so Qdelta does not measure R - C, "
+     "and InfiniBand has no frame for the Qoff and Qdelta fields"},
+    "asm",
+    "none",
+    "asm",
+    {{frame_kind::cnm, "cnm", "CNM"}},
+    [] { asm_settings::get(); }};
 }  // namespace
 }  // namespace sluice

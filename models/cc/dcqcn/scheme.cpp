@@ -6,7 +6,9 @@ namespace sluice {
 namespace {
 const cc_scheme_registrar dcqcn{"dcqcn",
                                 "DCQCN: ECN marking at switches, CNPs from the receiver, rate control at the sender",
-                                cc_fabric::ethernet,
+                                {cc_fabric::ethernet,
+                                 "it marks the IP header's ECN field and answers with RoCEv2 CNPs, and an InfiniBand "
+                                 "packet carries neither (its counterpart there is ib-cca)"},
                                 "dcqcn",
                                 "dcqcn",
                                 "dcqcn",

@@ -9,7 +9,9 @@ namespace sluice {
 namespace {
 const cc_scheme_registrar ecm{"ecm",
                               "ECM (BCN): BCN messages from the switch queue to the source's rate limiter",
-                              cc_fabric::ethernet,
+                              {cc_fabric::ethernet,
+                               "its BCN messages are Ethernet frames (802.1Qau CNMs, EtherType 0x22E7) addressed to "
+                               "the source's MAC, which InfiniBand has no frame for"},
                               "ecm",
                               "none",
                               "ecm",

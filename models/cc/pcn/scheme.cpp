@@ -6,7 +6,9 @@ namespace sluice {
 namespace {
 const cc_scheme_registrar pcn{"pcn",
                               "PCN: NP-ECN at switches, CNPs with the receiving rate, RecRate-based sender",
-                              cc_fabric::ethernet,
+                              {cc_fabric::ethernet,
+                               "it marks the IP header's ECN field and its CNPs (RoCEv2) carry the receiving rate, and "
+                               "an InfiniBand packet carries neither"},
                               "pcn",
                               "pcn",
                               "pcn",

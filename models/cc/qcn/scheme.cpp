@@ -9,7 +9,9 @@ namespace sluice {
 namespace {
 const cc_scheme_registrar qcn{"qcn",
                               "IEEE 802.1Qau QCN: CNMs from the switch queue to the source's rate limiter",
-                              cc_fabric::ethernet,
+                              {cc_fabric::ethernet,
+                               "its CNMs are 802.1Qau Ethernet frames (EtherType 0x22E7) addressed to the source's "
+                               "MAC, which InfiniBand has no frame for (its counterpart there is ib-cca)"},
                               "qcn",
                               "none",
                               "qcn",

@@ -5,16 +5,19 @@
 
 namespace sluice {
 namespace {
-const cc_scheme_registrar dcqcn_tcd{"dcqcn+tcd",
-                                    "TCD's ternary detector under DCQCN (CE and UE code points)",
-                                    cc_fabric::ethernet,
-                                    "tcd",
-                                    "dcqcn-tcd",
-                                    "dcqcn-tcd",
-                                    {{frame_kind::cnp, "cnp", "CNP"}}};
+const cc_scheme_registrar dcqcn_tcd{
+    "dcqcn+tcd",
+    "TCD's ternary detector under DCQCN (CE and UE code points)",
+    {cc_fabric::ethernet, "its UE and CE code points live in the IP header's ECN field (on InfiniBand use ib-cca+tcd)"},
+    "tcd",
+    "dcqcn-tcd",
+    "dcqcn-tcd",
+    {{frame_kind::cnp, "cnp", "CNP"}}};
 const cc_scheme_registrar ib_cca_tcd{"ib-cca+tcd",
                                      "TCD's ternary detector under IB CCA (UE in the BTH)",
-                                     cc_fabric::infiniband,
+                                     {cc_fabric::infiniband,
+                                      "its UE mark is a reserved BTH bit and its CE is FECN, which an Ethernet frame "
+                                      "does not carry (on CEE use dcqcn+tcd)"},
                                      "tcd",
                                      "ib-cca-tcd",
                                      "ib-cca-tcd",

@@ -4,12 +4,14 @@
 
 namespace sluice {
 namespace {
-const cc_scheme_registrar timely{"timely",
-                                 "TIMELY: RTT from the receiver's ACKs drives the sender's rate",
-                                 cc_fabric::ethernet,
-                                 "none",
-                                 "timely",
-                                 "timely",
-                                 {{frame_kind::ack, "ack", "ACK"}}};
+const cc_scheme_registrar timely{
+    "timely",
+    "TIMELY: RTT from the receiver's ACKs drives the sender's rate",
+    {cc_fabric::ethernet,
+     "its RTT samples come from RoCEv2 ACK frames, which the InfiniBand NIC of this model does not send"},
+    "none",
+    "timely",
+    "timely",
+    {{frame_kind::ack, "ack", "ACK"}}};
 }  // namespace
 }  // namespace sluice
