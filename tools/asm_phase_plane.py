@@ -8,8 +8,10 @@ Runs (into --runs, skipped if a run's summary.json is already there) and plots:
                        bottleneck queue (sw0.port3, class 3) against the aggregate rate (the
                        flows' rate limits, flow_rate.csv, summed), with the boundary line
                        sigma = Qoff + w S (1 - C/R) = 0 and the stable point (Qeq, C).
-  asm-small-qeq.png    the same dumbbell with Qeq = 4 KiB under asm and under qcn (--set
-                       sw0.port*.prio3.<cc>.qeq=4KiB): queue and bottleneck throughput over time.
+  asm-small-qeq.png    the same dumbbell with Qeq = 2 KiB under asm and under qcn (--set
+                       sw0.port*.prio3.<cc>.qeq=2KiB, as AsmSystem.SmallQeq*: since the CPs read
+                       the queue past the switch pipeline QCN keeps a 4 KiB Qeq's link full):
+                       queue and bottleneck throughput over time.
 Run it under `flock /tmp/sluice-build.lock` on the shared machine (a few seconds).
 """
 import argparse
@@ -30,6 +32,7 @@ a = ap.parse_args()
 
 C, QEQ, W, S = 40e9, 26624, 4, 150000  # the scenario's capacity; asm's defaults (docs/models/asm.md)
 QUEUE = "sw0.port3.p3"
+SMALL_QEQ_KIB = 2
 
 
 def run(name, args):
@@ -71,13 +74,13 @@ fig.savefig(os.path.join(a.img, "asm-phase-plane.png"), dpi=120)
 
 fig, (aq, at) = plt.subplots(2, 1, figsize=(7, 5), sharex=True)
 for cc, colour in (("asm", "C0"), ("qcn", "C3")):
-    d = run("small-qeq-" + cc, ["--cc", cc, "--set", "sw0.port*.prio3." + cc + ".qeq=4KiB", "--until", "7ms"])
+    d = run("small-qeq-" + cc, ["--cc", cc, "--set", f"sw0.port*.prio3.{cc}.qeq={SMALL_QEQ_KIB}KiB", "--until", "7ms"])
     rows = table(d, "queue_depth.csv")
     t = [float(r["time_us"]) / 1000 for r in rows]
     aq.plot(t, [float(r[QUEUE]) / 1024 for r in rows], colour, lw=0.7, label=cc)
     tp = table(d, "link_throughput.csv")
     at.plot([float(r["time_us"]) / 1000 for r in tp], [float(r["sw0->sw1"]) for r in tp], colour, lw=0.7, label=cc)
-aq.axhline(4, color="k", ls="--", lw=0.8, label="Qeq = 4 KiB")
+aq.axhline(SMALL_QEQ_KIB, color="k", ls="--", lw=0.8, label=f"Qeq = {SMALL_QEQ_KIB} KiB")
 aq.set_ylim(0, 20)
 aq.set_ylabel("bottleneck queue (KiB)")
 aq.legend(fontsize=8)

@@ -92,7 +92,7 @@ TEST(PcnBasic, SteadyStateThenVictimFlowLosesThroughputWhileBurstsLast) {
 // With end-to-end congestion control on, pcn-basic sends fewer PAUSE frames than with PFC alone:
 // the schemes cut the burst senders' rates, so fewer ingress groups at sw1 (and then sw0) cross
 // XOFF. Each run is its own process (SystemC elaborates once per process). Measured, seed 1:
-// PFC alone 772 PFC frames; DCQCN 401 (7 545 CNPs); QCN 312 (943 CNMs).
+// PFC alone 772 PFC frames; DCQCN 406 (7 558 CNPs); QCN 306 (769 CNMs).
 TEST(PcnBasic, CongestionControlSendsFewerPauseFramesThanPfcAlone) {
   auto run = [](const std::string& cc) {
     const std::string dir = ::testing::TempDir() + "/pcn-cc-" + std::to_string(getpid()) + "-" + cc;
