@@ -40,6 +40,19 @@ void rx_dispatcher::receive_frame(tlm::tlm_generic_payload* p, int) {
   p->release();
 }
 
+inline void rx_dispatcher::deliver(flow& f, uint32_t payload, uint64_t now) {
+  if (f.stats.rx_frames == 0) f.stats.first_rx_ps = now;
+  ++f.stats.rx_frames;
+  f.stats.rx_bytes += payload;
+  f.stats.last_rx_ps = now;
+  if (f.spec.kind == flow_kind::finite && f.stats.rx_bytes >= f.spec.size && !f.stats.completed()) {
+    f.stats.completed_ps = std::max<uint64_t>(now, 1);
+    last_completed_ = f.id;
+    if (completion_hook_) completion_hook_(f.id);
+    completed_.raise();
+  }
+}
+
 // A data frame is delivered to the application in its flow's byte order: a frame whose seq is
 // past the bytes delivered so far waits (counted, with its wait) until the gap fills. The
 // notification point and the transport ACKs see frames as they arrive.
@@ -60,19 +73,6 @@ void rx_dispatcher::receive_data(packet_header& h) {
   }
   if (acks_) acks_->on_data(h, now);
   if (np_) np_->on_data(h, now);
-}
-
-void rx_dispatcher::deliver(flow& f, uint32_t payload, uint64_t now) {
-  if (f.stats.rx_frames == 0) f.stats.first_rx_ps = now;
-  ++f.stats.rx_frames;
-  f.stats.rx_bytes += payload;
-  f.stats.last_rx_ps = now;
-  if (f.spec.kind == flow_kind::finite && f.stats.rx_bytes >= f.spec.size && !f.stats.completed()) {
-    f.stats.completed_ps = std::max<uint64_t>(now, 1);
-    last_completed_ = f.id;
-    if (completion_hook_) completion_hook_(f.id);
-    completed_.raise();
-  }
 }
 
 void rx_dispatcher::hold(flow& f, const packet_header& h, uint64_t now) {

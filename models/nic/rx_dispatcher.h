@@ -50,7 +50,8 @@ class rx_dispatcher : public frame_sink_if {
 
  private:
   void receive_data(packet_header& h);
-  void deliver(flow& f, uint32_t payload, uint64_t now);
+  // Inlined into receive_data (as before resequencing): a call there cost 7 instructions a hop.
+  [[gnu::always_inline]] inline void deliver(flow& f, uint32_t payload, uint64_t now);
   void hold(flow& f, const packet_header& h, uint64_t now);
   void release_held(flow& f, uint64_t now);
   uint32_t node_id_;

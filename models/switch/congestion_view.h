@@ -97,10 +97,12 @@ class adaptive_selector : public path_selector {
   const congestion_view* view_ = nullptr;
 };
 
-// One pointer test separates the oblivious policies' path from the stateful one.
+// One pointer test separates the oblivious policies' path from the stateful one. The stateful
+// path is out of line: inlined, its call made every route() save six registers (20 instructions
+// per switch arrival on the incast, with no adaptive policy anywhere).
 inline int forwarding_table::lookup(const frame_fields& f, int in_port) const {
-  if (adaptive_ && f.kind == frame_kind::data && f.dst < routes_.size() && routes_[f.dst].size() > 1)
-    return adaptive_->choose(routes_[f.dst], f, in_port, now_ps(), salt_);
+  if (adaptive_) [[unlikely]]
+    return lookup_adaptive(f, in_port);
   return lookup(f.dst, f.src, f.flow_id);
 }
 

@@ -1,5 +1,6 @@
 #include "models/switch/forwarding_table.h"
 
+#include "models/switch/congestion_view.h"
 #include "models/switch/switch_policies.h"
 
 namespace sluice {
@@ -23,6 +24,12 @@ void forwarding_table::set_route(uint32_t dst, std::vector<uint16_t> ports) {
 const std::vector<uint16_t>& forwarding_table::ports(uint32_t dst) const {
   static const std::vector<uint16_t> none;
   return dst < routes_.size() ? routes_[dst] : none;
+}
+
+int forwarding_table::lookup_adaptive(const frame_fields& f, int in_port) const {
+  if (f.kind == frame_kind::data && f.dst < routes_.size() && routes_[f.dst].size() > 1)
+    return adaptive_->choose(routes_[f.dst], f, in_port, now_ps(), salt_);
+  return lookup(f.dst, f.src, f.flow_id);
 }
 
 }  // namespace sluice

@@ -50,6 +50,8 @@ class forwarding_table {
   inline int lookup(const frame_fields& f, int in_port) const;
 
  private:
+  int lookup_adaptive(const frame_fields& f, int in_port) const;  // the adaptive choice (out of line)
+
   uint64_t salt_;
   const path_selector* selector_ = nullptr;
   adaptive_selector* adaptive_ = nullptr;

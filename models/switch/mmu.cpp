@@ -159,9 +159,9 @@ uint64_t mmu::capacity_bytes(int priority) const {
 
 double mmu::mean_in_use_bytes(uint64_t now) const {
   if (!state_ || now == 0) return 0;
-  const long double total =
-      in_use_byte_ps_ + static_cast<long double>(state_->in_use()) * static_cast<long double>(now - last_change_ps_);
-  return static_cast<double>(total / static_cast<long double>(now));
+  const unsigned __int128 total =
+      in_use_byte_ps_ + static_cast<unsigned __int128>(state_->in_use()) * (now - last_change_ps_);
+  return static_cast<double>(static_cast<long double>(total) / static_cast<long double>(now));
 }
 
 bool mmu::admit(int port, int priority, uint32_t bytes, bool& xoff_due) {
