@@ -168,3 +168,46 @@ TEST(AdaptiveRouting, SettingsTheChosenPolicyDoesNotReadAreInert) {
           .status,
       0);
 }
+
+// InfiniBand, the same switch AR: on ib-fat-tree.yaml (generated LID tables, credits) with IB
+// CCA, as on the CEE fat tree.
+TEST(AdaptiveRouting, IbFatTreePermutationAtLineRateWithIbCca) {
+  const std::string out = ::testing::TempDir() + "/ar-ib-" + std::to_string(getpid());
+  const std::string args = "run " + test::scenario_path("ib-fat-tree.yaml") +
+                           " --cc ib-cca --set '*.forwarding=adaptive' --until 1.5ms --out " + out + " -q";
+  ASSERT_EQ(test::run_cli(args).status, 0) << args;
+  EXPECT_GE(mean_flow_gbps_from(out + "/flow_throughput.csv", 1000), 0.9 * 40);  // ECMP: 24.0, with ib-cca 12.7
+  const nlohmann::json s = nlohmann::json::parse(test::slurp(out + "/summary.json"));
+  EXPECT_EQ(s["totals"]["drops"], 0);
+  EXPECT_EQ(total(s, ".out_of_order_delivered"), 0);
+  EXPECT_TRUE(s["deadlocks"].empty());
+}
+
+// BECN-driven on InfiniBand: the leaf-spine hotspot above with IB CCA. s0's port to l1 marks
+// FECN, h1_0 answers with BECN CNPs, l0 snoops them on their way to h0_0 and moves flow 0 to s1,
+// absorbing them: its source keeps its rate.
+TEST(AdaptiveRouting, SnoopedBecnsMoveAFlowOffARemotelyCongestedPortOnInfiniBand) {
+  std::string yaml = hotspot;
+  for (const char* from : {"link_delay: 1us}", "cc: qcn}"}) ASSERT_NE(yaml.find(from), std::string::npos);
+  yaml.replace(yaml.find("link_delay: 1us}"), 16, "link_delay: 1us, link_layer: ib}");
+  for (std::size_t at; (at = yaml.find("cc: qcn}")) != std::string::npos;) yaml.replace(at, 8, "cc: ib-cca}");
+  auto sim = test::make_sim(yaml);
+  uint64_t first_s0 = 0, moved = 0;
+  probe_registry::instance().subscribe("l0.port*.egress.enqueue", [&](const probe_point&, const probe_event& e) {
+    if (!e.frame || e.frame->kind != frame_kind::data || e.frame->flow_id != 0) return;
+    if (e.port == 2 && !first_s0) first_s0 = e.time_ps;
+    if (e.port == 3 && !moved) moved = e.time_ps;
+  });
+  sim->run();
+  const nlohmann::json s = sim->summary();
+  ASSERT_GT(first_s0, 0u) << "flow 0 did not start on s0";
+  EXPECT_GT(moved, first_s0);
+  EXPECT_GT(test::counter(s, "s0.port1.prio3.cca.fecn_marks"), 0);
+  EXPECT_GE(test::counter(s, "l0.ar_notifications"), 1);  // BECN CNPs snooped
+  EXPECT_GE(test::counter(s, "l0.ar_absorbed"), 1);
+  EXPECT_GE(test::counter(s, "l0.ar_reroutes"), 1);
+  EXPECT_EQ(s["totals"]["drops"], 0);
+  EXPECT_EQ(test::counter(s, "h1_0.out_of_order_delivered"), 0);
+  EXPECT_GT(s["flows"][0]["throughput_bps"].get<double>(), 0.8 * 40e9);
+  EXPECT_TRUE(s["deadlocks"].empty());
+}
