@@ -84,7 +84,7 @@ const char* role_name(role r) {
   return r == role::cp ? "congestion point" : r == role::np ? "notification point" : "reaction point";
 }
 
-// The policy `d` names in its role of scheme `s` ("none" for a role the scheme leaves empty).
+// The policy scheme `s` puts in role `r` ("none" for a role it leaves empty).
 const std::string& policy_of(const cc_scheme& s, role r) { return r == role::cp ? s.cp : r == role::np ? s.np : s.rp; }
 
 // The first choice of `d`'s role whose owner's name for `d` the pattern matches (nullptr: none).
@@ -97,16 +97,13 @@ const choice_param* matched_owner(const declared_param& d, const std::string& pa
   if (d.where == role::cp) {
     for (const auto& sw : f.switches)
       for (const auto& port : sw->ports)
-        for (int k = 0; k < classes; ++k)
+        for (int k = 0; k < (d.per_class ? classes : 1); ++k)
           if (matches(port->name(), d.per_class ? k : -1)) return port->cp[k].get();
     return nullptr;
   }
-  for (const auto& n : f.nics) {
-    const choice_param* choice = d.where == role::np ? &n->np : &n->rp;
-    if (!d.per_class && matches(n->name(), -1)) return choice;
-    for (int k = 0; d.per_class && k < classes; ++k)
-      if (matches(n->name(), k)) return choice;
-  }
+  for (const auto& n : f.nics)
+    for (int k = 0; k < (d.per_class ? classes : 1); ++k)
+      if (matches(n->name(), d.per_class ? k : -1)) return d.where == role::np ? &n->np : &n->rp;
   return nullptr;
 }
 
