@@ -83,6 +83,8 @@ fabric::fabric(const scenario& s) : scenario_(s) {
     e.model->ba.out.bind(e.a.mac->rx);
     e.a.mac->attach_wire(e.model.get());
     e.b.mac->attach_wire(e.model.get());
+    e.a.flow_control->set_peer(*e.b.flow_control);  // which settings can matter (pfc::inert_reason)
+    e.b.flow_control->set_peer(*e.a.flow_control);
     e.model->ab.set_label(l.a + "->" + l.b);
     e.model->ba.set_label(l.b + "->" + l.a);
     links.push_back(std::move(e));
@@ -299,10 +301,10 @@ void fabric::check_congestion_points() const {
   }
 }
 
-void apply_overrides(const std::vector<std::pair<std::string, std::string>>& overrides, const std::string& origin,
-                     bool require_match) {
+std::vector<std::size_t> apply_overrides(const std::vector<std::pair<std::string, std::string>>& overrides,
+                                         const std::string& origin, bool require_match) {
   try {
-    param_registry::instance().set_each(overrides, require_match);
+    return param_registry::instance().set_each(overrides, require_match);
   } catch (const config_error& e) {
     throw config_error(origin + ": " + e.what());
   }

@@ -64,6 +64,8 @@ class fabric {
   // Settings that quietly limit the run, found by derive_defaults (one line each): the CLI and
   // Python print them on stderr and the summary lists them under warnings[].
   const std::vector<std::string>& warnings() const { return warnings_; }
+  // The schemes some flow runs (choose_congestion_control), in flow order.
+  const std::vector<const cc_scheme*>& schemes_in_use() const { return chosen_; }
 
  private:
   void check_topology() const;
@@ -83,8 +85,8 @@ class fabric {
 
 // Applies the scenario's `params:` then the command line's `--set` overrides, in order.
 // require_match false: a pattern that matches nothing is skipped (the first pass, before the
-// policies chosen by name have declared their own parameters).
-void apply_overrides(const std::vector<std::pair<std::string, std::string>>& overrides, const std::string& origin,
-                     bool require_match = true);
+// policies chosen by name have declared their own parameters) and its position returned.
+std::vector<std::size_t> apply_overrides(const std::vector<std::pair<std::string, std::string>>& overrides,
+                                         const std::string& origin, bool require_match = true);
 
 }  // namespace sluice

@@ -17,7 +17,9 @@ constexpr const char* traced[] = {"*.mac.tx_start",   "*.mac.rx_end",  "*.egress
                                   "*.egress.dequeue", "*.egress.mark", "*.drop"};
 }  // namespace
 
-frame_trace::frame_trace(const std::string& filter, const fabric& f, const std::string& key) {
+frame_trace_filter frame_trace_filter::parse(const std::string& filter, const flow_table& flows,
+                                             const std::string& key) {
+  frame_trace_filter out;
   std::size_t at = 0;
   while (at <= filter.size()) {
     const std::size_t comma = std::min(filter.find(',', at), filter.size());
@@ -27,17 +29,17 @@ frame_trace::frame_trace(const std::string& filter, const fabric& f, const std::
     if (eq == std::string::npos || value.empty())
       throw config_error(key + ": '" + term + "' must look like flow=N, kind=K[|K...] or id=N");
     if (name == "flow") {
-      any_flow_ = false;
+      out.any_flow = false;
       bool found = false;
-      for (const flow& fl : f.flows)
+      for (const flow& fl : flows)
         if (fl.spec.name == value || std::to_string(fl.id) == value) {
-          flow_ = fl.id;
+          out.flow_id = fl.id;
           found = true;
           break;
         }
       if (!found) throw config_error(key + ": flow '" + value + "' is not a flow of this run (an id or a name)");
     } else if (name == "kind") {
-      any_kind_ = false;
+      out.any_kind = false;
       std::size_t k_at = 0;
       while (k_at <= value.size()) {
         const std::size_t bar = std::min(value.find('|', k_at), value.size());
@@ -49,19 +51,24 @@ frame_trace::frame_trace(const std::string& filter, const fabric& f, const std::
             known += (known.empty() ? "" : ", ") + i->name;
           throw config_error(key + ": '" + k + "' is not a frame kind (one of {" + known + "})");
         }
-        kinds_ |= 1u << static_cast<int>(info->kind);
+        out.kinds |= 1u << static_cast<int>(info->kind);
         k_at = bar + 1;
       }
     } else if (name == "id") {
-      any_id_ = false;
+      out.any_id = false;
       const char* end = value.data() + value.size();
-      if (std::from_chars(value.data(), end, id_).ptr != end)
+      if (std::from_chars(value.data(), end, out.id).ptr != end)
         throw config_error(key + ": id '" + value + "' is not a frame id (digits)");
     } else {
       throw config_error(key + ": '" + name + "' is not a filter term (flow, kind or id)");
     }
     at = comma + 1;
   }
+  return out;
+}
+
+frame_trace::frame_trace(const std::string& filter, const fabric& f, const std::string& key)
+    : filter_(frame_trace_filter::parse(filter, f.flows, key)) {
   rows_.reserve(1024);
   probe_registry& probes = probe_registry::instance();
   for (const char* pattern : traced)
@@ -75,10 +82,11 @@ void frame_trace::record(const probe_point& p, const probe_event& e) {
   const frame_fields& f = *e.frame;
   // A flow's frames are its data and the feedback about it; link-local frames (PFC, credits)
   // carry no flow.
-  if (!any_flow_ && (f.flow_id != flow_ || frame_kind_registry::instance().role(f.kind) == frame_role::link_local))
+  if (!filter_.any_flow &&
+      (f.flow_id != filter_.flow_id || frame_kind_registry::instance().role(f.kind) == frame_role::link_local))
     return;
-  if (!any_kind_ && !(kinds_ >> static_cast<int>(f.kind) & 1)) return;
-  if (!any_id_ && f.id() != id_) return;
+  if (!filter_.any_kind && !(filter_.kinds >> static_cast<int>(f.kind) & 1)) return;
+  if (!filter_.any_id && f.id() != filter_.id) return;
   if (rows_.size() >= max_rows) {
     ++over_;
     return;

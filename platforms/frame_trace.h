@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "models/cc/flow.h"
 #include "models/core/probe.h"
 
 namespace sluice {
@@ -15,9 +16,13 @@ namespace sluice {
 class fabric;
 
 // Which frames a trace keeps: "flow=3" (a flow's id or name), "kind=data|cnm" (frame kinds),
-// "id=1234" (one frame), terms joined by ',' (all must hold). Parsed against a built fabric.
+// "id=1234" (one frame), terms joined by ',' (all must hold). Parsed against the run's flows.
 struct frame_trace_filter {
-  std::string text;  // as given ("": no trace)
+  bool any_flow = true, any_kind = true, any_id = true;
+  uint32_t flow_id = 0, kinds = 0;  // kinds: a bit per frame_kind
+  uint64_t id = 0;
+  // config_error naming `key`, the term and what is allowed.
+  static frame_trace_filter parse(const std::string& text, const flow_table& flows, const std::string& key);
 };
 
 class frame_trace {
@@ -44,9 +49,7 @@ class frame_trace {
 
  private:
   void record(const probe_point& p, const probe_event& e);
-  bool any_flow_ = true, any_kind_ = true, any_id_ = true;
-  uint32_t flow_ = 0, kinds_ = 0;
-  uint64_t id_ = 0;
+  frame_trace_filter filter_;
   std::vector<row> rows_;
   uint64_t over_ = 0;
 };

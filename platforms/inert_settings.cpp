@@ -1,6 +1,7 @@
 #include "platforms/inert_settings.h"
 
 #include "models/core/params.h"
+#include "platforms/scheme_parameters.h"
 
 namespace sluice {
 
@@ -25,6 +26,19 @@ std::vector<std::string> inert_settings(const std::vector<std::pair<std::string,
       lines.push_back(setting + ": " + matches[0]->inert_reason());
     else
       lines.push_back(setting + " on any of its " + std::to_string(matches.size()) + " matches (" + first_reason + ")");
+  }
+  return lines;
+}
+
+std::vector<std::string> unmatched_settings(const std::vector<std::pair<std::string, std::string>>& overrides,
+                                            const std::vector<std::size_t>& unmatched, const std::string& origin,
+                                            const fabric& f, const std::string& in_use) {
+  std::vector<std::string> lines;
+  for (std::size_t i : unmatched) {
+    const auto& [pattern, value] = overrides[i];
+    const std::string why = unused_scheme_reason(pattern, f, in_use);
+    if (why.empty()) throw config_error(origin + ": " + pattern + ": no parameter matches (see `sluice params`)");
+    lines.push_back(origin + ": " + pattern + "=" + value + " has no effect: " + why);
   }
   return lines;
 }

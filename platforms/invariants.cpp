@@ -33,24 +33,80 @@ invariant_checker::invariant_checker(const fabric& f) : interval(nullptr, interv
     }
   for (const auto& n : f.nics)
     if (!n->port.credits) nic_pfcs_.push_back(&n->port.flow_control);
+  for (std::size_t i = 0; i < f.nics.size(); ++i) {
+    const uint32_t node = f.nics[i]->node_id();
+    if (node >= nic_of_node_.size()) nic_of_node_.resize(node + 1, -1);
+    nic_of_node_[node] = static_cast<int32_t>(i);
+  }
 }
 
-void invariant_checker::monotone(uint64_t value, const char* where, int cls, const char* what) {
-  if (next_ == last_.size()) last_.push_back(0);
-  uint64_t& last = last_[next_++];
-  if (value < last)
-    invariant_failed(where, cls,
-                     std::string("counter ") + what + " went backwards (" + std::to_string(last) + " -> " +
-                         std::to_string(value) + ")");
-  last = value;
+void invariant_checker::check_counters() {
+  const stat_registry& stats = stat_registry::instance();
+  if (stats.registrations() < registrations_) {  // forgotten registrations: start again
+    counters_.clear();
+    last_.clear();
+    registrations_ = 0;
+  }
+  if (stats.registrations() != registrations_) {
+    for (const stat_registry::counter_ref& c : stats.counters(registrations_)) counters_.push_back(c);
+    last_.resize(counters_.size(), 0.0);
+    registrations_ = stats.registrations();
+  }
+  for (std::size_t i = 0; i < counters_.size(); ++i) {
+    const double value = counters_[i].value();
+    if (value < last_[i])
+      invariant_failed(stats.owner_of(counters_[i]), counters_[i].cls,
+                       std::string("counter ") + counters_[i].desc->leaf + " went backwards (" +
+                           format_number(last_[i]) + " -> " + format_number(value) + ")");
+    last_[i] = value;
+  }
 }
 
 void invariant_checker::check(uint64_t now_ps) {
-  next_ = 0;
+  check_counters();
   for (const auto& sw : fabric_.switches)
     for (const auto& p : sw->ports) check_switch_port(*sw, *p, now_ps);
   for (const pfc* fc : nic_pfcs_) check_pfc(*fc, nullptr, 0, now_ps);
   for (const auto& [fc, peer] : credit_peers_) check_credits(*fc, peer, now_ps);
+  delivered_.assign(fabric_.nics.size(), 0);
+  for (const flow& f : fabric_.flows)
+    if (f.spec.dst < nic_of_node_.size() && nic_of_node_[f.spec.dst] >= 0)
+      delivered_[static_cast<std::size_t>(nic_of_node_[f.spec.dst])] += f.stats.rx_frames;
+  for (std::size_t i = 0; i < fabric_.nics.size(); ++i) check_nic(*fabric_.nics[i], delivered_[i]);
+}
+
+void invariant_checker::check_nic(const nic& n, uint64_t delivered) {
+  const char* where = n.port.name();
+  const tx_scheduler& tx = n.transmitter();
+  const tx_scheduler::counters& t = tx.stats();
+  uint64_t data = 0, control = 0;
+  for (int c = 0; c < max_classes; ++c) {
+    data += t.frames[c];
+    control += t.control_out[c];
+    if (!t.control_in[c]) continue;
+    const uint64_t queued = tx.control_queued(c), queued_bytes = tx.control_queued_bytes(c);
+    if (t.control_in[c] != t.control_out[c] + queued)
+      invariant_failed(where, c,
+                       "control frame conservation: " + std::to_string(t.control_in[c]) + " made != " +
+                           std::to_string(t.control_out[c]) + " sent + " + std::to_string(queued) + " queued");
+    if (t.control_in_bytes[c] != t.control_out_bytes[c] + queued_bytes)
+      invariant_failed(where, c,
+                       "control byte conservation: " + std::to_string(t.control_in_bytes[c]) +
+                           " made != " + std::to_string(t.control_out_bytes[c]) + " sent + " +
+                           std::to_string(queued_bytes) + " queued");
+  }
+  const uint64_t link_local = n.port.credits ? n.port.credits->packets_sent() : n.port.flow_control.frames_sent();
+  if (n.port.mac.frames_sent() != data + control + link_local)
+    invariant_failed(where, -1,
+                     "frames on the wire: " + std::to_string(n.port.mac.frames_sent()) +
+                         " sent by the MAC != " + std::to_string(data) + " data + " + std::to_string(control) +
+                         " control + " + std::to_string(link_local) + " flow control");
+  const rx_dispatcher& rx = n.receiver();
+  if (rx.frames_received() != delivered + rx.held_frames() + rx.data_misdelivered())
+    invariant_failed(where, -1,
+                     "data frame conservation: " + std::to_string(rx.frames_received()) + " arrived != " +
+                         std::to_string(delivered) + " delivered + " + std::to_string(rx.held_frames()) + " held + " +
+                         std::to_string(rx.data_misdelivered()) + " misdelivered");
 }
 
 void invariant_checker::check_switch_port(const switch_model& sw, const switch_port& p, uint64_t now_ps) {
@@ -59,11 +115,6 @@ void invariant_checker::check_switch_port(const switch_model& sw, const switch_p
   for (int c = 0; c < p.classes(); ++c) {
     const queue_stats& q = p.queue(c);
     const egress_port::discarded& d = p.egress.dropped(c);
-    monotone(q.frames_in, where, c, "frames_in");
-    monotone(q.frames_out, where, c, "frames_out");
-    monotone(q.bytes_out, where, c, "bytes_out");
-    monotone(p.drops(c), where, c, "drops");
-    monotone(d.frames, where, c, "watchdog_dropped");
     if (q.frames_in != q.frames_out + q.frames + d.frames)
       invariant_failed(where, c,
                        "frame conservation: " + std::to_string(q.frames_in) + " in != " + std::to_string(q.frames_out) +
@@ -88,13 +139,7 @@ void invariant_checker::check_pfc(const pfc& fc, const mmu_if* buffer, int port,
   const char* where = fc.name();
   const sc_core::sc_time now = from_ps(now_ps);
   for (int c = 0; c < fc.classes(); ++c) {
-    monotone(fc.pause_received(c), where, c, "pause_received");
-    monotone(fc.resume_received(c), where, c, "resume_received");
-    monotone(fc.xoff_sent(c), where, c, "pause_sent");
-    monotone(fc.refresh_sent(c), where, c, "refresh_sent");
-    monotone(fc.xon_sent(c), where, c, "resume_sent");
     const uint64_t paused = to_ps(fc.paused_time(c, now));
-    monotone(paused, where, c, "paused_time");
     if (fc.pause_until_ps(c) < fc.pause_from_ps(c))
       invariant_failed(where, c,
                        "pause timer ends before it began (" + format_time(from_ps(fc.pause_from_ps(c))) + " -> " +
@@ -108,13 +153,9 @@ void invariant_checker::check_pfc(const pfc& fc, const mmu_if* buffer, int port,
 
 void invariant_checker::check_credits(const credit_flow_control& fc, const credit_flow_control* peer, uint64_t now_ps) {
   const char* where = fc.name();
-  monotone(fc.packets_sent(), where, -1, "packets_sent");
-  monotone(fc.packets_received(), where, -1, "packets_received");
   const uint64_t pool = fc.pool().bytes / 64, peer_pool = peer->pool().bytes / 64;
   for (int vl = 0; vl < fc.classes() && vl < credit_flow_control::management_vl; ++vl) {
-    monotone(fc.blocked_periods(vl), where, vl, "credit_blocked_periods");
     const uint64_t blocked = fc.blocked_ps(vl, now_ps);
-    monotone(blocked, where, vl, "credit_blocked_time");
     if (fc.starved_since_ps(vl) != never_ps && fc.starved_since_ps(vl) > now_ps)
       invariant_failed(
           where, vl, "credit starvation begins in the future (" + format_time(from_ps(fc.starved_since_ps(vl))) + ")");

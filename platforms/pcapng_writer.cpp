@@ -33,7 +33,8 @@ void pcapng_writer::put(const void* p, std::size_t n) {
   const auto* b = static_cast<const uint8_t*>(p);
   block_.insert(block_.end(), b, b + n);
   if (block_.size() >= 1 << 16) {
-    std::fwrite(block_.data(), 1, block_.size(), file_);
+    // The first failure's reason is kept for close(): a later flush may find nothing left to fail on.
+    if (std::fwrite(block_.data(), 1, block_.size(), file_) != block_.size() && !error_) error_ = errno;
     block_.clear();
   }
 }
@@ -83,13 +84,13 @@ void pcapng_writer::write_packet(uint32_t interface, uint64_t time_ns, const uin
 
 void pcapng_writer::close() {
   if (!file_) return;
-  const bool written = block_.empty() || std::fwrite(block_.data(), 1, block_.size(), file_) == block_.size();
+  if (!block_.empty() && std::fwrite(block_.data(), 1, block_.size(), file_) != block_.size() && !error_)
+    error_ = errno;
   block_.clear();
-  const bool flushed = std::fflush(file_) == 0;
-  const int error = errno;
-  std::fclose(file_);
+  if ((std::fflush(file_) != 0 || std::ferror(file_)) && !error_) error_ = errno ? errno : EIO;
+  if (std::fclose(file_) != 0 && !error_) error_ = errno;
   file_ = nullptr;
-  if (!written || !flushed) throw config_error(key_ + ": cannot write '" + path_ + "': " + std::strerror(error));
+  if (error_) throw config_error(key_ + ": cannot write '" + path_ + "': " + std::strerror(error_));
 }
 
 void put_erf_header(uint8_t* out, uint64_t time_ns, uint8_t type, uint16_t captured, uint16_t wire) {

@@ -38,6 +38,7 @@ class pcapng_writer {
   void put_option(uint16_t code, const void* value, uint16_t length);
   std::FILE* file_;
   std::string path_, key_;
+  int error_ = 0;               // errno of the first write that failed
   std::vector<uint8_t> block_;  // written in 64 KiB runs (reused: no allocation per packet)
   uint32_t interfaces_ = 0;
 };

@@ -35,6 +35,7 @@ run_options parse_run_request(const run_request& r, const std::string& prefix) {
   }
   if (r.seed) opts.seed = parse_count(*r.seed, key("seed"));
   if (r.cc) opts.cc = cc_scheme_registry::instance().named(*r.cc, key("cc")).name;
+  opts.cc_key = key("cc");
   if (r.profile) opts.profile = hardware_profile_named(*r.profile, key("profile")).name;
   opts.allow_inert = r.allow_inert;
   opts.allow_inert_key = key("allow-inert");

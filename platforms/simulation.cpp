@@ -23,6 +23,14 @@ const stat_desc timer_queue_stats[] = {
     {"pending", "wake-ups", "model wake-ups pending in the timer queue",
      [](const void*, int) { return static_cast<double>(event_queue::instance().pending()); }},
 };
+
+// How the unused-scheme settings name the schemes in use: "--cc dcqcn", "traffic cc: dcqcn, timely".
+std::string schemes_in_use(const fabric& f, const run_options& options) {
+  if (!options.cc.empty()) return options.cc_key + " " + options.cc;
+  std::string names;
+  for (const cc_scheme* s : f.schemes_in_use()) names += (names.empty() ? "" : ", ") + s->name;
+  return names.empty() ? "no " + options.cc_key + " and no traffic cc:" : "traffic cc: " + names;
+}
 }  // namespace
 
 event_player::event_player(sc_core::sc_module_name name, fabric& f, std::vector<link_event> events)
@@ -103,8 +111,13 @@ simulation::simulation(const scenario& s, const run_options& options) {
   apply_overrides(options.sets, options.sets_origin, false);
   fabric_->make_policies();
   apply_profile(profile, s.topology.layer);
-  apply_overrides(s.params, "params");
-  apply_overrides(options.sets, options.sets_origin);
+  // A pattern that still matches nothing is a typo, or names a parameter of a scheme the run
+  // does not use: a setting with no effect (checked with the others below).
+  const std::vector<std::size_t> params_unmatched = apply_overrides(s.params, "params", false);
+  const std::vector<std::size_t> sets_unmatched = apply_overrides(options.sets, options.sets_origin, false);
+  const std::string in_use = schemes_in_use(*fabric_, options);
+  unused_scheme_settings_ = {unmatched_settings(s.params, params_unmatched, "params", *fabric_, in_use),
+                             unmatched_settings(options.sets, sets_unmatched, options.sets_origin, *fabric_, in_use)};
   fabric_->derive_defaults();
   for (const std::string& w : fabric_->warnings()) std::cerr << "sluice: warning: " << w << '\n';
   fabric_->check_policies();  // after the derived headroom: a congestion point's Qeq is checked against it
@@ -126,7 +139,9 @@ simulation::~simulation() = default;
 
 void simulation::check_inert_settings(const scenario& s, const run_options& options) {
   std::vector<std::string> lines = inert_settings(s.params, "params");
+  for (std::string& line : unused_scheme_settings_[0]) lines.push_back(std::move(line));
   for (std::string& line : inert_settings(options.sets, options.sets_origin)) lines.push_back(std::move(line));
+  for (std::string& line : unused_scheme_settings_[1]) lines.push_back(std::move(line));
   if (lines.empty()) return;
   if (!options.allow_inert && !s.allow_inert)
     throw config_error(lines.front() + " (" + options.allow_inert_key + " or run.allow_inert: true to run anyway)");

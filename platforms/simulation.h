@@ -1,6 +1,7 @@
 // One simulation run of a scenario: seed, elaborate the fabric, apply overrides, run, report.
 // SystemC elaborates once per process, so construct at most one simulation per process.
 #pragma once
+#include <array>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -26,9 +27,10 @@ struct run_options {
   std::optional<sc_core::sc_time> until;
   std::optional<uint64_t> seed;
   std::optional<sc_core::sc_time> sample_period;
-  std::string cc;            // --cc: one congestion-control scheme for every flow ("" : the scenario's)
-  std::string profile;       // --profile: the hardware profile ("" : the scenario's)
-  bool allow_inert = false;  // --allow-inert: settings that do nothing warn instead of failing
+  std::string cc;               // --cc: one congestion-control scheme for every flow ("" : the scenario's)
+  std::string cc_key = "--cc";  // how errors name it ("cc" in Python)
+  std::string profile;          // --profile: the hardware profile ("" : the scenario's)
+  bool allow_inert = false;     // --allow-inert: settings that do nothing warn instead of failing
   std::string allow_inert_key = "--allow-inert";  // how the inert-setting error names it
   capture_options capture;                        // --pcap, --capture...: packet captures (none by default)
   std::string trace_frames;                       // --trace-frames FILTER: a frame trace ("": none)
@@ -92,6 +94,8 @@ class simulation {
   uint64_t seed_ = 1;
   nlohmann::json provenance_;  // how the run was made (platforms/provenance.h)
   std::vector<std::string> build_warnings_;
+  // Settings of schemes the run does not use, from params: and from the overrides (inert settings).
+  std::array<std::vector<std::string>, 2> unused_scheme_settings_;
 };
 
 }  // namespace sluice

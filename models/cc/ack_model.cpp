@@ -41,7 +41,7 @@ double read_timer_acks(const void* m, int) {
   return static_cast<double>(static_cast<const ack_model*>(m)->timer_acks());
 }
 const stat_desc ack_stats[] = {
-    {"timer_acks", "frames", "ACKs sent when the coalescing timer ran out", read_timer_acks}};
+    {"timer_acks", "frames", "ACKs sent when the coalescing timer ran out", read_timer_acks, stat_kind::counter}};
 }  // namespace
 
 ack_model::ack_model(const sc_core::sc_object& nic, control_sender_if& sender, const flow_table& flows)

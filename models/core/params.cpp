@@ -134,10 +134,15 @@ std::size_t param_registry::set(const std::string& pattern, const std::string& v
   return set_matching(params_, names(), pattern, value, require_match);
 }
 
-void param_registry::set_each(const std::vector<std::pair<std::string, std::string>>& overrides, bool require_match) {
-  if (overrides.empty()) return;
+std::vector<std::size_t> param_registry::set_each(const std::vector<std::pair<std::string, std::string>>& overrides,
+                                                  bool require_match) {
+  std::vector<std::size_t> unmatched;
+  if (overrides.empty()) return unmatched;
   const std::vector<std::string> all_names = names();
-  for (const auto& [pattern, value] : overrides) set_matching(params_, all_names, pattern, value, require_match);
+  for (std::size_t i = 0; i < overrides.size(); ++i)
+    if (set_matching(params_, all_names, overrides[i].first, overrides[i].second, require_match) == 0)
+      unmatched.push_back(i);
+  return unmatched;
 }
 
 std::vector<std::string> param_registry::names() const {

@@ -7,6 +7,8 @@
 // parameter declared `live` may also be written during the run (param_registry::set_live): its
 // owner hears the write through its on-change hook, at the simulated time of the write.
 #pragma once
+#include <algorithm>
+#include <cstddef>
 #include <functional>
 #include <limits>
 #include <map>
@@ -323,10 +325,17 @@ class param_registry {
   // models' current time. Returns how many matched.
   std::size_t set_live(const std::string& pattern, const std::string& value);
   // set() for each (pattern, value) in order, composing the parameters' names once for all of
-  // them (a scenario may hold hundreds of thousands of patterns).
-  void set_each(const std::vector<std::pair<std::string, std::string>>& overrides, bool require_match = true);
+  // them (a scenario may hold hundreds of thousands of patterns). Returns the positions of the
+  // patterns that matched nothing (none when require_match: the first such one throws).
+  std::vector<std::size_t> set_each(const std::vector<std::pair<std::string, std::string>>& overrides,
+                                    bool require_match = true);
   // The parameters whose names match the glob `pattern`, in declaration order.
   std::vector<param_base*> matching(const std::string& pattern) const;
+  // How many parameters are declared, and those declared after such a count (none removed since).
+  std::size_t count() const { return params_.size(); }
+  std::vector<param_base*> declared_since(std::size_t count) const {
+    return {params_.begin() + static_cast<std::ptrdiff_t>(std::min(count, params_.size())), params_.end()};
+  }
 
  private:
   std::vector<std::string> names() const;  // in the order of params_

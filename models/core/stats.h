@@ -9,6 +9,7 @@
 // Models keep plain integer members on the hot path. Like the models, registrations live for
 // the process (one simulation per process): there is no removal.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -19,12 +20,18 @@ class sc_object;
 
 namespace sluice {
 
+// A gauge is a level that rises and falls (a queue's depth, a peak, a mean, a last value); a
+// counter totals events, bytes or time and never falls, which the always-on invariants check for
+// every counter registered (platforms/invariants.*). Every stat_counter is a counter.
+enum class stat_kind : uint8_t { gauge, counter };
+
 struct stat_desc {
   const char* leaf;
   const char* unit;
   const char* description;
   // Reads the value from the registered object; cls is the class of a per-class statistic.
   double (*read)(const void* model, int cls);
+  stat_kind kind = stat_kind::gauge;
 };
 
 // The object a reader receives, typed (for the readers of stat_desc tables).
@@ -53,6 +60,22 @@ class stat_registry {
   // twice is a model error (logic_error); it is caught when every statistic is listed.
   std::vector<row> rows(bool nonzero_only = false) const;
   std::size_t size() const;  // statistics (per-class ones counted per class)
+  // A statistic declared a counter, unnamed (names are composed only for a message).
+  struct counter_ref {
+    const stat_desc* desc;
+    const void* model;
+    int cls;
+    uint32_t registration;
+    double value() const { return desc->read(model, cls); }
+  };
+  // The counters of the registrations from position `from` on (a count of registrations()), in order.
+  std::vector<counter_ref> counters(std::size_t from = 0) const;
+  // "<owner>[.<scope>]": where a counter is, as invariant messages name it (its class apart).
+  std::string owner_of(const counter_ref& c) const;
+  // Registrations so far, and forgetting those made after such a count: for objects made only to
+  // be looked at and destroyed at once (the census of the schemes' parameters), never for models.
+  std::size_t registrations() const { return entries_.size(); }
+  void forget_since(std::size_t registrations) { entries_.resize(std::min(registrations, entries_.size())); }
 
  private:
   struct entry {
@@ -96,6 +119,7 @@ class stat_counter {
     static const stat_desc desc = [&] {
       stat_desc d = declare();
       d.read = [](const void* m, int) { return static_cast<double>(*static_cast<const uint64_t*>(m)); };
+      d.kind = stat_kind::counter;
       return d;
     }();
     return desc;

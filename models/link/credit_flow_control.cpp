@@ -13,16 +13,17 @@ namespace {
 const credit_flow_control& fc_of(const void* m) { return stat_model<credit_flow_control>(m); }
 const stat_desc port_stats[] = {
     {"packets_sent", "frames", "credit (flow-control) packets this port put on the wire",
-     [](const void* m, int) { return static_cast<double>(fc_of(m).packets_sent()); }},
+     [](const void* m, int) { return static_cast<double>(fc_of(m).packets_sent()); }, stat_kind::counter},
     {"packets_received", "frames", "credit (flow-control) packets this port received",
-     [](const void* m, int) { return static_cast<double>(fc_of(m).packets_received()); }},
+     [](const void* m, int) { return static_cast<double>(fc_of(m).packets_received()); }, stat_kind::counter},
 };
 // Per VL, named under the port ("sw0.port3.prio3.credit_blocked_time") beside its queues.
 const stat_desc vl_stats[] = {
     {"credit_blocked_time", "ns", "time a frame of this VL waited at this transmitter for credit",
-     [](const void* m, int k) { return static_cast<double>(fc_of(m).blocked_ps(k, now_ps())) / 1e3; }},
+     [](const void* m, int k) { return static_cast<double>(fc_of(m).blocked_ps(k, now_ps())) / 1e3; },
+     stat_kind::counter},
     {"credit_blocked_periods", "periods", "times this VL's transmitter ran out of credit with a frame to send",
-     [](const void* m, int k) { return static_cast<double>(fc_of(m).blocked_periods(k)); }},
+     [](const void* m, int k) { return static_cast<double>(fc_of(m).blocked_periods(k)); }, stat_kind::counter},
     {"credit_peak_blocks", "blocks", "most 64-byte blocks of this VL held in this port's input buffer",
      [](const void* m, int k) { return static_cast<double>(fc_of(m).peak_blocks(k)); }},
 };

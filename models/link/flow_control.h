@@ -9,6 +9,7 @@
 // The class count belongs to the fabric (8 PFC priorities, up to 16 IB VLs), not to this file.
 #pragma once
 #include <cstdint>
+#include <string>
 #include <tlm>
 
 namespace sluice {
@@ -83,6 +84,10 @@ class ingress_state_if {
   virtual pause_check recheck_pause(int port, int cls) = 0;
   // The XOFF-to-XON hysteresis of the class's group at the port's ingress, in bytes (0: none).
   virtual uint64_t xon_gap_bytes(int port, int cls) const { return 0; }
+  // Why this buffer never asks for XOFF (no class is lossless), or "" when it may: the settings
+  // of its ports' PFC generators, and of the watchdogs of the ports they would pause, are then
+  // inert (asked once the overrides are final, never per frame).
+  virtual std::string never_pauses() const { return ""; }
 };
 
 }  // namespace sluice

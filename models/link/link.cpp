@@ -10,13 +10,14 @@ uint64_t g_packet_hops = 0;
 
 const stat_desc channel_stats[] = {
     {"frames", "frames", "frames that started on this direction (data and control)",
-     [](const void* m, int) { return static_cast<double>(stat_model<link_channel>(m).frames()); }},
+     [](const void* m, int) { return static_cast<double>(stat_model<link_channel>(m).frames()); }, stat_kind::counter},
     {"bytes", "bytes", "wire bytes that started on this direction",
-     [](const void* m, int) { return static_cast<double>(stat_model<link_channel>(m).bytes()); }},
+     [](const void* m, int) { return static_cast<double>(stat_model<link_channel>(m).bytes()); }, stat_kind::counter},
     {"busy_time", "ns", "time the transmitter was serializing",
      [](const void* m, int) {
        return static_cast<double>(to_ps(stat_model<link_channel>(m).busy_time(sc_core::sc_time_stamp()))) / 1e3;
-     }},
+     },
+     stat_kind::counter},
 };
 const param_spec<data_rate> rate_spec{
     "rate", "link capacity, each direction", min_rate, min_rate, max_rate, param_change::live};

@@ -9,9 +9,9 @@ namespace sluice {
 namespace {
 const stat_desc mac_stats[] = {
     {"frames_sent", "frames", "frames this MAC transmitted (data and control)",
-     [](const void* m, int) { return static_cast<double>(stat_model<mac_port>(m).frames_sent()); }},
+     [](const void* m, int) { return static_cast<double>(stat_model<mac_port>(m).frames_sent()); }, stat_kind::counter},
     {"bytes_sent", "bytes", "wire bytes this MAC transmitted",
-     [](const void* m, int) { return static_cast<double>(stat_model<mac_port>(m).bytes_sent()); }},
+     [](const void* m, int) { return static_cast<double>(stat_model<mac_port>(m).bytes_sent()); }, stat_kind::counter},
 };
 }  // namespace
 

@@ -14,37 +14,43 @@ double ns_of(const sc_core::sc_time& t) { return static_cast<double>(to_ps(t)) /
 
 const stat_desc generator_stats[] = {
     {"frames_sent", "frames", "PFC frames this port put on the wire (XOFF, refresh and XON merged)",
-     [](const void* m, int) { return static_cast<double>(stat_model<pfc>(m).frames_sent()); }},
+     [](const void* m, int) { return static_cast<double>(stat_model<pfc>(m).frames_sent()); }, stat_kind::counter},
 };
 const stat_desc receiver_stats[] = {
     {"frames_received", "frames", "PFC frames this port received",
-     [](const void* m, int) { return static_cast<double>(stat_model<pfc>(m).frames_received()); }},
+     [](const void* m, int) { return static_cast<double>(stat_model<pfc>(m).frames_received()); }, stat_kind::counter},
 };
 // Per priority, named under the port ("sw0.port3.prio3.pause_sent") beside its queue statistics.
 const stat_desc priority_stats[] = {
     {"pause_received", "frames", "PFC frames received pausing this priority (non-zero quanta)",
-     [](const void* m, int k) { return static_cast<double>(stat_model<pfc>(m).pause_received(k)); }},
+     [](const void* m, int k) { return static_cast<double>(stat_model<pfc>(m).pause_received(k)); },
+     stat_kind::counter},
     {"resume_received", "frames", "PFC frames received resuming this priority (zero quanta)",
-     [](const void* m, int k) { return static_cast<double>(stat_model<pfc>(m).resume_received(k)); }},
+     [](const void* m, int k) { return static_cast<double>(stat_model<pfc>(m).resume_received(k)); },
+     stat_kind::counter},
     {"paused_time", "ns", "time this priority was held paused at this port's transmitter",
-     [](const void* m, int k) { return ns_of(stat_model<pfc>(m).paused_time(k, sc_core::sc_time_stamp())); }},
+     [](const void* m, int k) { return ns_of(stat_model<pfc>(m).paused_time(k, sc_core::sc_time_stamp())); },
+     stat_kind::counter},
 };
 const stat_desc priority_generator_stats[] = {
     {"pause_sent", "frames", "PFC frames on the wire that paused this priority upstream (new XOFF)",
-     [](const void* m, int k) { return static_cast<double>(stat_model<pfc>(m).xoff_sent(k)); }},
+     [](const void* m, int k) { return static_cast<double>(stat_model<pfc>(m).xoff_sent(k)); }, stat_kind::counter},
     {"refresh_sent", "frames", "PFC frames on the wire that refreshed this priority's pause",
-     [](const void* m, int k) { return static_cast<double>(stat_model<pfc>(m).refresh_sent(k)); }},
+     [](const void* m, int k) { return static_cast<double>(stat_model<pfc>(m).refresh_sent(k)); }, stat_kind::counter},
     {"resume_sent", "frames", "PFC frames on the wire that resumed this priority (XON)",
-     [](const void* m, int k) { return static_cast<double>(stat_model<pfc>(m).xon_sent(k)); }},
+     [](const void* m, int k) { return static_cast<double>(stat_model<pfc>(m).xon_sent(k)); }, stat_kind::counter},
 };
 const stat_desc watchdog_stats[] = {
     {"watchdog_storms", "storms", "times the PFC watchdog found this priority paused for its detection time",
-     [](const void* m, int k) { return static_cast<double>(stat_model<pfc>(m).watchdog_storms(k)); }},
+     [](const void* m, int k) { return static_cast<double>(stat_model<pfc>(m).watchdog_storms(k)); },
+     stat_kind::counter},
     {"watchdog_restores", "storms",
      "pause storms of this priority the watchdog ended (no pause for its restoration time)",
-     [](const void* m, int k) { return static_cast<double>(stat_model<pfc>(m).watchdog_restores(k)); }},
+     [](const void* m, int k) { return static_cast<double>(stat_model<pfc>(m).watchdog_restores(k)); },
+     stat_kind::counter},
     {"watchdog_ignored", "frames", "pausing PFC frames the watchdog did not honour (action ignore-pause)",
-     [](const void* m, int k) { return static_cast<double>(stat_model<pfc>(m).watchdog_ignored(k)); }},
+     [](const void* m, int k) { return static_cast<double>(stat_model<pfc>(m).watchdog_ignored(k)); },
+     stat_kind::counter},
 };
 const param_spec<sc_core::sc_time> response_spec{
     "response",
@@ -74,13 +80,34 @@ const param_spec<sc_core::sc_time> watchdog_restore_spec{
 }  // namespace
 
 // A port keeps its PFC even when its MAC is gated by another component (InfiniBand credits):
-// every PFC parameter is then inert.
-std::string pfc::inert_reason(const void* model, const param_base&) {
+// every PFC parameter is then inert. The generator's (quanta, refresh) are inert when its buffer
+// never asks for XOFF; the receiver's (the watchdog; a NIC's response) when the peer never sends a
+// pausing frame. A switch port's response stays: it also sets the tau of TCD's max(Ton) there.
+std::string pfc::inert_reason(const void* model, const param_base& p) {
   const pfc& f = *static_cast<const pfc*>(model);
   const flow_control_if* gate = f.mac_.flow_control();
-  if (!gate || gate == &f) return "";
-  return gate->layer() == link_layer::ib ? "PFC on an InfiniBand port, which has credit flow control"
-                                         : "the port's MAC is gated by another flow-control component";
+  if (gate && gate != &f)
+    return gate->layer() == link_layer::ib ? "PFC on an InfiniBand port, which has credit flow control"
+                                           : "the port's MAC is gated by another flow-control component";
+  const std::string leaf = p.leaf();
+  if (leaf == "quanta" || leaf == "refresh") {
+    const std::string why = f.never_pauses();
+    return why.empty() ? why : why + ": this port sends no PFC frame";
+  }
+  const bool receiver = leaf.compare(0, 9, "watchdog.") == 0 || (leaf == "response" && !f.buffer_);
+  if (!receiver || !f.peer_) return "";
+  const std::string why = f.peer_->never_pauses();
+  return why.empty() ? why : why + ": nothing pauses " + f.port_name();
+}
+
+std::string pfc::port_name() const {
+  const sc_core::sc_object* port = get_parent_object();
+  return port ? port->name() : name();
+}
+
+std::string pfc::never_pauses() const {
+  if (!buffer_) return port_name() + " sends no PFC frame (no buffer behind it: a NIC's port)";
+  return buffer_->never_pauses();
 }
 
 pfc::pfc(sc_core::sc_module_name name, mac_port& mac, int classes, ingress_state_if* buffer)

@@ -80,6 +80,13 @@ class pfc : public sc_core::sc_module, public flow_control_if, public timed_clie
   on_off_loop on_off(int cls) const override;
 
   void set_storm_listener(pause_storm_listener* l) { storm_listener_ = l; }
+  // The PFC of the port at the link's far end (the fabric wires it; unset: it may pause this
+  // port). Whether it ever pauses this port decides whether this port's watchdog, and a NIC's
+  // response, can have an effect.
+  void set_peer(const pfc& peer) { peer_ = &peer; }
+  // Why this port never sends a pausing PFC frame (a NIC's port, or a buffer with no lossless
+  // class), or "" when it may.
+  std::string never_pauses() const;
 
   // Generator: sends XOFF / XON for a priority (also usable by tests and firmware models).
   void pause_upstream(int cls);
@@ -144,6 +151,7 @@ class pfc : public sc_core::sc_module, public flow_control_if, public timed_clie
   void schedule_refresh();
   void apply_pause(int cls, uint64_t effective_ps, uint64_t until_ps);
   static std::string inert_reason(const void* pfc, const param_base& p);
+  std::string port_name() const;  // "sw0.port3": the port this PFC belongs to
   data_rate wire_rate() const;
 
   // Publishes pause_on / pause_off at the times the gate of a class closes and opens, which are
@@ -172,6 +180,7 @@ class pfc : public sc_core::sc_module, public flow_control_if, public timed_clie
   uint64_t detect_ps_ = 0, restore_ps_ = 0;
   uint64_t watchdog_due_ps_ = never_ps;
   pause_storm_listener* storm_listener_ = nullptr;
+  const pfc* peer_ = nullptr;
   uint64_t frames_sent_ = 0, frames_received_ = 0;
 };
 

@@ -101,6 +101,7 @@ class nic : public sc_core::sc_module, public control_sender_if {
   const tx_scheduler& transmitter() const { return tx_; }
 
  private:
+  friend struct invariant_test_hooks;
   void limit_changed(uint32_t flow_id);  // a flow's limiter changed: reorder it, publish rate_change
   void start_of_simulation() override;
   bool sends(uint32_t flow_id) const;

@@ -60,6 +60,7 @@ void rx_dispatcher::receive_data(packet_header& h) {
   ++rx_frames_;
   if (h.dst != node_id_ || h.flow_id >= flows_.size()) {
     ++misdelivered_;
+    ++data_misdelivered_;
     return;
   }
   flow& f = flows_[h.flow_id];

@@ -47,8 +47,13 @@ class rx_dispatcher : public frame_sink_if {
   uint64_t resequencing_delay_ps() const { return reseq_delay_ps_; }
   uint64_t resequencing_delay_max_ps() const { return reseq_delay_max_ps_; }
   uint64_t out_of_order_delivered() const { return out_of_order_; }
+  // For the invariants' conservation: data frames held for resequencing now, and data frames
+  // counted as misdelivered (of frames_received: for another NIC or an unknown flow).
+  std::size_t held_frames() const { return holding_; }
+  uint64_t data_misdelivered() const { return data_misdelivered_; }
 
  private:
+  friend struct invariant_test_hooks;
   void receive_data(packet_header& h);
   // Inlined into receive_data (as before resequencing): a call there cost 7 instructions a hop.
   [[gnu::always_inline]] inline void deliver(flow& f, uint32_t payload, uint64_t now);
@@ -63,7 +68,7 @@ class rx_dispatcher : public frame_sink_if {
   std::function<void(uint32_t)> completion_hook_;
   model_signal completed_;
   uint32_t last_completed_ = 0;
-  uint64_t rx_frames_ = 0, misdelivered_ = 0, unmatched_feedback_ = 0;
+  uint64_t rx_frames_ = 0, misdelivered_ = 0, unmatched_feedback_ = 0, data_misdelivered_ = 0;
   std::array<uint64_t, max_frame_kinds> by_kind_{};
   // Frames that arrived ahead of their flow's next byte (adaptive routing reorders), by flow,
   // each list in sequence order. In order, a frame's seq equals the bytes delivered so far, so

@@ -66,7 +66,15 @@ void tx_scheduler::queue_control(tlm::tlm_generic_payload* frame) {
     SC_REPORT_ERROR("sluice/tx_scheduler", "control frame of a class this port does not have");
   control_[h.priority].push_back(frame);
   control_mask_ |= 1u << h.priority;
+  ++stats_.control_in[h.priority];
+  stats_.control_in_bytes[h.priority] += h.size;
   mac_.kick();
+}
+
+uint64_t tx_scheduler::control_queued_bytes(int cls) const {
+  uint64_t bytes = 0;
+  for (std::size_t i = 0; i < control_[cls].size(); ++i) bytes += header(*control_[cls][i]).size;
+  return bytes;
 }
 
 void tx_scheduler::unpark(uint64_t now_ps) {
@@ -92,6 +100,8 @@ tlm::tlm_generic_payload* tx_scheduler::next_frame(uint64_t now_ps, uint64_t& re
     control_[cls].pop_front();
     if (control_[cls].empty()) control_mask_ &= ~(1u << cls);
     ++stats_.control_frames[static_cast<int>(h.kind)];
+    ++stats_.control_out[cls];
+    stats_.control_out_bytes[cls] += h.size;
     return p;
   }
   if (parked_mask_) unpark(now_ps);

@@ -34,6 +34,8 @@ class tx_scheduler : public frame_source_if {
   struct counters {
     std::array<uint64_t, max_classes> frames{}, bytes{};     // data frames on each class
     std::array<uint64_t, max_frame_kinds> control_frames{};  // frames the NIC made, by kind
+    // Control frames per class: queued (made) and taken for the wire (the invariants' conservation).
+    std::array<uint64_t, max_classes> control_in{}, control_in_bytes{}, control_out{}, control_out_bytes{};
   };
 
   tx_scheduler(mac_port& mac, flow_control_if& gate, flow_table& flows);
@@ -50,8 +52,12 @@ class tx_scheduler : public frame_source_if {
   tlm::tlm_generic_payload* next_frame(uint64_t now_ps, uint64_t& retry_ps) override;
   uint64_t next_ready_ps(uint64_t now_ps) const override;
   const counters& stats() const { return stats_; }
+  // Control frames waiting on a class, and their wire bytes (a walk over the queue: for checks).
+  std::size_t control_queued(int cls) const { return control_[cls].size(); }
+  uint64_t control_queued_bytes(int cls) const;
 
  private:
+  friend struct invariant_test_hooks;
   struct sender {
     uint32_t flow_id;
     rate_limiter_if* limiter;

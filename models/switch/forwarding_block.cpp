@@ -47,13 +47,13 @@ double steering_count(const void* m, int) {
 
 const stat_desc forwarding_stats[] = {
     {"ar_reroutes", "flows", "times an adaptive policy moved a flow (or flowlet) to another port",
-     steering_count<&steering_selector::reroutes>},
+     steering_count<&steering_selector::reroutes>, stat_kind::counter},
     {"ar_notifications", "frames", "congestion notifications entered in the congestion table (adaptive)",
-     steering_count<&steering_selector::snooped>},
+     steering_count<&steering_selector::snooped>, stat_kind::counter},
     {"ar_absorbed", "frames", "notifications this switch acted on and did not pass on (adaptive, ar.absorb)",
-     steering_count<&steering_selector::absorbed>},
+     steering_count<&steering_selector::absorbed>, stat_kind::counter},
     {"ar_unmatched", "frames", "notifications snooped about flows this switch never routed (adaptive)",
-     steering_count<&steering_selector::unmatched>},
+     steering_count<&steering_selector::unmatched>, stat_kind::counter},
 };
 
 // The ar.* settings act only under the policies that read them.

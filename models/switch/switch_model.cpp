@@ -11,7 +11,8 @@ namespace sluice {
 namespace {
 const stat_desc switch_stats[] = {
     {"unroutable", "frames", "frames dropped for want of a route",
-     [](const void* m, int) { return static_cast<double>(stat_model<switch_model>(m).unroutable()); }},
+     [](const void* m, int) { return static_cast<double>(stat_model<switch_model>(m).unroutable()); },
+     stat_kind::counter},
 };
 
 const param_spec<sc_core::sc_time> pipeline_spec{
@@ -62,12 +63,17 @@ switch_model::switch_model(sc_core::sc_module_name name, uint32_t node_id, int n
         return s.custom_forwarding_ ? std::string(s.name()) + " has forwarding bound by bind_forwarding" : "";
       },
       this);
-  admission_latency.inert_when(
-      [](const void* sw, const param_base&) -> std::string {
-        const switch_model& s = *static_cast<const switch_model*>(sw);
-        return s.custom_split_mmu_ ? std::string(s.name()) + " has admission bound by bind_split_mmu" : "";
-      },
-      this);
+  // A split-phase block bound by hand answers in its own time: the latency that would make one does nothing.
+  for (param_base* p : std::initializer_list<param_base*>{&admission_latency, &forwarding_latency})
+    p->inert_when(
+        [](const void* sw, const param_base& self) -> std::string {
+          const switch_model& s = *static_cast<const switch_model*>(sw);
+          if (self.leaf() == std::string("admission_latency"))
+            return s.custom_split_mmu_ ? std::string(s.name()) + " has admission bound by bind_split_mmu" : "";
+          return s.custom_split_forwarding_ ? std::string(s.name()) + " has forwarding bound by bind_split_forwarding"
+                                            : "";
+        },
+        this);
   for (int i = 0; i < num_ports; ++i)
     ports.push_back(std::make_unique<switch_port>(("port" + std::to_string(i)).c_str(), i,
                                                   eth::mac_address(node_id, static_cast<uint32_t>(i)), classes, *this,
@@ -83,6 +89,14 @@ switch_model::switch_model(sc_core::sc_module_name name, uint32_t node_id, int n
 void switch_model::before_end_of_elaboration() {
   mmu_port.bind(custom_mmu_ ? *custom_mmu_ : static_cast<mmu_if&>(mmu_block));
   forwarding_port.bind(custom_forwarding_ ? *custom_forwarding_ : static_cast<forwarding_if&>(forwarding));
+}
+
+// The bound MMU's classes (the default's until before_end_of_elaboration binds the port).
+std::string switch_model::never_pauses() const {
+  const mmu_if& m = custom_mmu_ ? *custom_mmu_ : static_cast<const mmu_if&>(mmu_block);
+  for (int k = 0; k < classes_; ++k)
+    if (m.is_lossless(k)) return "";
+  return "no class of " + std::string(name()) + " is lossless (" + name() + ".prio<k>.lossless = false)";
 }
 
 void switch_model::make_policies() {

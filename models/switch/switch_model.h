@@ -82,6 +82,7 @@ class switch_model : public sc_core::sc_module,
   void release(int ingress_port, int cls, uint32_t bytes) override;
   pause_check recheck_pause(int port, int cls) override;
   uint64_t xon_gap_bytes(int port, int cls) const override { return active_mmu().xon_offset_bytes(port, cls); }
+  std::string never_pauses() const override;
   void resumed(int port, int cls) override { ports[port]->gate().on_release(cls, 0, true); }
   void drop_unroutable(tlm::tlm_generic_payload* frame);
   // The congestion view an adaptive forwarding policy reads (congestion_view.h).

@@ -1,15 +1,22 @@
 // Fuzzes what a user types as a value: the unit parsers (rates, sizes, times, numbers, counts,
 // flags), `--set PATH=VALUE` (split, glob, parse and range check against parameters of every
-// value type) and the run options (--until, --sample-period, --seed, --cc). The first byte picks
-// the parser, the rest is the text. Bad input must be a config_error with a one-line message;
-// a parsed size or count must print and parse back to itself.
+// value type), the run options (--until, --sample-period, --seed, --cc, --trace-frames, --vcd
+// with --trace and --trace-window, --pcap with --capture, --capture-kinds and --capture-window),
+// the frame-trace filter (against a few flows) and the capture's kind list and time window. The
+// first byte picks the parser, the rest is the text. Bad input must be a config_error with a
+// one-line message; a parsed size or count must print and parse back to itself, a parsed window
+// must end after it starts.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "models/core/params.h"
+#include "platforms/frame_capture.h"
+#include "platforms/frame_trace.h"
 #include "platforms/run_request.h"
 #include "tests/support/one_param_each.h"
 
@@ -28,9 +35,23 @@ std::string line(const std::string& text, std::size_t& at) {
   return out;
 }
 
+// Flows a frame-trace filter may name, by id or name.
+const flow_table& some_flows() {
+  static const flow_table flows = [] {
+    flow_table t(3);
+    const char* names[] = {"f0", "bulk", "2"};  // "2" is flow 2's name and flow 2's id
+    for (uint32_t i = 0; i < t.size(); ++i) {
+      t[i].id = i;
+      t[i].spec.name = names[i];
+    }
+    return t;
+  }();
+  return flows;
+}
+
 void fuzz_one(uint8_t which, const std::string& text) {
   static test::one_param_each params;  // what --set patterns match
-  switch (which % 10) {
+  switch (which % 12) {
     case 0:
       parse_rate(text, "rate");
       break;
@@ -70,14 +91,42 @@ void fuzz_one(uint8_t which, const std::string& text) {
       check(glob_match("*", name.c_str()));
       break;
     }
-    default: {  // the run options, one per line
+    case 9: {  // the run options, one per line (a line present sets its option)
       run_request r;
       std::size_t at = 0;
+      auto next = [&](std::optional<std::string>& option) {
+        if (at <= text.size()) option = line(text, at);
+      };
+      auto next_list = [&](std::vector<std::string>& list) {
+        if (at <= text.size()) list.push_back(line(text, at));
+      };
       r.until = line(text, at);
-      if (at <= text.size()) r.sample_period = line(text, at);
-      if (at <= text.size()) r.seed = line(text, at);
-      if (at <= text.size()) r.cc = line(text, at);
-      parse_run_request(r, "--");
+      next(r.sample_period);
+      next(r.seed);
+      next(r.cc);
+      next(r.trace_frames);
+      next(r.vcd);
+      next_list(r.trace);
+      next(r.trace_window);
+      next(r.pcap);
+      next_list(r.capture);
+      next(r.capture_kinds);
+      next(r.capture_window);
+      const run_options o = parse_run_request(r, "--");
+      check(o.waveform.from_ps < o.waveform.to_ps && o.capture.from_ps < o.capture.to_ps);
+      break;
+    }
+    case 10:  // a frame-trace filter
+      frame_trace_filter::parse(text, some_flows(), "--trace-frames");
+      break;
+    default: {  // a capture's frame kinds, then its window
+      std::size_t at = 0;
+      const std::string kinds = line(text, at);
+      check(parse_capture_kinds(kinds, "--capture-kinds") != 0);
+      if (at <= text.size()) {
+        const auto [from, to] = parse_capture_window(text.substr(at), "--capture-window");
+        check(from < to);
+      }
     }
   }
 }

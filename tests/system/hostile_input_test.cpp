@@ -158,6 +158,37 @@ TEST(HostileInput, OutputsThatCannotBeWrittenAreNamed) {
                    "trap '' XFSZ; ulimit -f 8; " + bounded);
 }
 
+TEST(HostileInput, CapturesWaveformsAndFrameTracesThatCannotBeWrittenAreNamed) {
+  const std::string s = write_temp("observe.yaml", good);
+  const std::string full_disk = "trap '' XFSZ; ulimit -f 8; " + bounded;  // files stop at 4 KiB
+  // --pcap DIR: a folder that cannot be made, a port's file on a full device, a full disk.
+  expect_cli_error("run " + s + " --pcap /proc/self/sluice-pcap --capture 'h*'",
+                   "--pcap: cannot create '/proc/self/sluice-pcap'", bounded);
+  std::string dir = fresh_dir("full-pcap");
+  std::filesystem::create_symlink("/dev/full", dir + "/h0.port0.pcapng");
+  expect_cli_error("run " + s + " --pcap " + dir + " --capture h0.port0",
+                   "--pcap: cannot write '" + dir + "/h0.port0.pcapng': No space left on device", bounded);
+  dir = fresh_dir("disk-pcap");
+  expect_cli_error("run " + s + " --until 200us --pcap " + dir + " --capture 'h*'", "--pcap: cannot write '" + dir,
+                   full_disk);
+  // --vcd FILE: named before the run when it cannot be made; a full device; a full disk.
+  expect_cli_error("run " + s + " --vcd /proc/self/sluice.vcd --trace '*.paused'",
+                   "--vcd: cannot write '/proc/self/sluice.vcd'", bounded);
+  expect_cli_error("run " + s + " --vcd /dev/full --trace '*.queue_bytes'", "--vcd: cannot write '/dev/full'", bounded);
+  dir = fresh_dir("disk-vcd");
+  expect_cli_error("run " + s + " --until 200us --vcd " + dir + "/run.vcd --trace '*.queue_bytes'",
+                   "--vcd: cannot write '" + dir + "/run.vcd'", full_disk);
+  // --trace-frames with --out: frame_trace.csv on a full device; a full disk (the summary, written
+  // first, is the file named then).
+  dir = fresh_dir("full-trace");
+  std::filesystem::create_symlink("/dev/full", dir + "/frame_trace.csv");
+  expect_cli_error("run " + s + " --out " + dir + " --trace-frames kind=data",
+                   "--out: cannot write '" + dir + "/frame_trace.csv'", bounded);
+  dir = fresh_dir("disk-trace");
+  expect_cli_error("run " + s + " --until 200us --out " + dir + " --trace-frames kind=data",
+                   "--out: cannot write '" + dir, full_disk);
+}
+
 TEST(HostileInput, AReadOnlyOutputFolderIsNamedBeforeTheRun) {
   if (geteuid() == 0) GTEST_SKIP() << "root may write any folder; /proc above covers a folder root cannot write";
   const std::string dir = fresh_dir("read-only");

@@ -21,6 +21,8 @@ struct invariant_test_hooks {
     fc.vl_[vl].blocked = true;
     fc.vl_[vl].blocked_since_ps = since_ps;
   }
+  static tx_scheduler::counters& sent(nic& n) { return n.tx_.stats_; }
+  static uint64_t& arrived(nic& n) { return n.rx_.rx_frames_; }
 };
 }  // namespace sluice
 
@@ -109,8 +111,62 @@ TEST(Invariants, ACounterGoingBackwardsIsCaught) {
     checker.check(now_ps());
     ADD_FAILURE() << "no violation";
   } catch (const sc_core::sc_report& e) {
-    EXPECT_HAS(std::string(e.get_msg()), "s0.port1.pfc prio 3 at 300us: counter pause_received went backwards");
+    EXPECT_HAS(std::string(e.get_msg()), "s0.port1 prio 3 at 300us: counter pause_received went backwards");
   }
+}
+
+namespace {
+// A counter of a model the checker was never told about: every registered counter is checked.
+uint64_t test_counter = 0;
+const stat_desc test_counter_desc[] = {
+    {"test_events", "events", "a counter registered by this test",
+     [](const void* m, int) { return static_cast<double>(*static_cast<const uint64_t*>(m)); }, stat_kind::counter}};
+const stat_desc test_gauge_desc[] = {
+    {"test_level", "frames", "a gauge registered by this test",
+     [](const void* m, int) { return static_cast<double>(*static_cast<const uint64_t*>(m)); }}};
+}  // namespace
+
+TEST(Invariants, AnyRegisteredCounterGoingBackwardsIsCaught) {
+  auto sim = deadlock_ring();
+  switch_model& sw = *sim->fabric_model().switches[2];
+  static uint64_t level = 7;
+  test_counter = 5;
+  stat_registry::instance().add(&sw, "test", test_counter_desc, 1, &test_counter);
+  stat_registry::instance().add(&sw, "test", test_gauge_desc, 1, &level);
+  sim->run();
+  invariant_checker checker(sim->fabric_model());
+  checker.check(now_ps());
+  level = 3;  // a gauge may fall
+  checker.check(now_ps());
+  test_counter = 4;
+  try {
+    checker.check(now_ps());
+    ADD_FAILURE() << "no violation";
+  } catch (const sc_core::sc_report& e) {
+    EXPECT_HAS(std::string(e.get_msg()), "s2.test at 300us: counter test_events went backwards (5 -> 4)");
+  }
+}
+
+TEST(Invariants, ANicControlFrameLostIsCaught) {
+  auto sim = deadlock_ring();  // no congestion control: no NIC makes control frames
+  nic& h = *sim->fabric_model().nics[0];
+  ++hooks::sent(h).control_in[3];  // made, never sent nor queued
+  hooks::sent(h).control_in_bytes[3] += 64;
+  EXPECT_HAS(violation_of(*sim), "h0.port0 prio 3 at 10us: control frame conservation: 1 made != 0 sent + 0 queued");
+}
+
+TEST(Invariants, ANicFrameOnTheWireUncountedIsCaught) {
+  auto sim = deadlock_ring();
+  nic& h = *sim->fabric_model().nics[0];
+  ++hooks::sent(h).frames[0];  // a data frame counted as sent that the MAC never sent
+  EXPECT_HAS(violation_of(*sim), "h0.port0 at 10us: frames on the wire: ");
+}
+
+TEST(Invariants, ANicDataFrameLostOnReceiveIsCaught) {
+  auto sim = deadlock_ring();
+  nic& h = *sim->fabric_model().nics[1];
+  ++hooks::arrived(h);  // arrived, never delivered, held nor misdelivered
+  EXPECT_HAS(violation_of(*sim), "h1.port0 at 10us: data frame conservation: ");
 }
 
 TEST(Invariants, APausedGroupWithoutItsRefreshIsCaught) {

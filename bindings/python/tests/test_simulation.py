@@ -289,6 +289,18 @@ def test_a_setting_that_does_nothing_is_an_error_or_with_allow_inert_a_warning(i
         "set: sw0.port0.pfc.xoff=96KiB has no effect: sw0.mmu.threshold is 'dynamic', which does not read pfc.xoff"]
 
 
+def test_a_setting_of_a_scheme_no_flow_uses_is_inert_not_unknown(incast):
+    line = "set: *.qcn.gd=0.25 has no effect: it belongs to scheme 'qcn', which no flow of this run uses (cc dcqcn)"
+    with pytest.raises(ValueError) as e:
+        sluice.Simulation(incast, cc="dcqcn", set={"*.qcn.gd": "0.25"}).run(until="20us", progress=False)
+    assert str(e.value) == line + " (allow_inert or run.allow_inert: true to run anyway)"
+    result = sluice.Simulation(incast, cc="dcqcn", set={"*.qcn.gd": "0.25"}, allow_inert=True).run(until="20us",
+                                                                                                  progress=False)
+    assert result.summary["warnings"] == [line]
+    with pytest.raises(ValueError, match=r"^set: \*\.qcn\.gdd: no parameter matches"):
+        sluice.Simulation(incast, cc="dcqcn", set={"*.qcn.gdd": "0.25"}).run(until="20us", progress=False)
+
+
 def test_a_hardware_profile_sets_defaults_and_settings_win(incast):
     p = sluice.params(incast, match="*.header", profile="40g").set_index("name")
     assert set(p.value) == {"66B"} and set(p.default) == {"66B"}

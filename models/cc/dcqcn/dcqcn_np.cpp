@@ -26,9 +26,9 @@ namespace sluice {
 namespace {
 double read_count(const void* m, int) { return static_cast<double>(*static_cast<const uint64_t*>(m)); }
 const stat_desc ue_stat[] = {
-    {"ue_frames", "frames", "UE-marked (TCD 10) data frames received (dcqcn-tcd)", read_count}};
+    {"ue_frames", "frames", "UE-marked (TCD 10) data frames received (dcqcn-tcd)", read_count, stat_kind::counter}};
 constexpr uint8_t ecn_ue = 2, ecn_ce = 3;
-const stat_desc flow_stat[] = {{"cnps", "frames", "CNPs made for this flow (dcqcn)", read_count}};
+const stat_desc flow_stat[] = {{"cnps", "frames", "CNPs made for this flow (dcqcn)", read_count, stat_kind::counter}};
 
 class dcqcn_np final : public notification_point_if {
  public:

@@ -12,7 +12,7 @@ namespace sluice {
 namespace {
 double read_count(const void* m, int) { return static_cast<double>(*static_cast<const uint64_t*>(m)); }
 const stat_desc flow_stat[] = {
-    {"ce_frames", "frames", "CE-marked data frames of this flow received (ecn-count)", read_count}};
+    {"ce_frames", "frames", "CE-marked data frames of this flow received (ecn-count)", read_count, stat_kind::counter}};
 
 class ecn_count final : public notification_point_if {
  public:

@@ -17,9 +17,10 @@
 namespace sluice {
 namespace {
 double read_count(const void* m, int) { return static_cast<double>(*static_cast<const uint64_t*>(m)); }
-const stat_desc ue_stat[] = {
-    {"ue_frames", "frames", "data frames received with TCD's UE bit and no FECN (ib-cca-tcd)", read_count}};
-const stat_desc flow_stat[] = {{"becns", "frames", "CNPs with BECN sent to this flow's source (ib-cca)", read_count}};
+const stat_desc ue_stat[] = {{"ue_frames", "frames", "data frames received with TCD's UE bit and no FECN (ib-cca-tcd)",
+                              read_count, stat_kind::counter}};
+const stat_desc flow_stat[] = {
+    {"becns", "frames", "CNPs with BECN sent to this flow's source (ib-cca)", read_count, stat_kind::counter}};
 
 class cca_np final : public notification_point_if {
  public:

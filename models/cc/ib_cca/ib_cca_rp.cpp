@@ -173,11 +173,13 @@ class cca_rp final : public reaction_point_if, public timed_client {
         {"ccti", "index", "ib-cca: the flow's congestion control table index now",
          [](const void* m, int) { return static_cast<double>(stat_model<cca_rp>(m).state_.ccti()); }},
         {"becns", "frames", "ib-cca: BECNs this flow's source received",
-         [](const void* m, int) { return static_cast<double>(stat_model<cca_rp>(m).state_.becns()); }},
+         [](const void* m, int) { return static_cast<double>(stat_model<cca_rp>(m).state_.becns()); },
+         stat_kind::counter},
     };
     static const stat_desc hold_stat[] = {
         {"holds", "frames", "ib-cca-tcd: BECNs this flow's source answered with a hold",
-         [](const void* m, int) { return static_cast<double>(stat_model<cca_rp>(m).state_.holds()); }},
+         [](const void* m, int) { return static_cast<double>(stat_model<cca_rp>(m).state_.holds()); },
+         stat_kind::counter},
     };
     stat_registry::instance().add(&maker.nic_, scope_.c_str(), stats, 2, this);
     if (maker.ce_reaction) stat_registry::instance().add(&maker.nic_, scope_.c_str(), hold_stat, 1, this);

@@ -20,7 +20,7 @@
 namespace sluice {
 namespace {
 double read_count(const void* m, int) { return static_cast<double>(*static_cast<const uint64_t*>(m)); }
-const stat_desc flow_stat[] = {{"cnps", "frames", "CNPs made for this flow (pcn)", read_count}};
+const stat_desc flow_stat[] = {{"cnps", "frames", "CNPs made for this flow (pcn)", read_count, stat_kind::counter}};
 
 class pcn_np final : public notification_point_if {
  public:

@@ -31,11 +31,14 @@ struct timely_stats {
 };
 const stat_desc stats[] = {
     {"rtt_samples", "samples", "RTT samples that updated a rate (completions at least timely.min_rtt apart per flow)",
-     [](const void* m, int) { return static_cast<double>(static_cast<const timely_stats*>(m)->samples); }},
+     [](const void* m, int) { return static_cast<double>(static_cast<const timely_stats*>(m)->samples); },
+     stat_kind::counter},
     {"rtt_below_t_low", "samples", "RTT samples below timely.t_low",
-     [](const void* m, int) { return static_cast<double>(static_cast<const timely_stats*>(m)->below); }},
+     [](const void* m, int) { return static_cast<double>(static_cast<const timely_stats*>(m)->below); },
+     stat_kind::counter},
     {"rtt_above_t_high", "samples", "RTT samples above timely.t_high",
-     [](const void* m, int) { return static_cast<double>(static_cast<const timely_stats*>(m)->above); }},
+     [](const void* m, int) { return static_cast<double>(static_cast<const timely_stats*>(m)->above); },
+     stat_kind::counter},
     {"last_rtt", "us", "the last RTT sample of any of the NIC's timely flows",
      [](const void* m, int) { return static_cast<double>(static_cast<const timely_stats*>(m)->last_rtt_ps) * 1e-6; }},
 };
