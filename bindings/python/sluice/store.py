@@ -87,14 +87,14 @@ class Store:
         runs = self._select("runs", "SELECT * FROM runs ORDER BY id")
         tree = pd.json_normalize(list(runs.pop("congestion_tree").map(lambda t: t or {}))).add_prefix("congestion_tree.")
         runs = runs.drop(columns=["deadlocks", "warnings"])
-        totals = pd.DataFrame(self._db.execute("SELECT run_id, name, value FROM totals ORDER BY rowid").fetchall(),
-                              columns=["id", "name", "value"])
-        if not totals.empty:
-            order = list(dict.fromkeys(totals["name"]))
-            totals = totals.pivot(index="id", columns="name", values="value")[order].reset_index()
-            totals.columns.name = None
+        by_run = {}  # totals by run: integers stay integers where every run has the total
+        for run_id, name, value in self._db.execute("SELECT run_id, name, value FROM totals ORDER BY rowid"):
+            by_run.setdefault(run_id, {})[name] = value
         runs = pd.concat([runs, tree.set_index(runs.index)], axis=1)
-        return runs.merge(totals, on="id", how="left") if not totals.empty else runs
+        if not by_run:
+            return runs
+        totals = pd.DataFrame.from_dict(by_run, orient="index").rename_axis("id").reset_index()
+        return runs.merge(totals, on="id", how="left")
 
     def flows(self, run_id):
         """The run's flows (summary.json flows[]) by name, as Result.flows."""
