@@ -416,7 +416,9 @@ json load_stored_summary(const std::string& path, int64_t id, const std::string&
   sqlite3* db = open_db(path, SQLITE_OPEN_READONLY, key);
   const std::string what = key + ": '" + path + "'";
   try {
-    check_version(stored_schema_version(db, what), what);
+    const int version = stored_schema_version(db, what);
+    if (version == 0) throw config_error(what + ": empty, not a Sluice results store");
+    check_version(version, what);
     json s = json::object(), provenance = json::object();
     statement run(db, "SELECT * FROM runs WHERE id = ?");
     run.bind(1, id);

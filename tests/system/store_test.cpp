@@ -132,6 +132,9 @@ TEST(Store, BadStoresAreOneLineErrors) {
   run_incast("-q --store " + store);
   test::expect_cli_error("compare " + store + ":1 " + store + ":7",
                          "compare: '" + store + "' has no run 7 (ids 1 to 1)");
+  const std::string empty = test::write_temp("empty.sqlite", "");
+  test::expect_cli_error("compare " + empty + ":1 " + store + ":1",
+                         "compare: '" + empty + "': empty, not a Sluice results store");
   query(store, "UPDATE schema_version SET version = 99");
   test::expect_cli_error(incast + "--store " + store,
                          "results store of schema version 99; this Sluice reads and writes version 1");
