@@ -11,6 +11,7 @@
 
 #include "models/core/params.h"
 #include "models/core/units.h"
+#include "platforms/results_store.h"
 #include "platforms/scenario.h"
 
 namespace sluice {
@@ -91,6 +92,8 @@ void compare_inputs(std::ostringstream& out, const json& a, const json& b) {
 
 json load_run_summary(const std::string& path) {
   std::error_code ec;
+  if (!std::filesystem::exists(path, ec))  // not a folder or file: a run of a results store?
+    if (const auto run = split_store_run(path)) return load_stored_summary(run->first, run->second, "compare");
   const std::string file = std::filesystem::is_directory(path, ec) ? path + "/summary.json" : path;
   const std::string text = read_input_file(file, "compare", max_summary_bytes);
   try {

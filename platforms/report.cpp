@@ -12,6 +12,7 @@
 #include "models/core/frame_kinds.h"
 #include "models/core/stats.h"
 #include "platforms/simulation.h"
+#include "platforms/summary_sink.h"
 
 namespace sluice {
 namespace {
@@ -43,23 +44,6 @@ double percentile(std::vector<double> v, double p) {
   std::size_t idx = static_cast<std::size_t>(std::ceil(p * static_cast<double>(v.size())));
   return v[std::min(v.size() - 1, idx == 0 ? 0 : idx - 1)];
 }
-
-}  // namespace
-
-// Where the summary goes, member by member in key order (the order nlohmann::json keeps an
-// object's keys in, so both give the same text): into a document (summary()), or straight into
-// the file (write_outputs), which never holds a big fabric's tens of megabytes of document.
-class summary_sink {
- public:
-  virtual ~summary_sink() = default;
-  virtual void member(const char* key, nlohmann::json value) = 0;
-  virtual void open(const char* key, bool array) = 0;  // a member given element by element
-  virtual void element(nlohmann::json value) = 0;
-  virtual void element(const std::string& key, nlohmann::json value) = 0;
-  virtual void close() = 0;
-};
-
-namespace {
 
 class document_sink final : public summary_sink {
  public:
@@ -471,6 +455,20 @@ std::string simulation::table() const {
   return o.str();
 }
 
+std::vector<std::pair<std::string, const series*>> simulation::csv_series() const {
+  const sampler& s = *sampler_;
+  std::vector<std::pair<std::string, const series*>> out = {{"queue_depth", &s.queue_depth},
+                                                            {"link_throughput", &s.link_throughput},
+                                                            {"flow_throughput", &s.flow_throughput},
+                                                            {"paused_fraction", &s.paused_fraction}};
+  if (!s.credit_blocked_fraction.columns.empty())
+    out.emplace_back("credit_blocked_fraction", &s.credit_blocked_fraction);
+  out.emplace_back("flow_rate", &s.flow_rate);
+  if (!s.cp_state.columns.empty()) out.emplace_back("cp_state", &s.cp_state);
+  out.emplace_back("buffer_occupancy", &s.buffer_occupancy);
+  return out;
+}
+
 void simulation::write_outputs(const std::string& dir) const {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
@@ -492,15 +490,7 @@ void simulation::write_outputs(const std::string& dir) const {
   }
   std::filesystem::rename(json_path + ".tmp", json_path, ec);
   if (ec) throw config_error("--out: cannot write '" + json_path + "': " + ec.message());
-  sampler_->queue_depth.write_csv(dir + "/queue_depth.csv", "time_us");
-  sampler_->link_throughput.write_csv(dir + "/link_throughput.csv", "time_us");
-  sampler_->flow_throughput.write_csv(dir + "/flow_throughput.csv", "time_us");
-  sampler_->paused_fraction.write_csv(dir + "/paused_fraction.csv", "time_us");
-  if (!sampler_->credit_blocked_fraction.columns.empty())
-    sampler_->credit_blocked_fraction.write_csv(dir + "/credit_blocked_fraction.csv", "time_us");
-  sampler_->flow_rate.write_csv(dir + "/flow_rate.csv", "time_us");
-  if (!sampler_->cp_state.columns.empty()) sampler_->cp_state.write_csv(dir + "/cp_state.csv", "time_us");
-  sampler_->buffer_occupancy.write_csv(dir + "/buffer_occupancy.csv", "time_us");
+  for (const auto& [name, s] : csv_series()) s->write_csv(dir + "/" + name + ".csv", "time_us");
   if (trace_) trace_->write_csv(dir + "/frame_trace.csv");
 }
 

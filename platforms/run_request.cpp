@@ -76,6 +76,20 @@ run_options parse_run_request(const run_request& r, const std::string& prefix) {
     if (r.capture_kinds) throw config_error(key("capture-kinds") + ": needs " + key("pcap") + " DIR");
     if (r.capture_window) throw config_error(key("capture-window") + ": needs " + key("pcap") + " DIR");
   }
+  if (r.store) {
+    if (r.store->empty()) throw config_error(key("store") + ": '' is empty");
+    opts.store.path = *r.store;
+    opts.store.key = key("store");
+    opts.store.series = r.store_series;
+    if (r.store_tags) {
+      const nlohmann::json tags = nlohmann::json::parse(*r.store_tags, nullptr, false);
+      if (!tags.is_object()) throw config_error(key("store-tags") + ": '" + *r.store_tags + "' is not a JSON object");
+      opts.store.tags = tags.dump();
+    }
+  } else {
+    if (r.store_series) throw config_error(key("store-series") + ": needs " + key("store") + " FILE");
+    if (r.store_tags) throw config_error(key("store-tags") + ": needs " + key("store") + " FILE");
+  }
   return opts;
 }
 

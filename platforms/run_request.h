@@ -22,6 +22,9 @@ struct run_request {
   // Waveforms: the VCD file, the signal patterns, the time window.
   std::optional<std::string> vcd, trace_window;
   std::vector<std::string> trace;
+  // The results store: its file, whether the CSV series go in too, tags (a JSON object).
+  std::optional<std::string> store, store_tags;
+  bool store_series = false;
 };
 
 run_options parse_run_request(const run_request& r, const std::string& prefix);

@@ -11,6 +11,12 @@ namespace sluice {
 void series::write_csv(const std::string& path, const std::string& time_column) const {
   std::ofstream out(path);
   if (!out) throw config_error("--out: cannot write '" + path + "'");
+  write_csv(out, time_column);
+  // A full disk fails the write or the flush, not the open: a truncated series is an error.
+  if (!out.flush()) throw config_error("--out: cannot write '" + path + "': " + std::strerror(errno));
+}
+
+void series::write_csv(std::ostream& out, const std::string& time_column) const {
   out << time_column;
   for (const std::string& c : columns) out << ',' << c;
   out << '\n';
@@ -29,8 +35,6 @@ void series::write_csv(const std::string& path, const std::string& time_column) 
     line += '\n';
     out.write(line.data(), static_cast<std::streamsize>(line.size()));
   }
-  // A full disk fails the write or the flush, not the open: a truncated series is an error.
-  if (!out.flush()) throw config_error("--out: cannot write '" + path + "': " + std::strerror(errno));
 }
 
 sampler::sampler(sc_core::sc_module_name name, fabric& f, sc_core::sc_time period)

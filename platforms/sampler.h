@@ -3,6 +3,7 @@
 // in memory (one row per period, not per packet) and written as CSV at the end.
 #pragma once
 #include <functional>
+#include <iosfwd>
 #include <string>
 #include <systemc>
 #include <vector>
@@ -16,6 +17,7 @@ struct series {
   std::vector<double> times_us;
   std::vector<std::vector<double>> rows;
   void write_csv(const std::string& path, const std::string& time_column) const;
+  void write_csv(std::ostream& out, const std::string& time_column) const;
 };
 
 class sampler : public sc_core::sc_module {

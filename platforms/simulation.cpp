@@ -11,6 +11,7 @@
 #include "platforms/inert_settings.h"
 #include "platforms/profiles.h"
 #include "platforms/provenance.h"
+#include "platforms/results_store.h"
 
 namespace sluice {
 namespace {
@@ -54,8 +55,9 @@ void event_player::play() {
   }
 }
 
-simulation::simulation(const scenario& s, const run_options& options) {
+simulation::simulation(const scenario& s, const run_options& options) : store_options_(options.store) {
   const auto elab_start = std::chrono::steady_clock::now();
+  if (!options.store.path.empty()) store_ = std::make_unique<results_store>(options.store.path, options.store.key);
   seed_ = options.seed.value_or(s.seed);
   random_streams::instance().seed(seed_);
   until_ = options.until.value_or(s.until);
@@ -136,6 +138,11 @@ simulation::simulation(const scenario& s, const run_options& options) {
 }
 
 simulation::~simulation() = default;
+
+std::optional<int64_t> simulation::store_results(bool interrupted) const {
+  if (!store_) return std::nullopt;
+  return store_->append(*this, interrupted, store_options_.series, store_options_.tags);
+}
 
 void simulation::check_inert_settings(const scenario& s, const run_options& options) {
   std::vector<std::string> lines = inert_settings(s.params, "params");

@@ -19,7 +19,16 @@
 
 namespace sluice {
 
-class summary_sink;  // platforms/report.cpp
+class summary_sink;  // platforms/summary_sink.h
+class results_store;
+
+// --store FILE [--store-series]: where the run is appended (platforms/results_store.h).
+struct store_options {
+  std::string path;  // "": no store
+  bool series = false;
+  std::string tags;             // a JSON object kept with the run (a sweep's point), or ""
+  std::string key = "--store";  // how errors name the option ("store" in Python)
+};
 
 struct run_options {
   std::vector<std::pair<std::string, std::string>> sets;  // --set PATTERN=VALUE, in order
@@ -36,6 +45,7 @@ struct run_options {
   std::string trace_frames;                       // --trace-frames FILTER: a frame trace ("": none)
   waveform_options waveform;                      // --vcd FILE --trace PATTERNS: waveforms (none by default)
   std::string trace_frames_key = "--trace-frames";
+  store_options store;  // --store FILE: append the run to a results store (none by default)
 };
 
 // Plays the scenario's timed events (link capacity changes).
@@ -72,12 +82,16 @@ class simulation {
   const nlohmann::json& provenance() const { return provenance_; }
 
   nlohmann::json summary() const;
-  std::string table() const;  // the summary as a readable text report
+  void emit_summary(summary_sink& out) const;  // summary.json's members, in key order
+  std::string table() const;                   // the summary as a readable text report
+  // The CSV series of the outputs, by file name without ".csv", in the order written.
+  std::vector<std::pair<std::string, const series*>> csv_series() const;
   // Writes summary.json and the time-series CSVs into `dir` (created if missing).
   void write_outputs(const std::string& dir) const;
+  // With options.store: appends the run to the results store, returns its id (else nothing).
+  std::optional<int64_t> store_results(bool interrupted) const;
 
  private:
-  void emit_summary(summary_sink& out) const;  // summary.json's members, in key order
   // Settings whose every match has no effect: an error, or warnings when the run allows them.
   void check_inert_settings(const scenario& s, const run_options& options);
   std::unique_ptr<fabric> fabric_;
@@ -88,6 +102,8 @@ class simulation {
   std::unique_ptr<frame_capture> capture_;
   std::unique_ptr<frame_trace> trace_;
   std::unique_ptr<class waveform> waveform_;
+  std::unique_ptr<results_store> store_;  // opened before elaboration: a bad path fails first
+  store_options store_options_;
   sc_core::sc_time until_;
   double wall_s_ = 0;
   double elab_s_ = 0;  // building the fabric, routes, overrides (before sc_start)

@@ -33,11 +33,12 @@ const char* usage =
     "                  [--cc NAME] [--profile NAME] [--allow-inert] [--out DIR] [--quiet]\n"
     "                  [--pcap DIR --capture PORTS [--capture-kinds K,..] [--capture-window FROM:TO]]\n"
     "                  [--trace-frames FILTER] [--vcd FILE --trace SIGNALS [--trace-window FROM:TO]]\n"
+    "                  [--store FILE.sqlite [--store-series]]\n"
     "       sluice params SCENARIO.yaml [--set PATH=VALUE ...] [--cc NAME] [--profile NAME] [--allow-inert]\n"
     "                     [--match GLOB]\n"
     "       sluice stats SCENARIO.yaml [--match GLOB]\n"
     "       sluice probes SCENARIO.yaml [--match GLOB]\n"
-    "       sluice compare RUN_A RUN_B [--match GLOB]   (run folders or summary.json files)\n";
+    "       sluice compare RUN_A RUN_B [--match GLOB]   (run folders, summary.json files or FILE.sqlite:ID)\n";
 
 // Columns as wide as their widest cell among the rows shown (a long choice list or name must
 // not run into the next column).
@@ -92,7 +93,8 @@ void check_out_dir(const std::string& dir) {
 
 // sluice compare A B: only --match applies.
 int compare(const po::variables_map& vm, const std::string& a, const std::string& b, const std::string& match) {
-  if (a.empty() || b.empty()) throw config_error("compare: needs two runs (run folders or summary.json files)");
+  if (a.empty() || b.empty())
+    throw config_error("compare: needs two runs (run folders, summary.json files or FILE.sqlite:ID)");
   for (const auto& [name, value] : vm)
     if (name != "command" && name != "scenario" && name != "other" && name != "match" && name != "quiet" &&
         !value.defaulted())
@@ -104,9 +106,9 @@ int compare(const po::variables_map& vm, const std::string& a, const std::string
 
 int run(int argc, char* argv[]) {
   std::string command, scenario_path, other_path, out_dir, until, sample_period, seed, cc, profile, match = "*";
-  std::string pcap, capture_kinds, capture_window, trace_frames, vcd, trace_window;
+  std::string pcap, capture_kinds, capture_window, trace_frames, vcd, trace_window, store;
   std::vector<std::string> sets, capture, trace;
-  bool quiet = false, allow_inert = false;
+  bool quiet = false, allow_inert = false, store_series = false;
   // The scheme list comes from the scheme table, so --help names every scheme there is.
   const std::string cc_help = "run, params: one congestion-control scheme for every flow (" +
                               cc_scheme_registry::instance().names() +
@@ -135,6 +137,9 @@ int run(int argc, char* argv[]) {
       "trace-window", po::value(&trace_window), "simulated time the VCD covers, FROM:TO (default: all)")(
       "trace-frames", po::value(&trace_frames),
       "write frame_trace.csv (needs --out): every event of the frames FILTER keeps, e.g. flow=3, kind=cnm, id=N")(
+      "store", po::value(&store),
+      "append the run (provenance, totals, counters, flows, ports, links) to the results store FILE (SQLite; "
+      "created if missing)")("store-series", po::bool_switch(&store_series), "with --store: keep the CSV series too")(
       "match", po::value(&match),
       "params, stats, probes: list only names matching GLOB; compare: only metrics matching GLOB");
   po::options_description hidden;
@@ -159,7 +164,7 @@ int run(int argc, char* argv[]) {
   // An option that does not apply to the command would be silently ignored: reject it.
   const bool run_command = command == "run";
   for (const char* opt : {"until", "sample-period", "seed", "out", "pcap", "capture", "capture-kinds", "capture-window",
-                          "trace-frames", "vcd", "trace", "trace-window"})
+                          "trace-frames", "vcd", "trace", "trace-window", "store"})
     if (!run_command && vm.count(opt))
       throw config_error(std::string("--") + opt + ": applies to 'run' only, not '" + command + "'");
   if (run_command && vm.count("match"))
@@ -169,6 +174,7 @@ int run(int argc, char* argv[]) {
   for (const char* opt : {"cc", "profile", "allow-inert"})
     if (listing && vm.count(opt) && !vm[opt].defaulted())
       throw config_error(std::string("--") + opt + ": applies to 'run' and 'params', not '" + command + "'");
+  if (!run_command && store_series) throw config_error("--store-series: applies to 'run' only, not '" + command + "'");
   for (const char* opt : {"out", "match"})  // an empty value is an error, not "no option"
     if (vm.count(opt) && vm[opt].as<std::string>().empty())
       throw config_error(std::string("--") + opt + ": '' is empty");
@@ -189,6 +195,8 @@ int run(int argc, char* argv[]) {
   if (vm.count("capture-kinds")) request.capture_kinds = capture_kinds;
   if (vm.count("capture-window")) request.capture_window = capture_window;
   request.capture = capture;
+  if (vm.count("store")) request.store = store;
+  request.store_series = store_series;
   const run_options opts = parse_run_request(request, "--");
   scenario s = load_scenario_file(scenario_path);
   simulation sim(s, opts);
@@ -221,6 +229,8 @@ int run(int argc, char* argv[]) {
     sim.write_outputs(out_dir);
     if (!quiet) std::cout << "outputs written to " << out_dir << "/\n";
   }
+  if (const std::optional<int64_t> id = sim.store_results(progress.interrupted()); id && !quiet)
+    std::cout << "stored as run " << *id << " in " << store << " (sluice compare " << store << ":" << *id << ")\n";
   finish(progress.interrupted() ? 130 : 0);
 }
 

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Plots a Sluice run directory (written by `sluice run --out DIR`) into DIR/*.png.
+"""Plots a Sluice run directory (written by `sluice run --out DIR`) into DIR/*.png, or a run of a
+results store (`sluice run --store FILE --store-series`: plot_run.py FILE --run ID [--out DIR]).
 
 queue_depth.png      the deepest switch egress queues over time
 link_throughput.png  the link directions chosen by --links over time, the bottleneck (the direction
@@ -9,6 +10,8 @@ congestion_tree.png  which MAC ports were paused by PFC (InfiniBand: starved for
                      congestion tree
 """
 import argparse
+import importlib.util
+import io
 import json
 import sys
 from pathlib import Path
@@ -94,15 +97,52 @@ def plot_pauses(frame, title, path, what="paused"):
     plt.close(fig)
 
 
-def main(out_dir, links_spec="max"):
-    out = Path(out_dir)
-    summary = json.loads((out / "summary.json").read_text())
+def run_folder(path):
+    """summary.json and the CSV series (a name -> DataFrame, or None if absent) of a run folder."""
+    def series(name):
+        csv = path / f"{name}.csv"
+        return pd.read_csv(csv) if csv.exists() else None
+    return json.loads((path / "summary.json").read_text()), series
+
+
+def stored_run(path, run_id):
+    """A run of a results store: its summary and series, through sluice.store (loaded by path:
+    this script needs no native module)."""
+    spec = importlib.util.spec_from_file_location(
+        "sluice_store", Path(__file__).resolve().parent.parent / "bindings/python/sluice/store.py")
+    store_module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(store_module)
+    try:
+        store = store_module.open(path)
+        if run_id is None:  # the latest
+            run_id = int(store.runs()["id"].max())
+        summary = store.summary(run_id)
+        names = store.series_names(run_id)
+    except (ValueError, KeyError) as e:
+        sys.exit(f"plot_run.py: {e}")
+    if not names:
+        sys.exit(f"plot_run.py: run {run_id} of {path} has no series (store it with --store-series)")
+
+    def series(name):
+        return pd.read_csv(io.StringIO(store.series_csv(run_id, name))) if name in names else None
+    return run_id, summary, series
+
+
+def main(source, links_spec="max", run_id=None, out_dir=None):
+    source = Path(source)
+    if source.is_dir():
+        summary, series = run_folder(source)
+        out = Path(out_dir) if out_dir else source
+    else:
+        run_id, summary, series = stored_run(source, run_id)
+        out = Path(out_dir) if out_dir else source.with_name(f"{source.stem}-run{run_id}")
+    out.mkdir(parents=True, exist_ok=True)
     name = summary["scenario"]
 
-    links = pd.read_csv(out / "link_throughput.csv")
+    links = series("link_throughput")
     chosen, what_links = chosen_links(links, links_spec)  # a bad --links fails before any plot
 
-    queues = pd.read_csv(out / "queue_depth.csv")
+    queues = series("queue_depth")
     plot(queues, top_columns(queues), "queue depth (KB)", f"{name}: deepest egress queues",
          out / "queue_depth.png", scale=1e-3)
 
@@ -110,7 +150,7 @@ def main(out_dir, links_spec="max"):
     plot(links, chosen + [c for c in [bottleneck[0]] if c not in chosen], "throughput (Gb/s)",
          f"{name}: {what_links}", out / "link_throughput.png", marked=bottleneck)
 
-    flows = pd.read_csv(out / "flow_throughput.csv")
+    flows = series("flow_throughput")
     kinds = {f["name"]: f["kind"] for f in summary["flows"]}
     long_lived = [c for c in flows.columns[1:] if kinds.get(c) != "finite"][:TOP]
     finite = [c for c in flows.columns[1:] if kinds.get(c) == "finite"]
@@ -119,11 +159,11 @@ def main(out_dir, links_spec="max"):
         long_lived.append("all finite flows")
     plot(flows, long_lived, "delivered (Gb/s)", f"{name}: flow throughput", out / "flow_throughput.png")
     # An InfiniBand run has no PFC: its tree is the ports starved for credit.
-    credit = out / "credit_blocked_fraction.csv"
-    if credit.exists():
-        tree, what, cause = pd.read_csv(credit), "starved", "credit-starved (InfiniBand)"
+    credit = series("credit_blocked_fraction")
+    if credit is not None:
+        tree, what, cause = credit, "starved", "credit-starved (InfiniBand)"
     else:
-        tree, what, cause = pd.read_csv(out / "paused_fraction.csv"), "paused", "paused (PFC)"
+        tree, what, cause = series("paused_fraction"), "paused", "paused (PFC)"
     plot_pauses(tree, f"{name}: share of each sample period {cause}", out / "congestion_tree.png", what)
     ports = sum(1 for c in tree.columns[1:] if tree[c].max() > 0)
     print(f"plots written to {out}/: queue_depth.png, link_throughput.png, flow_throughput.png, "
@@ -132,10 +172,18 @@ def main(out_dir, links_spec="max"):
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description="Plots a Sluice run directory into DIR/*.png.")
-    parser.add_argument("run_dir", help="a directory written by `sluice run --out DIR`")
+    parser = argparse.ArgumentParser(description="Plots a Sluice run directory into DIR/*.png, or a run of a "
+                                     "results store.")
+    parser.add_argument("run", help="a directory written by `sluice run --out DIR`, or a results store "
+                        "(`sluice run --store FILE --store-series`)")
+    parser.add_argument("--run", dest="run_id", type=int,
+                        help="with a results store: the run's id (default: the latest)")
+    parser.add_argument("--out", help="where the plots go (default: the run directory; for a stored run, "
+                        "FILE-runID/ beside the store)")
     parser.add_argument("--links", default="max",
                         help="which link directions to draw: the busiest by max (default), p99 or mean, "
                         "or comma-separated names from link_throughput.csv (sw0->h1,h1->sw0)")
     arguments = parser.parse_args()
-    main(arguments.run_dir, arguments.links)
+    if arguments.run_id is not None and Path(arguments.run).is_dir():
+        sys.exit("plot_run.py: --run: applies to a results store, not a run directory")
+    main(arguments.run, arguments.links, arguments.run_id, arguments.out)

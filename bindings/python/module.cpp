@@ -106,6 +106,9 @@ run_spec spec_from(const py::dict& kw) {
   s.request.capture_window = text("capture_window");
   if (kw.contains("capture"))
     for (auto item : kw["capture"].cast<py::list>()) s.request.capture.push_back(py::str(item).cast<std::string>());
+  s.request.store = text("store");
+  s.request.store_series = kw.contains("store_series") && kw["store_series"].cast<bool>();
+  s.request.store_tags = text("store_tags");
   return s;
 }
 
@@ -210,7 +213,8 @@ struct callback_spec {
 };
 
 // Runs a simulation with Python callbacks; returns the summary (JSON text), the time series,
-// each callback's non-None return values as (time_us, value) and whether Ctrl-C stopped it.
+// each callback's non-None return values as (time_us, value), whether Ctrl-C stopped it and
+// the run's id in the results store (with `store`).
 py::dict run(const py::dict& kw, const std::vector<callback_spec>& callbacks, bool progress) {
   const run_spec spec = spec_from(kw);
   std::vector<py::list> returns(callbacks.size());
@@ -218,6 +222,7 @@ py::dict run(const py::dict& kw, const std::vector<callback_spec>& callbacks, bo
   std::exception_ptr callback_error;
   std::string summary_text;
   bool interrupted = false;
+  std::optional<int64_t> store_id;
   simulation* simp = nullptr;
   in_kernel([&] {
     simulation& sim = elaborate(spec);
@@ -250,6 +255,7 @@ py::dict run(const py::dict& kw, const std::vector<callback_spec>& callbacks, bo
     meter.done();
     interrupted = meter.interrupted();
     summary_text = sim.summary().dump();
+    if (!callback_error) store_id = sim.store_results(interrupted);  // a failed run is not kept
   });
   if (callback_error) std::rethrow_exception(callback_error);
   const sampler& samples = simp->samples();
@@ -291,6 +297,7 @@ py::dict run(const py::dict& kw, const std::vector<callback_spec>& callbacks, bo
   }
   out["returns"] = returns;
   out["interrupted"] = interrupted;
+  out["store_id"] = store_id ? py::object(py::int_(*store_id)) : py::object(py::none());
   return out;
 }
 

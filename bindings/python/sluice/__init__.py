@@ -6,14 +6,17 @@
     sim.every("100us", lambda s: s.counter("sw0.port16.prio3.queue_bytes"), name="q")
     result = sim.run(until="10ms")
     result.timeseries("queue"); result.flows; result.probe("q")
-    sluice.sweep("scenarios/incast.yaml", grid={"sw0.port*.pfc.headroom": ["4KiB", "8KiB"]}, seeds=[1, 2])
+    sluice.sweep("scenarios/incast.yaml", grid={"sw0.port*.pfc.headroom": ["4KiB", "8KiB"]}, seeds=[1, 2],
+                 store="runs.sqlite")
+    sluice.store.open("runs.sqlite").runs()
 
 Every run elaborates in a child process of its own (SystemC elaborates once per process). See
 docs/python.md.
 """
 
+from . import store
 from ._child import ChildDied
-from .simulation import SERIES_NAMES, Fabric, Result, Simulation, fabric, params, stats
+from .simulation import SERIES_NAMES, Fabric, Result, ScenarioText, Simulation, fabric, params, stats
 from .sweep import DEFAULT_METRICS, run_point, sweep
 
 
@@ -31,11 +34,13 @@ __all__ = [
     "Fabric",
     "Result",
     "SERIES_NAMES",
+    "ScenarioText",
     "Simulation",
     "fabric",
     "params",
     "plots",
     "run_point",
     "stats",
+    "store",
     "sweep",
 ]

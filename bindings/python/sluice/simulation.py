@@ -11,21 +11,7 @@ import time
 import pandas as pd
 
 from . import _child
-
-# result.timeseries(name): short names for the report's CSV series (docs/outputs.md).
-SERIES = {
-    "queue": "queue_depth",
-    "link": "link_throughput",
-    "throughput": "link_throughput",
-    "flow": "flow_throughput",
-    "paused": "paused_fraction",
-    "pause": "paused_fraction",
-    "rate": "flow_rate",
-    "buffer": "buffer_occupancy",
-    "credit": "credit_blocked_fraction",
-}
-SERIES_NAMES = ("queue_depth", "link_throughput", "flow_throughput", "paused_fraction", "flow_rate", "buffer_occupancy",
-                "credit_blocked_fraction")
+from .store import SERIES, SERIES_NAMES  # noqa: F401 - result.timeseries(name): the series' short names
 
 
 def _native():
@@ -51,8 +37,13 @@ def _time_text(value, key):
     raise ValueError(f"{key}: '{value}' is not a time (e.g. '2ms', or seconds as a number)")
 
 
+class ScenarioText(str):
+    """A scenario's YAML text, where a path would be read as a file's: Simulation(ScenarioText(text))."""
+
+
 def scenario_spec(scenario, base_dir=None):
-    """What the native module loads: a YAML file (path) or a scenario given as a dict.
+    """What the native module loads: a YAML file (path), a scenario given as a dict, or its
+    YAML text (ScenarioText).
 
     A dict is the parsed form of a scenario file (same keys); it is passed on as JSON, which
     YAML reads. Relative paths inside it (CDF files) resolve against base_dir (default: the
@@ -60,6 +51,8 @@ def scenario_spec(scenario, base_dir=None):
     """
     if isinstance(scenario, dict):
         return {"text": json.dumps(scenario), "base_dir": os.path.abspath(base_dir or os.getcwd())}
+    if isinstance(scenario, ScenarioText):
+        return {"text": str(scenario), "base_dir": os.path.abspath(base_dir or os.getcwd())}
     if isinstance(scenario, (str, os.PathLike)):
         return {"path": os.path.abspath(os.fspath(scenario))}
     raise ValueError(f"scenario: '{scenario!r}' is neither a file path nor a dict")
@@ -126,7 +119,7 @@ class Simulation:
         return name
 
     def run(self, until=None, progress=True, pcap=None, capture=None, capture_kinds=None, capture_window=None,
-            trace_frames=None, vcd=None, trace=None, trace_window=None):
+            trace_frames=None, vcd=None, trace=None, trace_window=None, store=None, store_series=False, store_tags=None):
         """Elaborates and runs (in a child process); returns a Result.
 
         progress: show simulated time, wall time and ETA on stderr for runs longer than a
@@ -138,6 +131,9 @@ class Simulation:
         trace_frames: a filter ('flow=3', 'kind=cnm', 'id=N', joined by ','): result.frame_trace
         then holds every event of the frames it keeps (frame_trace.csv's rows).
         vcd: a VCD file of the signals `trace` names (a glob or a list), within `trace_window`.
+        store: a results store (SQLite file, created if missing) the run is appended to, like
+        --store; store_series also keeps its CSV series; store_tags, a dict kept with the run
+        (JSON). result.store_id is its id there (sluice.store.open(FILE)).
         """
         spec = _run_spec(until=until, **self._spec_args)
         if pcap is not None:
@@ -156,6 +152,11 @@ class Simulation:
             spec["trace"] = [trace] if isinstance(trace, str) else [str(t) for t in trace]
         if trace_window is not None:
             spec["trace_window"] = str(trace_window)
+        if store is not None:
+            spec["store"] = os.fspath(store)
+        spec["store_series"] = bool(store_series)
+        if store_tags is not None:
+            spec["store_tags"] = json.dumps(store_tags, default=str)
         callbacks = self._callbacks
         start = time.perf_counter()
         raw = _child.call_in_child(_run_native, spec, callbacks, progress)
@@ -178,6 +179,7 @@ class Result:
         self._series = raw["series"]
         self._probes = dict(zip(probe_names, raw["returns"]))
         self._frame_trace = raw.get("frame_trace")
+        self.store_id = raw.get("store_id")  # the run's id in the results store, with run(store=...)
 
     def timeseries(self, name):
         """A CSV series of the report as a DataFrame: index time_us, one column per

@@ -1,4 +1,6 @@
-"""Parameter sweeps: a grid of overrides x seeds, run in parallel, returned as one tidy DataFrame.
+"""Parameter sweeps: a grid of overrides (crossed with paired lists, `zip`) x seeds, run in
+parallel, returned as one tidy DataFrame; optionally each run appended to a results store. The
+scenario may be a function of the sweep's values (topology size, sender count, link speed).
 
 Locally, points run on `workers` threads, each waiting on its own simulation process (the
 simulation runs in a forked child; the thread only waits). With a Dask distributed cluster
@@ -7,6 +9,7 @@ A point that fails becomes a row with its parameters and the error; the others a
 """
 
 import concurrent.futures
+import inspect
 import itertools
 import os
 import sys
@@ -15,7 +18,7 @@ import time
 import pandas as pd
 
 from . import _child
-from .simulation import Simulation
+from .simulation import ScenarioText, Simulation
 
 # Grid keys that are run options rather than parameter patterns.
 RUN_KEYS = ("until", "cc", "sample_period", "profile")
@@ -48,19 +51,47 @@ def _column(name):
     return name[len("totals."):] if name.startswith("totals.") else name
 
 
-def run_point(scenario, point, seed, metrics, base_dir=None, set=None, run_options=None):  # noqa: A002
+def scenario_keys(make, keys):
+    """The sweep keys a scenario-making function takes: its named parameters, and with
+    **kwargs every key that is a Python name and not a run option."""
+    parameters = inspect.signature(make).parameters.values()
+    named = [p.name for p in parameters if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    if any(p.kind == p.VAR_KEYWORD for p in parameters):
+        named += [k for k in keys if k.isidentifier() and k not in RUN_KEYS and k not in named]
+    return [k for k in named if k in keys]
+
+
+def _made_scenario(make, values):
+    made = make(**values)
+    if isinstance(made, dict):
+        return made
+    if isinstance(made, str):
+        return ScenarioText(made)
+    raise ValueError(f"scenario: {getattr(make, '__name__', 'the function')}({', '.join(values)}) returned "
+                     f"{type(made).__name__}, not a scenario dict or YAML text")
+
+
+def run_point(scenario, point, seed, metrics, base_dir=None, set=None, run_options=None, store=None):  # noqa: A002
     """One grid point: a row of parameters, seed, metrics and error (None if it ran).
-    run_options: until, cc, sample_period, profile for every point (the point's own win)."""
+    scenario: a path, a dict, or a function of some of the point's keys returning a dict or YAML
+    text. run_options: until, cc, sample_period, profile for every point (the point's own win).
+    store: {"path", "series"}: the run is appended to that results store (row's run_id)."""
     row = dict(point)
     row["seed"] = seed
     row["error"] = None
     try:
         run_opts = dict(run_options or {})
         run_opts.update({k: v for k, v in point.items() if k in RUN_KEYS})
-        overrides = list((set or {}).items()) + [(k, v) for k, v in point.items() if k not in RUN_KEYS]
+        made = scenario_keys(scenario, point) if callable(scenario) else []
+        if callable(scenario):
+            scenario = _made_scenario(scenario, {k: point[k] for k in made})
+        overrides = list((set or {}).items()) + [(k, v) for k, v in point.items() if k not in RUN_KEYS and k not in made]
         sim = Simulation(scenario, seed=seed, set=overrides, cc=run_opts.get("cc"),
                          sample_period=run_opts.get("sample_period"), base_dir=base_dir, profile=run_opts.get("profile"))
-        result = sim.run(until=run_opts.get("until"), progress=False)
+        kept = {"store": store["path"], "store_series": store["series"], "store_tags": point} if store else {}
+        result = sim.run(until=run_opts.get("until"), progress=False, **kept)
+        if store:
+            row["run_id"] = result.store_id
         if callable(metrics):
             row.update(metrics(result))
         else:
@@ -73,11 +104,22 @@ def run_point(scenario, point, seed, metrics, base_dir=None, set=None, run_optio
     return row
 
 
-def _points(grid, seeds):
-    keys = list(grid)
+def _points(grid, paired, seeds):
+    """Every combination of the grid's values, each with every tuple of the paired lists (the
+    i-th values of each together), each for every seed."""
+    keys, pkeys = list(grid), list(paired)
+    lists = {k: _as_list(paired[k]) for k in pkeys}
+    if len({len(v) for v in lists.values()}) > 1:
+        raise ValueError("zip: paired lists must have the same length ("
+                         + ", ".join(f"{k}: {len(v)}" for k, v in lists.items()) + ")")
+    both = [k for k in pkeys if k in grid]
+    if both:
+        raise ValueError(f"zip: '{both[0]}' is in grid too (a key is either crossed or paired)")
+    pairs = list(zip(*lists.values())) if pkeys else [()]
     for values in itertools.product(*(_as_list(grid[k]) for k in keys)):
-        for seed in seeds:
-            yield dict(zip(keys, values)), seed
+        for pair in pairs:
+            for seed in seeds:
+                yield {**dict(zip(keys, values)), **dict(zip(pkeys, pair))}, seed
 
 
 def _as_list(v):
@@ -110,11 +152,20 @@ class _Progress:
             print(file=sys.stderr, flush=True)
 
 
-def sweep(scenario, grid, seeds=(1,), metrics=DEFAULT_METRICS, set=None, until=None, cc=None,  # noqa: A002
-          sample_period=None, base_dir=None, workers=None, client=None, progress=True):
-    """Runs every combination of `grid` for every seed; one row per (point, seed).
+def sweep(scenario, grid=None, seeds=(1,), metrics=DEFAULT_METRICS, set=None, until=None, cc=None,  # noqa: A002
+          sample_period=None, base_dir=None, workers=None, client=None, progress=True, zip=None,  # noqa: A002
+          store=None, store_series=False):
+    """Runs every combination of `grid` (each with every tuple of `zip`) for every seed; one row
+    per (point, seed).
 
-    grid: {parameter pattern or run option (until, cc, sample_period, profile): value or list of values}.
+    scenario: a file's path, a dict, or a function of sweep keys (its parameter names) that
+    returns a scenario dict or YAML text: the topology size, sender count, link speed, ...
+    grid: {parameter pattern, run option (until, cc, sample_period, profile) or the scenario
+    function's parameter: value or list of values}, every combination.
+    zip: the same, but lists of one length varied together (the i-th values in one point),
+    crossed with the grid.
+    store: a results store (SQLite file) every run is appended to, with the point as its tags;
+    the rows get its run_id. store_series: keep each run's CSV series there too.
     metrics: summary paths ('totals.drops') or counter names, one column each (the 'totals.'
     prefix is dropped from column names); or a function result -> dict of columns.
     set, until, cc, sample_period: common to every point. workers: local parallel runs (default: CPU count).
@@ -124,21 +175,30 @@ def sweep(scenario, grid, seeds=(1,), metrics=DEFAULT_METRICS, set=None, until=N
     Ctrl-C stops the runs in progress cleanly and returns the rows measured so far
     (df.attrs['interrupted'] is True).
     """
-    if not isinstance(scenario, dict):  # resolved here: a worker's current folder is not ours
+    grid, paired = dict(grid or {}), dict(zip or {})
+    if callable(scenario):  # every parameter without a default must come from the sweep
+        made = scenario_keys(scenario, list(grid) + list(paired))
+        for p in inspect.signature(scenario).parameters.values():
+            if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and p.default is p.empty and p.name not in made:
+                raise ValueError(f"scenario: {getattr(scenario, '__name__', 'the function')}'s parameter "
+                                 f"'{p.name}' is in neither grid nor zip")
+    elif not isinstance(scenario, (dict, ScenarioText)):  # resolved here: a worker's current folder is not ours
         scenario = os.path.abspath(os.fspath(scenario))
-    tasks = list(_points(grid, seeds))
+    tasks = list(_points(grid, paired, seeds))
     common = {k: v for k, v in (("until", until), ("cc", cc), ("sample_period", sample_period)) if v is not None}
+    kept = {"path": os.path.abspath(os.fspath(store)), "series": bool(store_series)} if store is not None else None
+    shared = (metrics, base_dir, set, common, kept)
     meter = _Progress(len(tasks), progress)
     rows = [None] * len(tasks)
     interrupted = False
     try:
         if client is not None:
-            interrupted = _on_dask(client, scenario, tasks, (metrics, base_dir, set, common), rows, meter)
+            interrupted = _on_dask(client, scenario, tasks, shared, rows, meter)
         else:
-            interrupted = _locally(workers, scenario, tasks, (metrics, base_dir, set, common), rows, meter)
+            interrupted = _locally(workers, scenario, tasks, shared, rows, meter)
     finally:
         meter.end()
-    columns = list(grid) + ["seed"]
+    columns = list(grid) + list(paired) + ["seed"]
     df = pd.DataFrame([r for r in rows if r is not None])
     if not df.empty:
         df = df[columns + [c for c in df.columns if c not in columns]]

@@ -68,3 +68,56 @@ def test_ctrl_c_stops_a_sweep_and_keeps_the_points_measured_so_far():
     assert df.attrs["interrupted"]
     assert len(df) == 2 and df.interrupted.all() and df.error.isna().all()
     assert list(df["sw0.port*.pfc.xoff"]) == ["256KB", "512KB"]
+
+
+def test_zip_pairs_its_lists_and_crosses_them_with_the_grid():
+    df = sluice.sweep(small_incast(), grid={"sample_period": ["10us", "20us"]},
+                      zip={"until": ["100us", "200us"], "*.mtu": ["1000B", "1500B"]}, workers=2, progress=False,
+                      metrics=["totals.sim_time_ns", "totals.packet_hops"])
+    assert list(df.columns[:4]) == ["sample_period", "until", "*.mtu", "seed"]
+    assert df.error.isna().all(), df.error
+    # Each sample period with each pair, never 100us with 1500B.
+    assert list(zip(df.sample_period, df.until, df["*.mtu"])) == [
+        ("10us", "100us", "1000B"), ("10us", "200us", "1500B"), ("20us", "100us", "1000B"), ("20us", "200us", "1500B")]
+    assert list(df.sim_time_ns) == [100e3, 200e3, 100e3, 200e3]
+    with pytest.raises(ValueError, match=r"^zip: paired lists must have the same length \(until: 2, \*.mtu: 1\)$"):
+        sluice.sweep(small_incast(), zip={"until": ["100us", "200us"], "*.mtu": ["1000B"]}, progress=False)
+    with pytest.raises(ValueError, match=r"^zip: 'until' is in grid too"):
+        sluice.sweep(small_incast(), grid={"until": "100us"}, zip={"until": ["200us"]}, progress=False)
+
+
+def make_incast(senders, link_rate="40Gbps"):
+    """A scenario of `senders` senders into one receiver at `link_rate` (a sweep's function)."""
+    scenario = small_incast(senders=senders, until="100us")
+    scenario["platform"]["link_rate"] = link_rate
+    return scenario
+
+
+def test_a_scenario_function_makes_each_points_topology_and_the_runs_go_to_the_store(tmp_path):
+    store = tmp_path / "sweep.sqlite"
+    # 4 sender counts x 2 seeds on 4 workers: 8 processes appending to one store.
+    df = sluice.sweep(make_incast, grid={"senders": [1, 2, 3, 4]}, zip={"link_rate": ["40Gbps"]}, seeds=[1, 2],
+                      set={"*.mtu": "1000B"}, workers=4, progress=False, store=store,
+                      metrics=["totals.flows", "totals.packet_hops"])
+    assert df.error.isna().all(), df.error
+    assert list(df.flows) == [1, 1, 2, 2, 3, 3, 4, 4]
+    assert sorted(df.run_id) == list(range(1, 9))
+    runs = sluice.store.open(store).runs().set_index("id")
+    assert len(runs) == 8
+    for _, row in df.iterrows():  # each row's run, with its point as tags
+        run = runs.loc[row.run_id]
+        assert run["tags"] == {"senders": row.senders, "link_rate": "40Gbps"}
+        assert (run["seed"], run["packet_hops"], run["flows"]) == (row.seed, row.packet_hops, row.flows)
+    # YAML text works as well as a dict; a rate the function sets shows in the links.
+    yaml = sluice.sweep(lambda rate: ("name: y\nplatform: {kind: incast, senders: 1, link_rate: " + rate + "}\n"
+                                      "traffic: [{kind: constant, src: h0, dst: r0, rate: 5Gbps, priority: 3}]\n"),
+                        grid={"rate": ["10Gbps", "25Gbps"]}, until="50us", workers=2, progress=False,
+                        metrics=lambda r: {"rate_bps": r.links["rate_bps"].max()})
+    assert list(yaml.rate_bps) == [10e9, 25e9]
+
+
+def test_a_scenario_function_needs_its_parameters_and_must_return_a_scenario():
+    with pytest.raises(ValueError, match=r"^scenario: make_incast's parameter 'senders' is in neither grid nor zip$"):
+        sluice.sweep(make_incast, grid={"link_rate": ["10Gbps"]}, progress=False)
+    df = sluice.sweep(lambda senders: 42, grid={"senders": [1]}, progress=False)
+    assert df.error.iloc[0] == "ValueError: scenario: <lambda>(senders) returned int, not a scenario dict or YAML text"

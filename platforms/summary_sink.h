@@ -1,0 +1,21 @@
+// Where a run's summary goes, member by member in key order (the order nlohmann::json keeps an
+// object's keys in, so every sink sees summary.json's order): a document (simulation::summary),
+// the summary.json file (write_outputs), or a results store (results_store.*). None of them
+// holds a big fabric's tens of megabytes of document unless it is one.
+#pragma once
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace sluice {
+
+class summary_sink {
+ public:
+  virtual ~summary_sink() = default;
+  virtual void member(const char* key, nlohmann::json value) = 0;
+  virtual void open(const char* key, bool array) = 0;  // a member given element by element
+  virtual void element(nlohmann::json value) = 0;
+  virtual void element(const std::string& key, nlohmann::json value) = 0;
+  virtual void close() = 0;
+};
+
+}  // namespace sluice
