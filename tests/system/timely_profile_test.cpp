@@ -54,6 +54,7 @@ TEST(TimelyProfile, HpccSimValuesScaleWithTheLineRateAt10G) {
 
 TEST(TimelyProfile, HpccSimValuesScaleWithTheLineRateAt40G) {
   auto sim = test::make_sim(dumbbell(40), hpcc_sim);
+  EXPECT_TRUE(sim->fabric_model().warnings().empty());  // both ends hpcc-sim
   expect_common_hpcc_sim_values();
   EXPECT_EQ(param_value("h0.timely.delta"), "40Mbps");
   EXPECT_EQ(param_value("h0.timely.hai_step"), "200Mbps");
@@ -69,6 +70,16 @@ TEST(TimelyProfile, PaperKeepsTheDefaultsAndOneAckPerSegmentOnTheDataClass) {
   EXPECT_EQ(param_value("r0.ack.every_frames"), "0");
   EXPECT_EQ(param_value("r0.ack.every_bytes"), param_value("r0.np.ack_segment"));
   EXPECT_EQ(param_value("r0.ack.priority"), "data");
+}
+
+TEST(TimelyProfile, ASenderProfileTheReceiverDoesNotShareIsAWarning) {
+  // The receiver cannot see the sender's profile: timely.profile = hpcc-sim alone would time the
+  // paper's segment ACKs. One warning for the two flows.
+  auto sim = test::make_sim(dumbbell(40), {{"h*.timely.profile", "hpcc-sim"}});
+  EXPECT_EQ(sim->fabric_model().warnings(),
+            std::vector<std::string>{"h0.timely.profile is 'hpcc-sim' but r0.np.profile is 'paper': the flow's two "
+                                     "ends follow different profiles; set the receivers' np.profile as the senders' "
+                                     "(1 more flow)"});
 }
 
 namespace {

@@ -50,6 +50,7 @@ class dcqcn_np final : public notification_point_if {
       acks->priority.set_default("high");
     }
   }
+  const choice_param* profile_param() const override { return &profile_; }
   void on_data(const packet_header& h, uint64_t now) override {
     const bool ce = h.ecn == ecn_ce;
     ce_ += ce;

@@ -43,6 +43,7 @@ class timely_np final : public notification_point_if {
     acks_->every_bytes.set_default(byte_count{segment});
     if (every_frame) acks_->priority.set_default("high");
   }
+  const choice_param* profile_param() const override { return &profile_; }
   void on_data(const packet_header&, uint64_t) override {}
 
  private:

@@ -85,6 +85,7 @@ class timely_maker final : public reaction_point_maker {
     hai_factor.set_default(p.hai_factor);
     min_fraction.set_default(p.min_fraction_at(line));
   }
+  const choice_param* profile_param() const override { return &profile; }
   void check() const override {
     if (t_low() >= t_high())
       throw config_error(t_low.name() + ": " + t_low.value_string() + " is not below " + t_high.name() + " (" +
