@@ -33,6 +33,23 @@ struct short_buffers {
     return count == 1 ? first : first + " (" + std::to_string(count - 1) + " more VL buffers below their link's need)";
   }
 };
+
+// A flow's two ends each follow a profile: whose rules and values (the sender's rp.profile or
+// timely.profile, the receiver's np.profile; docs/models/dcqcn.md, timely.md). Ends that name
+// different ones run half of each (e.g. the HPCC simulator's TIMELY over the paper's segment
+// ACKs): counted over the flows, the first one named in a single warning.
+struct profile_pairs {
+  int count = 0;
+  std::string first;
+  void check(const choice_param* rp, const choice_param* np) {
+    if (!rp || !np || (*rp)() == (*np)() || count++) return;
+    first = rp->name() + " is '" + (*rp)() + "' but " + np->name() + " is '" + (*np)() + "'";
+  }
+  std::string message() const {
+    return first + ": the flow's two ends follow different profiles; set the receivers' np.profile as the senders'" +
+           (count > 1 ? " (" + std::to_string(count - 1) + (count > 2 ? " more flows)" : " more flow)") : "");
+  }
+};
 }  // namespace
 
 fabric::fabric(const scenario& s) : scenario_(s) {
@@ -154,6 +171,10 @@ void fabric::derive_defaults() {
   for (const auto& n : nics)
     max_frame = std::max({max_frame, n->mtu().bytes + n->header_bytes().bytes, n->min_frame().bytes});
   warnings_.clear();
+  profile_pairs profiles;
+  for (const flow& f : flows)
+    profiles.check(nic_of_node_[f.spec.src]->rp_profile(), nic_of_node_[f.spec.dst]->np_profile());
+  if (profiles.count) warnings_.push_back(profiles.message());
   short_buffers short_vls;
   for (const link_entry& e : links) {
     for (const port_ref* end : {&e.a, &e.b}) {

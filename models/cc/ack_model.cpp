@@ -28,11 +28,11 @@ const param_spec<byte_count> size_spec{"ack.size", "transport ACKs: wire size of
                                        byte_count{roce::ack_bytes}, byte_count{1}, byte_count{9216}};
 const choice_spec& priority_spec() {
   static const choice_spec spec = [] {
-    std::vector<std::string> choices{"data"};
+    std::vector<std::string> choices{"data", "high"};
     for (int k = 0; k < max_classes; ++k) choices.push_back(std::to_string(k));
     return choice_spec{"ack.priority",
-                       "transport ACKs: their class: the data frame's (data) or a class number (HPCC-sim: a "
-                       "high-priority class)",
+                       "transport ACKs: their class: the data frame's (data), the fabric's highest (high: the class "
+                       "a strict scheduler serves first; HPCC-sim's ACK_HIGH_PRIO) or a class number",
                        "data", choices};
   }();
   return spec;
@@ -65,7 +65,7 @@ ack_model::ack_model(const sc_core::sc_object& nic, control_sender_if& sender, c
 }
 
 void ack_model::start(int classes) {
-  class_ = priority() == "data" ? -1 : std::stoi(priority());
+  class_ = priority() == "data" ? -1 : priority() == "high" ? classes - 1 : std::stoi(priority());
   if (enable() && class_ >= classes)
     throw config_error(priority.name() + ": class " + priority() + " is not one of this fabric's " +
                        std::to_string(classes) + " classes");

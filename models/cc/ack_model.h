@@ -1,14 +1,15 @@
 // The NIC's transport ACK model: a RoCE RC receiver acknowledges the data it receives. Off by
 // default (<nic>.ack.enable); a scheme that times ACKs (TIMELY) or a profile that models a
-// reference simulator's transport (DCQCN's and TIMELY's hpcc-sim) switches it on. ACK frames
-// are real 70 B RoCEv2 ACKNOWLEDGE frames by default (<nic>.ack.size sets the wire size), on the
-// data frame's class or <nic>.ack.priority, queued through the NIC's control path ahead of data
-// and subject to that class's pause. Coalescing: every <nic>.ack.every_frames frames, or each
-// <nic>.ack.every_bytes of a flow's byte offset, and at a finite flow's end (ack_coalescing.h);
-// with <nic>.ack.timer, a frame left unacknowledged that long is acknowledged then. An ACK's
-// header `seq` is the acknowledged byte offset (its image's PSN the low 24 bits), by which a
-// sender's reaction point can find its own send time for that frame. Counted in <nic>.ack_sent
-// and <nic>.ack.timer_acks, and in the summary's totals.ack_frames (docs/models/nic.md).
+// reference simulator's transport (the hpcc-sim NP profiles of DCQCN and TIMELY) switches it
+// on. ACK frames are real 70 B RoCEv2 ACKNOWLEDGE frames by default (<nic>.ack.size sets the
+// wire size), on the data frame's class, the fabric's highest class or another
+// (<nic>.ack.priority), queued through the NIC's control path ahead of data and subject to that
+// class's pause. Coalescing: every <nic>.ack.every_frames frames, or each <nic>.ack.every_bytes
+// of a flow's byte offset, and at a finite flow's end (ack_coalescing.h); with <nic>.ack.timer,
+// a frame left unacknowledged that long is acknowledged then. An ACK's header `seq` is the
+// acknowledged byte offset (its image's PSN the low 24 bits), by which a sender's reaction point
+// can find its own send time for that frame. Counted in <nic>.ack_sent and <nic>.ack.timer_acks,
+// and in the summary's totals.ack_frames (docs/models/nic.md).
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -30,7 +31,7 @@ class ack_model : public timed_client {
   param<byte_count> every_bytes;
   param<sc_core::sc_time> timer;
   param<byte_count> size;
-  choice_param priority;  // "data": the data frame's class, else a class number
+  choice_param priority;  // "data": the data frame's class; "high": the fabric's highest; else a class number
 
   ack_model(const sc_core::sc_object& nic, control_sender_if& sender, const flow_table& flows);
   // Parameters are final: the ACK class, checked against the fabric's `classes`.

@@ -17,6 +17,8 @@
 
 namespace sluice {
 
+class choice_param;
+
 class notification_point_if {
  public:
   virtual ~notification_point_if() = default;
@@ -27,6 +29,9 @@ class notification_point_if {
   virtual void derive_defaults() {}
   // Cross-parameter checks, once the overrides are final (throws config_error, one line).
   virtual void check() const {}
+  // The parameter naming whose receiver this is (np.profile), to match the senders' profile
+  // (reaction_point_maker::profile_param); null: none.
+  virtual const choice_param* profile_param() const { return nullptr; }
 };
 
 // owner: the NIC; sender: where it hands frames it makes (CNPs, ACKs); flows: every flow of the

@@ -22,6 +22,8 @@
 
 namespace sluice {
 
+class choice_param;
+
 class reaction_point_if {
  public:
   virtual ~reaction_point_if() = default;
@@ -49,6 +51,9 @@ class reaction_point_maker {
   virtual void derive_defaults() {}
   // Cross-parameter checks, once the overrides are final (throws config_error, one line).
   virtual void check() const {}
+  // The parameter naming whose rules and values these reaction points follow (DCQCN's
+  // rp.profile, TIMELY's timely.profile), to be matched by the receivers' np.profile; null: none.
+  virtual const choice_param* profile_param() const { return nullptr; }
 };
 
 // owner: the NIC (parameters are named under it); mac: the NIC's port, for the line rate

@@ -82,6 +82,10 @@ class nic : public sc_core::sc_module, public control_sender_if {
   void derive_policy_defaults();
   // Cross-parameter checks of the chosen policies, once the overrides are final.
   void check_policies() const;
+  // The profile parameters of the chosen NP and RP policies (null: none), which a flow's two
+  // ends should set alike (docs/models/dcqcn.md, timely.md).
+  const choice_param* np_profile() const { return np_policy_ ? np_policy_->profile_param() : nullptr; }
+  const choice_param* rp_profile() const { return rp_maker_ ? rp_maker_->profile_param() : nullptr; }
   // A message to this NIC's firmware (its mailbox handler), answered now (config_error: none).
   std::string firmware_mailbox(const std::string& message);
   // control_sender_if: a frame this NIC made (CNP, ACK), queued ahead of data on its class.

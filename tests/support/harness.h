@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <fstream>
@@ -12,6 +13,7 @@
 #include <sstream>
 #include <string>
 
+#include "models/core/params.h"
 #include "platforms/simulation.h"
 
 namespace sluice::test {
@@ -130,6 +132,33 @@ inline std::string slurp(const std::string& path) {
 // A statistic from the summary's counters (zero values are left out of it: 0).
 inline double counter(const nlohmann::json& summary, const std::string& name) {
   return summary["counters"].contains(name) ? summary["counters"][name].get<double>() : 0.0;
+}
+
+// A parameter's value as text (a test failure if there is none).
+inline std::string param_value(const std::string& name) {
+  const param_base* p = param_registry::instance().find(name);
+  if (!p) {
+    ADD_FAILURE() << "no parameter " << name;
+    return "";
+  }
+  return p->value_string();
+}
+
+// Mean of a column of a sampled series over the samples in (from_us, to_us].
+inline double mean_of(const series& s, const std::string& column, double from_us, double to_us) {
+  auto col = std::find(s.columns.begin(), s.columns.end(), column) - s.columns.begin();
+  if (static_cast<std::size_t>(col) >= s.columns.size()) {
+    ADD_FAILURE() << "no column " << column;
+    return 0;
+  }
+  double sum = 0;
+  int n = 0;
+  for (std::size_t r = 0; r < s.rows.size(); ++r)
+    if (s.times_us[r] > from_us && s.times_us[r] <= to_us) {
+      sum += s.rows[r][col];
+      ++n;
+    }
+  return n ? sum / n : 0;
 }
 
 inline double utilization(const nlohmann::json& summary, const std::string& link_direction) {

@@ -9,6 +9,7 @@
 #include "tests/support/harness.h"
 
 using namespace sluice;
+using test::param_value;
 
 namespace {
 // The band the measured (mean queue - Kmin) / (q* - Kmin) must fall in (derivation in
@@ -19,15 +20,6 @@ namespace {
 // Poisson marks, alpha's discrete decays) are allowed a factor 2 together: h / 2^(1/3) to
 // h x 2^(1/3).
 const double kBand = std::cbrt(2.0);
-
-std::string value(const std::string& name) {
-  const param_base* p = param_registry::instance().find(name);
-  if (!p) {
-    ADD_FAILURE() << "no parameter " << name;
-    return "";
-  }
-  return p->value_string();
-}
 }  // namespace
 
 TEST(DcqcnFidelity, HpccSimProfileSetsEveryRuleAndExplicitSettingsWin) {
@@ -37,37 +29,38 @@ TEST(DcqcnFidelity, HpccSimProfileSetsEveryRuleAndExplicitSettingsWin) {
                                                                                 {"r*.np.profile", "hpcc-sim"},
                                                                                 {"h1.rp.fast_recovery", "3"},
                                                                                 {"r1.ack.every_frames", "2"}});
-  EXPECT_EQ(value("h0.rp.clamp_target_rate"), "false");
-  EXPECT_EQ(value("h0.rp.clamp_target_rate_after_time_inc"), "true");
-  EXPECT_EQ(value("h0.rp.hyper_increase"), "timer");
-  EXPECT_EQ(value("h0.rp.hyper_step"), "fixed");
-  EXPECT_EQ(value("h0.rp.alpha_update"), "per-window");
-  EXPECT_EQ(value("h0.rp.alpha_timer"), "1us");
-  EXPECT_EQ(value("h0.rp.rate_decrease_interval"), "4us");
-  EXPECT_EQ(value("h0.rp.timer"), "300us");
-  EXPECT_EQ(value("h0.rp.byte_counter"), "0B");
-  EXPECT_EQ(value("h0.rp.fast_recovery"), "1");
-  EXPECT_EQ(value("h0.rp.rai"), "8Mbps");  // 5 Mb/s per 25 Gb/s at the 40 Gb/s link
-  EXPECT_EQ(value("h0.rp.rhai"), "80Mbps");
-  EXPECT_EQ(value("h0.rp.min_rate"), "1Gbps");
-  EXPECT_EQ(value("r0.np.cnp_interval"), "0ps");
-  EXPECT_EQ(value("r0.ack.enable"), "true");
-  EXPECT_EQ(value("r0.ack.every_frames"), "1");
-  EXPECT_EQ(value("h1.rp.fast_recovery"), "3");  // set explicitly: the profile does not move it
-  EXPECT_EQ(value("r1.ack.every_frames"), "2");
-  EXPECT_EQ(value("h0.ack.enable"), "false");  // senders: no profile of their own, no ACKs
+  EXPECT_EQ(param_value("h0.rp.clamp_target_rate"), "false");
+  EXPECT_EQ(param_value("h0.rp.clamp_target_rate_after_time_inc"), "true");
+  EXPECT_EQ(param_value("h0.rp.hyper_increase"), "timer");
+  EXPECT_EQ(param_value("h0.rp.hyper_step"), "fixed");
+  EXPECT_EQ(param_value("h0.rp.alpha_update"), "per-window");
+  EXPECT_EQ(param_value("h0.rp.alpha_timer"), "1us");
+  EXPECT_EQ(param_value("h0.rp.rate_decrease_interval"), "4us");
+  EXPECT_EQ(param_value("h0.rp.timer"), "300us");
+  EXPECT_EQ(param_value("h0.rp.byte_counter"), "0B");
+  EXPECT_EQ(param_value("h0.rp.fast_recovery"), "1");
+  EXPECT_EQ(param_value("h0.rp.rai"), "8Mbps");  // 5 Mb/s per 25 Gb/s at the 40 Gb/s link
+  EXPECT_EQ(param_value("h0.rp.rhai"), "80Mbps");
+  EXPECT_EQ(param_value("h0.rp.min_rate"), "1Gbps");
+  EXPECT_EQ(param_value("r0.np.cnp_interval"), "0ps");
+  EXPECT_EQ(param_value("r0.ack.enable"), "true");
+  EXPECT_EQ(param_value("r0.ack.every_frames"), "1");
+  EXPECT_EQ(param_value("r0.ack.priority"), "high");   // the fabric's highest class: HPCC-sim's ACK_HIGH_PRIO
+  EXPECT_EQ(param_value("h1.rp.fast_recovery"), "3");  // set explicitly: the profile does not move it
+  EXPECT_EQ(param_value("r1.ack.every_frames"), "2");
+  EXPECT_EQ(param_value("h0.ack.enable"), "false");  // senders: no profile of their own, no ACKs
 }
 
 TEST(DcqcnFidelity, PaperProfileKeepsTheDefaults) {
   auto sim = test::make_sim(test::slurp(test::scenario_path("dumbbell.yaml")), {{"*.rp", "dcqcn"}, {"*.np", "dcqcn"}});
-  EXPECT_EQ(value("h0.rp.profile"), "paper");
-  EXPECT_EQ(value("h0.rp.clamp_target_rate"), "true");
-  EXPECT_EQ(value("h0.rp.hyper_increase"), "both-counters");
-  EXPECT_EQ(value("h0.rp.alpha_update"), "per-cnp");
-  EXPECT_EQ(value("h0.rp.rai"), "40Mbps");
-  EXPECT_EQ(value("h0.rp.timer"), "55us");
-  EXPECT_EQ(value("r0.np.cnp_interval"), "50us");
-  EXPECT_EQ(value("r0.ack.enable"), "false");
+  EXPECT_EQ(param_value("h0.rp.profile"), "paper");
+  EXPECT_EQ(param_value("h0.rp.clamp_target_rate"), "true");
+  EXPECT_EQ(param_value("h0.rp.hyper_increase"), "both-counters");
+  EXPECT_EQ(param_value("h0.rp.alpha_update"), "per-cnp");
+  EXPECT_EQ(param_value("h0.rp.rai"), "40Mbps");
+  EXPECT_EQ(param_value("h0.rp.timer"), "55us");
+  EXPECT_EQ(param_value("r0.np.cnp_interval"), "50us");
+  EXPECT_EQ(param_value("r0.ack.enable"), "false");
 }
 
 TEST(TransportAcks, EveryThirdFrameAndTheTimerForTheRest) {
@@ -112,18 +105,8 @@ void expect_fixed_point(int gbps, int n, int until_ms) {
   yaml += "run: {until: " + std::to_string(until_ms) + "ms, sample_period: 10us}\n";  // measured over the last 80 %
   auto sim = test::make_sim(yaml);
   sim->run();
-  const series& q = sim->samples().queue_depth;
-  int col = -1;
-  for (std::size_t c = 0; c < q.columns.size(); ++c)
-    if (q.columns[c] == "sw0.port" + std::to_string(n) + ".p3") col = static_cast<int>(c);
-  ASSERT_GE(col, 0);
-  double sum = 0;
-  int rows = 0;
-  for (std::size_t r = 0; r < q.rows.size(); ++r)
-    if (q.times_us[r] > until_ms * 200.0) {
-      sum += q.rows[r][col];
-      ++rows;
-    }
+  const double mean_queue = test::mean_of(sim->samples().queue_depth, "sw0.port" + std::to_string(n) + ".p3",
+                                          until_ms * 200.0, until_ms * 1000.0);
   test::dcqcn_fluid_params m;
   m.capacity_bps = gbps * 1e9;
   m.flows = n;
@@ -134,7 +117,7 @@ void expect_fixed_point(int gbps, int n, int until_ms) {
   // the marking's) does not. By Little's law they average the arrival rate x 500 ns, and the
   // bottleneck is busy (>= 99 %, arrivals = departures): C x 500 ns, within 1 % of it.
   const double pipeline_bytes = gbps * 1e9 / 8 * 500e-9;
-  const double queued = sum / rows - pipeline_bytes;
+  const double queued = mean_queue - pipeline_bytes;
   const double ratio = (queued - m.kmin) / (fp.queue_bytes - m.kmin);
   ::testing::Test::RecordProperty("ratio", std::to_string(ratio));
   std::printf(
@@ -149,3 +132,33 @@ TEST(DcqcnFluid, FixedPoint40GTwoFlows) { expect_fixed_point(40, 2, 100); }
 TEST(DcqcnFluid, FixedPoint40GEightFlows) { expect_fixed_point(40, 8, 100); }
 TEST(DcqcnFluid, FixedPoint100GTwoFlows) { expect_fixed_point(100, 2, 100); }
 TEST(DcqcnFluid, FixedPoint100GEightFlows) { expect_fixed_point(100, 8, 100); }
+
+TEST(DcqcnHpccScenario, HoldsTheNumbersItsReadmeGives) {
+  // scenarios/README.md (dumbbell-dcqcn-hpcc.yaml), seed 1, means over 5-20 ms: 9.13-9.40 Gb/s
+  // per flow, a 12.4 KB mean bottleneck queue (2.5 KB of it in the switch pipeline), the link
+  // 98.6 % busy, no PFC pause; every data frame ACKed on the highest class. The bands allow a
+  // few percent around those numbers (the run is deterministic; a change of rule or value that
+  // moves them must update the README too). The whole 20 ms run takes about 0.2 s.
+  auto sim =
+      std::make_unique<simulation>(load_scenario_file(test::scenario_path("dumbbell-dcqcn-hpcc.yaml")), run_options{});
+  sim->run();
+  const nlohmann::json s = sim->summary();
+  const sampler& out = sim->samples();
+  for (const char* flow : {"h0->r0", "h1->r1", "h2->r2", "h3->r3"}) {
+    const double gbps = test::mean_of(out.flow_throughput, flow, 5000, 20000);
+    EXPECT_GT(gbps, 9.0) << flow;  // README: 9.13 at the least
+    EXPECT_LT(gbps, 9.6) << flow;  // 9.40 at the most
+  }
+  const double queue = test::mean_of(out.queue_depth, "sw0.port4.p3", 5000, 20000);
+  EXPECT_GT(queue, 11800);  // README: 12.4 KB
+  EXPECT_LT(queue, 13000);
+  EXPECT_GT(test::mean_of(out.link_throughput, "sw0->sw1", 5000, 20000) / 40, 0.98);  // 98.6 % busy
+  EXPECT_EQ(s["totals"].value("pause_frames", 0), 0);
+  // The ACKs: one per data frame (the frames still in flight at the end are not counted yet),
+  // on class 7 of the reverse path (sw1's port toward sw0 carries only ACKs and CNPs).
+  const double acks = s["totals"]["ack_frames"].get<double>();
+  double data = 0;
+  for (const char* n : {"h0", "h1", "h2", "h3"}) data += test::counter(s, std::string(n) + ".prio3.frames_sent");
+  EXPECT_GT(acks, 0.999 * data);
+  EXPECT_LE(acks, data);
+}

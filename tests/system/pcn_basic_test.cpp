@@ -8,21 +8,9 @@
 #include "tests/support/harness.h"
 
 using namespace sluice;
+using test::mean_of;
 
 namespace {
-// Mean of a column of a sampled series over the samples in (from_us, to_us].
-double mean_of(const series& s, const std::string& column, double from_us, double to_us) {
-  auto col = std::find(s.columns.begin(), s.columns.end(), column) - s.columns.begin();
-  EXPECT_LT(static_cast<std::size_t>(col), s.columns.size()) << column;
-  double sum = 0;
-  int n = 0;
-  for (std::size_t r = 0; r < s.rows.size(); ++r)
-    if (s.times_us[r] > from_us && s.times_us[r] <= to_us) {
-      sum += s.rows[r][col];
-      ++n;
-    }
-  return n ? sum / n : 0;
-}
 // Smallest and largest sample of a column in (from_us, to_us].
 std::pair<double, double> range_of(const series& s, const std::string& column, double from_us, double to_us) {
   auto col = std::find(s.columns.begin(), s.columns.end(), column) - s.columns.begin();

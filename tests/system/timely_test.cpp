@@ -93,26 +93,26 @@ TEST(TimelySystem, CcTimelyPutsTheNpAtReceiversAndTheRpAtSendersAndNoCp) {
 }
 
 TEST(TimelySystem, ANewFlowStartsAtTheLineRateOverOnePlusTheSendersActiveFlows) {
-  // a sends three finite flows to b over one 40 Gb/s link with 100 us of delay (no ACK is back
-  // before 200 us), starting at 0, 20 and 40 us. The paper's start: C/(N+1) with N the flows
-  // already active at the sender: 40, 20 and 13.33 Gb/s, limits set before each first frame.
-  const std::string yaml =
-      "platform:\n  kind: custom\n  switches: []\n  nics: [a, b]\n"
-      "  links: [{a: a, b: b, rate: 40Gbps, delay: 100us}]\n"
-      "traffic:\n"
-      "  - {kind: finite, src: a, dst: b, size: 10MB, priority: 3, cc: timely}\n"
-      "  - {kind: finite, src: a, dst: b, size: 10MB, priority: 3, cc: timely, start: 20us}\n"
-      "  - {kind: finite, src: a, dst: b, size: 10MB, priority: 3, cc: timely, start: 40us}\n"
-      "run: {until: 100us, sample_period: 10us}\n";
+  // a sends three finite flows to b over one link of C = 40 or 10 Gb/s with 100 us of delay (no
+  // ACK is back before 200 us), starting at 0, 20 and 40 us. The paper's start: C/(N+1) with N
+  // the flows already active at the sender: C, C/2 and C/3, limits set before each first frame.
   const std::string dir = testing::TempDir() + "timely_start_" + std::to_string(getpid());
-  std::filesystem::create_directories(dir);
-  std::ofstream(dir + "/s.yaml") << yaml;
   // One simulation per process: each run through the CLI; the last row of flow_rate.csv.
-  auto rates_at_100us = [&](const std::string& start) {
-    const test::command_result r = test::run_cli(
-        "run " + dir + "/s.yaml -q --out " + dir + "/" + start + " --set a.timely.start=" + start, "/dev/null");
+  auto rates_at_100us = [&](int gbps, const std::string& start) {
+    const std::string rate = std::to_string(gbps) + "Gbps", run = dir + "/" + rate + "-" + start;
+    std::filesystem::create_directories(run);
+    std::ofstream(run + "/s.yaml") << "platform:\n  kind: custom\n  switches: []\n  nics: [a, b]\n"
+                                   << "  links: [{a: a, b: b, rate: " << rate << ", delay: 100us}]\ntraffic:\n"
+                                   << "  - {kind: finite, src: a, dst: b, size: 10MB, priority: 3, cc: timely}\n"
+                                   << "  - {kind: finite, src: a, dst: b, size: 10MB, priority: 3, cc: timely, "
+                                      "start: 20us}\n"
+                                   << "  - {kind: finite, src: a, dst: b, size: 10MB, priority: 3, cc: timely, "
+                                      "start: 40us}\n"
+                                   << "run: {until: 100us, sample_period: 10us}\n";
+    const test::command_result r =
+        test::run_cli("run " + run + "/s.yaml -q --out " + run + " --set a.timely.start=" + start, "/dev/null");
     EXPECT_EQ(r.status, 0) << r.output;
-    std::ifstream csv(dir + "/" + start + "/flow_rate.csv");
+    std::ifstream csv(run + "/flow_rate.csv");
     std::string line, last;
     std::getline(csv, line);
     EXPECT_EQ(std::count(line.begin(), line.end(), ','), 6) << line;  // time, each flow and its target
@@ -122,11 +122,15 @@ TEST(TimelySystem, ANewFlowStartsAtTheLineRateOverOnePlusTheSendersActiveFlows) 
     for (std::string f; std::getline(ls, f, ',');) v.push_back(std::stod(f));
     return v.size() == 7 ? std::vector<double>{v[1], v[3], v[5]} : std::vector<double>{};
   };
-  const std::vector<double> fair = rates_at_100us("fair-share");
-  EXPECT_DOUBLE_EQ(fair[0], 40e9);
-  EXPECT_DOUBLE_EQ(fair[1], 20e9);
-  EXPECT_NEAR(fair[2], 40e9 / 3, 1e5);         // flow_rate.csv keeps 6 significant digits
-  EXPECT_EQ(rates_at_100us("profile"), fair);  // the paper profile starts at the fair share
-  // line-rate: unlimited until the first ACK: each flow shows its pace, the line rate.
-  for (double rate : rates_at_100us("line-rate")) EXPECT_DOUBLE_EQ(rate, 40e9);
+  for (int gbps : {40, 10}) {
+    const double c = gbps * 1e9;
+    const std::vector<double> fair = rates_at_100us(gbps, "fair-share");
+    ASSERT_EQ(fair.size(), 3u) << gbps << " Gb/s";
+    EXPECT_DOUBLE_EQ(fair[0], c);
+    EXPECT_DOUBLE_EQ(fair[1], c / 2);
+    EXPECT_NEAR(fair[2], c / 3, 1e-5 * c);             // flow_rate.csv keeps 6 significant digits
+    EXPECT_EQ(rates_at_100us(gbps, "profile"), fair);  // the paper profile starts at the fair share
+    // line-rate: unlimited until the first ACK: each flow shows its pace, the line rate.
+    for (double rate : rates_at_100us(gbps, "line-rate")) EXPECT_DOUBLE_EQ(rate, c);
+  }
 }

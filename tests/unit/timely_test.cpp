@@ -5,6 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <functional>
 
 #include "models/cc/timely/timely_np.h"
 #include "models/cc/timely/timely_rp.h"
@@ -210,11 +213,14 @@ namespace {
 // Two TIMELY flows through one bottleneck of C = 10 Gb/s, a fluid queue (dq/dt = sum of rates
 // - C, not below 0), base RTT 20 us; each flow completes a 16 000-B segment per 128 000 bits it
 // sends and samples RTT = base + q / C. Steps of 0.5 us for `span`; returns the two rates.
-std::pair<double, double> two_flows(const timely_rp_config& c, double r1, double r2, uint64_t span) {
+// `trace`, if given, sees (time in ps, the two rates, the queue in bits) every 100 us.
+std::pair<double, double> two_flows(const timely_rp_config& c, double r1, double r2, uint64_t span,
+                                    const std::function<void(uint64_t, double, double, double)>& trace = {}) {
   const double cap = 10e9, base = 20e-6, seg = 128000, dt = 0.5e-6;
   timely_rp_state a(r1), b(r2);
   double q = 0, sent_a = 0, sent_b = 0;  // bits
   for (uint64_t t = 0; t < span; t += 500'000) {
+    if (trace && t % (100 * us) == 0) trace(t, a.rate(), b.rate(), q);
     q = std::max(0.0, q + (a.rate() + b.rate() - cap) * dt);
     const uint64_t rtt = static_cast<uint64_t>((base + q / cap) * 1e12);
     sent_a += a.rate() * dt;
@@ -256,6 +262,25 @@ TEST(TimelyRp, FromASevenToThreeStartTheOriginalStaysUnfairAndPatchedConverges) 
   EXPECT_LE(gap200 / gap100, 1.05 * std::exp(-100.0 / 25.6));
   EXPECT_NEAR(b1, 5e9, 0.001 * 5e9);
   EXPECT_NEAR(b2, 5e9, 0.001 * 5e9);
+}
+
+// The two trajectories of the test above for tools/timely_fluid_compare.py, which runs this test
+// with SLUICE_TIMELY_TRAJECTORY set to a file: "variant,t_us,r1,r2,q_bits" rows, 300 ms of the
+// original and 200 ms of patched TIMELY from 7 : 3 Gb/s. Skipped otherwise.
+TEST(TimelyRp, TwoFlowTrajectoriesForTheFluidComparison) {
+  const char* path = std::getenv("SLUICE_TIMELY_TRAJECTORY");
+  if (!path) GTEST_SKIP() << "SLUICE_TIMELY_TRAJECTORY not set (tools/timely_fluid_compare.py sets it)";
+  std::ofstream out(path);
+  out << "variant,t_us,r1,r2,q_bits\n";
+  timely_rp_config c = paper();
+  for (const char* name : {"original", "patched"}) {
+    const auto row = [&](uint64_t t, double r1, double r2, double q) {
+      out << name << ',' << t / us << ',' << r1 << ',' << r2 << ',' << q << '\n';
+    };
+    two_flows(c, 7e9, 3e9, (c.variant == timely_rp_config::variant_t::original ? 300000 : 200000) * us, row);
+    c.variant = timely_rp_config::variant_t::patched;
+  }
+  EXPECT_TRUE(out.good()) << path;
 }
 
 // ---- The HPCC ns-3 simulator's TIMELY (timely.profile = hpcc-sim) ----

@@ -47,8 +47,10 @@ class dcqcn_np final : public notification_point_if {
     if (ack_model* acks = sender_.acks(); acks && p.transport_acks) {
       acks->enable.set_default(true);
       acks->every_frames.set_default(1);
+      acks->priority.set_default("high");
     }
   }
+  const choice_param* profile_param() const override { return &profile_; }
   void on_data(const packet_header& h, uint64_t now) override {
     const bool ce = h.ecn == ecn_ce;
     ce_ += ce;
@@ -80,7 +82,8 @@ class dcqcn_np final : public notification_point_if {
                               "np.profile",
                               "dcqcn: the CNP interval and transport ACKs of the paper (50 us), ConnectX "
                               "(min_time_between_cnps 4 us) or the HPCC ns-3 simulator (0: the CE echo of a per-frame "
-                              "ACK; ACKs on) (docs/models/dcqcn.md); explicit settings win",
+                              "ACK; ACKs on every frame, on the highest class) (docs/models/dcqcn.md); explicit "
+                              "settings win",
                               "paper",
                               {"paper", "connectx", "hpcc-sim"}};
                         }};

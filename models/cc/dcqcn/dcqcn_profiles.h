@@ -26,7 +26,7 @@ struct dcqcn_profile {
   bool cut_after_alpha_update;
   // Notification point (np.*).
   uint64_t cnp_interval_ps;  // 0: a CNP for every CE-marked frame
-  bool transport_acks;       // the receiver acknowledges every data frame on a high class
+  bool transport_acks;       // the receiver acknowledges every data frame, on the fabric's highest class
   double rai_at(double line_rate) const { return rate_reference > 0 ? rai * line_rate / rate_reference : rai; }
   double rhai_at(double line_rate) const { return rate_reference > 0 ? rhai * line_rate / rate_reference : rhai; }
   // The reaction point's configuration under this profile at a line rate.

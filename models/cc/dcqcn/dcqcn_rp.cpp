@@ -77,6 +77,7 @@ class dcqcn_maker final : public reaction_point_maker {
     cut_alpha.set_default(p.cut_after_alpha_update ? "after-update" : "before-update");
     rules_ = rules();
   }
+  const choice_param* profile_param() const override { return &profile; }
   // What every CNP, timer and (once limited) frame reads: packed at the first event of the run,
   // again after a live write (g, rai, rhai, min_rate); the line rate as it is now.
   const dcqcn_rp_config& config() const {

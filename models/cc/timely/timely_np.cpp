@@ -5,11 +5,16 @@
 // through the NIC's control path ahead of data and subject to that class's pause. Each ACK's
 // header `seq` is the acknowledged byte offset (the data frame's seq + payload), by which the
 // sender's reaction point finds its own send time for that frame.
+// <nic>.np.profile = hpcc-sim (the HPCC ns-3 simulator's receiver, to pair with the senders'
+// timely.profile = hpcc-sim): one ACK per data frame, on the fabric's highest class.
 #include "models/cc/timely/timely_np.h"
+
+#include <string>
 
 #include "models/cc/ack_model.h"
 #include "models/cc/notification_point.h"
 #include "models/cc/received_flow_counts.h"
+#include "models/cc/timely/timely_profiles.h"
 #include "models/core/params.h"
 
 namespace sluice {
@@ -17,17 +22,28 @@ namespace {
 class timely_np final : public notification_point_if {
  public:
   timely_np(const sc_core::sc_object& nic, control_sender_if& sender, const flow_table&)
-      : nic_(&nic), acks_(sender.acks()) {}
+      : nic_(&nic), acks_(sender.acks()) {
+    segment_.inert_when(
+        [](const void* m, const param_base&) -> std::string {
+          const timely_np& np = *static_cast<const timely_np*>(m);
+          return np.profile_() == "hpcc-sim" ? np.profile_.name() + " is 'hpcc-sim' (an ACK per data frame)" : "";
+        },
+        this);
+  }
 
   // The ACKs are the NIC's transport ACKs (ack_model.h): TIMELY switches them on, one per
-  // segment; <nic>.ack.* set explicitly still win.
+  // segment on the data's class (paper) or one per frame on the highest class (hpcc-sim);
+  // <nic>.ack.* set explicitly still win.
   void derive_defaults() override {
     if (!acks_) return;
     acks_->enable.set_default(true);
-    const uint64_t segment = segment_().bytes;
+    const bool every_frame = timely_profile_named(profile_())->ack_every_frame;
+    const uint64_t segment = every_frame ? 0 : segment_().bytes;
     acks_->every_frames.set_default(segment ? 0 : 1);
     acks_->every_bytes.set_default(byte_count{segment});
+    if (every_frame) acks_->priority.set_default("high");
   }
+  const choice_param* profile_param() const override { return &profile_; }
   void on_data(const packet_header&, uint64_t) override {}
 
  private:
@@ -40,6 +56,15 @@ class timely_np final : public notification_point_if {
             "data frame (paper: 16 KB segments; ns3-rdma timely: 16 000 B)",
             byte_count{16000}, byte_count{0}, byte_count{1ull << 32}};
       }};
+  choice_param profile_{nic_, [] {
+                          return choice_spec{"np.profile",
+                                             "timely: the receiver's ACKs as the paper has them (one per "
+                                             "np.ack_segment, on the data's class) or as the HPCC ns-3 simulator "
+                                             "(one per data frame, on the highest class); pair with the senders' "
+                                             "timely.profile; explicit ack.* settings win",
+                                             "paper",
+                                             {"paper", "hpcc-sim"}};
+                        }};
   ack_model* acks_;
 };
 

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "models/cc/reaction_point.h"
+#include "models/cc/timely/timely_profiles.h"
 #include "models/core/param_cache.h"
 #include "models/core/params.h"
 #include "models/core/ring.h"
@@ -70,6 +71,24 @@ class timely_maker final : public reaction_point_maker {
         this);
   }
   std::unique_ptr<reaction_point_if> make(const flow& f, rate_limiter_if& limiter) override;
+  // The profile's values become the defaults, the rates scaled to the NIC's line rate; what the
+  // scenario or --set gave stays.
+  void derive_defaults() override {
+    const timely_profile& p = *timely_profile_named(profile());
+    const double line = wire_rate();
+    const auto ps = [](uint64_t t) { return sc_time(static_cast<double>(t), sc_core::SC_PS); };
+    t_low.set_default(ps(p.t_low_ps));
+    t_high.set_default(ps(p.t_high_ps));
+    min_rtt.set_default(ps(p.min_rtt_ps));
+    alpha.set_default(p.alpha);
+    beta.set_default(p.beta);
+    delta.set_default(data_rate{p.delta_at(line)});
+    hai_step.set_default(data_rate{p.hai_step_at(line)});
+    hai_threshold.set_default(p.hai_threshold);
+    hai_factor.set_default(p.hai_factor);
+    min_fraction.set_default(p.min_fraction_at(line));
+  }
+  const choice_param* profile_param() const override { return &profile; }
   void check() const override {
     if (t_low() >= t_high())
       throw config_error(t_low.name() + ": " + t_low.value_string() + " is not below " + t_high.name() + " (" +
@@ -107,7 +126,8 @@ class timely_maker final : public reaction_point_maker {
   std::size_t active_flows_but(const timely_rp* self) const;
   std::vector<const timely_rp*> rps_;  // every flow's reaction point of this NIC
 
-  // Defaults: the TIMELY paper's ([TIMELY] §6, as [CoNEXT16]'s validation table quotes them).
+  // Defaults: the TIMELY paper's ([TIMELY] §6, as [CoNEXT16]'s validation table quotes them); the
+  // profile's replace them in derive_defaults (timely_profiles.h).
   param<sc_time> t_low{nic_, [] {
                          return param_spec<sc_time>{"timely.t_low",
                                                     "timely: below this RTT, additive increase only (paper: 50 us)",
@@ -133,12 +153,16 @@ class timely_maker final : public reaction_point_maker {
                                                  0.8,           0.0,
                                                  1.0,           param_change::live};
                      }};
-  param<data_rate> delta{nic_, [] {
-                           return param_spec<data_rate>{
-                               "timely.delta",  "timely: additive increase step per completion (paper: 10 Mb/s)",
-                               data_rate{10e6}, data_rate{0},
-                               data_rate{1e12}, param_change::live};
-                         }};
+  param<data_rate> delta{
+      nic_, [] {
+        return param_spec<data_rate>{
+            "timely.delta",
+            "timely: additive increase step per update (paper: 10 Mb/s; hpcc-sim: 10 Mb/s per 10 Gb/s of line rate)",
+            data_rate{10e6},
+            data_rate{0},
+            data_rate{1e12},
+            param_change::live};
+      }};
   param<sc_time> min_rtt{nic_, [] {
                            return param_spec<sc_time>{
                                "timely.min_rtt",
@@ -160,7 +184,9 @@ class timely_maker final : public reaction_point_maker {
   param<double> min_fraction{
       nic_, [] {
         return param_spec<double>{
-            "timely.min_rate", "timely: lowest rate as a fraction of the line rate (ns3-rdma: 0.01)", 0.01, 1e-6, 1.0};
+            "timely.min_rate",
+            "timely: lowest rate as a fraction of the line rate (ns3-rdma: 0.01; hpcc-sim: 1 Gb/s over the line rate)",
+            0.01, 1e-6, 1.0};
       }};
   choice_param variant{nic_, [] {
                          return choice_spec{
@@ -181,21 +207,24 @@ class timely_maker final : public reaction_point_maker {
                                    "timely patched: decrease factor of the error term (CoNEXT'16 experiments: 0.008)",
                                    0.008, 0.0, 1.0};
                              }};
-  choice_param profile{nic_, [] {
-                         return choice_spec{"timely.profile",
-                                            "timely rules: paper (an update per max(segment time, min_rtt), HAI on the "
-                                            "gradient branch) or hpcc-sim (the HPCC ns-3 simulator: an update per RTT, "
-                                            "a hai_step after hai_threshold increases in a row, line-rate start)",
-                                            "paper",
-                                            {"paper", "hpcc-sim"}};
-                       }};
-  param<data_rate> hai_step{
+  choice_param profile{
       nic_, [] {
-        return param_spec<data_rate>{
-            "timely.hai_step",
-            "timely hpcc-sim: the hyper step R_HAI of an increase after hai_threshold in a row (choice)",
-            data_rate{50e6}, data_rate{0}, data_rate{1e12}};
+        return choice_spec{
+            "timely.profile",
+            "timely rules: paper (an update per max(segment time, min_rtt), HAI on the "
+            "gradient branch) or hpcc-sim (the HPCC ns-3 simulator: an update per RTT, "
+            "a hai_step after hai_threshold increases in a row, line-rate start; its values scaled to the "
+            "line rate); explicit settings win",
+            "paper",
+            {"paper", "hpcc-sim"}};
       }};
+  param<data_rate> hai_step{nic_, [] {
+                              return param_spec<data_rate>{
+                                  "timely.hai_step",
+                                  "timely hpcc-sim: the hyper step R_HAI of an increase after hai_threshold in a row "
+                                  "(hpcc-sim: 50 Mb/s per 10 Gb/s of line rate)",
+                                  data_rate{50e6}, data_rate{0}, data_rate{1e12}};
+                            }};
   choice_param start{
       nic_, [] {
         return choice_spec{
