@@ -66,6 +66,8 @@ nic::nic(sc_core::sc_module_name name, uint32_t node_id, flow_table& flows, int 
       rp(this, rp_spec()),
       firmware(this),
       port("port0", eth::mac_address(node_id, 0), classes, layer),
+      registers("regs", "nic", register_device_),
+      register_device_(*this, classes),
       node_id_(node_id),
       flows_(flows),
       tx_(port.mac, port.gate(), flows),
