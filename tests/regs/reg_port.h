@@ -13,6 +13,16 @@
 
 namespace sluice::test {
 
+// A 4-byte access of `data` at `address`, its status TLM_INCOMPLETE_RESPONSE as an initiator sends it.
+inline void set_access(tlm::tlm_generic_payload& t, tlm::tlm_command cmd, uint64_t address, void* data) {
+  t.set_command(cmd);
+  t.set_address(address);
+  t.set_data_ptr(static_cast<unsigned char*>(data));
+  t.set_data_length(4);
+  t.set_streaming_width(4);
+  t.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+}
+
 class reg_port : public sc_core::sc_module {
  public:
   tlm_utils::simple_initiator_socket<reg_port> socket;
@@ -24,12 +34,7 @@ class reg_port : public sc_core::sc_module {
   // LT access now (delay 0, so callable from a method or a timed callback).
   tlm::tlm_response_status access(tlm::tlm_command cmd, uint32_t address, uint32_t& value, bool debug = false) {
     tlm::tlm_generic_payload t;
-    t.set_command(cmd);
-    t.set_address(address);
-    t.set_data_ptr(reinterpret_cast<unsigned char*>(&value));
-    t.set_data_length(4);
-    t.set_streaming_width(4);
-    t.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+    set_access(t, cmd, address, &value);
     if (debug) {
       socket->transport_dbg(t);
     } else {
@@ -51,6 +56,40 @@ class reg_port : public sc_core::sc_module {
   }
   tlm::tlm_response_status write(uint32_t address, uint32_t value) {
     return access(tlm::TLM_WRITE_COMMAND, address, value);
+  }
+};
+
+// Register accesses at given simulated times, made by a thread of its own through the target's
+// socket with b_transport: each carries its time as the local time offset (delay) from the
+// thread's current time, as a loosely-timed initiator running ahead would.
+class timed_accesses : public sc_core::sc_module {
+ public:
+  struct access {
+    uint64_t at_ps;
+    uint32_t address, value;  // value: written, or what a read returned
+    bool write;
+    tlm::tlm_response_status status = tlm::TLM_INCOMPLETE_RESPONSE;
+    uint64_t done_ps = 0;  // sc_time_stamp() + delay when b_transport returned
+  };
+  tlm_utils::simple_initiator_socket<timed_accesses> socket;
+  std::vector<access> accesses;  // in time order; filled before the run
+
+  timed_accesses(sc_core::sc_module_name name, regs::register_target& t) : sc_module(name), socket("socket") {
+    socket.bind(t.socket);
+    SC_THREAD(run);
+  }
+  SC_HAS_PROCESS(timed_accesses);
+
+ private:
+  void run() {
+    for (access& a : accesses) {
+      tlm::tlm_generic_payload t;
+      set_access(t, a.write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND, a.address, &a.value);
+      sc_core::sc_time delay = sc_core::sc_time::from_value(a.at_ps) - sc_core::sc_time_stamp();
+      socket->b_transport(t, delay);
+      a.status = t.get_response_status();
+      a.done_ps = (sc_core::sc_time_stamp() + delay).value();
+    }
   }
 };
 
