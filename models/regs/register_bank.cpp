@@ -143,7 +143,10 @@ uint32_t register_bank::address_of(const std::string& path, const field_desc** f
     std::size_t open = part.find('[');
     if (open != std::string::npos) {
       if (part.back() != ']') throw bad("an index is written [N]");
-      index = std::stol(part.substr(open + 1, part.size() - open - 2));
+      const std::string digits = part.substr(open + 1, part.size() - open - 2);
+      if (digits.empty() || digits.size() > 6 || digits.find_first_not_of("0123456789") != std::string::npos)
+        throw bad("an index is written [N]");
+      index = std::stol(digits);
       part = part.substr(0, open);
     }
     parts.emplace_back(part, index);

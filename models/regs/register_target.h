@@ -4,6 +4,7 @@
 // - b_transport: the access happens at sc_time_stamp() + delay (a caller's local time offset is
 //   honoured: the target waits it out first, so that the models have reached that time), and
 //   returns with delay = the access latency (`regs.latency` device clock cycles of `regs.clock`).
+//   (A caller that cannot wait, a method process, has its access made at once.)
 // - nb_transport_fw, the four phases: BEGIN_REQ with delay 0 is taken at once (TLM_UPDATED,
 //   END_REQ); with delay > 0 it is accepted (TLM_ACCEPTED) and END_REQ follows on the backward
 //   path at its time. The access happens at END_REQ; BEGIN_RESP follows the latency later, one

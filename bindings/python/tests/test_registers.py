@@ -45,6 +45,7 @@ def test_a_register_write_at_time_zero_equals_the_value_in_the_scenario(incast):
         ("sw0", "switch_port[1].ECN_KMIN[3]", 1, r"no parameter sw0.port1.prio3.ecn.kmin in this configuration"),
         ("sw9", "SCRATCH", 1, r"^registers: 'sw9' is no switch or NIC of this fabric$"),
         ("sw0", "NOPE", 1, r"no such register in the switch map"),
+        ("sw0", "switch_port[x].PFC_XOFF", 1, r"an index is written \[N\]"),
     ],
 )
 def test_a_refused_access_raises_a_one_line_value_error(incast, device, register, value, message):
