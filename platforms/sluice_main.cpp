@@ -15,6 +15,7 @@
 #include "platforms/compare.h"
 #include "platforms/listing.h"
 #include "platforms/profiles.h"
+#include "platforms/regs_cli.h"
 #include "platforms/run_progress.h"
 #include "platforms/run_request.h"
 #include "platforms/simulation.h"
@@ -38,7 +39,8 @@ const char* usage =
     "                     [--match GLOB]\n"
     "       sluice stats SCENARIO.yaml [--match GLOB]\n"
     "       sluice probes SCENARIO.yaml [--match GLOB]\n"
-    "       sluice compare RUN_A RUN_B [--match GLOB]   (run folders, summary.json files or FILE.sqlite:ID)\n";
+    "       sluice compare RUN_A RUN_B [--match GLOB]   (run folders, summary.json files or FILE.sqlite:ID)\n"
+    "       sluice regs DEVICE [--format table|json|c|md|rdl]   (switch, nic, or a block: switch_port, ...)\n";
 
 // Columns as wide as their widest cell among the rows shown (a long choice list or name must
 // not run into the next column).
@@ -106,6 +108,7 @@ int compare(const po::variables_map& vm, const std::string& a, const std::string
 
 int run(int argc, char* argv[]) {
   std::string command, scenario_path, other_path, out_dir, until, sample_period, seed, cc, profile, match = "*";
+  std::string format = "table";
   std::string pcap, capture_kinds, capture_window, trace_frames, vcd, trace_window, store;
   std::vector<std::string> sets, capture, trace;
   bool quiet = false, allow_inert = false, store_series = false;
@@ -140,6 +143,7 @@ int run(int argc, char* argv[]) {
       "store", po::value(&store),
       "append the run (provenance, totals, counters, flows, ports, links) to the results store FILE (SQLite; "
       "created if missing)")("store-series", po::bool_switch(&store_series), "with --store: keep the CSV series too")(
+      "format", po::value(&format), "regs: table, json, c (the firmware header), md or rdl (SystemRDL 2.0)")(
       "match", po::value(&match),
       "params, stats, probes: list only names matching GLOB; compare: only metrics matching GLOB");
   po::options_description hidden;
@@ -157,8 +161,17 @@ int run(int argc, char* argv[]) {
     return command.empty() && !vm.count("help") ? 2 : 0;
   }
   if (command == "compare") return compare(vm, scenario_path, other_path, match);
+  if (command == "regs") {
+    for (const auto& [name, value] : vm)
+      if (name != "command" && name != "scenario" && name != "format" && name != "quiet" && !value.defaulted())
+        throw config_error("--" + name + ": does not apply to 'regs'");
+    if (scenario_path.empty()) throw config_error("regs: name a device kind (switch, nic) or a block");
+    std::cout << register_map_text(scenario_path, format);
+    finish(0);
+  }
+  if (vm.count("format") && !vm["format"].defaulted()) throw config_error("--format: applies to 'regs' only");
   if (command != "run" && command != "params" && command != "stats" && command != "probes")
-    throw config_error("command: '" + command + "' is not run, params, stats, probes or compare");
+    throw config_error("command: '" + command + "' is not run, params, stats, probes, compare or regs");
   if (scenario_path.empty()) throw config_error("missing SCENARIO.yaml");
   if (!other_path.empty()) throw config_error("'" + other_path + "': one scenario only (" + command + ")");
   // An option that does not apply to the command would be silently ignored: reject it.

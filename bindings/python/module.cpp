@@ -183,8 +183,46 @@ class live_view {
     return param_registry::instance().set_live(pattern, py::str(value).cast<std::string>());
   }
   void stop() { event_queue::instance().request_stop(); }
+  // A device's register (docs/cosimulation.md#register-maps), at this callback's simulated
+  // time, as firmware sees it: by path ("switch_port[4].ECN_KMIN[3]", with ".FIELD" for one
+  // field) or by address. A refused access raises ValueError with the bank's one-line reason.
+  uint32_t reg_read(const std::string& device, const py::object& where, bool debug) {
+    const register_ref r = resolve(device, where);
+    uint32_t v = 0;
+    if (r.bank->read(r.address, v, debug) != regs::reg_status::ok) throw config_error(r.bank->error());
+    return r.field ? (v & r.field->mask()) >> r.field->lsb : v;
+  }
+  void reg_write(const std::string& device, const py::object& where, uint32_t value) {
+    const register_ref r = resolve(device, where);
+    uint32_t v = value;
+    if (r.field) {  // read, modify the field, write
+      if (r.bank->read(r.address, v, true) != regs::reg_status::ok) throw config_error(r.bank->error());
+      v = (v & ~r.field->mask()) | ((value << r.field->lsb) & r.field->mask());
+    }
+    if (r.bank->write(r.address, v) != regs::reg_status::ok) throw config_error(r.bank->error());
+  }
 
  private:
+  struct register_ref {
+    regs::register_bank* bank;
+    uint32_t address;
+    const regs::field_desc* field = nullptr;
+  };
+  register_ref resolve(const std::string& device, const py::object& where) {
+    regs::register_target* target = nullptr;
+    for (auto& s : sim_.fabric_model().switches)
+      if (device == s->name()) target = &s->registers;
+    for (auto& n : sim_.fabric_model().nics)
+      if (device == n->name()) target = &n->registers;
+    if (!target) throw config_error("registers: '" + device + "' is no switch or NIC of this fabric");
+    register_ref r{&target->bank(), 0};
+    if (py::isinstance<py::int_>(where)) {
+      r.address = where.cast<uint32_t>();
+    } else {
+      r.address = r.bank->address_of(where.cast<std::string>(), &r.field);
+    }
+    return r;
+  }
   const std::vector<stat_registry::row>& rows() {
     if (rows_.empty()) rows_ = stat_registry::instance().rows();
     return rows_;
@@ -387,7 +425,11 @@ PYBIND11_MODULE(_sluice, m) {
       .def("param", &live_view::param, py::arg("name"), "a parameter's current value, as text")
       .def("set", &live_view::set, py::arg("pattern"), py::arg("value"),
            "write every live parameter matching a glob, from now on; returns how many matched")
-      .def("stop", &live_view::stop, "end the run now (results so far are kept)");
+      .def("stop", &live_view::stop, "end the run now (results so far are kept)")
+      .def("reg_read", &live_view::reg_read, py::arg("device"), py::arg("register"), py::arg("debug") = false,
+           "read a device's register now, by path ('switch_port[4].ECN_KMIN[3]', '.FIELD' for a field) or address")
+      .def("reg_write", &live_view::reg_write, py::arg("device"), py::arg("register"), py::arg("value"),
+           "write a device's register now, by path (a '.FIELD' suffix writes that field only) or address");
   py::class_<callback_spec>(m, "Callback")
       .def(py::init([](std::string at, std::string every, py::function fn) {
              return callback_spec{std::move(at), std::move(every), std::move(fn)};

@@ -314,7 +314,8 @@ class param_registry {
   void add(param_base* p);
   void remove(param_base* p);
   param_base* find(const std::string& name) const;
-  std::vector<param_base*> all() const;  // sorted by name; a name declared twice is a model error
+  std::size_t size() const { return params_.size(); }  // parameters declared so far
+  std::vector<param_base*> all() const;                // sorted by name; a name declared twice is a model error
   // Applies `value` to every parameter whose name matches the glob `pattern` (* and ?).
   // Returns how many matched; throws config_error when a value is invalid, or when none match
   // and require_match.

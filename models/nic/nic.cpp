@@ -71,6 +71,8 @@ nic::nic(sc_core::sc_module_name name, uint32_t node_id, flow_table& flows, int 
       rp(this, rp_spec()),
       firmware(this),
       port("port0", eth::mac_address(node_id, 0), classes, layer),
+      registers("regs", "nic", register_device_),
+      register_device_(*this, classes),
       node_id_(node_id),
       flows_(flows),
       tx_(port.mac, port.gate(), flows),
@@ -163,7 +165,7 @@ void nic::make_policies() {
       bind_limiter(id, *delayed_limiters_.back());
     }
   rp_maker_ = rp_policies::instance().make(rp.name(), rp(), *this, port.mac);
-  if (firmware.attached()) firmware_maker_ = make_firmware_maker(*this, port.mac, firmware, flows_);
+  if (firmware.attached()) firmware_maker_ = make_firmware_maker(*this, port.mac, firmware, flows_, registers);
   reaction_point_maker* maker = firmware_maker_ ? firmware_maker_.get() : rp_maker_.get();
   if (!maker) return;
   for (uint32_t id : flow_ids_) {

@@ -20,8 +20,10 @@
 #include "models/link/mac_port.h"
 #include "models/link/pfc.h"
 #include "models/nic/delayed_rate_limiter.h"
+#include "models/nic/nic_registers.h"
 #include "models/nic/rx_dispatcher.h"
 #include "models/nic/tx_scheduler.h"
+#include "models/regs/register_target.h"
 
 namespace sluice {
 
@@ -52,6 +54,7 @@ class nic : public sc_core::sc_module, public control_sender_if {
   choice_param rp;                              // reaction point policy of every flow this NIC sends, by name
   firmware_params firmware;                     // firmware reacting in place of `rp` (docs/cosimulation.md)
   nic_port port;
+  regs::register_target registers;  // "h0.regs": the register bank's TLM target (docs/cosimulation.md)
 
   nic(sc_core::sc_module_name name, uint32_t node_id, flow_table& flows, int classes,
       link_layer layer = link_layer::cee);
@@ -94,6 +97,7 @@ class nic : public sc_core::sc_module, public control_sender_if {
   ack_model* acks() override { return &acks_; }
 
   const std::vector<uint32_t>& flows_sent() const { return flow_ids_; }
+  const flow& flow_of(uint32_t flow_id) const { return flows_[flow_id]; }
   uint64_t frames_received() const { return rx_.frames_received(); }
   uint64_t misdelivered() const { return rx_.misdelivered(); }
   uint64_t frames_sent(int cls) const { return tx_.stats().frames[cls]; }
@@ -110,6 +114,7 @@ class nic : public sc_core::sc_module, public control_sender_if {
   void start_of_simulation() override;
   bool sends(uint32_t flow_id) const;
 
+  nic_registers register_device_;  // what `registers` reads besides parameters and statistics
   uint32_t node_id_;
   flow_table& flows_;
   tx_scheduler tx_;

@@ -51,6 +51,7 @@ switch_model::switch_model(sc_core::sc_module_name name, uint32_t node_id, int n
       forwarding_port("forwarding_port"),
       mmu_block("mmu", classes, layer),
       forwarding("forwarding", *this, num_ports),
+      registers("regs", "switch", register_device_),
       node_id_(node_id),
       classes_(classes) {
   add_stats(*this, switch_stats, this);

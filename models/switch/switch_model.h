@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "models/regs/register_target.h"
 #include "models/switch/congestion_view.h"
 #include "models/switch/forwarding_block.h"
 #include "models/switch/forwarding_if.h"
@@ -19,6 +20,7 @@
 #include "models/switch/split_forwarding.h"
 #include "models/switch/split_mmu.h"
 #include "models/switch/switch_port.h"
+#include "models/switch/switch_registers.h"
 
 namespace sluice {
 
@@ -42,6 +44,7 @@ class switch_model : public sc_core::sc_module,
   mmu mmu_block;
   forwarding_block forwarding;
   std::vector<std::unique_ptr<switch_port>> ports;
+  regs::register_target registers;  // "sw0.regs": the register bank's TLM target (docs/cosimulation.md)
 
   switch_model(sc_core::sc_module_name name, uint32_t node_id, int num_ports, int classes,
                link_layer layer = link_layer::cee);
@@ -123,6 +126,7 @@ class switch_model : public sc_core::sc_module,
   uint32_t node_id_;
   int classes_;
   uint64_t unroutable_ = 0;
+  switch_registers register_device_{ports, classes_};
 };
 
 }  // namespace sluice

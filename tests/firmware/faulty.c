@@ -1,6 +1,7 @@
 /* Deliberately faulty firmware for tests/system/firmware_test.cpp: built once per FAULT, each a
  * different way to fail. The fault fires at the flow's first CNP (or at load). */
 #include "sluice_fw_hal.h"
+#include "sluice_regs_nic.h"
 
 #define FAULT_NONE 0
 #define FAULT_CRASH 1      /* a null dereference: SIGSEGV */
@@ -11,6 +12,8 @@
 #define FAULT_NO_SYMBOL 6  /* exports no descriptor */
 #define FAULT_GLOBAL 7     /* keeps a writable global */
 #define FAULT_ERROR 8      /* its handler returns an error code */
+#define FAULT_REG_UNMAPPED 9 /* writes a register the NIC's map does not have */
+#define FAULT_REGISTERS 10   /* no fault: uses the NIC's registers as sluice_regs_nic.h says */
 
 #ifndef FAULT
 #define FAULT FAULT_NONE
@@ -40,6 +43,25 @@ static int on_event(sluice_fw_ctx* c, const sluice_fw_event* e, sluice_fw_result
   ++cnps_seen;
 #elif FAULT == FAULT_ERROR
   return 42;
+#elif FAULT == FAULT_REG_UNMAPPED
+  sluice_fw_reg_write(c, 0xfff0u, 1);
+#elif FAULT == FAULT_REGISTERS
+  {
+    uint32_t v = 0;
+    const uint32_t scratch = SLUICE_NIC_GLOBALS_ADDR(SLUICE_NIC_GLOBALS_SCRATCH_OFFSET);
+    if (sluice_fw_reg_read(c, SLUICE_NIC_GLOBALS_ADDR(SLUICE_NIC_GLOBALS_LAYOUT_ID_OFFSET), &v) != 0 ||
+        v != SLUICE_REGS_NIC_LAYOUT)
+      return 1;
+    if (sluice_fw_reg_write(c, SLUICE_NIC_GLOBALS_ADDR(SLUICE_NIC_GLOBALS_MTU_OFFSET), 1) != SLUICE_FW_EREG) return 2;
+    if (sluice_fw_reg_write(c, scratch, 0x1234u) != 0 || sluice_fw_reg_read(c, scratch, &v) != 0 || v != 0x1234u)
+      return 3;
+    /* the flow's slot: its rate register reads the limiter the firmware sets */
+    if (sluice_fw_reg_read(c, SLUICE_NIC_FLOWS_ADDR(0, SLUICE_NIC_FLOWS_FLOW_ID_OFFSET), &v) != 0 || v != c->flow_id)
+      return 4;
+    if (sluice_fw_reg_read(c, SLUICE_NIC_GLOBALS_ADDR(SLUICE_NIC_GLOBALS_CNP_RECEIVED_LO_OFFSET), &v) != 0 || v == 0)
+      return 5;
+    sluice_fw_set_rate(c, r, SLUICE_FW_RATE_ONE / 2);
+  }
 #else
   sluice_fw_set_rate(c, r, SLUICE_FW_RATE_ONE / 2);
 #endif

@@ -112,7 +112,8 @@ TEST(Firmware, AFaultyHandlerStopsTheRunWithOneLineSayingWhereAndWhen) {
        std::map<std::string, std::string>{{"crash", "on_event crashed (SIGSEGV)"},
                                           {"rate_zero", "set a rate of 0"},
                                           {"rate_above", "set a rate above the line rate (1048577/1048576)"},
-                                          {"error", "on_event returned error 42"}}) {
+                                          {"error", "on_event returned error 42"},
+                                          {"reg_unmapped", "wrote unmapped register 0xfff0 (see `sluice regs nic`)"}}) {
     SCOPED_TRACE(fault);
     test::expect_cli_error(run + faulty(fault), where);
     test::expect_cli_error(run + faulty(fault), ") CNP event at 1.");
@@ -120,9 +121,11 @@ TEST(Firmware, AFaultyHandlerStopsTheRunWithOneLineSayingWhereAndWhen) {
   }
   test::expect_cli_error(run + faulty("hang") + " --set h0.firmware.watchdog=100ms",
                          "CNP event at 1.0488492ms: on_event ran past the wall-clock watchdog (100 ms)");
-  // The one that behaves runs.
+  // The one that behaves runs, and so does one that uses the NIC's registers as its header says.
   const auto ok = test::run_cli(run + faulty("none") + " -q");
   EXPECT_EQ(ok.status, 0) << ok.output;
+  const auto regs = test::run_cli(run + faulty("registers") + " -q");
+  EXPECT_EQ(regs.status, 0) << regs.output;
 }
 
 }  // namespace sluice

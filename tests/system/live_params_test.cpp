@@ -19,122 +19,36 @@
 #include "models/protocol/pfc_frame.h"
 #include "platforms/timed_callbacks.h"
 #include "tests/support/harness.h"
+#include "tests/support/live_runs.h"
 #include "tests/support/switch_bench.h"
 
 using namespace sluice;
+using test::admission;
+using test::admissions;
+using test::cuts;
+using test::lines_before;
+using test::marks;
+using test::xoff_count;
 
 namespace {
 
 constexpr uint64_t ms_ps = 1000000000ull;
 constexpr uint64_t old_xoff = 48 * 1024, new_xoff = 24 * 1024;
 
-// Records every PFC frame a switch port puts on the wire, as the port's MAC takes it from the
-// port's PFC component: "<time> frame <port> <class> <quanta>" per enabled class.
-class pause_log : public flow_control_if {
- public:
-  pause_log(switch_port& port, std::ostringstream& out) : port_(port), inner_(port.gate()), out_(out) {
-    port.mac.attach_flow_control(this);
-  }
-  int classes() const override { return inner_.classes(); }
-  bool may_send(int cls, uint32_t bytes, uint64_t now) const override { return inner_.may_send(cls, bytes, now); }
-  uint64_t blocked_until_ps(int cls, uint64_t now) const override { return inner_.blocked_until_ps(cls, now); }
-  void on_transmit(int cls, uint32_t bytes) override { inner_.on_transmit(cls, bytes); }
-  void on_control_frame(tlm::tlm_generic_payload& f) override { inner_.on_control_frame(f); }
-  void on_admit(int cls, uint32_t bytes, bool xoff_due) override { inner_.on_admit(cls, bytes, xoff_due); }
-  void on_release(int cls, uint32_t bytes, bool xon_due) override { inner_.on_release(cls, bytes, xon_due); }
-  tlm::tlm_generic_payload* take_control_frame(uint64_t now) override {
-    tlm::tlm_generic_payload* f = inner_.take_control_frame(now);
-    pfc_request r;
-    if (f && decode_pfc(*header(*f).image, r))
-      for (int c = 0; c < pfc_priorities; ++c)
-        if (r.class_enable & (1u << c))
-          out_ << now << " frame " << port_.index() << ' ' << c << ' ' << r.quanta[c] << '\n';
-    return f;
-  }
-
- private:
-  switch_port& port_;
-  flow_control_if& inner_;
-  std::ostringstream& out_;
-};
-
-// Records every admission to a group that is not paused, where the MMU decides whether to
-// pause it: "<time> admit <port> <class> <shared bytes before> <frame bytes> <XOFF>". With a
-// static threshold X (no reserve), such an admission pauses the group exactly when
-// shared + frame >= X: the frame fills the shared allowance or overflows into headroom.
-struct admission_log : test::counting_mmu {
-  std::ostringstream& out;
-  admission_log(mmu_if& m, std::ostringstream& o) : counting_mmu(m), out(o) {}
-  bool admit(int port, int prio, uint32_t bytes, bool& xoff_due) override {
-    const bool paused = inner.pg_paused(port, prio);
-    const uint64_t shared = inner.usage(port, prio).shared;
-    const bool admitted = inner.admit(port, prio, bytes, xoff_due);
-    if (!paused)
-      out << now_ps() << " admit " << port << ' ' << prio << ' ' << shared << ' ' << bytes << ' ' << xoff_due << '\n';
-    return admitted;
-  }
-};
-
-struct admission {
-  uint64_t at_ps, shared, bytes;
-  bool xoff;
-};
-
-std::vector<admission> admissions(const std::string& log) {
-  std::vector<admission> out;
-  std::istringstream in(log);
-  for (std::string line; std::getline(in, line);) {
-    std::istringstream f(line);
-    admission a;
-    std::string what;
-    int port, cls;
-    if (f >> a.at_ps >> what >> port >> cls >> a.shared >> a.bytes >> a.xoff && what == "admit") out.push_back(a);
-  }
-  return out;
-}
-
-uint64_t xoff_count(const std::string& log) {
-  uint64_t n = 0;
-  for (const admission& a : admissions(log)) n += a.xoff;
-  return n;
-}
-
-std::string lines_before(const std::string& log, uint64_t t_ps) {
-  std::string out;
-  std::istringstream in(log);
-  for (std::string line; std::getline(in, line);)
-    if (line.rfind("summary", 0) != 0 && std::stoull(line) < t_ps) out += line + "\n";
-  return out;
-}
-
 // The incast with static thresholds (every sw0 port's PFC logged), 2 ms, with the given
 // overrides and, with `write`, a run-time write of every sw0 port's pfc.xoff to
 // 24 KiB (half its 48 KiB default) at `write_at`. Returns the log of PFC frames and
 // admissions, then the summary.
 std::string run_incast(std::vector<std::pair<std::string, std::string>> sets, bool write, uint64_t write_at) {
-  run_options o;
-  o.sets = {{"sw0.mmu.threshold", "static"}};
-  for (auto& s : sets) o.sets.push_back(s);
-  simulation sim(load_scenario_file(test::scenario_path("incast.yaml")), o);
-  std::ostringstream log;
-  switch_model& sw = *sim.fabric_model().switches[0];
-  std::vector<std::unique_ptr<pause_log>> frames;
-  for (auto& p : sw.ports) frames.push_back(std::make_unique<pause_log>(*p, log));
-  admission_log decisions(sw.mmu_block, log);
-  sw.bind_mmu(decisions);
-  timed_callbacks calls("calls", 2 * ms_ps);
   std::size_t matched = 0;
-  if (write)
-    calls.add(write_at, 0, [&] { matched = param_registry::instance().set_live("sw0.port*.pfc.xoff", "24KiB"); });
-  sim.run();
+  const std::string out = test::run_logged_incast(std::move(sets), [&](simulation&, timed_callbacks& calls) {
+    if (write)
+      calls.add(write_at, 0, [&] { matched = param_registry::instance().set_live("sw0.port*.pfc.xoff", "24KiB"); });
+  });
   if (write) {
-    EXPECT_EQ(matched, sw.ports.size());
+    EXPECT_EQ(matched, 17u);  // every port of the incast's switch
   }
-  nlohmann::json s = sim.summary();
-  s["totals"].erase("wall_time_s");
-  s["totals"].erase("elaboration_s");
-  s.erase("provenance");  // the two runs are asked for differently (a write, a scenario setting)
-  return log.str() + "summary " + s.dump() + "\n";
+  return out;
 }
 
 }  // namespace
@@ -198,36 +112,19 @@ TEST(LiveParams, AFixedParameterRefusesARunTimeWriteWithOneLine) {
 }
 
 namespace {
-// The dumbbell (four 20 Gb/s flows into one 40 Gb/s bottleneck) under `cc`, 2 ms, with a
-// run-time write of `pattern` to `value` at `write_at` (none if `value` is empty). Returns every
-// flow's rate limit as the reaction points set it: "<time> rate <nic> <flow> <bit/s>" (0: no
-// limit), every congestion mark "<time> mark <point> <flow>", then the summary.
+// The dumbbell under `cc`, with a run-time write of `pattern` to `value` at `write_at` (none if
+// `value` is empty), logged (tests/support/live_runs.h).
 std::string run_dumbbell(const std::string& cc, std::vector<std::pair<std::string, std::string>> sets,
                          const std::string& pattern, const std::string& value, uint64_t write_at,
                          std::size_t expect_matched) {
-  run_options o;
-  o.cc = cc;
-  o.sets = std::move(sets);
-  simulation sim(load_scenario_file(test::scenario_path("dumbbell.yaml")), o);
-  std::ostringstream log;
-  probe_registry::instance().subscribe("h*.rate_change", [&](const probe_point& p, const probe_event& e) {
-    log << e.time_ps << " rate " << p.name() << ' ' << e.flow_id << ' ' << e.value << '\n';
-  });
-  probe_registry::instance().subscribe("sw*.egress.mark", [&](const probe_point& p, const probe_event& e) {
-    log << e.time_ps << " mark " << p.name() << ' ' << e.frame->flow_id << '\n';
-  });
-  timed_callbacks calls("calls", 2 * ms_ps);
   std::size_t matched = 0;
-  if (!value.empty()) calls.add(write_at, 0, [&] { matched = param_registry::instance().set_live(pattern, value); });
-  sim.run();
+  const std::string out = test::run_logged_dumbbell(cc, std::move(sets), [&](simulation&, timed_callbacks& calls) {
+    if (!value.empty()) calls.add(write_at, 0, [&] { matched = param_registry::instance().set_live(pattern, value); });
+  });
   if (!value.empty()) {
     EXPECT_EQ(matched, expect_matched);
   }
-  nlohmann::json s = sim.summary();
-  s["totals"].erase("wall_time_s");
-  s["totals"].erase("elaboration_s");
-  s.erase("provenance");  // the two runs are asked for differently (a write, a scenario setting)
-  return log.str() + "summary " + s.dump() + "\n";
+  return out;
 }
 
 std::string run_qcn_dumbbell(std::vector<std::pair<std::string, std::string>> sets, const std::string& gd,
@@ -241,36 +138,6 @@ std::string run_dcqcn_dumbbell(std::vector<std::pair<std::string, std::string>> 
   return run_dumbbell("dcqcn", std::move(sets), "sw0.port4.prio3.ecn.kmin", kmin, write_at, 1);
 }
 
-uint64_t marks(const std::string& log, uint64_t from_ps, uint64_t to_ps) {
-  uint64_t n = 0;
-  std::istringstream in(log);
-  for (std::string line; std::getline(in, line);) {
-    std::istringstream f(line);
-    uint64_t at;
-    std::string what;
-    if (f >> at >> what && what == "mark" && at > from_ps && at <= to_ps) ++n;
-  }
-  return n;
-}
-
-// Rate cuts after `from_ps` (exclusive) up to `to_ps`: a limit below the flow's previous one
-// (no limit counts as the flows' 20 Gb/s).
-uint64_t cuts(const std::string& log, uint64_t from_ps, uint64_t to_ps) {
-  std::map<std::string, uint64_t> last;
-  uint64_t n = 0;
-  std::istringstream in(log);
-  for (std::string line; std::getline(in, line);) {
-    std::istringstream f(line);
-    uint64_t at, rate;
-    std::string what, point, flow;
-    if (!(f >> at >> what >> point >> flow >> rate) || what != "rate") continue;
-    const uint64_t limit = rate == 0 ? 20'000'000'000ull : std::min<uint64_t>(rate, 20'000'000'000ull);
-    auto it = last.find(flow);
-    if (it != last.end() && limit < it->second && at > from_ps && at <= to_ps) ++n;
-    last[flow] = limit;
-  }
-  return n;
-}
 }  // namespace
 
 TEST(LiveParams, AQcnGainWrittenAtOneMillisecondTakesEffectThenAndOnlyThen) {

@@ -1,6 +1,7 @@
 #include "models/cc/firmware/firmware_rp.h"
 
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <iostream>
 #include <vector>
@@ -194,6 +195,21 @@ class firmware_engine final : public reaction_point_maker, public timed_client {
       }
     fail(current_flow_, "counted counter id " + std::to_string(id) + ", which it does not declare");
   }
+  // The NIC's register bank, now (handlers run in zero simulated time, at the event's time).
+  // An unmapped address is the firmware's fault and stops the run; a write the register
+  // refuses (read-only, locked, out of the parameter's range) answers SLUICE_FW_EREG.
+  int reg_access(uint32_t address, uint32_t* value, bool write) {
+    if (!registers) return SLUICE_FW_ENOREGS;
+    regs::register_bank& bank = registers->bank();
+    const regs::reg_status s = write ? bank.write(address, *value) : bank.read(address, *value);
+    char where[16];
+    std::snprintf(where, sizeof where, "%#x", address);
+    if (s == regs::reg_status::address_error)
+      fail(current_flow_,
+           std::string(write ? "wrote" : "read") + " unmapped register " + where + " (see `sluice regs nic`)");
+    return s == regs::reg_status::ok ? 0 : SLUICE_FW_EREG;
+  }
+  regs::register_target* registers = nullptr;
   void log(const sluice_fw_ctx* c, const char* message) {
     if (++logged_ > 100) return;
     std::clog << "sluice: firmware " << nic_.name() << " flow "
@@ -413,8 +429,8 @@ const sluice_fw_hal& firmware_engine::hal() {
     h.param = [](const sluice_fw_ctx* c, uint32_t id) { return of(c).param_value(id); };
     h.count = [](const sluice_fw_ctx* c, uint32_t id, uint64_t d) { of(c).count(id, d); };
     h.line_rate_bps = [](const sluice_fw_ctx* c) { return of(c).line_rate(); };
-    h.reg_read = [](const sluice_fw_ctx*, uint32_t, uint32_t*) { return SLUICE_FW_ENOREGS; };
-    h.reg_write = [](const sluice_fw_ctx*, uint32_t, uint32_t) { return SLUICE_FW_ENOREGS; };
+    h.reg_read = [](const sluice_fw_ctx* c, uint32_t a, uint32_t* v) { return of(c).reg_access(a, v, false); };
+    h.reg_write = [](const sluice_fw_ctx* c, uint32_t a, uint32_t v) { return of(c).reg_access(a, &v, true); };
     h.event_type = [](const sluice_fw_event* e) { return e->type; };
     h.event_time_ps = [](const sluice_fw_event* e) { return e->time_ps; };
     h.event_count = [](const sluice_fw_event* e) { return e->count; };
@@ -586,8 +602,11 @@ std::array<uint64_t, SLUICE_FW_EV_COUNT> parse_firmware_latency(const std::strin
 const char* firmware_event_name(int type) { return type >= 0 && type < SLUICE_FW_EV_COUNT ? event_names[type] : "?"; }
 
 std::unique_ptr<reaction_point_maker> make_firmware_maker(const sc_core::sc_object& nic, const mac_port& mac,
-                                                          const firmware_params& params, const flow_table& flows) {
-  return std::make_unique<firmware_engine>(nic, mac, params, flows);
+                                                          const firmware_params& params, const flow_table& flows,
+                                                          regs::register_target& registers) {
+  auto engine = std::make_unique<firmware_engine>(nic, mac, params, flows);
+  engine->registers = &registers;
+  return engine;
 }
 
 std::string firmware_mailbox(reaction_point_maker& maker, const std::string& message) {

@@ -16,6 +16,7 @@
 #include "models/cc/flow.h"
 #include "models/cc/reaction_point.h"
 #include "models/core/params.h"
+#include "models/regs/register_target.h"
 
 namespace sluice {
 
@@ -35,9 +36,11 @@ std::array<uint64_t, SLUICE_FW_EV_COUNT> parse_firmware_latency(const std::strin
 const char* firmware_event_name(int type);  // "CNP", "TIMER", ...
 
 // The maker a NIC uses when `firmware` is set; loads the library (config_error on a bad one)
-// and declares its parameters (<nic>.firmware.<name>) and counters.
+// and declares its parameters (<nic>.firmware.<name>) and counters. The HAL's register calls
+// reach `registers`, the NIC's register bank.
 std::unique_ptr<reaction_point_maker> make_firmware_maker(const sc_core::sc_object& nic, const mac_port& mac,
-                                                          const firmware_params& params, const flow_table& flows);
+                                                          const firmware_params& params, const flow_table& flows,
+                                                          regs::register_target& registers);
 
 // A message to the NIC's firmware mailbox (its on_mailbox handler), now; returns the reply.
 // Throws config_error if the maker is not a firmware's or the firmware has no mailbox.

@@ -80,7 +80,9 @@ typedef struct sluice_fw_hal {
   uint64_t (*param)(const sluice_fw_ctx* c, uint32_t id); /* the value of parameter `id` */
   void (*count)(const sluice_fw_ctx* c, uint32_t id, uint64_t delta);
   double (*line_rate_bps)(const sluice_fw_ctx* c);
-  /* register access: 0 on success; SLUICE_FW_ENOREGS until a register map is attached */
+  /* register access to the NIC's register map (sluice_regs_nic.h): 0 on success; SLUICE_FW_EREG if
+   * the register refused a write (read-only, locked, a value out of range); an unmapped address
+   * stops the run */
   int (*reg_read)(const sluice_fw_ctx* c, uint32_t address, uint32_t* value);
   int (*reg_write)(const sluice_fw_ctx* c, uint32_t address, uint32_t value);
   /* event accessors */
@@ -104,6 +106,7 @@ typedef struct sluice_fw_hal {
 } sluice_fw_hal;
 
 #define SLUICE_FW_ENOREGS (-19) /* reg_read/reg_write: no register map is attached */
+#define SLUICE_FW_EREG (-22)    /* reg_write: the register refused the write */
 
 typedef struct sluice_fw_param_desc {
   uint32_t id;
