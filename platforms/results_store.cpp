@@ -2,6 +2,7 @@
 
 #include <sqlite3.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <map>
@@ -352,7 +353,15 @@ results_store::results_store(const std::string& path, const std::string& key) : 
   try {
     // Write-ahead logging: readers (Python, compare) never block the writers, and a writer's
     // transaction is all or nothing even if its process dies.
-    exec(db_, "PRAGMA journal_mode = WAL");
+    // Switching a new file to WAL takes a lock SQLite does not wait for (its busy handler is not
+    // called there): with several processes opening the store at once, one may be told "database
+    // is locked" at once. The mode is the file's, so retry until one has set it.
+    for (int attempt = 0;; ++attempt) {
+      const int rc = sqlite3_exec(db_, "PRAGMA journal_mode = WAL", nullptr, nullptr, nullptr);
+      if (rc == SQLITE_OK) break;
+      if ((rc != SQLITE_BUSY && rc != SQLITE_LOCKED) || attempt == 30'000) exec(db_, "PRAGMA journal_mode = WAL");
+      usleep(10'000);
+    }
     // A commit syncs at checkpoints, not at every run: a power loss may lose the last runs,
     // never the store's consistency (SQLite's WAL guarantee), and a run costs no fsync.
     exec(db_, "PRAGMA synchronous = NORMAL");
