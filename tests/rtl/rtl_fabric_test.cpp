@@ -11,6 +11,7 @@
 #include "models/core/probe.h"
 #include "models/rtl/strict_dwrr_rtl.h"
 #include "models/switch/switch_policies.h"
+#include "tests/rtl/first_report.h"
 #include "tests/support/harness.h"
 
 using namespace sluice;
@@ -85,12 +86,7 @@ TEST(RtlFabric, TheLockstepCheckerStopsTheMutantAtItsFirstMismatch) {
   auto sim = test::make_sim(test::slurp(rtl_scenario("dwrr-weights.yaml")),
                             {{"sw0.port8.scheduler", "strict-dwrr-rtl-mutant"}, {"sw0.port8.rtl.check", "lockstep"}});
   ASSERT_EQ(chdir(::testing::TempDir().c_str()), 0);
-  std::string message;
-  try {
-    sim->run();
-  } catch (const sc_core::sc_report& e) {
-    message = e.get_msg();
-  }
+  const std::string message = test::first_report(*sim);
   ASSERT_FALSE(message.empty()) << "the mutant ran to the end";
   // One line: the instance, the time, the inputs, both answers and the waveform.
   EXPECT_EQ(message.find('\n'), std::string::npos) << message;
@@ -156,12 +152,7 @@ TEST(RtlLatency, ADecisionLongerThanItsCyclesIsAnError) {
                                                                          {"sw0.port1.scheduler", "strict-dwrr-rtl"},
                                                                          {"sw0.port1.dwrr.quantum", "64B"},
                                                                          {"sw0.port1.rtl.decision_cycles", "3"}});
-  std::string message;
-  try {
-    sim->run();
-  } catch (const sc_core::sc_report& e) {
-    message = e.get_msg();
-  }
+  const std::string message = test::first_report(*sim);
   EXPECT_NE(message.find("sw0.port1: strict-dwrr-rtl took "), std::string::npos) << message;
   EXPECT_NE(message.find(" cycles, more than rtl.decision_cycles = 3"), std::string::npos) << message;
 }
