@@ -11,7 +11,7 @@ namespace sluice {
 
 namespace {
 // verdict: a congestion point's state.
-enum family { queue = 0, pause = 1, credit = 2, rate = 3, total = 4, marks = 5, verdict = 6 };
+enum family { queue = 0, pause = 1, credit = 2, rate = 3, total = 4, marks = 5, verdict = 6, credits = 7 };
 
 // "sw0.port4.egress.enqueue" -> "sw0.port4": a point's name less its last two parts.
 std::string port_of(const probe_point& p) {
@@ -64,6 +64,11 @@ waveform::waveform(const waveform_options& options, int classes,
       const std::string name = port_of(*p) + ".vl" + std::to_string(c) + ".credit_starved";
       if (wanted(name)) signal_of_[{p->source, static_cast<uint32_t>(c), credit}] = add_signal(name, true);
     }
+  for (const probe_point* p : reg.points("*.credit.credits"))
+    for (int c = 0; c < classes; ++c) {
+      const std::string name = port_of(*p) + ".vl" + std::to_string(c) + ".credits";
+      if (wanted(name)) signal_of_[{p->source, static_cast<uint32_t>(c), credits}] = add_signal(name, false);
+    }
   for (const probe_point* p : reg.points("*.rate_change")) {
     const std::string nic = p->name().substr(0, p->name().rfind('.'));
     for (const auto& [id, src] : flows) {
@@ -76,7 +81,7 @@ waveform::waveform(const waveform_options& options, int classes,
       throw config_error("--trace: '" + options.patterns[i] +
                          "' matches no signal (e.g. sw0.port4.prio3.queue_bytes, sw0.queued_bytes, "
                          "h0.port0.prio3.paused, h0.port0.vl0.credit_starved, h0.flow0.rate, "
-                         "sw0.port4.prio3.marks, sw0.port4.prio3.cp_state)");
+                         "sw0.port4.prio3.marks, sw0.port4.prio3.cp_state, h0.port0.vl3.credits)");
   total_now_.assign(names_.size(), 0);
   state_now_.assign(names_.size(), -1);
   // Subscribe to the points that drive a recorded signal.
@@ -101,6 +106,12 @@ waveform::waveform(const waveform_options& options, int classes,
   subscribe_state("*.pfc.pause_off", pause, 0);
   subscribe_state("*.credit.credit_starved", credit, 1);
   subscribe_state("*.credit.credit_resumed", credit, 0);
+  for (const probe_point* p : reg.points("*.credit.credits"))
+    if (drives(p->source, credits))
+      reg.subscribe(p->name(), [this](const probe_point& pt, const probe_event& e) {
+        auto it = signal_of_.find({pt.source, static_cast<uint32_t>(e.cls), credits});
+        if (it != signal_of_.end()) record(it->second, e.time_ps, e.value);
+      });
   for (const probe_point* p : reg.points("*.egress.mark"))
     if (drives(p->source, marks))
       reg.subscribe(p->name(), [this](const probe_point& pt, const probe_event& e) {

@@ -4,6 +4,7 @@
 //   <sw>.queued_bytes              the sum of a switch's egress queues
 //   <port>.prio<k>.paused          a class's transmitter held by PFC (pause_on, pause_off)
 //   <port>.vl<k>.credit_starved    a VL's head frame waiting for credit (InfiniBand)
+//   <port>.vl<k>.credits           a VL's transmit credit, 64-byte blocks (InfiniBand)
 //   <nic>.flow<id>.rate            a flow's rate limit, bit/s (0: unlimited) (rate_change)
 //   <port>.prio<k>.marks           frames the class's congestion point marked so far (mark)
 //   <port>.prio<k>.cp_state        a stateful congestion point's state (TCD), after each

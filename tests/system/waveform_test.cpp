@@ -213,6 +213,44 @@ TEST(Waveform, EcnMarksCountTheSameAsThePortsRows) {
   EXPECT_GT(total, 0u);
 }
 
+TEST(Waveform, InfiniBandCreditsFallBelowAFrameWheneverTheCsvSaysTheVlWasStarved) {
+  const std::string dir = ::testing::TempDir() + "/" + std::to_string(getpid()) + "-vcdcredit";
+  const test::command_result r =
+      test::run_cli("run " + test::scenario_path("ib-incast.yaml") + " --until 300us -q --out " + dir + " --vcd " +
+                    dir + "/run.vcd --trace 'h0.port0.vl3.credits,h0.port0.vl3.credit_starved'");
+  ASSERT_EQ(r.status, 0) << r.output;
+  const vcd_file vcd = parse_vcd(test::slurp(dir + "/run.vcd"));
+  const std::string credits = "h0.port0.vl3.credits", starved = "h0.port0.vl3.credit_starved";
+  const auto& changes = vcd.changes.at(credits);
+  ASSERT_GT(changes.size(), 100u);
+  // 1000-byte payloads: a frame of about 1 KB needs 17 blocks of 64 bytes.
+  constexpr uint64_t frame_blocks = 17;
+  uint64_t most = 0;
+  for (const auto& [t, v] : changes) most = std::max(most, v);
+  EXPECT_LE(most, 2048u) << "a credit limit is at most 2048 blocks ahead";
+  EXPECT_GE(most, frame_blocks);
+  // Each wait for credit begins with less credit than a frame needs.
+  std::size_t waits = 0;
+  for (const auto& [t, v] : vcd.changes.at(starved))
+    if (v) {
+      EXPECT_LT(vcd.at(credits, t, true), frame_blocks) << "starved at " << t << " ps";
+      ++waits;
+    }
+  EXPECT_GT(waits, 0u);
+  // The CSV's starved periods: in each, the credit was below a frame at some moment.
+  const auto [columns, rows] = read_csv(dir + "/credit_blocked_fraction.csv");
+  const std::size_t c = column(columns, "h0.port0.p3");
+  double from_us = 0;
+  for (const auto& row : rows) {
+    const auto from = static_cast<uint64_t>(from_us * 1e6 + 0.5), to = static_cast<uint64_t>(row[0] * 1e6 + 0.5);
+    uint64_t least = vcd.at(credits, from, true);
+    for (const auto& [t, v] : changes)
+      if (t > from && t <= to) least = std::min(least, v);
+    if (row[c] > 0) EXPECT_LT(least, frame_blocks) << "period ending " << row[0] << " us";
+    from_us = row[0];
+  }
+}
+
 TEST(Waveform, TheWindowAndBadOptions) {
   const std::string dir = ::testing::TempDir() + "/" + std::to_string(getpid()) + "-vcdw";
   const test::command_result r =
