@@ -8,6 +8,7 @@
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <unordered_map>
 
 #include "models/core/frame_kinds.h"
 #include "models/core/stats.h"
@@ -276,13 +277,32 @@ void simulation::emit_summary(summary_sink& out) const {
              {"headroom_bytes", lossless ? json(sw->active_mmu().headroom_bytes(port->index(), prio)) : json(0)},
              {"frames_out", q.frames_out},
              {"bytes_out", q.bytes_out},
-             {"drops", d}},
+             {"drops", d},
+             {"ecn_marked", port->egress.marks(prio).ecn},
+             {"fecn_marked", port->egress.marks(prio).fecn},
+             {"cnm_sent", port->cnm_sent(prio)},
+             {"cnp_sent", 0},
+             {"cnp_received", 0},
+             {"cnm_received", 0}},
             port->credits.get(), prio));
       }
     }
   }
+  // A NIC's congestion feedback per priority, from its flows: CNPs it sent about the flows it
+  // receives, CNPs and CNMs that reached it about the flows it sends.
+  struct nic_feedback {
+    uint64_t cnp_sent = 0, cnp_received = 0, cnm_received = 0;
+  };
+  std::unordered_map<std::string, std::array<nic_feedback, max_classes>> feedback;
+  for (const flow& fl : f.flows) {
+    const auto& [src, dst] = f.spec().flow_ends[fl.id];
+    feedback[dst][fl.spec.priority].cnp_sent += fl.stats.feedback_sent(frame_kind::cnp);
+    feedback[src][fl.spec.priority].cnp_received += fl.stats.feedback(frame_kind::cnp);
+    feedback[src][fl.spec.priority].cnm_received += fl.stats.feedback(frame_kind::cnm);
+  }
   for (const auto& n : f.nics) {
     const switch_model* peer_switch = f.switch_named(f.peer_of(n->name(), 0));
+    const std::array<nic_feedback, max_classes>& fed = feedback[n->name()];
     for (int prio : used) {
       out.element(
           with_credit({{"node", n->name()},
@@ -303,7 +323,13 @@ void simulation::emit_summary(summary_sink& out) const {
                        {"headroom_bytes", 0},
                        {"frames_out", n->frames_sent(prio)},
                        {"bytes_out", n->bytes_sent(prio)},
-                       {"drops", 0}},
+                       {"drops", 0},
+                       {"ecn_marked", 0},
+                       {"fecn_marked", 0},
+                       {"cnm_sent", 0},
+                       {"cnp_sent", fed[prio].cnp_sent},
+                       {"cnp_received", fed[prio].cnp_received},
+                       {"cnm_received", fed[prio].cnm_received}},
                       n->port.credits.get(), prio));
     }
   }

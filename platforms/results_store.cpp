@@ -97,6 +97,12 @@ const std::vector<table_spec> row_tables = {
       {"frames_out", "INTEGER"},
       {"bytes_out", "INTEGER"},
       {"drops", "INTEGER"},
+      {"ecn_marked", "INTEGER"},
+      {"fecn_marked", "INTEGER"},
+      {"cnm_sent", "INTEGER"},
+      {"cnp_sent", "INTEGER"},
+      {"cnp_received", "INTEGER"},
+      {"cnm_received", "INTEGER"},
       {"credit_blocked_ns", "REAL"},  // InfiniBand only (NULL on CEE)
       {"credit_blocked_periods", "INTEGER"},
       {"credit_peak_bytes", "INTEGER"}}},

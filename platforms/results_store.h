@@ -19,7 +19,7 @@ class simulation;
 class results_store {
  public:
   // The schema this build writes and reads (the store's schema_version table holds its own).
-  static constexpr int schema_version = 1;
+  static constexpr int schema_version = 2;  // 2: ports' congestion feedback counts (issue 22)
 
   // Opens the store at `path`, created with its schema if missing. `key` names the option in
   // the one-line errors (a path that cannot be opened, a file that is not SQLite, another

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <iostream>
+#include <map>
 #include <memory>
 
 #include "models/core/random.h"
@@ -132,7 +133,16 @@ simulation::simulation(const scenario& s, const run_options& options) : store_op
   if (!options.waveform.path.empty()) {
     std::vector<std::pair<uint32_t, std::string>> flows;
     for (const flow& fl : fabric_->flows) flows.emplace_back(fl.id, fabric_->nic_at(fl.spec.src).name());
-    waveform_ = std::make_unique<waveform>(options.waveform, s.topology.layer == link_layer::ib ? 16 : 8, flows);
+    std::map<const void*, const switch_port*> port_of_egress;
+    for (const auto& sw : fabric_->switches)
+      for (const auto& port : sw->ports) port_of_egress[&port->egress] = port.get();
+    auto cp_state = [port_of_egress](const void* egress, int cls) {
+      auto it = port_of_egress.find(egress);
+      const congestion_point_if* cp = it == port_of_egress.end() ? nullptr : it->second->congestion_point(cls);
+      return cp ? cp->state() : -1;
+    };
+    waveform_ =
+        std::make_unique<waveform>(options.waveform, s.topology.layer == link_layer::ib ? 16 : 8, flows, cp_state);
   }
   elab_s_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - elab_start).count();
 }

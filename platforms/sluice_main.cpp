@@ -3,16 +3,21 @@
 
 #include <array>
 #include <boost/program_options.hpp>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include "models/cc/scheme.h"
 #include "models/core/probe.h"
 #include "models/core/stats.h"
 #include "platforms/compare.h"
+#include "platforms/html_report.h"
 #include "platforms/listing.h"
 #include "platforms/profiles.h"
 #include "platforms/regs_cli.h"
@@ -34,7 +39,7 @@ const char* usage =
     "                  [--cc NAME] [--profile NAME] [--allow-inert] [--out DIR] [--quiet]\n"
     "                  [--pcap DIR --capture PORTS [--capture-kinds K,..] [--capture-window FROM:TO]]\n"
     "                  [--trace-frames FILTER] [--vcd FILE --trace SIGNALS [--trace-window FROM:TO]]\n"
-    "                  [--store FILE.sqlite [--store-series]]\n"
+    "                  [--store FILE.sqlite [--store-series]] [--report [FILE.html]]\n"
     "       sluice params SCENARIO.yaml [--set PATH=VALUE ...] [--cc NAME] [--profile NAME] [--allow-inert]\n"
     "                     [--match GLOB]\n"
     "       sluice stats SCENARIO.yaml [--match GLOB]\n"
@@ -83,6 +88,48 @@ void check_out_dir(const std::string& dir) {
   if (access(dir.c_str(), W_OK) != 0) throw config_error("--out: '" + dir + "' is not writable");
 }
 
+// --report [FILE]: Boost takes an optional value only as --report=FILE, so the word after --report
+// is joined to it unless it is an option or the scenario (.yaml, .yml). Returns the arguments
+// after the program's name.
+std::vector<std::string> report_file_joined(int argc, char* argv[]) {
+  std::vector<std::string> words(argv + 1, argv + argc);
+  auto scenario = [](const std::string& w) {
+    return w.size() > 5 && (w.compare(w.size() - 5, 5, ".yaml") == 0 || w.compare(w.size() - 4, 4, ".yml") == 0);
+  };
+  for (std::size_t i = 0; i + 1 < words.size(); ++i)
+    if (words[i] == "--report" && !words[i + 1].empty() && words[i + 1][0] != '-' && !scenario(words[i + 1])) {
+      words[i] += "=" + words[i + 1];
+      words.erase(words.begin() + static_cast<std::ptrdiff_t>(i) + 1);
+    }
+  return words;
+}
+
+// --report FILE: its folder must exist and be writable, checked before the run.
+void check_report_file(const std::string& file) {
+  const std::filesystem::path folder = std::filesystem::absolute(file).parent_path();
+  std::error_code ec;
+  if (!std::filesystem::is_directory(folder, ec))
+    throw config_error("--report: no folder '" + folder.string() + "' for '" + file + "'");
+  if (access(folder.c_str(), W_OK) != 0) throw config_error("--report: '" + folder.string() + "' is not writable");
+}
+
+// The page is made from the run's outputs: the --out folder, or a temporary one removed after.
+void write_report(const simulation& sim, const std::string& out_dir, const std::string& file) {
+  if (!out_dir.empty()) return write_html_report(out_dir, file);
+  std::string temp = (std::filesystem::temp_directory_path() / "sluice-report-XXXXXX").string();
+  if (!mkdtemp(temp.data()))
+    throw config_error("--report: cannot make a temporary folder: " + std::string(std::strerror(errno)));
+  struct remove_after {
+    std::string dir;
+    ~remove_after() {
+      std::error_code ec;
+      std::filesystem::remove_all(dir, ec);
+    }
+  } cleanup{temp};
+  sim.write_outputs(temp);
+  write_html_report(temp, file);
+}
+
 // Tearing down a big fabric costs more than running it: SystemC unregisters each of its tens of
 // thousands of objects, ports and exports by a linear search (O(n^2) in all). The process is
 // done once the outputs are written and flushed, so it leaves without the teardown.
@@ -109,7 +156,7 @@ int compare(const po::variables_map& vm, const std::string& a, const std::string
 int run(int argc, char* argv[]) {
   std::string command, scenario_path, other_path, out_dir, until, sample_period, seed, cc, profile, match = "*";
   std::string format = "table";
-  std::string pcap, capture_kinds, capture_window, trace_frames, vcd, trace_window, store;
+  std::string pcap, capture_kinds, capture_window, trace_frames, vcd, trace_window, store, report;
   std::vector<std::string> sets, capture, trace;
   bool quiet = false, allow_inert = false, store_series = false;
   // The scheme list comes from the scheme table, so --help names every scheme there is.
@@ -144,6 +191,9 @@ int run(int argc, char* argv[]) {
       "append the run (provenance, totals, counters, flows, ports, links) to the results store FILE (SQLite; "
       "created if missing)")("store-series", po::bool_switch(&store_series), "with --store: keep the CSV series too")(
       "format", po::value(&format), "regs: table, json, c (the firmware header), md or rdl (SystemRDL 2.0)")(
+      "report", po::value(&report)->implicit_value(""),
+      "write one self-contained HTML page of the run (summary, plots, provenance, warnings) into FILE "
+      "(default: DIR/report.html with --out, else report.html); runs the venv's python ($SLUICE_PYTHON)")(
       "match", po::value(&match),
       "params, stats, probes: list only names matching GLOB; compare: only metrics matching GLOB");
   po::options_description hidden;
@@ -154,7 +204,7 @@ int run(int argc, char* argv[]) {
   po::positional_options_description positional;
   positional.add("command", 1).add("scenario", 1).add("other", 1);
   po::variables_map vm;
-  po::store(po::command_line_parser(argc, argv).options(all).positional(positional).run(), vm);
+  po::store(po::command_line_parser(report_file_joined(argc, argv)).options(all).positional(positional).run(), vm);
   po::notify(vm);
   if (vm.count("help") || command.empty()) {
     std::cout << usage << options;
@@ -177,7 +227,7 @@ int run(int argc, char* argv[]) {
   // An option that does not apply to the command would be silently ignored: reject it.
   const bool run_command = command == "run";
   for (const char* opt : {"until", "sample-period", "seed", "out", "pcap", "capture", "capture-kinds", "capture-window",
-                          "trace-frames", "vcd", "trace", "trace-window", "store"})
+                          "trace-frames", "vcd", "trace", "trace-window", "store", "report"})
     if (!run_command && vm.count(opt))
       throw config_error(std::string("--") + opt + ": applies to 'run' only, not '" + command + "'");
   if (run_command && vm.count("match"))
@@ -226,6 +276,8 @@ int run(int argc, char* argv[]) {
     finish(0);
   }
   if (!out_dir.empty()) check_out_dir(out_dir);  // before the run, not after it
+  if (vm.count("report") && report.empty()) report = out_dir.empty() ? "report.html" : out_dir + "/report.html";
+  if (vm.count("report")) check_report_file(report);
   // Progress on a terminal; Ctrl-C ends the run early and still reports and writes the outputs.
   const uint64_t end_ps = to_ps(sim.until());
   timed_callbacks calls("progress", end_ps);
@@ -241,6 +293,10 @@ int run(int argc, char* argv[]) {
   if (!out_dir.empty()) {
     sim.write_outputs(out_dir);
     if (!quiet) std::cout << "outputs written to " << out_dir << "/\n";
+  }
+  if (!report.empty()) {
+    write_report(sim, out_dir, report);
+    if (!quiet) std::cout << "report written to " << report << "\n";
   }
   if (const std::optional<int64_t> id = sim.store_results(progress.interrupted()); id && !quiet)
     std::cout << "stored as run " << *id << " in " << store << " (sluice compare " << store << ":" << *id << ")\n";

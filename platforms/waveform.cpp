@@ -10,7 +10,8 @@
 namespace sluice {
 
 namespace {
-enum family { queue = 0, pause = 1, credit = 2, rate = 3, total = 4 };
+// verdict: a congestion point's state.
+enum family { queue = 0, pause = 1, credit = 2, rate = 3, total = 4, marks = 5, verdict = 6, credits = 7 };
 
 // "sw0.port4.egress.enqueue" -> "sw0.port4": a point's name less its last two parts.
 std::string port_of(const probe_point& p) {
@@ -21,8 +22,8 @@ std::string port_of(const probe_point& p) {
 }  // namespace
 
 waveform::waveform(const waveform_options& options, int classes,
-                   const std::vector<std::pair<uint32_t, std::string>>& flows)
-    : options_(options) {
+                   const std::vector<std::pair<uint32_t, std::string>>& flows, cp_state_reader cp_state)
+    : options_(options), cp_state_(std::move(cp_state)) {
   probe_registry& reg = probe_registry::instance();
   std::vector<bool> used(options.patterns.size(), false);
   auto wanted = [&](const std::string& name) {
@@ -40,6 +41,13 @@ waveform::waveform(const waveform_options& options, int classes,
       const std::string name = port + ".prio" + std::to_string(c) + ".queue_bytes";
       if (wanted(name)) signal_of_[{p->source, static_cast<uint32_t>(c), queue}] = add_signal(name, false);
     }
+    for (int c = 0; c < classes; ++c) {
+      const std::string name = port + ".prio" + std::to_string(c) + ".marks";
+      if (wanted(name)) signal_of_[{p->source, static_cast<uint32_t>(c), marks}] = add_signal(name, false);
+      const std::string state = port + ".prio" + std::to_string(c) + ".cp_state";
+      if (cp_state_ && cp_state_(p->source, c) >= 0 && wanted(state))
+        signal_of_[{p->source, static_cast<uint32_t>(c), verdict}] = add_signal(state, false);
+    }
     if (wanted(sum)) {
       auto it = std::find(names_.begin(), names_.end(), sum);
       const int32_t s = it == names_.end() ? add_signal(sum, false) : static_cast<int32_t>(it - names_.begin());
@@ -56,6 +64,11 @@ waveform::waveform(const waveform_options& options, int classes,
       const std::string name = port_of(*p) + ".vl" + std::to_string(c) + ".credit_starved";
       if (wanted(name)) signal_of_[{p->source, static_cast<uint32_t>(c), credit}] = add_signal(name, true);
     }
+  for (const probe_point* p : reg.points("*.credit.credits"))
+    for (int c = 0; c < classes; ++c) {
+      const std::string name = port_of(*p) + ".vl" + std::to_string(c) + ".credits";
+      if (wanted(name)) signal_of_[{p->source, static_cast<uint32_t>(c), credits}] = add_signal(name, false);
+    }
   for (const probe_point* p : reg.points("*.rate_change")) {
     const std::string nic = p->name().substr(0, p->name().rfind('.'));
     for (const auto& [id, src] : flows) {
@@ -67,8 +80,10 @@ waveform::waveform(const waveform_options& options, int classes,
     if (!used[i])
       throw config_error("--trace: '" + options.patterns[i] +
                          "' matches no signal (e.g. sw0.port4.prio3.queue_bytes, sw0.queued_bytes, "
-                         "h0.port0.prio3.paused, h0.port0.vl0.credit_starved, h0.flow0.rate)");
+                         "h0.port0.prio3.paused, h0.port0.vl0.credit_starved, h0.flow0.rate, "
+                         "sw0.port4.prio3.marks, sw0.port4.prio3.cp_state, h0.port0.vl3.credits)");
   total_now_.assign(names_.size(), 0);
+  state_now_.assign(names_.size(), -1);
   // Subscribe to the points that drive a recorded signal.
   auto drives = [&](const void* source, int fam) {
     for (const auto& [k, s] : signal_of_)
@@ -77,7 +92,7 @@ waveform::waveform(const waveform_options& options, int classes,
   };
   for (const char* leaf : {"*.egress.enqueue", "*.egress.dequeue"})
     for (const probe_point* p : reg.points(leaf))
-      if (drives(p->source, queue) || total_of_.count(p->source))
+      if (drives(p->source, queue) || drives(p->source, verdict) || total_of_.count(p->source))
         reg.subscribe(p->name(), [this](const probe_point& pt, const probe_event& e) { on_queue(pt, e); });
   auto subscribe_state = [&](const char* leaf, int fam, uint64_t value) {
     for (const probe_point* p : reg.points(leaf))
@@ -91,6 +106,18 @@ waveform::waveform(const waveform_options& options, int classes,
   subscribe_state("*.pfc.pause_off", pause, 0);
   subscribe_state("*.credit.credit_starved", credit, 1);
   subscribe_state("*.credit.credit_resumed", credit, 0);
+  for (const probe_point* p : reg.points("*.credit.credits"))
+    if (drives(p->source, credits))
+      reg.subscribe(p->name(), [this](const probe_point& pt, const probe_event& e) {
+        auto it = signal_of_.find({pt.source, static_cast<uint32_t>(e.cls), credits});
+        if (it != signal_of_.end()) record(it->second, e.time_ps, e.value);
+      });
+  for (const probe_point* p : reg.points("*.egress.mark"))
+    if (drives(p->source, marks))
+      reg.subscribe(p->name(), [this](const probe_point& pt, const probe_event& e) {
+        auto it = signal_of_.find({pt.source, static_cast<uint32_t>(e.cls), marks});
+        if (it != signal_of_.end()) record(it->second, e.time_ps, ++total_now_[it->second]);
+      });
   for (const probe_point* p : reg.points("*.rate_change"))
     if (drives(p->source, rate))
       reg.subscribe(p->name(), [this](const probe_point& pt, const probe_event& e) {
@@ -108,6 +135,12 @@ int32_t waveform::add_signal(const std::string& name, bool one_bit) {
 void waveform::on_queue(const probe_point& p, const probe_event& e) {
   const auto cls = static_cast<uint32_t>(e.cls);
   if (auto it = signal_of_.find({p.source, cls, queue}); it != signal_of_.end()) record(it->second, e.time_ps, e.value);
+  // The congestion point saw the frame just before this event: its state is the one it left.
+  if (auto it = signal_of_.find({p.source, cls, verdict}); it != signal_of_.end()) {
+    const int64_t state = cp_state_(p.source, e.cls);
+    if (state != state_now_[it->second]) record(it->second, e.time_ps, static_cast<uint64_t>(state));
+    state_now_[it->second] = state;
+  }
   if (auto t = total_of_.find(p.source); t != total_of_.end()) {
     uint64_t& depth = depth_[{p.source, cls, total}];
     uint64_t& sum = total_now_[t->second];

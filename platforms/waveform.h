@@ -4,11 +4,16 @@
 //   <sw>.queued_bytes              the sum of a switch's egress queues
 //   <port>.prio<k>.paused          a class's transmitter held by PFC (pause_on, pause_off)
 //   <port>.vl<k>.credit_starved    a VL's head frame waiting for credit (InfiniBand)
+//   <port>.vl<k>.credits           a VL's transmit credit, 64-byte blocks (InfiniBand)
 //   <nic>.flow<id>.rate            a flow's rate limit, bit/s (0: unlimited) (rate_change)
+//   <port>.prio<k>.marks           frames the class's congestion point marked so far (mark)
+//   <port>.prio<k>.cp_state        a stateful congestion point's state (TCD), after each
+//                                  enqueue and dequeue of its queue
 // Only the signals matching the --trace patterns are recorded; with none asked for, nothing is
 // subscribed and the datapath pays nothing.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <tuple>
@@ -32,7 +37,11 @@ class waveform {
   // Subscribes to the probe points whose signals match; config_error if a pattern matches no
   // signal (naming it). `classes`: the fabric's traffic classes (8 CEE, 16 IB); `flows`: each
   // flow's (id, sending NIC's name).
-  waveform(const waveform_options& options, int classes, const std::vector<std::pair<uint32_t, std::string>>& flows);
+  // `cp_state(egress, cls)`: the state of the congestion point of an egress queue (the probe
+  // source of its enqueue and dequeue points), -1 if it has none or a stateless one.
+  using cp_state_reader = std::function<int(const void* egress, int cls)>;
+  waveform(const waveform_options& options, int classes, const std::vector<std::pair<uint32_t, std::string>>& flows,
+           cp_state_reader cp_state = {});
   // Writes the file (sorted by time; config_error if it cannot be written).
   void finish(uint64_t end_ps);
   std::size_t signals() const { return names_.size(); }
@@ -55,7 +64,9 @@ class waveform {
   std::map<key, int32_t> signal_of_;         // what each source's events drive
   std::map<key, uint64_t> depth_;            // (egress source, class): depth now, for the sums
   std::map<const void*, int32_t> total_of_;  // egress source -> its switch's sum signal
-  std::vector<uint64_t> total_now_;          // by signal: a sum's value now
+  std::vector<uint64_t> total_now_;          // by signal: a sum's value now (also a mark count's)
+  cp_state_reader cp_state_;
+  std::vector<int64_t> state_now_;  // by signal: a cp_state's value last recorded (-1: none yet)
   uint64_t over_ = 0;
 };
 

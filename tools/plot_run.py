@@ -8,6 +8,9 @@ link_throughput.png  the link directions chosen by --links over time, the bottle
 flow_throughput.png  the long-lived flows (and the aggregate of finite flows) over time
 congestion_tree.png  which MAC ports were paused by PFC (InfiniBand: starved for credit), when: the
                      congestion tree
+
+The plots are drawn by bindings/python/sluice/run_plots.py, which the HTML report
+(`sluice run --report`) shares.
 """
 import argparse
 import importlib.util
@@ -16,85 +19,20 @@ import json
 import sys
 from pathlib import Path
 
-import matplotlib
+import pandas as pd
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import pandas as pd  # noqa: E402
-
-TOP = 6  # lines per plot: more is unreadable
+PACKAGE = Path(__file__).resolve().parent.parent / "bindings/python/sluice"
 
 
-RANKINGS = {"max": lambda v: v.max(), "p99": lambda v: v.quantile(0.99), "mean": lambda v: v.mean()}
+def load(name):
+    """A module of the sluice package, loaded by path: this script needs no native module."""
+    spec = importlib.util.spec_from_file_location(f"sluice_{name}", PACKAGE / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
-def top_columns(frame, n=TOP, by="max"):
-    """The n columns with the largest peak, 99th percentile or average, ignoring all-zero ones."""
-    score = RANKINGS[by](frame.drop(columns="time_us")).sort_values(ascending=False)
-    return [c for c in score.index[:n] if score[c] > 0]
-
-
-def chosen_links(frame, spec):
-    """--links: a ranking (max, p99, mean) or comma-separated direction names (sw0->h1,h1->sw0)."""
-    if spec in RANKINGS:
-        return top_columns(frame, by=spec), f"busiest links (by {spec})"
-    names = [n.strip() for n in spec.split(",") if n.strip()]
-    unknown = [n for n in names if n not in frame.columns[1:]]
-    if not names or unknown:
-        sys.exit(f"plot_run.py: --links: no link direction '{','.join(unknown) or spec}' "
-                 f"(max, p99, mean or names from link_throughput.csv, e.g. {frame.columns[1]})")
-    return names, "chosen links"
-
-
-def bottleneck_link(summary, frame):
-    """The direction with the highest utilization over the run (summary links[]), else the highest mean."""
-    used = [(link["utilization"], link["name"]) for link in summary.get("links", [])
-            if "utilization" in link and link.get("name") in frame.columns]
-    if used:
-        utilization, name = max(used)
-        return name, f"{utilization:.0%} utilized"
-    means = frame.drop(columns="time_us").mean()
-    return means.idxmax(), f"mean {means.max():.3g} Gb/s"
-
-
-def plot(frame, columns, ylabel, title, path, scale=1.0, marked=None):
-    fig, ax = plt.subplots(figsize=(9, 4.5))
-    for c in columns:
-        if marked and c == marked[0]:  # drawn last, on top, so that no other line hides it
-            continue
-        ax.plot(frame["time_us"] / 1e3, frame[c] * scale, label=c, linewidth=1.2)
-    if marked:
-        name, why = marked
-        ax.plot(frame["time_us"] / 1e3, frame[name] * scale, label=f"{name}: bottleneck, {why}",
-                color="black", linewidth=2.4, linestyle="--")
-    ax.set_xlabel("time (ms)")
-    ax.set_ylabel(ylabel)
-    ax.set_title(title)
-    ax.grid(alpha=0.3)
-    if columns:
-        ax.legend(fontsize=8, loc="upper right")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-
-
-def plot_pauses(frame, title, path, what="paused"):
-    ever = [c for c in frame.columns[1:] if frame[c].max() > 0]
-    fig, ax = plt.subplots(figsize=(9, 1.5 + 0.22 * max(len(ever), 1)))
-    if ever:
-        t = frame["time_us"] / 1e3
-        image = ax.imshow(frame[ever].T.values, aspect="auto", interpolation="nearest", cmap="Reds",
-                          vmin=0, vmax=1, extent=[t.iloc[0], t.iloc[-1], len(ever) - 0.5, -0.5])
-        ax.set_yticks(range(len(ever)))
-        ax.set_yticklabels(ever, fontsize=7)
-        fig.colorbar(image, ax=ax, label=f"{what} share")
-    else:
-        ax.text(0.5, 0.5, f"no port was {what}", ha="center", va="center", transform=ax.transAxes)
-    ax.set_xlabel("time (ms)")
-    ax.set_title(title)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+run_plots = load("run_plots")
 
 
 def run_folder(path):
@@ -108,10 +46,7 @@ def run_folder(path):
 def stored_run(path, run_id):
     """A run of a results store: its summary and series, through sluice.store (loaded by path:
     this script needs no native module)."""
-    spec = importlib.util.spec_from_file_location(
-        "sluice_store", Path(__file__).resolve().parent.parent / "bindings/python/sluice/store.py")
-    store_module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(store_module)
+    store_module = load("store")
     try:
         store = store_module.open(path)
         if run_id is None:  # the latest
@@ -136,36 +71,17 @@ def main(source, links_spec="max", run_id=None, out_dir=None):
     else:
         run_id, summary, series = stored_run(source, run_id)
         out = Path(out_dir) if out_dir else source.with_name(f"{source.stem}-run{run_id}")
+    try:  # a bad --links fails before any plot
+        links, chosen, bottleneck = run_plots.link_plot(summary, series, links_spec)
+    except run_plots.PlotError as e:
+        sys.exit(f"plot_run.py: {e}")
     out.mkdir(parents=True, exist_ok=True)
-    name = summary["scenario"]
-
-    links = series("link_throughput")
-    chosen, what_links = chosen_links(links, links_spec)  # a bad --links fails before any plot
-
-    queues = series("queue_depth")
-    plot(queues, top_columns(queues), "queue depth (KB)", f"{name}: deepest egress queues",
-         out / "queue_depth.png", scale=1e-3)
-
-    bottleneck = bottleneck_link(summary, links)
-    plot(links, chosen + [c for c in [bottleneck[0]] if c not in chosen], "throughput (Gb/s)",
-         f"{name}: {what_links}", out / "link_throughput.png", marked=bottleneck)
-
-    flows = series("flow_throughput")
-    kinds = {f["name"]: f["kind"] for f in summary["flows"]}
-    long_lived = [c for c in flows.columns[1:] if kinds.get(c) != "finite"][:TOP]
-    finite = [c for c in flows.columns[1:] if kinds.get(c) == "finite"]
-    if finite:
-        flows["all finite flows"] = flows[finite].sum(axis=1)
-        long_lived.append("all finite flows")
-    plot(flows, long_lived, "delivered (Gb/s)", f"{name}: flow throughput", out / "flow_throughput.png")
+    run_plots.save(run_plots.queue_plot(summary, series), out / "queue_depth.png")
+    run_plots.save(links, out / "link_throughput.png")
+    run_plots.save(run_plots.flow_plot(summary, series), out / "flow_throughput.png")
     # An InfiniBand run has no PFC: its tree is the ports starved for credit.
-    credit = series("credit_blocked_fraction")
-    if credit is not None:
-        tree, what, cause = credit, "starved", "credit-starved (InfiniBand)"
-    else:
-        tree, what, cause = series("paused_fraction"), "paused", "paused (PFC)"
-    plot_pauses(tree, f"{name}: share of each sample period {cause}", out / "congestion_tree.png", what)
-    ports = sum(1 for c in tree.columns[1:] if tree[c].max() > 0)
+    tree, what, ports = run_plots.hold_plot(summary, series)
+    run_plots.save(tree, out / "congestion_tree.png")
     print(f"plots written to {out}/: queue_depth.png, link_throughput.png, flow_throughput.png, "
           f"congestion_tree.png ({what}: {ports} ports)")
     print(f"links ({links_spec}): {', '.join(chosen)}; bottleneck: {bottleneck[0]} ({bottleneck[1]})")

@@ -37,6 +37,9 @@ struct flow_stats {
   // feedback kind: a new scheme's counts itself, summary flows[] "<kind>_frames").
   std::array<uint32_t, max_frame_kinds> feedback_rx{};
   uint32_t feedback(frame_kind k) const { return feedback_rx[static_cast<uint8_t>(k)]; }
+  // Feedback frames about this flow its receiver's NIC sent (CNPs, ACKs), by frame kind.
+  std::array<uint32_t, max_frame_kinds> feedback_tx{};
+  uint32_t feedback_sent(frame_kind k) const { return feedback_tx[static_cast<uint8_t>(k)]; }
   bool completed() const { return completed_ps != 0; }
 };
 

@@ -10,6 +10,10 @@
 
 namespace sluice {
 namespace {
+// A VL's transmit credit, published where it changes (a frame sent, a credit packet received):
+// only credits use it, so it is declared here rather than with the shared kinds in probe.h.
+probe_kind credits_changed{"credits", "a VL's transmit credit changed (frame sent, credit packet received)",
+                           "credit available, 64-byte blocks"};
 const credit_flow_control& fc_of(const void* m) { return stat_model<credit_flow_control>(m); }
 const stat_desc port_stats[] = {
     {"packets_sent", "frames", "credit (flow-control) packets this port put on the wire",
@@ -109,6 +113,7 @@ credit_flow_control::credit_flow_control(sc_core::sc_module_name name, mac_port&
   add_stats(port, vl_stats, this, classes_);
   probe_registry::instance().declare(probes::credit_starved, this, this);
   probe_registry::instance().declare(probes::credit_resumed, this, this);
+  probe_registry::instance().declare(credits_changed, this, this);
 }
 
 // Link-up: every operational VL advertises its whole buffer (the FC-init exchange) at time 0.
@@ -228,6 +233,7 @@ void credit_flow_control::on_transmit(int vl, uint32_t bytes) {
     invariant_failed(name(), vl,
                      "credits negative: a frame of " + std::to_string(blocks(bytes)) +
                          " blocks was sent beyond the limit (FCCL " + std::to_string(s.fccl) + ")");
+  if (credits_changed.on()) credits_changed.emit(this, now_ps(), nullptr, mac_.index(), vl, available_blocks(vl));
 }
 
 uint32_t credit_flow_control::committed_blocks(int vl) const {
@@ -357,6 +363,7 @@ void credit_flow_control::on_control_frame(tlm::tlm_generic_payload& frame) {
   vl_state& s = vl_[c.vl];
   s.abr = c.fctbs;  // the peer's count of blocks sent: corrects for anything lost on the way
   s.fccl = c.fccl;
+  if (credits_changed.on()) credits_changed.emit(this, now_ps(), nullptr, mac_.index(), c.vl, available_blocks(c.vl));
   if (s.blocked && ib::credit_allows(s.fccl, s.fctbs, s.wanted_blocks)) end_blocked(s, now_ps());
   mac_.kick();  // the gate may have opened
 }

@@ -127,10 +127,9 @@ nic::nic(sc_core::sc_module_name name, uint32_t node_id, flow_table& flows, int 
 }
 
 void nic::send_control(tlm::tlm_generic_payload* frame) {
-  if (probes::feedback_sent.on()) {
-    const packet_header& h = header(*frame);
-    probes::feedback_sent.emit(this, now_ps(), &h.fields(), 0, h.priority, h.size);
-  }
+  const packet_header& h = header(*frame);
+  if (h.flow_id < flows_.size()) ++flows_[h.flow_id].stats.feedback_tx[static_cast<uint8_t>(h.kind)];
+  if (probes::feedback_sent.on()) probes::feedback_sent.emit(this, now_ps(), &h.fields(), 0, h.priority, h.size);
   tx_.queue_control(frame);
 }
 

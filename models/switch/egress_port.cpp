@@ -27,6 +27,13 @@ void egress_port::publish_mark(const packet_header& h, uint16_t before) const {
   if (after != before) probes::mark.emit(this, now_ps(), &h.fields(), mac_.index(), h.priority, after);
 }
 
+// before: the frame's ECN bits and flags (ecn | flags << 8) before its congestion point saw it.
+void egress_port::count_marks(const packet_header& h, uint16_t before) {
+  constexpr uint8_t ce = 3;
+  if (h.ecn == ce && (before & 0xff) != ce) ++marks_[h.priority].ecn;
+  if ((h.flags & frame_flags::fecn) && !(before >> 8 & frame_flags::fecn)) ++marks_[h.priority].fecn;
+}
+
 queue_view egress_port::view(int cls, uint64_t now_ps) {
   class_state& c = class_[cls];
   const queue_stats& s = c.stats;
@@ -58,6 +65,7 @@ void egress_port::enqueue(tlm::tlm_generic_payload* p) {
     v.bytes += h.size;                          // the queue it joins, itself included
     ++v.frames;
     c.cp->on_enqueue(h, v);
+    if (static_cast<uint16_t>(h.ecn | h.flags << 8) != before) count_marks(h, before);
     if (probes::mark.on()) publish_mark(h, before);
   }
   if (probes::enqueue.on()) probes::enqueue.emit(this, now_ps(), &h.fields(), mac_.index(), h.priority, s.bytes);
@@ -126,6 +134,7 @@ tlm::tlm_generic_payload* egress_port::next_frame(uint64_t now_ps, uint64_t& ret
   if (c.cp && h.kind == frame_kind::data) {
     const uint16_t before = static_cast<uint16_t>(h.ecn | h.flags << 8);
     c.cp->on_dequeue(h, view(q, now_ps));
+    if (static_cast<uint16_t>(h.ecn | h.flags << 8) != before) count_marks(h, before);
     if (probes::mark.on()) publish_mark(h, before);
   }
   if (probes::dequeue.on()) probes::dequeue.emit(this, now_ps, &h.fields(), mac_.index(), q, s.bytes);

@@ -69,6 +69,12 @@ class egress_port : public frame_source_if, public timed_client, public schedule
     uint64_t frames = 0, bytes = 0;
   };
   const discarded& dropped(int cls) const { return dropped_[cls]; }
+  // Data frames of a class this port's congestion point marked: ECN CE (CEE) and FECN
+  // (InfiniBand), each counted when the mark is set (not for frames marked upstream).
+  struct marked {
+    uint64_t ecn = 0, fecn = 0;
+  };
+  const marked& marks(int cls) const { return marks_[cls]; }
   // While on, the class queue drops what it holds and whatever arrives (the PFC watchdog's drop
   // action, told through pause_storm_listener).
   void set_discard(int cls, bool on);
@@ -82,6 +88,7 @@ class egress_port : public frame_source_if, public timed_client, public schedule
   queue_view view(int cls, uint64_t now_ps);
   uint64_t refused(int q, const frame_fields& h, uint64_t now_ps);
   void publish_mark(const packet_header& h, uint16_t before) const;
+  void count_marks(const packet_header& h, uint16_t before);
   // The split-phase decision: the answered queue, or awaiting_answer (the answer kicks the MAC).
   static constexpr int awaiting_answer = -2;
   int split_decision(uint32_t eligible);
@@ -122,6 +129,7 @@ class egress_port : public frame_source_if, public timed_client, public schedule
   };
   std::array<class_state, max_classes> class_;
   std::array<discarded, max_classes> dropped_{};
+  std::array<marked, max_classes> marks_{};  // touched only when a congestion point changed a frame
   struct in_flight {
     uint64_t end_ps;
     uint16_t ingress_port;

@@ -158,12 +158,18 @@ void switch_port::param_changed(const param_base&) {
 
 namespace sluice {
 
+void switch_port::counting_injector::inject(tlm::tlm_generic_payload* frame) {
+  if (header(*frame).kind == frame_kind::cnm) ++cnms;
+  to->inject(frame);
+}
+
 void switch_port::make_policies(frame_injector_if& injector) {
   if (policies_made_) return;
   policies_made_ = true;
   make_scheduler();
   for (int i = 0; i < classes(); ++i) {
-    cp_policy_[i] = cp_policies::instance().make(cp[i]->name(), (*cp[i])(), *this, i, injector);
+    cp_injector_[i].to = &injector;
+    cp_policy_[i] = cp_policies::instance().make(cp[i]->name(), (*cp[i])(), *this, i, cp_injector_[i]);
     if (cp_policy_[i]) egress.set_congestion_point(i, cp_policy_[i].get());
   }
 }

@@ -5,6 +5,7 @@
 #include <array>
 #include <memory>
 
+#include "models/cc/frame_injector.h"
 #include "models/link/credit_flow_control.h"
 #include "models/link/mac_port.h"
 #include "models/link/pfc.h"
@@ -53,6 +54,8 @@ class switch_port : public sc_core::sc_module, public pause_storm_listener, priv
       if (cp_policy_[i]) cp_policy_[i]->check(buffer.capacity_bytes(i));
   }
   congestion_point_if* congestion_point(int cls) const { return cp_policy_[cls].get(); }
+  // CNMs (QCN, ECM, ASM) the class's congestion point made, counted on their way to the switch.
+  uint64_t cnm_sent(int cls) const { return cp_injector_[cls].cnms; }
 
   int index() const { return mac.index(); }
   int classes() const { return egress.classes(); }
@@ -76,6 +79,14 @@ class switch_port : public sc_core::sc_module, public pause_storm_listener, priv
   std::unique_ptr<scheduler_if> default_scheduler_;
   scheduler_config made_settings_;  // what the scheduler was made with
   std::array<std::unique_ptr<congestion_point_if>, max_classes> cp_policy_;
+  // The switch as one class's congestion point sees it: it counts the CNMs passed on.
+  struct counting_injector final : frame_injector_if {
+    frame_injector_if* to = nullptr;
+    uint64_t cnms = 0;
+    void inject(tlm::tlm_generic_payload* frame) override;
+    uint32_t node_id() const override { return to->node_id(); }
+  };
+  std::array<counting_injector, max_classes> cp_injector_;
   bool policies_made_ = false;
   scheduler_if* custom_scheduler_ = nullptr;
   split_scheduler_if* custom_split_ = nullptr;

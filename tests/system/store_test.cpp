@@ -137,5 +137,5 @@ TEST(Store, BadStoresAreOneLineErrors) {
                          "compare: '" + empty + "': empty, not a Sluice results store");
   query(store, "UPDATE schema_version SET version = 99");
   test::expect_cli_error(incast + "--store " + store,
-                         "results store of schema version 99; this Sluice reads and writes version 1");
+                         "results store of schema version 99; this Sluice reads and writes version 2");
 }

@@ -88,6 +88,24 @@ std::size_t column(const std::vector<std::string>& columns, const std::string& n
   return 0;
 }
 
+// Per switch queue of priority 3 with a `marks` signal: its changes and its ports[] row's ecn_marked.
+struct queue_marks {
+  std::string name;
+  const std::vector<std::pair<uint64_t, uint64_t>>* changes;
+  uint64_t last, ecn_marked;
+};
+std::vector<queue_marks> marks_of(const vcd_file& vcd, const nlohmann::json& summary) {
+  std::vector<queue_marks> out;
+  for (const auto& p : summary["ports"]) {
+    const std::string name =
+        p["node"].get<std::string>() + ".port" + std::to_string(p["port"].get<int>()) + ".prio3.marks";
+    if (p["priority"] != 3 || !vcd.changes.count(name)) continue;
+    const auto& list = vcd.changes.at(name);
+    out.push_back({name, &list, list.empty() ? 0 : list.back().second, p["ecn_marked"].get<uint64_t>()});
+  }
+  return out;
+}
+
 }  // namespace
 
 TEST(Waveform, TheVcdAgreesWithTheCsvSeriesOfTheSameRun) {
@@ -139,6 +157,98 @@ TEST(Waveform, TheVcdAgreesWithTheCsvSeriesOfTheSameRun) {
     previous_us = row[0];
   }
   EXPECT_GT(paused_share_total, 0.5);
+}
+
+TEST(Waveform, TcdStatesAgreeWithCpStateCsvAndMarksWithThePortsCounts) {
+  const std::string dir = ::testing::TempDir() + "/" + std::to_string(getpid()) + "-vcdcp";
+  const test::command_result r =
+      test::run_cli("run " + test::scenario_path("tcd-victim.yaml") + " --until 2500us -q --out " + dir + " --vcd " +
+                    dir + "/run.vcd --trace '*.prio3.cp_state' --trace 'sw*.prio3.marks'");
+  ASSERT_EQ(r.status, 0) << r.output;
+  const vcd_file vcd = parse_vcd(test::slurp(dir + "/run.vcd"));
+  // The detector's state at every sample of cp_state.csv, on every queue that has one.
+  const auto [columns, rows] = read_csv(dir + "/cp_state.csv");
+  ASSERT_GT(columns.size(), 1u);
+  std::size_t congested = 0, undetermined = 0;
+  for (std::size_t c = 1; c < columns.size(); ++c) {
+    const std::string name = columns[c].substr(0, columns[c].rfind(".p")) + ".prio3.cp_state";
+    ASSERT_TRUE(vcd.changes.count(name)) << name;
+    for (const auto& row : rows) {
+      const auto t = static_cast<uint64_t>(row[0] * 1e6 + 0.5);
+      EXPECT_TRUE(row[c] == static_cast<double>(vcd.at(name, t, true)) ||
+                  row[c] == static_cast<double>(vcd.at(name, t, false)))
+          << name << " at " << row[0] << " us: CSV " << row[c] << ", VCD " << vcd.at(name, t, true);
+      congested += row[c] == 2;
+      undetermined += row[c] == 1;
+    }
+  }
+  EXPECT_GT(congested, 0u) << "sw1's port towards r1";
+  EXPECT_GT(undetermined, 0u) << "the victim port";
+  // The marks: each queue's count at the end is what its ports[] row says it marked (TCD on CEE
+  // marks CE in congestion, UE when undetermined: the signal counts both).
+  const nlohmann::json s = nlohmann::json::parse(test::slurp(dir + "/summary.json"));
+  std::size_t marked_queues = 0;
+  for (const queue_marks& q : marks_of(vcd, s)) {
+    EXPECT_GE(q.last, q.ecn_marked) << q.name;
+    marked_queues += q.last > 0;
+  }
+  EXPECT_GT(marked_queues, 0u);
+}
+
+TEST(Waveform, EcnMarksCountTheSameAsThePortsRows) {
+  const std::string dir = ::testing::TempDir() + "/" + std::to_string(getpid()) + "-vcdmarks";
+  const test::command_result r =
+      test::run_cli("run " + test::scenario_path("dumbbell-dcqcn.yaml") + " --until 2ms -q --out " + dir + " --vcd " +
+                    dir + "/run.vcd --trace 'sw*.prio3.marks'");
+  ASSERT_EQ(r.status, 0) << r.output;
+  const vcd_file vcd = parse_vcd(test::slurp(dir + "/run.vcd"));
+  const nlohmann::json s = nlohmann::json::parse(test::slurp(dir + "/summary.json"));
+  uint64_t total = 0;
+  for (const queue_marks& q : marks_of(vcd, s)) {
+    EXPECT_EQ(q.last, q.ecn_marked) << q.name;
+    // A count: up with each mark (two in one picosecond show as one step), never down.
+    for (std::size_t i = 1; i < q.changes->size(); ++i) EXPECT_GT((*q.changes)[i].second, (*q.changes)[i - 1].second);
+    total += q.last;
+  }
+  EXPECT_GT(total, 0u);
+}
+
+TEST(Waveform, InfiniBandCreditsFallBelowAFrameWheneverTheCsvSaysTheVlWasStarved) {
+  const std::string dir = ::testing::TempDir() + "/" + std::to_string(getpid()) + "-vcdcredit";
+  const test::command_result r =
+      test::run_cli("run " + test::scenario_path("ib-incast.yaml") + " --until 300us -q --out " + dir + " --vcd " +
+                    dir + "/run.vcd --trace 'h0.port0.vl3.credits,h0.port0.vl3.credit_starved'");
+  ASSERT_EQ(r.status, 0) << r.output;
+  const vcd_file vcd = parse_vcd(test::slurp(dir + "/run.vcd"));
+  const std::string credits = "h0.port0.vl3.credits", starved = "h0.port0.vl3.credit_starved";
+  const auto& changes = vcd.changes.at(credits);
+  ASSERT_GT(changes.size(), 100u);
+  // 1000-byte payloads: a frame of about 1 KB needs 17 blocks of 64 bytes.
+  constexpr uint64_t frame_blocks = 17;
+  uint64_t most = 0;
+  for (const auto& [t, v] : changes) most = std::max(most, v);
+  EXPECT_LE(most, 2048u) << "a credit limit is at most 2048 blocks ahead";
+  EXPECT_GE(most, frame_blocks);
+  // Each wait for credit begins with less credit than a frame needs.
+  std::size_t waits = 0;
+  for (const auto& [t, v] : vcd.changes.at(starved))
+    if (v) {
+      EXPECT_LT(vcd.at(credits, t, true), frame_blocks) << "starved at " << t << " ps";
+      ++waits;
+    }
+  EXPECT_GT(waits, 0u);
+  // The CSV's starved periods: in each, the credit was below a frame at some moment.
+  const auto [columns, rows] = read_csv(dir + "/credit_blocked_fraction.csv");
+  const std::size_t c = column(columns, "h0.port0.p3");
+  double from_us = 0;
+  for (const auto& row : rows) {
+    const auto from = static_cast<uint64_t>(from_us * 1e6 + 0.5), to = static_cast<uint64_t>(row[0] * 1e6 + 0.5);
+    uint64_t least = vcd.at(credits, from, true);
+    for (const auto& [t, v] : changes)
+      if (t > from && t <= to) least = std::min(least, v);
+    if (row[c] > 0) EXPECT_LT(least, frame_blocks) << "period ending " << row[0] << " us";
+    from_us = row[0];
+  }
 }
 
 TEST(Waveform, TheWindowAndBadOptions) {

@@ -119,7 +119,8 @@ class Simulation:
         return name
 
     def run(self, until=None, progress=True, pcap=None, capture=None, capture_kinds=None, capture_window=None,
-            trace_frames=None, vcd=None, trace=None, trace_window=None, store=None, store_series=False, store_tags=None):
+            trace_frames=None, vcd=None, trace=None, trace_window=None, store=None, store_series=False, store_tags=None,
+            report=None):
         """Elaborates and runs (in a child process); returns a Result.
 
         progress: show simulated time, wall time and ETA on stderr for runs longer than a
@@ -134,6 +135,7 @@ class Simulation:
         store: a results store (SQLite file, created if missing) the run is appended to, like
         --store; store_series also keeps its CSV series; store_tags, a dict kept with the run
         (JSON). result.store_id is its id there (sluice.store.open(FILE)).
+        report: an HTML file written with result.report(FILE): one self-contained page of the run.
         """
         spec = _run_spec(until=until, **self._spec_args)
         if pcap is not None:
@@ -160,7 +162,10 @@ class Simulation:
         callbacks = self._callbacks
         start = time.perf_counter()
         raw = _child.call_in_child(_run_native, spec, callbacks, progress)
-        return Result(raw, [c[0] for c in callbacks], time.perf_counter() - start)
+        result = Result(raw, [c[0] for c in callbacks], time.perf_counter() - start)
+        if report is not None:
+            result.report(report)
+        return result
 
 
 def _run_native(spec, callbacks, progress):
@@ -198,6 +203,21 @@ class Result:
             raise ValueError(f"probe: '{name}' is not a callback of this run ({', '.join(self._probes) or 'none'})")
         rows = self._probes[name]
         return pd.Series([v for _, v in rows], index=pd.Index([t for t, _ in rows], name="time_us"), name=name)
+
+    def report(self, path):
+        """Writes one self-contained HTML page of the run (what `sluice run --report FILE` writes):
+        the summary tables, the standard plots as embedded PNGs, the provenance and the warnings.
+        Returns its path. Needs jinja2 and matplotlib."""
+        from . import run_report
+
+        def series(name):
+            s = self._series.get(name)
+            if s is None or not len(s["columns"]):  # as a run folder: no file for a series without columns
+                return None
+            frame = pd.DataFrame(s["values"], columns=list(s["columns"]))
+            frame.insert(0, "time_us", s["time_us"])
+            return frame
+        return run_report.write_report(self.summary, series, path)
 
     @property
     def frame_trace(self):
