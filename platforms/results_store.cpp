@@ -474,7 +474,9 @@ json load_stored_summary(const std::string& path, int64_t id, const std::string&
       while (rows.step()) object[rows.cell(0).get<std::string>()] = rows.cell(1);
       s[table] = std::move(object);
     }
-    sqlite3_close(db);
+    // `run` is still prepared here: sqlite3_close would refuse (SQLITE_BUSY) and leak the
+    // connection; close_v2 closes it once the last statement is finalized.
+    sqlite3_close_v2(db);
     return s;
   } catch (const config_error&) {
     sqlite3_close(db);

@@ -22,7 +22,11 @@ case "${1:-}" in
     # __asan_handle_no_return"), which would break the tests that read a one-line error. The
     # reports found there are shown (and fail the run) after the suite.
     rm -rf sanitizer-logs && mkdir -p sanitizer-logs
-    export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_stack_use_after_return=0:check_initialization_order=1:strict_string_checks=1:log_path=$PWD/sanitizer-logs/asan}"
+    # detect_leaks=0: SystemC 2.3.4 guards each thread's stack (allocated with new[]) with a
+    # PROT_NONE page; LeakSanitizer's exit scan reads a thread still suspended there and crashes
+    # ("Tracer caught signal 11"), failing any test that ends with a live SC_THREAD. Fixed by
+    # mmap-ed stacks in SystemC 3.0 (accellera-official/systemc PR #35). tools/asan.supp: why.
+    export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_stack_use_after_return=0:check_initialization_order=1:strict_string_checks=1:detect_leaks=0:suppressions=$root/tools/asan.supp:log_path=$PWD/sanitizer-logs/asan}"
     export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
     status=0
     ctest -j2 --output-on-failure --timeout 1200 || status=$?

@@ -77,8 +77,10 @@ void expect_starvation_periods_are_sound(unsigned seed) {
   EXPECT_EQ(failures, 0) << yaml;
   EXPECT_GE(checks, 1000u * ports.size());  // every 2 us over 3 ms, every VL
   EXPECT_GT(starved, 0u) << "the run never starved: it checks nothing\n" << yaml;
-  // The summary's counters agree: no VL starved longer than the run.
-  for (const auto& [name, value] : sim->summary()["counters"].items())
+  // The summary's counters agree: no VL starved longer than the run. The summary is held: a
+  // range-for over a member of the temporary would outlive it (use-after-free under ASan).
+  const auto summary = sim->summary();
+  for (const auto& [name, value] : summary["counters"].items())
     if (name.find("credit_blocked_time") != std::string::npos) EXPECT_LE(value.get<double>(), 3e6) << name;
 }
 }  // namespace
