@@ -120,7 +120,7 @@ topology_spec pcn_basic(section& p) {
 // own rate (`uplink_rate`, default = link_rate). Traffic between leaves spreads over the spines
 // by per-flow ECMP (or `routing: d-mod-k`).
 topology_spec leaf_spine(section& p) {
-  uint64_t leaves = read_count(p, "leaves", "4", 1, 256);
+  uint64_t leaves = read_count(p, "leaves", "4", 1, 1024);
   uint64_t spines = read_count(p, "spines", "2", 1, 256);
   uint64_t hosts = read_count(p, "hosts", "4", 1, 256);
   link_defaults l = read_link_defaults(p);

@@ -42,24 +42,28 @@ invariant_checker::invariant_checker(const fabric& f) : interval(nullptr, interv
 
 void invariant_checker::check_counters() {
   const stat_registry& stats = stat_registry::instance();
-  if (stats.registrations() < registrations_) {  // forgotten registrations: start again
-    counters_.clear();
-    last_.clear();
-    registrations_ = 0;
-  }
-  if (stats.registrations() != registrations_) {
-    for (const stat_registry::counter_ref& c : stats.counters(registrations_)) counters_.push_back(c);
-    last_.resize(counters_.size(), 0.0);
+  // Registrations only append (or are forgotten from the end, and then we start again), so the
+  // i-th counter visited is the same counter at every check while their number holds.
+  if (stats.registrations() < registrations_) last_.clear();
+  if (stats.registrations() != registrations_) {  // new counters start from 0
+    std::size_t n = 0;
+    stats.for_each_counter([&n](const stat_registry::counter_ref&) { ++n; });
+    last_.resize(n, 0.0);
     registrations_ = stats.registrations();
   }
-  for (std::size_t i = 0; i < counters_.size(); ++i) {
-    const double value = counters_[i].value();
-    if (value < last_[i])
-      invariant_failed(stats.owner_of(counters_[i]), counters_[i].cls,
-                       std::string("counter ") + counters_[i].desc->leaf + " went backwards (" +
-                           format_number(last_[i]) + " -> " + format_number(value) + ")");
-    last_[i] = value;
-  }
+  double* last = last_.data();
+  stats.for_each_counter([&last](const stat_registry::counter_ref& c) {
+    const double value = c.value();
+    if (value < *last) [[unlikely]]
+      counter_went_backwards(c, *last, value);
+    *last++ = value;
+  });
+}
+
+void invariant_checker::counter_went_backwards(const stat_registry::counter_ref& c, double before, double now) {
+  invariant_failed(stat_registry::instance().owner_of(c), c.cls,
+                   std::string("counter ") + c.desc->leaf + " went backwards (" + format_number(before) + " -> " +
+                       format_number(now) + ")");
 }
 
 void invariant_checker::check(uint64_t now_ps) {

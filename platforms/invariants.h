@@ -44,15 +44,16 @@ class invariant_checker {
   // Every registered counter against what it held at the last check (counters registered since
   // are added, starting from 0).
   void check_counters();
+  [[noreturn, gnu::cold]] static void counter_went_backwards(const stat_registry::counter_ref& c, double before,
+                                                             double now);
   void check_switch_port(const switch_model& sw, const switch_port& p, uint64_t now_ps);
   void check_pfc(const pfc& fc, const mmu_if* buffer, int port, uint64_t now_ps);
   void check_credits(const credit_flow_control& fc, const credit_flow_control* peer, uint64_t now_ps);
   void check_nic(const nic& n, uint64_t delivered);
 
   const fabric& fabric_;
-  std::vector<stat_registry::counter_ref> counters_;
   std::vector<double> last_;          // each counter's value at the last check
-  std::size_t registrations_ = 0;     // the registry's registrations counters_ holds
+  std::size_t registrations_ = 0;     // the registry's registrations at the last check
   std::vector<uint64_t> delivered_;   // data frames delivered at each NIC (by fabric.nics position)
   std::vector<int32_t> nic_of_node_;  // node id -> position in fabric.nics (-1: a switch)
   uint64_t next_check_ps_ = 0;        // the next sample at or after this time is checked

@@ -43,10 +43,18 @@ struct flow_stats {
   bool completed() const { return completed_ps != 0; }
 };
 
+class reaction_point_if;
+
 struct flow {
   uint32_t id = 0;
+  // Set by the NIC that sends the flow: its index among that NIC's senders, and its reaction
+  // point. Kept here rather than in per-NIC arrays indexed by flow id, which grew with hosts
+  // squared (210 MB each at 10 240 hosts, docs/scale.md). The slot fills the padding after id,
+  // so that the struct is 320 bytes (a multiple of 64: indexing costs no multiply).
+  uint32_t sender_slot = UINT32_MAX;
   flow_spec spec;
   flow_stats stats;
+  reaction_point_if* rp = nullptr;
 };
 
 // All flows of a simulation, indexed by id (ids are dense, from 0).

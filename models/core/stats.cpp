@@ -16,18 +16,6 @@ void stat_registry::add(const sc_core::sc_object* owner, const char* scope, cons
   entries_.push_back({owner, scope, class_label, descs, model, static_cast<uint32_t>(count), classes});
 }
 
-std::vector<stat_registry::counter_ref> stat_registry::counters(std::size_t from) const {
-  std::vector<counter_ref> out;
-  for (std::size_t r = from; r < entries_.size(); ++r) {
-    const entry& e = entries_[r];
-    for (int k = 0; k < std::max(e.classes, 1); ++k)
-      for (uint32_t i = 0; i < e.count; ++i)
-        if (e.descs[i].kind == stat_kind::counter)
-          out.push_back({&e.descs[i], e.model, e.classes > 0 ? k : -1, static_cast<uint32_t>(r)});
-  }
-  return out;
-}
-
 std::string stat_registry::owner_of(const counter_ref& c) const {
   const entry& e = entries_[c.registration];
   std::string base = e.owner ? e.owner->name() : "";

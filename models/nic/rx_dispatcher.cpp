@@ -6,10 +6,7 @@
 
 namespace sluice {
 
-void rx_dispatcher::set_reaction_point(uint32_t flow_id, reaction_point_if* rp) {
-  if (rp_.size() <= flow_id) rp_.resize(flow_id + 1, nullptr);
-  rp_[flow_id] = rp;
-}
+void rx_dispatcher::set_reaction_point(uint32_t flow_id, reaction_point_if* rp) { flows_.at(flow_id).rp = rp; }
 
 void rx_dispatcher::receive_frame(tlm::tlm_generic_payload* p, int) {
   packet_header& h = header(*p);
@@ -22,10 +19,10 @@ void rx_dispatcher::receive_frame(tlm::tlm_generic_payload* p, int) {
     case frame_role::feedback:
       if (h.dst == node_id_ && h.flow_id < flows_.size() && flows_[h.flow_id].spec.src == node_id_)
         ++flows_[h.flow_id].stats.feedback_rx[k];  // k < max_frame_kinds: a registered feedback kind
-      if (h.dst == node_id_ && h.flow_id < rp_.size() && rp_[h.flow_id]) {
+      if (h.dst == node_id_ && h.flow_id < flows_.size() && flows_[h.flow_id].rp) {
         if (probes::feedback_received.on())
           probes::feedback_received.emit(this, now_ps(), &h.fields(), 0, h.priority, 1);
-        rp_[h.flow_id]->on_feedback(h, now_ps());
+        flows_[h.flow_id].rp->on_feedback(h, now_ps());
       } else {
         if (h.kind != frame_kind::ack || h.dst != node_id_)  // a transport ACK needs no reaction point
           ++unmatched_feedback_;  // no reaction point for this flow here: counted, not lost silently

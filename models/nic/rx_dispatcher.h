@@ -64,7 +64,6 @@ class rx_dispatcher : public frame_sink_if {
   const frame_kind_registry& kinds_;
   notification_point_if* np_ = nullptr;
   ack_model* acks_ = nullptr;
-  std::vector<reaction_point_if*> rp_;  // by flow id
   std::function<void(uint32_t)> completion_hook_;
   model_signal completed_;
   uint32_t last_completed_ = 0;

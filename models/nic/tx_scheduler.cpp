@@ -1,6 +1,8 @@
 #include "models/nic/tx_scheduler.h"
 
 #include <algorithm>
+#include <stdexcept>
+#include <string>
 
 namespace sluice {
 
@@ -8,18 +10,26 @@ tx_scheduler::tx_scheduler(mac_port& mac, flow_control_if& gate, flow_table& flo
     : mac_(mac), gate_(gate), flows_(flows) {}
 
 void tx_scheduler::add_flow(uint32_t flow_id, rate_limiter_if* limiter, reaction_point_if* rp) {
-  if (by_flow_.size() <= flow_id) by_flow_.resize(flow_id + 1, UINT32_MAX);
-  by_flow_[flow_id] = static_cast<uint32_t>(senders_.size());
+  flows_[flow_id].sender_slot = static_cast<uint32_t>(senders_.size());
   senders_.push_back(sender{flow_id, limiter, rp});
 }
 
-void tx_scheduler::bind_limiter(uint32_t flow_id, rate_limiter_if* limiter) {
-  senders_[by_flow_.at(flow_id)].limiter = limiter;
+bool tx_scheduler::sends(uint32_t flow_id) const {
+  const uint32_t slot = flows_[flow_id].sender_slot;
+  return slot < senders_.size() && senders_[slot].flow_id == flow_id;
 }
 
-void tx_scheduler::set_reaction_point(uint32_t flow_id, reaction_point_if* rp) {
-  senders_[by_flow_.at(flow_id)].rp = rp;
+uint32_t tx_scheduler::slot_of(uint32_t flow_id) const {
+  if (flow_id >= flows_.size() || !sends(flow_id))
+    throw std::out_of_range("tx_scheduler: flow " + std::to_string(flow_id) + " is not sent here");
+  return flows_[flow_id].sender_slot;
 }
+
+void tx_scheduler::bind_limiter(uint32_t flow_id, rate_limiter_if* limiter) {
+  senders_[slot_of(flow_id)].limiter = limiter;
+}
+
+void tx_scheduler::set_reaction_point(uint32_t flow_id, reaction_point_if* rp) { senders_[slot_of(flow_id)].rp = rp; }
 
 void tx_scheduler::start(const frame_format& format) {
   format_ = format;
@@ -46,8 +56,8 @@ uint32_t tx_scheduler::frame_bytes(const sender& s) const {
 }
 
 void tx_scheduler::reschedule(uint32_t flow_id) {
-  if (flow_id >= by_flow_.size() || by_flow_[flow_id] == UINT32_MAX) return;
-  sender& s = senders_[by_flow_[flow_id]];
+  if (flow_id >= flows_.size() || !sends(flow_id)) return;
+  sender& s = senders_[flows_[flow_id].sender_slot];
   if (s.heap_pos < 0) return;  // parked or finished: looked at again when it returns
   uint64_t ready = ready_ps(s, now_ps());
   uint64_t old = s.ready;

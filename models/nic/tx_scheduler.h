@@ -82,6 +82,8 @@ class tx_scheduler : public frame_source_if {
   void pop();
   void sift_up(std::size_t pos);
   void sift_down(std::size_t pos);
+  bool sends(uint32_t flow_id) const;        // flow_id < flows_.size()
+  uint32_t slot_of(uint32_t flow_id) const;  // its index in senders_; throws if not sent here
   void place(std::size_t pos, uint32_t i) {
     heap_[pos] = i;
     senders_[i].heap_pos = static_cast<int>(pos);
@@ -92,7 +94,6 @@ class tx_scheduler : public frame_source_if {
   flow_table& flows_;
   frame_format format_;
   std::vector<sender> senders_;
-  std::vector<uint32_t> by_flow_;  // flow id -> sender index (UINT32_MAX: not sent here)
   std::vector<uint32_t> heap_;
   std::array<std::vector<uint32_t>, max_classes> parked_;
   uint32_t parked_mask_ = 0;

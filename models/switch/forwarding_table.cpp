@@ -17,18 +17,23 @@ const policy_registrar<forwarding_policies> ecmp_reg{
 }  // namespace
 
 void forwarding_table::set_route(uint32_t dst, std::vector<uint16_t> ports) {
-  if (dst >= routes_.size()) routes_.resize(dst + 1);
-  routes_[dst] = std::move(ports);
+  if (dst >= routes_.size()) routes_.resize(dst + 1, 0);
+  if (ports.empty()) {
+    routes_[dst] = 0;
+    return;
+  }
+  auto [it, added] = set_index_.try_emplace(ports, static_cast<uint32_t>(sets_.size()));
+  if (added) sets_.push_back(std::move(ports));
+  routes_[dst] = it->second;
 }
 
 const std::vector<uint16_t>& forwarding_table::ports(uint32_t dst) const {
-  static const std::vector<uint16_t> none;
-  return dst < routes_.size() ? routes_[dst] : none;
+  return sets_[dst < routes_.size() ? routes_[dst] : 0];
 }
 
 int forwarding_table::lookup_adaptive(const frame_fields& f, int in_port) const {
-  if (f.kind == frame_kind::data && f.dst < routes_.size() && routes_[f.dst].size() > 1)
-    return adaptive_->choose(routes_[f.dst], f, in_port, now_ps(), salt_);
+  if (f.kind == frame_kind::data && ports(f.dst).size() > 1)
+    return adaptive_->choose(ports(f.dst), f, in_port, now_ps(), salt_);
   return lookup(f.dst, f.src, f.flow_id);
 }
 
