@@ -52,16 +52,11 @@ void event_queue::forget(timed_client* c) {
                               .c_str());
 }
 
-void event_queue::schedule(timed_client* c, uint64_t at_ps) {
+// A wake-up for a client with none pending, or earlier than the one pending.
+void event_queue::add(timed_client* c, uint64_t at_ps) {
   if (at_ps < now_ps()) refuse_past(at_ps);
-  if (c->id_ == timed_client::no_id) {
-    c->id_ = static_cast<uint32_t>(clients_.size());
-    clients_.push_back({c, dead_seq});
-  }
-  if (c->at_ps_ == never_ps)
-    ++pending_;
-  else if (at_ps >= c->at_ps_)
-    return;  // the earlier wake-up stands
+  if (c->id_ == timed_client::no_id) enrol(c);
+  if (c->at_ps_ == never_ps) ++pending_;
   c->at_ps_ = at_ps;
   const entry e{at_ps, seq_++, c->id_};
   clients_[c->id_].live_seq = e.seq;  // an entry queued earlier for this client is now stale
@@ -69,8 +64,21 @@ void event_queue::schedule(timed_client* c, uint64_t at_ps) {
   if (!running_ && at_ps < armed_ps_) arm(sc_core::sc_time_stamp().value());
 }
 
-// Every wake-up is at or after now, and now is in the calendar's first bucket or later.
-void event_queue::insert(const entry& e) {
+[[gnu::noinline, gnu::cold]] void event_queue::enrol(timed_client* c) {
+  c->id_ = static_cast<uint32_t>(clients_.size());
+  clients_.push_back({c, dead_seq});
+}
+
+// Every wake-up is at or after now, and now is in the calendar's first bucket or later. Inline
+// into add with append: one function per schedule, not four (each saved registers of its own).
+[[gnu::always_inline]] inline void event_queue::insert(const entry& e) {
+  const uint64_t b = e.at_ps >> bucket_shift;
+  if (b >= cur_ + buckets || b == sorted_) return insert_apart(e);
+  append(b & (buckets - 1), e);
+}
+
+// Beyond the calendar (the overflow heap), or into the bucket being run (in order).
+[[gnu::noinline]] void event_queue::insert_apart(const entry& e) {
   if ((e.at_ps >> bucket_shift) >= cur_ + buckets) {
     overflow_.push_back(e);
     std::push_heap(overflow_.begin(), overflow_.end(), [](const entry& a, const entry& b) { return b.before(a); });
@@ -94,9 +102,9 @@ void event_queue::file(const entry& e) {
   append(b & (buckets - 1), e);
 }
 
-void event_queue::append(std::size_t slot, const entry& e) {
+[[gnu::always_inline]] inline void event_queue::append(std::size_t slot, const entry& e) {
   uint32_t n = free_;
-  if (n == no_node) {
+  if (n == no_node) [[unlikely]] {
     n = static_cast<uint32_t>(nodes_.size());
     nodes_.push_back({});
   } else {
@@ -145,7 +153,7 @@ std::size_t event_queue::next_busy_slot(std::size_t from) const {
 const event_queue::entry* event_queue::front() {
   // The usual case while draining: the next wake-up is in the bucket being run.
   if (sorted_ == cur_ && sorted_head_ < sorted_items_.size() && live(sorted_items_[sorted_head_])) {
-    front_in_overflow_ = false;
+    front_from_ = from_sorted;
     return &sorted_items_[sorted_head_];
   }
   while (in_calendar_ > 0) {
@@ -153,8 +161,21 @@ const event_queue::entry* event_queue::front() {
     const std::size_t slot = next_busy_slot(first);
     const uint64_t b = cur_ + ((slot - first) & (buckets - 1));
     if (b != sorted_) {
-      unsort();
       slot_list& l = calendar_[slot];
+      if (l.head == l.tail && l.head != no_node) {
+        // A bucket of one entry (the usual case when wake-ups are sparse, as on a small fabric):
+        // it is the next wake-up as it stands, no sorting; it stays in its list until popped.
+        node& n = nodes_[l.head];
+        if (live(n.e)) {
+          front_from_ = from_lone;
+          lone_bucket_ = b;
+          return &n.e;
+        }
+        take_lone(slot);  // stale: dropped
+        continue;
+      }
+      if (!sorted_items_.empty()) unsort();
+      sorted_ = never_ps;
       for (uint32_t n = l.head; n != no_node;) {
         sorted_items_.push_back(nodes_[n].e);
         const uint32_t next = nodes_[n].next;
@@ -163,9 +184,14 @@ const event_queue::entry* event_queue::front() {
         n = next;
       }
       l = slot_list{};
-      const auto by_time = [](const entry& x, const entry& y) { return x.before(y); };
-      if (!std::is_sorted(sorted_items_.begin(), sorted_items_.end(), by_time))
-        std::sort(sorted_items_.begin(), sorted_items_.end(), by_time);
+      // In schedule order, which is time order but for wake-ups scheduled earlier for later in
+      // the nanosecond: an insertion sort (a bucket holds a few entries, nearly in order).
+      for (std::size_t i = 1; i < sorted_items_.size(); ++i) {
+        const entry x = sorted_items_[i];
+        std::size_t j = i;
+        for (; j > 0 && x.before(sorted_items_[j - 1]); --j) sorted_items_[j] = sorted_items_[j - 1];
+        sorted_items_[j] = x;
+      }
       sorted_ = b;
     }
     while (sorted_head_ < sorted_items_.size() && !live(sorted_items_[sorted_head_])) {
@@ -173,7 +199,7 @@ const event_queue::entry* event_queue::front() {
       --in_calendar_;
     }
     if (sorted_head_ < sorted_items_.size()) {
-      front_in_overflow_ = false;
+      front_from_ = from_sorted;
       return &sorted_items_[sorted_head_];
     }
     sorted_items_.clear();
@@ -185,13 +211,28 @@ const event_queue::entry* event_queue::front() {
     std::pop_heap(overflow_.begin(), overflow_.end(), later);
     overflow_.pop_back();
   }
-  front_in_overflow_ = true;
+  front_from_ = from_overflow;
   return overflow_.empty() ? nullptr : &overflow_.front();
+}
+
+// Empties a calendar slot that holds one entry.
+inline void event_queue::take_lone(std::size_t slot) {
+  slot_list& l = calendar_[slot];
+  nodes_[l.head].next = free_;
+  free_ = l.head;
+  l = slot_list{};
+  busy_[slot >> 6] &= ~(uint64_t{1} << (slot & 63));
+  --in_calendar_;
 }
 
 // Removes the entry front() returned and moves the calendar's start to its bucket.
 void event_queue::pop_front() {
-  if (front_in_overflow_) {
+  if (front_from_ == from_lone) {
+    take_lone(lone_bucket_ & (buckets - 1));
+    advance_to(lone_bucket_);
+    return;
+  }
+  if (front_from_ == from_overflow) {
     const uint64_t b = overflow_.front().at_ps >> bucket_shift;
     std::pop_heap(overflow_.begin(), overflow_.end(), [](const entry& a, const entry& c) { return c.before(a); });
     overflow_.pop_back();
@@ -211,9 +252,14 @@ void event_queue::pop_front() {
 
 // The buckets before b are empty; the ones that enter the calendar take their wake-ups from the
 // overflow heap, before anything else can be scheduled into them.
-void event_queue::advance_to(uint64_t b) {
+inline void event_queue::advance_to(uint64_t b) {
   if (b <= cur_) return;
   cur_ = b;
+  // Tested here: the overflow heap usually holds a far wake-up (a PFC refresh) that is not due.
+  if (!overflow_.empty() && (overflow_.front().at_ps >> bucket_shift) < cur_ + buckets) take_overflow();
+}
+
+[[gnu::noinline]] void event_queue::take_overflow() {
   const auto later = [](const entry& a, const entry& c) { return c.before(a); };
   while (!overflow_.empty() && (overflow_.front().at_ps >> bucket_shift) < cur_ + buckets) {
     const entry e = overflow_.front();
@@ -260,13 +306,19 @@ void event_queue::run() {
   break_ = false;
   while (!break_) {
     entry e;
-    if (sorted_ == cur_ && sorted_head_ + 1 < sorted_items_.size() && live(sorted_items_[sorted_head_])) {
+    if (sorted_ == cur_ && sorted_head_ < sorted_items_.size() && live(sorted_items_[sorted_head_])) {
       // The usual case under load, front() and pop_front() in short: the next wake-up is in the
-      // bucket being run, and is not its last entry.
+      // bucket being run.
       e = sorted_items_[sorted_head_];
       if (e.at_ps > limit) break;
       ++sorted_head_;
       --in_calendar_;
+      if (sorted_head_ == sorted_items_.size()) {  // the bucket is done
+        sorted_items_.clear();
+        sorted_head_ = 0;
+        const std::size_t slot = sorted_ & (buckets - 1);
+        busy_[slot >> 6] &= ~(uint64_t{1} << (slot & 63));
+      }
       // A large fabric's clients are cache misses. A bucket usually holds dozens of wake-ups,
       // so work ahead in three stages (counted from the wake-up about to run): the table slot
       // five wake-ups on, the client's first two lines three on (a model's own per-wake-up

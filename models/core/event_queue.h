@@ -69,7 +69,12 @@ class event_queue : public sc_core::sc_module {
   static event_queue& instance();
   // Calls client->on_timer() at absolute time at_ps, or earlier if the client already has an
   // earlier wake-up pending (a client has at most one). A time before now is a model error.
-  void schedule(timed_client* client, uint64_t at_ps);
+  void schedule(timed_client* client, uint64_t at_ps) {
+    // Inline: many calls find an earlier wake-up pending and change nothing (one that is pending
+    // is never in the past, so the check for a time in the past can wait for add).
+    if (client->at_ps_ <= at_ps && client->at_ps_ != never_ps) return;
+    add(client, at_ps);
+  }
   // The wake-up time pending for `client`, never_ps if none.
   uint64_t pending_at(const timed_client* client) const { return client->at_ps_; }
   std::size_t pending() const { return pending_; }
@@ -116,6 +121,9 @@ class event_queue : public sc_core::sc_module {
   friend class timed_client;
   static event_queue* existing();
   void forget(timed_client* c);
+  void add(timed_client* c, uint64_t at_ps);
+  void enrol(timed_client* c);
+  void insert_apart(const entry& e);
   void refuse_past(uint64_t at_ps) const;
   void append(std::size_t slot, const entry& e);
   void unsort();
@@ -124,7 +132,9 @@ class event_queue : public sc_core::sc_module {
   void file(const entry& e);
   const entry* front();
   void pop_front();
+  void take_lone(std::size_t slot);
   void advance_to(uint64_t abs_bucket);
+  void take_overflow();
   std::size_t next_busy_slot(std::size_t from) const;
   void run();
   void arm(uint64_t kernel_ps);
@@ -146,9 +156,10 @@ class event_queue : public sc_core::sc_module {
   uint64_t sorted_ = never_ps;       // the absolute bucket held in sorted_items_
   std::vector<entry> sorted_items_;  // that bucket, in order; items before sorted_head_ have run
   std::size_t sorted_head_ = 0;
-  bool front_in_overflow_ = false;  // where front() found the next entry
-  std::vector<entry> overflow_;     // min-heap (by before) of wake-ups beyond the calendar
-  std::size_t pending_ = 0;         // clients with a wake-up pending
+  enum : uint8_t { from_sorted, from_lone, from_overflow } front_from_ = from_sorted;  // where front() found it
+  uint64_t lone_bucket_ = 0;     // from_lone: the bucket whose one entry front() returned
+  std::vector<entry> overflow_;  // min-heap (by before) of wake-ups beyond the calendar
+  std::size_t pending_ = 0;      // clients with a wake-up pending
   uint64_t seq_ = 0;
   uint64_t armed_ps_;  // time the kernel event is set for
   uint64_t end_ps_ = 0;

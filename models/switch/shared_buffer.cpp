@@ -120,6 +120,10 @@ void shared_buffer::release(int port, int priority, uint64_t frame_bytes) {
     // The pool grew: every paused group's threshold rose with it.
     for (std::size_t k = 0; k < paused_list_.size();) {
       uint32_t g = paused_list_[k];
+      if (groups_[g].usage.headroom != 0) {  // cannot resume yet (resume_index's first test, without the call)
+        ++k;
+        continue;
+      }
       if (resume_index(g)) {
         resumed_.push_back(g);  // resume_index removed it from position k
       } else {

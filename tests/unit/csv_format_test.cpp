@@ -2,11 +2,16 @@
 // with printf's "%.3f" (time) and "%.6g" (values), byte for byte.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
+#include <random>
 #include <sstream>
 
+#include "platforms/csv_number.h"
 #include "platforms/sampler.h"
 
 namespace sluice {
@@ -58,6 +63,83 @@ TEST(CsvFormat, SameBytesAsPrintfOverManyValues) {
   s.write_csv(path, "t");
   EXPECT_EQ(read_all(path), expected);
   std::filesystem::remove(path);
+}
+
+// csv_number's short path (a scaled product, exact away from rounding ties) against printf on
+// values of every kind a series holds and on the boundaries where the short path must step
+// aside: a failure names the value.
+void expect_as_printf(double v) {
+  char want[512], got[512];
+  std::snprintf(want, sizeof want, "%.6g", v);
+  *csv_number::general6(got, v) = '\0';
+  ASSERT_STREQ(got, want) << "%.6g of " << std::hexfloat << v;
+  std::snprintf(want, sizeof want, "%.3f", v);
+  *csv_number::fixed3(got, v) = '\0';
+  ASSERT_STREQ(got, want) << "%.3f of " << std::hexfloat << v;
+}
+
+TEST(CsvFormat, ShortPathPrintsWhatPrintfPrints) {
+  const double inf = std::numeric_limits<double>::infinity();
+  for (double v : {0.0,
+                   -0.0,
+                   1.0,
+                   -1.0,
+                   0.5,
+                   0.0005,
+                   0.0015,
+                   0.0025,
+                   1e-4,
+                   9.99995e-5,
+                   9.999949999e-5,
+                   1e-5,
+                   99999.95,
+                   99999.949999,
+                   999999.5,
+                   999999.4999,
+                   999999.5000001,
+                   1e6,
+                   1e21,
+                   9.999995e20,
+                   1e-15,
+                   123456.5,
+                   123457.5,
+                   2.5,
+                   0.125,
+                   1e10,
+                   4e10,
+                   1.5e10,
+                   33.6,
+                   10.4,
+                   2.4,
+                   1e300,
+                   -1e300,
+                   5e-324,
+                   std::numeric_limits<double>::max(),
+                   std::numeric_limits<double>::min(),
+                   inf,
+                   -inf,
+                   std::numeric_limits<double>::quiet_NaN(),
+                   999.9995,
+                   999999.9995,
+                   0.9999995,
+                   1234.5675})
+    expect_as_printf(v);
+  std::mt19937_64 rng(7);
+  std::uniform_int_distribution<int64_t> count(0, 10'000'000);
+  std::uniform_int_distribution<int> scale(0, 12), exponent(-330, 310);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  for (int i = 0; i < 40'000; ++i) {
+    const double n = static_cast<double>(count(rng));
+    expect_as_printf(n);                                       // counts
+    expect_as_printf(n / std::pow(10.0, scale(rng)));          // decimals: rates, fractions
+    expect_as_printf((n + 0.5) / std::pow(10.0, scale(rng)));  // halves: ties of %.6g and %.3f
+    expect_as_printf(-n / 8.0);
+    expect_as_printf(unit(rng) * std::pow(10.0, exponent(rng)));  // any magnitude
+    uint64_t bits = rng();
+    double any;
+    std::memcpy(&any, &bits, sizeof any);
+    expect_as_printf(any);  // any bit pattern
+  }
 }
 
 }  // namespace
