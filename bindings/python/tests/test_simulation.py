@@ -415,3 +415,7 @@ def test_vcd_fb_is_the_qcn_congestion_points_fb_at_every_moment(tmp_path):
             negative += fb < 0
     assert checked == 400 * 10 and negative > 20  # every switch port's class 3 has a QCN congestion point
     assert min(v for _, v in vcd["sw0.port4.prio3.fb"]) < 0
+    # ECM's congestion point publishes its Fb the same way: negative samples at the bottleneck.
+    sluice.Simulation(str(ROOT / "scenarios" / "dumbbell-ecm.yaml")).run(
+        until="2ms", progress=False, vcd=tmp_path / "ecm.vcd", trace="sw0.port4.prio3.fb")
+    assert sum(v < 0 for _, v in vcd_changes(tmp_path / "ecm.vcd")["sw0.port4.prio3.fb"]) > 0
