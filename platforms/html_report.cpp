@@ -1,5 +1,5 @@
-// Runs bindings/python/sluice/run_report.py RUN_DIR OUT.html and turns its failures into
-// one-line errors.
+// Runs run_report.py RUN_DIR OUT.html (share/sluice/report/ beside the executable, else
+// bindings/python/sluice/) and turns its failures into one-line errors.
 #include "platforms/html_report.h"
 
 #include <fcntl.h>
@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "models/core/units.h"
+#include "platforms/shipped_files.h"
 
 extern char** environ;
 
@@ -39,12 +40,14 @@ std::string report_python() {
 
 void write_html_report(const std::string& run_dir, const std::string& html_path) {
   const std::string python = report_python();
-  const std::string script = SLUICE_REPORT_SCRIPT;
+  const std::string script = shipped_file("report/run_report.py", SLUICE_REPORT_SCRIPT);
   if (access(python.c_str(), X_OK) != 0)
     throw config_error("--report: no Python at '" + python +
                        "' (set SLUICE_PYTHON to a python3 with matplotlib and jinja2, or run tools/setup.sh)");
   if (access(script.c_str(), R_OK) != 0)
-    throw config_error("--report: the report script '" + script + "' is missing (a moved source tree?)");
+    throw config_error("--report: the report script '" + script +
+                       "' is missing (build/share/sluice/report/ or <prefix>/share/sluice/report/ beside the sluice "
+                       "executable, else the source tree)");
   // The script's stderr comes back through a pipe, its stdout is not used.
   int pipe_fds[2];
   if (pipe(pipe_fds) != 0) throw config_error(std::string("--report: pipe: ") + std::strerror(errno));

@@ -18,6 +18,7 @@
 #include "platforms/builders.h"
 #include "platforms/profiles.h"
 #include "platforms/provenance.h"
+#include "platforms/shipped_files.h"
 #include "platforms/workload.h"
 #include "platforms/yaml_section.h"
 
@@ -72,7 +73,8 @@ uint8_t read_priority(section& t, int classes) {
 // `cdf: websearch` and `cdf: fb-hadoop` are the shipped tables; anything else is a path,
 // relative to the scenario file's folder.
 std::string cdf_path(const std::string& name, const std::string& base_dir) {
-  if (name == "websearch" || name == "fb-hadoop") return std::string(SLUICE_DATA_DIR) + "/" + name + ".txt";
+  if (name == "websearch" || name == "fb-hadoop")
+    return shipped_file("data/" + name + ".txt", std::string(SLUICE_DATA_DIR) + "/" + name + ".txt");
   if (!name.empty() && name[0] == '/') return name;
   return base_dir + "/" + name;
 }

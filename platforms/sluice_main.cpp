@@ -39,7 +39,7 @@ const char* usage =
     "                  [--cc NAME] [--profile NAME] [--allow-inert] [--out DIR] [--quiet]\n"
     "                  [--pcap DIR --capture PORTS [--capture-kinds K,..] [--capture-window FROM:TO]]\n"
     "                  [--trace-frames FILTER] [--vcd FILE --trace SIGNALS [--trace-window FROM:TO]]\n"
-    "                  [--store FILE.sqlite [--store-series]] [--report [FILE.html]]\n"
+    "                  [--store FILE.sqlite [--store-series]] [--report[=FILE.html]]\n"
     "       sluice params SCENARIO.yaml [--set PATH=VALUE ...] [--cc NAME] [--profile NAME] [--allow-inert]\n"
     "                     [--match GLOB]\n"
     "       sluice stats SCENARIO.yaml [--match GLOB]\n"
@@ -88,20 +88,22 @@ void check_out_dir(const std::string& dir) {
   if (access(dir.c_str(), W_OK) != 0) throw config_error("--out: '" + dir + "' is not writable");
 }
 
-// --report [FILE]: Boost takes an optional value only as --report=FILE, so the word after --report
-// is joined to it unless it is an option or the scenario (.yaml, .yml). Returns the arguments
-// after the program's name.
-std::vector<std::string> report_file_joined(int argc, char* argv[]) {
-  std::vector<std::string> words(argv + 1, argv + argc);
-  auto scenario = [](const std::string& w) {
-    return w.size() > 5 && (w.compare(w.size() - 5, 5, ".yaml") == 0 || w.compare(w.size() - 4, 4, ".yml") == 0);
-  };
-  for (std::size_t i = 0; i + 1 < words.size(); ++i)
-    if (words[i] == "--report" && !words[i + 1].empty() && words[i + 1][0] != '-' && !scenario(words[i + 1])) {
-      words[i] += "=" + words[i + 1];
-      words.erase(words.begin() + static_cast<std::ptrdiff_t>(i) + 1);
-    }
-  return words;
+// --report[=FILE]: only --report=FILE names a file. Boost lets an option with an implicit value
+// take the next word as its value (`--report run.yaml` would eat the scenario), so the bare word
+// --report is given a value before Boost sees it; `bare` records that the default file is meant.
+std::pair<std::string, std::string> bare_report(const std::string& token, bool& bare) {
+  if (token != "--report") return {};
+  bare = true;
+  return {"report", "report.html"};
+}
+
+// A word after a bare --report is not its file: say how to name one (one line).
+void check_no_word_after_report(int argc, char* argv[]) {
+  for (int i = 1; i + 1 < argc; ++i)
+    if (std::string(argv[i]) == "--report" && argv[i + 1][0] != '-')
+      throw config_error(std::string("--report: '") + argv[i + 1] +
+                         "' after --report is not its file; name the file as --report=" + argv[i + 1] +
+                         " (--report alone: DIR/report.html with --out, else report.html)");
 }
 
 // --report FILE: its folder must exist and be writable, checked before the run.
@@ -191,9 +193,10 @@ int run(int argc, char* argv[]) {
       "append the run (provenance, totals, counters, flows, ports, links) to the results store FILE (SQLite; "
       "created if missing)")("store-series", po::bool_switch(&store_series), "with --store: keep the CSV series too")(
       "format", po::value(&format), "regs: table, json, c (the firmware header), md or rdl (SystemRDL 2.0)")(
-      "report", po::value(&report)->implicit_value(""),
-      "write one self-contained HTML page of the run (summary, plots, provenance, warnings) into FILE "
-      "(default: DIR/report.html with --out, else report.html); runs the venv's python ($SLUICE_PYTHON)")(
+      "report",
+      po::value(&report)->implicit_value("", "DIR/report.html with --out, else report.html")->value_name("FILE"),
+      "write one self-contained HTML page of the run (summary, plots, provenance, warnings); a file is named "
+      "with '=' only (--report=FILE); runs the venv's python ($SLUICE_PYTHON)")(
       "match", po::value(&match),
       "params, stats, probes: list only names matching GLOB; compare: only metrics matching GLOB");
   po::options_description hidden;
@@ -204,7 +207,13 @@ int run(int argc, char* argv[]) {
   po::positional_options_description positional;
   positional.add("command", 1).add("scenario", 1).add("other", 1);
   po::variables_map vm;
-  po::store(po::command_line_parser(report_file_joined(argc, argv)).options(all).positional(positional).run(), vm);
+  bool report_bare = false;
+  po::store(po::command_line_parser(argc, argv)
+                .options(all)
+                .positional(positional)
+                .extra_parser([&](const std::string& token) { return bare_report(token, report_bare); })
+                .run(),
+            vm);
   po::notify(vm);
   if (vm.count("help") || command.empty()) {
     std::cout << usage << options;
@@ -223,6 +232,7 @@ int run(int argc, char* argv[]) {
   if (command != "run" && command != "params" && command != "stats" && command != "probes")
     throw config_error("command: '" + command + "' is not run, params, stats, probes, compare or regs");
   if (scenario_path.empty()) throw config_error("missing SCENARIO.yaml");
+  if (!other_path.empty() && report_bare) check_no_word_after_report(argc, argv);
   if (!other_path.empty()) throw config_error("'" + other_path + "': one scenario only (" + command + ")");
   // An option that does not apply to the command would be silently ignored: reject it.
   const bool run_command = command == "run";
@@ -276,7 +286,7 @@ int run(int argc, char* argv[]) {
     finish(0);
   }
   if (!out_dir.empty()) check_out_dir(out_dir);  // before the run, not after it
-  if (vm.count("report") && report.empty()) report = out_dir.empty() ? "report.html" : out_dir + "/report.html";
+  if (report_bare) report = out_dir.empty() ? "report.html" : out_dir + "/report.html";
   if (vm.count("report")) check_report_file(report);
   // Progress on a terminal; Ctrl-C ends the run early and still reports and writes the outputs.
   const uint64_t end_ps = to_ps(sim.until());

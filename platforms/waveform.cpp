@@ -5,13 +5,24 @@
 #include <cstring>
 #include <fstream>
 
+#include "models/cc/congestion_point.h"
 #include "models/core/params.h"
 
 namespace sluice {
 
 namespace {
 // verdict: a congestion point's state.
-enum family { queue = 0, pause = 1, credit = 2, rate = 3, total = 4, marks = 5, verdict = 6, credits = 7 };
+enum family {
+  queue = 0,
+  pause = 1,
+  credit = 2,
+  rate = 3,
+  total = 4,
+  marks = 5,
+  verdict = 6,
+  credits = 7,
+  feedback = 8
+};
 
 // "sw0.port4.egress.enqueue" -> "sw0.port4": a point's name less its last two parts.
 std::string port_of(const probe_point& p) {
@@ -69,6 +80,14 @@ waveform::waveform(const waveform_options& options, int classes,
       const std::string name = port_of(*p) + ".vl" + std::to_string(c) + ".credits";
       if (wanted(name)) signal_of_[{p->source, static_cast<uint32_t>(c), credits}] = add_signal(name, false);
     }
+  // "sw0.port4.prio3.qcn.sample" -> "sw0.port4.prio3.fb": one sampling CP per port and class.
+  for (const probe_point* p : reg.points("*.sample"))
+    if (p->kind == &probes::cp_sample) {
+      std::string name = p->name();
+      for (int i = 0; i < 2; ++i) name.erase(name.rfind('.'));
+      name += ".fb";
+      if (wanted(name)) signal_of_[{p->source, 0u, feedback}] = add_signal(name, false);
+    }
   for (const probe_point* p : reg.points("*.rate_change")) {
     const std::string nic = p->name().substr(0, p->name().rfind('.'));
     for (const auto& [id, src] : flows) {
@@ -81,7 +100,7 @@ waveform::waveform(const waveform_options& options, int classes,
       throw config_error("--trace: '" + options.patterns[i] +
                          "' matches no signal (e.g. sw0.port4.prio3.queue_bytes, sw0.queued_bytes, "
                          "h0.port0.prio3.paused, h0.port0.vl0.credit_starved, h0.flow0.rate, "
-                         "sw0.port4.prio3.marks, sw0.port4.prio3.cp_state, h0.port0.vl3.credits)");
+                         "sw0.port4.prio3.marks, sw0.port4.prio3.cp_state, h0.port0.vl3.credits, sw0.port4.prio3.fb)");
   total_now_.assign(names_.size(), 0);
   state_now_.assign(names_.size(), -1);
   // Subscribe to the points that drive a recorded signal.
@@ -117,6 +136,11 @@ waveform::waveform(const waveform_options& options, int classes,
       reg.subscribe(p->name(), [this](const probe_point& pt, const probe_event& e) {
         auto it = signal_of_.find({pt.source, static_cast<uint32_t>(e.cls), marks});
         if (it != signal_of_.end()) record(it->second, e.time_ps, ++total_now_[it->second]);
+      });
+  for (const probe_point* p : reg.points("*.sample"))
+    if (p->kind == &probes::cp_sample && drives(p->source, feedback))
+      reg.subscribe(p->name(), [this](const probe_point& pt, const probe_event& e) {
+        record(signal_of_.at({pt.source, 0u, feedback}), e.time_ps, e.value);
       });
   for (const probe_point* p : reg.points("*.rate_change"))
     if (drives(p->source, rate))

@@ -9,6 +9,8 @@
 //   <port>.prio<k>.marks           frames the class's congestion point marked so far (mark)
 //   <port>.prio<k>.cp_state        a stateful congestion point's state (TCD), after each
 //                                  enqueue and dequeue of its queue
+//   <port>.prio<k>.fb              a sampling congestion point's (QCN, ECM) Fb at each sample,
+//                                  bytes, signed (cp_sample)
 // Only the signals matching the --trace patterns are recorded; with none asked for, nothing is
 // subscribed and the datapath pays nothing.
 #pragma once

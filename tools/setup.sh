@@ -12,6 +12,7 @@ packages=(
   libgtest-dev pybind11-dev libssl-dev libsqlite3-dev git clang-format tshark verilator
   python3 python3-dev python3-venv python3-numpy python3-pandas python3-matplotlib python3-pytest
   python3-dask python3-distributed python3-yaml python3-jinja2
+  jupyter-notebook jupyter-nbconvert python3-ipykernel xvfb gtkwave
 )
 
 bash tools/apt_install.sh "${packages[@]}"
@@ -19,6 +20,11 @@ bash tools/apt_install.sh "${packages[@]}"
 # Debian's python3 with its numpy/pandas/matplotlib (the default python3 may be another build).
 if [ ! -x .venv/bin/python ]; then
   /usr/bin/python3 -m venv --system-site-packages .venv
+fi
+# The venv's Jupyter kernel (examples/*.ipynb): Debian's runs /usr/bin/python3, which does not read
+# the venv's sluice.pth. Jupyter started as `.venv/bin/python -m notebook` finds this one first.
+if [ ! -f .venv/share/jupyter/kernels/python3/kernel.json ]; then
+  .venv/bin/python -m ipykernel install --prefix "$root/.venv" --name python3 --display-name "Python 3 (Sluice venv)" >/dev/null
 fi
 
 # Another build beside the default one (tools/test.sh --sanitize): SLUICE_BUILD_DIR names its

@@ -15,6 +15,7 @@
 #include "models/cc/queue_view.h"
 #include "models/core/packet.h"
 #include "models/core/policy_registry.h"
+#include "models/core/probe.h"
 
 namespace sluice {
 
@@ -34,6 +35,14 @@ class congestion_point_if {
 // owner: the switch port (parameters are named under it with class cls); injector: the switch,
 // for frames the congestion point makes (CNMs).
 using cp_policies = policy_registry<congestion_point_if, const sc_core::sc_object&, int, frame_injector_if&>;
+
+// A sampling congestion point (QCN, ECM) computed its feedback Fb = -(Qoff + w Qdelta) at a
+// sampled frame: `value` is Fb in bytes, signed (two's complement; negative: congestion). Each
+// such point declares it under its port and scope, "sw0.port4.prio3.qcn.sample"; the waveform's
+// <port>.prio<k>.fb signal subscribes to it (platforms/waveform.*).
+namespace probes {
+extern probe_kind cp_sample;
+}
 
 // A congestion point's target depth (QCN's or ECM's Qeq) that its queue can never reach is a
 // config_error "<key>: '<value>' is above the switch buffer of class k (<bytes>)".

@@ -19,6 +19,11 @@ const policy_registrar<rp_policies> no_rp{
     [](const sc_core::sc_object&, const mac_port&) { return std::unique_ptr<reaction_point_maker>(); }};
 }  // namespace
 
+namespace probes {
+probe_kind cp_sample{"sample", "a sampling congestion point (QCN, ECM) computed Fb at a sampled frame",
+                     "Fb, bytes, signed (two's complement; negative: congestion)"};
+}  // namespace probes
+
 void check_within_buffer(const param<byte_count>& depth, int cls, uint64_t buffer_bytes) {
   if (depth().bytes > buffer_bytes)
     throw config_error(depth.name() + ": '" + format_bytes(depth()) + "' is above the switch buffer of class " +

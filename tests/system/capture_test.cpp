@@ -10,39 +10,14 @@
 #include <sstream>
 
 #include "tests/support/harness.h"
+#include "tests/support/tshark.h"
 
 using namespace sluice;
 
 namespace {
 
-const std::string lua = std::string(SLUICE_SOURCE_DIR) + "/tools/wireshark/sluice.lua";
-
-bool have_tshark() { return std::system("command -v tshark >/dev/null 2>&1") == 0; }
-
-// tshark's fields (-T fields, tab-separated) of every frame of `file` matching `filter`.
-std::vector<std::vector<std::string>> tshark(const std::string& file, const std::string& filter,
-                                             const std::vector<std::string>& fields) {
-  std::string cmd = "tshark -n -X lua_script:" + lua + " -r '" + file + "' -Y '" + filter + "' -T fields";
-  for (const std::string& f : fields) cmd += " -e " + f;
-  cmd += " 2>/dev/null";
-  std::vector<std::vector<std::string>> rows;
-  FILE* pipe = popen(cmd.c_str(), "r");
-  if (!pipe) return rows;
-  std::string out;
-  char buf[4096];
-  std::size_t n;
-  while ((n = fread(buf, 1, sizeof buf, pipe)) > 0) out.append(buf, n);
-  EXPECT_EQ(pclose(pipe), 0) << cmd;
-  std::istringstream in(out);
-  for (std::string line; std::getline(in, line);) {
-    std::vector<std::string> row;
-    std::istringstream cells(line);
-    for (std::string cell; std::getline(cells, cell, '\t');) row.push_back(cell);
-    while (row.size() < fields.size()) row.emplace_back();
-    rows.push_back(row);
-  }
-  return rows;
-}
+using test::have_tshark;
+using test::tshark;
 
 // Runs `args` with --out and --pcap into a fresh folder; returns the folder.
 std::string run_with_capture(const std::string& name, const std::string& args) {

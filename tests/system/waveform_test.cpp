@@ -3,10 +3,14 @@
 // queue depth at every sample time, and each period's paused share.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
 #include <map>
 #include <sstream>
 
 #include "tests/support/harness.h"
+#include "tests/support/tshark.h"
 
 using namespace sluice;
 
@@ -249,6 +253,51 @@ TEST(Waveform, InfiniBandCreditsFallBelowAFrameWheneverTheCsvSaysTheVlWasStarved
     if (row[c] > 0) EXPECT_LT(least, frame_blocks) << "period ending " << row[0] << " us";
     from_us = row[0];
   }
+}
+
+// QCN's Fb at each sample (<port>.prio<k>.fb, signed bytes) against the CNMs of the same run as
+// tshark decodes them: every CNM sw0 sent carries the quantized |Fb| and the queue offset and growth
+// (64-byte units, truncated) of a sample the VCD shows, at most 50 us before the CNM left.
+TEST(Waveform, QcnFbSamplesAreTheOnesTheCapturedCnmsCarry) {
+  if (!test::have_tshark()) GTEST_SKIP() << "tshark not installed (tools/setup.sh installs it)";
+  const std::string dir = ::testing::TempDir() + "/" + std::to_string(getpid()) + "-vcdfb";
+  const test::command_result r = test::run_cli(
+      "run " + test::scenario_path("dumbbell.yaml") + " --cc qcn --until 3ms -q --out " + dir + " --vcd " + dir +
+      "/run.vcd --trace 'sw*.prio3.fb' --pcap " + dir + "/pcap --capture 'sw0.port*' --capture-kinds cnm");
+  ASSERT_EQ(r.status, 0) << r.output;
+  const vcd_file vcd = parse_vcd(test::slurp(dir + "/run.vcd"));
+  ASSERT_EQ(vcd.changes.count("sw0.port4.prio3.fb"), 1u) << "the bottleneck's congestion point, towards sw1";
+  const auto& fb = vcd.changes.at("sw0.port4.prio3.fb");
+  const auto signed_fb = [](uint64_t v) { return static_cast<int64_t>(v); };
+  std::size_t negative = 0;
+  for (const auto& [t, v] : fb) negative += signed_fb(v) < 0;
+  ASSERT_GT(negative, 20u);
+  // The default CP: Qeq 26 KiB, w 2, |Fb| x 63 / ((1 + 2w) Qeq) truncated.
+  constexpr double qeq = 26 * 1024, w = 2;
+  const auto quantized = [&](int64_t v) {
+    return std::min<int64_t>(63, static_cast<int64_t>(-v * 63 / ((1 + 2 * w) * qeq)));
+  };
+  std::size_t cnms = 0;
+  for (int port = 0; port < 4; ++port) {  // sw0's ports towards h0..h3, where the CNMs leave
+    const auto rows =
+        test::tshark(dir + "/pcap/sw0.port" + std::to_string(port) + ".pcapng", "sluice_cnm && frame.p2p_dir == 0",
+                     {"frame.time_epoch", "sluice_cnm.qfb", "sluice_cnm.qoffset", "sluice_cnm.qdelta"});
+    for (const auto& row : rows) {
+      ++cnms;
+      // The capture's clock counts nanoseconds: a CNM sent in the picosecond of its sample may show
+      // up to 999 ps before it.
+      const auto sent_ps = static_cast<uint64_t>(std::llround(std::stod(row[0]) * 1e12)) + 999;
+      const int64_t qfb = std::stoll(row[1]), from_pdu = -64 * (std::stoll(row[2]) + 2 * std::stoll(row[3]));
+      bool found = false;
+      for (const auto& [t, v] : fb)
+        found |= t <= sent_ps && t + 50'000'000 > sent_ps && quantized(signed_fb(v)) == qfb &&
+                 std::abs(signed_fb(v) - from_pdu) < 64 * (1 + w);
+      EXPECT_TRUE(found) << "CNM at " << sent_ps << " ps, qFb " << qfb << ", Fb from the PDU " << from_pdu;
+    }
+  }
+  const nlohmann::json s = nlohmann::json::parse(test::slurp(dir + "/summary.json"));
+  EXPECT_EQ(static_cast<double>(cnms), test::counter(s, "sw0.port4.prio3.qcn.cnm_sent"));
+  EXPECT_GT(cnms, 20u);
 }
 
 TEST(Waveform, TheWindowAndBadOptions) {

@@ -5,8 +5,10 @@ import html.parser
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import sluice
 from conftest import ROOT, small_incast
@@ -107,7 +109,7 @@ def sluice_run(*args, env=None):
 def test_cli_report_of_a_pfc_run(tmp_path):
     out, report = tmp_path / "run", tmp_path / "pcn.html"
     done = sluice_run(str(ROOT / "scenarios/pcn-basic.yaml"), "--until", "500us", "--out", str(out),
-                      "--report", str(report))
+                      f"--report={report}")
     assert done.returncode == 0, done.stderr
     assert f"report written to {report}" in done.stdout
     summary = json.loads((out / "summary.json").read_text())
@@ -152,19 +154,60 @@ def one_line_error(done):
 def test_cli_report_failures_are_one_line(tmp_path):
     scenario = str(ROOT / "scenarios/incast.yaml")
     env = dict(os.environ, SLUICE_PYTHON="/nonexistent/python3")
-    err = one_line_error(sluice_run(scenario, "--until", "20us", "-q", "--report", str(tmp_path / "r.html"), env=env))
+    err = one_line_error(sluice_run(scenario, "--until", "20us", "-q", f"--report={tmp_path / 'r.html'}", env=env))
     assert err.startswith("sluice: error: --report: no Python at '/nonexistent/python3'"), err
     # An interpreter without the report's packages (no site-packages: no matplotlib).
     bare = tmp_path / "bare-python"
     bare.write_text("#!/bin/sh\nexec /usr/bin/python3 -S \"$@\"\n")
     bare.chmod(0o755)
     env = dict(os.environ, SLUICE_PYTHON=str(bare))
-    err = one_line_error(sluice_run(scenario, "--until", "20us", "-q", "--report", str(tmp_path / "r.html"), env=env))
+    err = one_line_error(sluice_run(scenario, "--until", "20us", "-q", f"--report={tmp_path / 'r.html'}", env=env))
     assert err == (f"sluice: error: --report: matplotlib is not installed for /usr/bin/python3 "
                    "(Debian: apt-get install python3-matplotlib)"), err
     # A folder that is not there: before the run.
-    err = one_line_error(sluice_run(scenario, "--until", "20us", "-q", "--report", "/nonexistent/r.html"))
+    err = one_line_error(sluice_run(scenario, "--until", "20us", "-q", "--report=/nonexistent/r.html"))
     assert err == "sluice: error: --report: no folder '/nonexistent' for '/nonexistent/r.html'", err
+
+
+def test_cli_report_names_its_file_with_equals_only(tmp_path):
+    """--report[=FILE]: a word after a bare --report is never its file. Before the run, such a word is
+    a one-line error saying how to name the file; --report before the scenario leaves the scenario
+    alone; --report= (empty) is Boost's one-line error."""
+    scenario = str(ROOT / "scenarios/incast.yaml")
+    html = str(tmp_path / "r.html")
+    err = one_line_error(sluice_run(scenario, "--until", "20us", "-q", "--report", html))
+    assert err == (f"sluice: error: --report: '{html}' after --report is not its file; name the file as "
+                   f"--report={html} (--report alone: DIR/report.html with --out, else report.html)"), err
+    assert one_line_error(sluice_run("--report", html, scenario, "-q")) == err
+    assert not (tmp_path / "r.html").exists()
+    assert "the argument for option '--report' should follow immediately after the equal sign" in \
+        one_line_error(sluice_run(scenario, "-q", "--report="))
+    # The word after a bare --report may be the scenario (Boost would otherwise take it as the file).
+    done = subprocess.run([SLUICE, "run", "--report", scenario, "--until", "20us", "-q", "--out", str(tmp_path / "o")],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "o" / "report.html").stat().st_size > 10_000
+
+
+def test_cli_runs_the_report_beside_itself_as_an_install_lays_it_out(tmp_path):
+    """The CLI runs <its folder>/../share/sluice/report/run_report.py: the build's copy
+    (build/share/sluice/, the same files as the source tree's) or an install's, so neither needs the
+    source tree. A copy of the executable in P/bin runs the script in P/share."""
+    build_share = Path(SLUICE).resolve().parents[1] / "share" / "sluice"
+    for name in ("run_report.py", "run_plots.py", "report.html.j2"):
+        assert (build_share / "report" / name).read_bytes() == (ROOT / "bindings/python/sluice" / name).read_bytes()
+    for name in ("websearch.txt", "fb-hadoop.txt"):
+        assert (build_share / "data" / name).read_bytes() == (ROOT / "scenarios/data" / name).read_bytes()
+    (tmp_path / "bin").mkdir()
+    shutil.copy(SLUICE, tmp_path / "bin" / "sluice")
+    script = tmp_path / "share" / "sluice" / "report" / "run_report.py"
+    script.parent.mkdir(parents=True)
+    script.write_text("import pathlib, sys\npathlib.Path(sys.argv[2]).write_text('stub of ' + sys.argv[1])\n")
+    page = tmp_path / "r.html"
+    done = subprocess.run([tmp_path / "bin" / "sluice", "run", str(ROOT / "scenarios/incast.yaml"), "--until", "20us",
+                           "-q", f"--report={page}"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert page.read_text().startswith("stub of ")
 
 
 def test_python_run_writes_the_same_page(tmp_path):

@@ -364,3 +364,60 @@ def test_waveform_from_python(incast, tmp_path):
     text = (tmp_path / "py.vcd").read_text()
     assert "$timescale 1ps $end" in text and "queue_bytes" in text
     assert text == (tmp_path / "cli.vcd").read_text()
+
+
+def vcd_changes(path):
+    """A VCD's changes per signal name (scopes joined by '.'): [(time_ps, value)], integers read
+    as signed 64-bit (two's complement)."""
+    names, changes, scope, now = {}, {}, [], 0
+    words = iter(path.read_text().split())
+    for w in words:
+        if w == "$scope":
+            next(words)
+            scope.append(next(words))
+        elif w == "$upscope":
+            scope.pop()
+        elif w == "$var":
+            _, _, code, leaf = next(words), next(words), next(words), next(words)
+            names[code] = ".".join(scope + [leaf])
+            changes[names[code]] = []
+        elif w.startswith("#"):
+            now = int(w[1:])
+        elif w.startswith("b"):
+            v = int(w[1:], 2)
+            changes[names[next(words)]].append((now, v - (1 << 64) if v >> 63 else v))
+    return changes
+
+
+def value_at(changes, t, inclusive):
+    v = 0
+    for time, value in changes:
+        if time > t or (time == t and not inclusive):
+            break
+        v = value
+    return v
+
+
+def test_vcd_fb_is_the_qcn_congestion_points_fb_at_every_moment(tmp_path):
+    """<port>.prio<k>.fb holds the Fb of the congestion point's last sample: at every 5 us it
+    equals the statistic <port>.prio<k>.qcn.last_fb read by a callback, negative (congestion) at
+    the bottleneck sw0 -> sw1."""
+    sim = sluice.Simulation(str(ROOT / "scenarios" / "dumbbell.yaml"), cc="qcn")
+    sim.every("5us", lambda live: live.counters("sw*.prio3.qcn.last_fb"), name="fb")
+    probes = sim.run(until="2ms", progress=False, vcd=tmp_path / "fb.vcd", trace="sw*.prio3.fb").probe("fb")
+    vcd = vcd_changes(tmp_path / "fb.vcd")
+    assert len(probes) == 400
+    checked = negative = 0
+    for t_us, counters in probes.items():
+        t = round(t_us * 1e6)
+        for name, fb in counters.items():
+            signal = name.replace(".qcn.last_fb", ".fb")
+            assert fb in (value_at(vcd[signal], t, True), value_at(vcd[signal], t, False)), (signal, t_us)
+            checked += 1
+            negative += fb < 0
+    assert checked == 400 * 10 and negative > 20  # every switch port's class 3 has a QCN congestion point
+    assert min(v for _, v in vcd["sw0.port4.prio3.fb"]) < 0
+    # ECM's congestion point publishes its Fb the same way: negative samples at the bottleneck.
+    sluice.Simulation(str(ROOT / "scenarios" / "dumbbell-ecm.yaml")).run(
+        until="2ms", progress=False, vcd=tmp_path / "ecm.vcd", trace="sw0.port4.prio3.fb")
+    assert sum(v < 0 for _, v in vcd_changes(tmp_path / "ecm.vcd")["sw0.port4.prio3.fb"]) > 0

@@ -3,7 +3,8 @@
 // source, and positive BCN (Fb > 0) only to a source whose frame carries this CP's CPID tag. BCN
 // travels as an 802.1Qau CNM frame, version 1 (bcn_frame.h), through the switch's
 // frame_injector_if, outside MMU accounting. Parameters <port>.prio<k>.ecm.*, statistics
-// <port>.prio<k>.ecm.{samples,negative_sent,positive_sent}. See docs/models/ecm.md.
+// <port>.prio<k>.ecm.{samples,negative_sent,positive_sent}, probe point
+// <port>.prio<k>.ecm.sample (Fb at each sample). See docs/models/ecm.md.
 #include <algorithm>
 #include <string>
 
@@ -27,7 +28,9 @@ class ecm_cp final : public congestion_point_if {
         cls_(cls),
         scope_("prio" + std::to_string(cls) + ".ecm"),
         injector_(injector),
-        state_(random_streams::instance().seed_for(std::string(port.name()) + "." + scope_)) {}
+        state_(random_streams::instance().seed_for(std::string(port.name()) + "." + scope_)) {
+    probe_registry::instance().declare(probes::cp_sample, this, &port, scope_.c_str());
+  }
 
   void on_enqueue(packet_header& h, const queue_view& q) override {
     const ecm_cp_config& c = config_.get([this] {
@@ -36,6 +39,8 @@ class ecm_cp final : public congestion_point_if {
     const uint64_t cpid = bcn::cpid(q.port_mac, q.cls);
     const ecm_sample s = state_.on_arrival(h.size, q.bytes, h.cp_tag, bcn::tag_of(cpid), c);
     samples_ += s.sampled;
+    if (s.sampled && probes::cp_sample.on())
+      probes::cp_sample.emit(this, now_ps(), &h.fields(), -1, cls_, static_cast<uint64_t>(s.fb));
     if (s.send == bcn_kind::none) return;
     ++(s.send == bcn_kind::negative ? negative_ : positive_);
     send_bcn(h, q, s, cpid, c);

@@ -2,7 +2,8 @@
 // enqueue (qcn_cp_state: randomized, |Fb|-dependent interval) and, when Fb < 0, sends a CNM
 // (EtherType 0x22E7, the full PDU through encode_cnm) to the source of the sampled frame through
 // the switch's frame_injector_if, outside MMU accounting. Parameters <port>.prio<k>.qcn.*,
-// statistics <port>.prio<k>.qcn.{samples,cnm_sent,last_fb}. See docs/models/qcn.md.
+// statistics <port>.prio<k>.qcn.{samples,cnm_sent,last_fb}, probe point
+// <port>.prio<k>.qcn.sample (Fb at each sample). See docs/models/qcn.md.
 #include <algorithm>
 #include <string>
 
@@ -38,6 +39,7 @@ class qcn_cp final : public congestion_point_if {
           },
           this);
     config_.watch({&w_});
+    probe_registry::instance().declare(probes::cp_sample, this, &port, scope_.c_str());
   }
 
   void on_enqueue(packet_header& h, const queue_view& q) override {
@@ -52,6 +54,8 @@ class qcn_cp final : public congestion_point_if {
     if (!s.sampled) return;
     ++samples_;
     last_fb_ = s.fb;
+    if (probes::cp_sample.on())
+      probes::cp_sample.emit(this, now_ps(), &h.fields(), -1, cls_, static_cast<uint64_t>(s.fb));
     if (s.qfb == 0 && !s.push_back) return;
     if (s.push_back) ++fb99_;
     send_cnm(h, q, s);
