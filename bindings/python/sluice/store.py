@@ -19,7 +19,7 @@ import sqlite3
 
 import pandas as pd
 
-SCHEMA_VERSION = 2  # what this module reads (results_store::schema_version)
+SCHEMA_VERSION = 3  # what this module reads (results_store::schema_version)
 
 # Short names of the CSV series (Result.timeseries, Store.series) and their files' names.
 SERIES = {
