@@ -83,6 +83,13 @@ std::string read_cc(section& t) {
   return cc_scheme_registry::instance().named(t.text("cc"), t.key_path("cc")).name;
 }
 
+// `load`: a fraction of a link's rate, in (0, 1].
+double read_load(section& t) {
+  const double load = parse_number(t.text("load"), t.key_path("load"));
+  if (!(load > 0 && load <= 1)) throw config_error(t.key_path("load") + ": '" + t.text("load") + "' must be in (0, 1]");
+  return load;
+}
+
 // kind: workload — src (NICs), dst (NICs to pick from), cdf, load, start, stop, priority.
 void read_workload(section& t, std::size_t index, scenario& s, const std::string& base_dir) {
   workload_spec w;
@@ -92,9 +99,7 @@ void read_workload(section& t, std::size_t index, scenario& s, const std::string
   if (!t.has("dst")) throw config_error(t.key_path("dst") + ": missing");
   w.dsts = match_nics(s.topology, name_list(t.get("dst"), t.key_path("dst")), t.key_path("dst"));
   w.cdf_path = cdf_path(t.text("cdf"), base_dir);
-  w.load = parse_number(t.text("load"), t.key_path("load"));
-  if (!(w.load > 0 && w.load <= 1))
-    throw config_error(t.key_path("load") + ": '" + t.text("load") + "' must be in (0, 1]");
+  w.load = read_load(t);
   w.start = parse_time(t.text_or("start", "0us"), t.key_path("start"));
   w.stop = parse_time(t.text("stop"), t.key_path("stop"));
   if (!(w.start < w.stop)) throw config_error(t.key_path("stop") + ": must be after start");
@@ -144,9 +149,7 @@ void read_incast(section& t, workload_spec& w, const scenario& s, const std::str
   } else {
     w.size = positive_bytes(t, "size");
   }
-  w.load = parse_number(t.text("load"), t.key_path("load"));
-  if (!(w.load > 0 && w.load <= 1))
-    throw config_error(t.key_path("load") + ": '" + t.text("load") + "' must be in (0, 1]");
+  w.load = read_load(t);
   w.fan_in_min = read_bounded(t, "fan_in_min", "1", 1, max_flows);
   w.fan_in_max =
       read_bounded(t, "fan_in_max", std::to_string(std::max<uint64_t>(w.fan_in_min, 15)), w.fan_in_min, max_flows);

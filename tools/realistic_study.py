@@ -144,7 +144,7 @@ def print_tables(df, buckets, victim_gbps):
     for (w, cc), r in mean.iterrows():
         layers = [r[f"pause_per_ms_{x}"] for x in LAYERS.values()]
         print(f"| {label.get(w, w)} | {cc} | " + " | ".join(f"{x:.1f}" for x in layers) + f" | {sum(layers):.1f} | "
-              f"{r.victim_gbps:.2f} | {r.completed / r.flows:.3f} |")
+              f"{r.victim_gbps:.2f} | " + (f"{r.completed / r.flows:.3f} |" if r.flows else "no flows |"))
 
 
 def figures(df, buckets, out, victim_gbps):
