@@ -72,13 +72,11 @@ def clos_scenario(workload, pods=8, tors=4, hosts=8, spines=8, arrivals="20ms", 
 
 
 def run_metrics(result):
-    """Per run, in the worker: PAUSEs per layer, the victims' throughput, flows completed."""
-    sim_ms = result.totals["sim_time_ns"] / 1e6
+    """Per run, in the worker: new XOFFs per layer, the victims' throughput, flows completed."""
     ports = result.ports
     row = {}
     for prefix, layer in LAYERS.items():
-        sent = ports[ports.node.str.startswith(prefix)].pause_sent.sum()
-        row[f"pause_per_ms_{layer}"] = float(sent) / sim_ms
+        row[f"pauses_{layer}"] = int(ports[ports.node.str.startswith(prefix)].pause_sent.sum())
     f = result.flows
     v = f[~f.index.str.contains("#")]  # the victims: the only flows not drawn by a pattern
     row["victim_gbps"] = float(v.throughput_bps.mean() / 1e9) if len(v) else float("nan")
@@ -98,13 +96,14 @@ def ideal_ns(size, src, dst):
 
 
 def slowdowns(flows, sim_ns):
-    """Every drawn flow's slowdown; a flow still running at the end counts with its elapsed time
-    (a lower bound: censored), so a scheme that leaves large flows unfinished is not flattered."""
+    """Every drawn flow's FCT and slowdown; a flow still running at the end counts with its
+    elapsed time (a lower bound: censored), so a scheme that leaves large flows unfinished is
+    not flattered."""
     d = flows[flows.index.str.contains("#")]
-    fct = d.fct_ns.where(d.completed, sim_ns - d.start_ns)
+    fct = d.fct_ns.where(d.completed.astype(bool), sim_ns - d.start_ns)
     ideal = [ideal_ns(s, a, b) for s, a, b in zip(d.size_bytes, d.src, d.dst)]
-    return pd.DataFrame({"size": d.size_bytes.to_numpy(), "slowdown": (fct / ideal).to_numpy(),
-                         "censored": (~d.completed).to_numpy()})
+    return pd.DataFrame({"size": d.size_bytes.to_numpy(), "fct_ns": fct.to_numpy(), "slowdown": (fct / ideal).to_numpy(),
+                         "censored": (~d.completed.astype(bool)).to_numpy()})
 
 
 def bucket_of(size):
@@ -112,11 +111,14 @@ def bucket_of(size):
 
 
 def summarize(df, store_path, sim_ns):
-    """Pools every seed's flows per (workload, scheme): slowdown p50/p99 per bucket."""
+    """Pools every seed's flows per (workload, scheme): slowdown p50/p99 per bucket, and each
+    pair's FCT over all its flows (mean, p99; censored as above) as columns of df."""
     rows = []
     with sluice.store.open(store_path) as db:
         for (w, cc), group in df.groupby(["workload", "cc"], sort=False):
             s = pd.concat([slowdowns(db.flows(r), sim_ns) for r in group.run_id])
+            df.loc[group.index, "mean_fct_ms"] = s.fct_ns.mean() / 1e6
+            df.loc[group.index, "p99_fct_ms"] = s.fct_ns.quantile(0.99) / 1e6
             s["bucket"] = [bucket_of(x) for x in s["size"]]
             for name, _ in BUCKETS:
                 b = s[s.bucket == name]
@@ -125,6 +127,14 @@ def summarize(df, store_path, sim_ns):
                              "p50": b.slowdown.median() if len(b) else np.nan,
                              "p99": b.slowdown.quantile(0.99) if len(b) else np.nan})
     return pd.DataFrame(rows)
+
+
+def pause_rates(df):
+    """PAUSEs per ms of arrivals (the load is offered then; the drain after adds few), by layer."""
+    ms = df.arrivals.map(lambda t: pd.Timedelta(t).total_seconds() * 1e3)
+    for layer in LAYERS.values():
+        df[f"pause_per_ms_{layer}"] = df[f"pauses_{layer}"] / ms
+    return df
 
 
 def print_tables(df, buckets, victim_gbps):
@@ -137,14 +147,16 @@ def print_tables(df, buckets, victim_gbps):
         cells = [f"{r.p50:.1f} / {r.p99:.1f}" + (f" [{r.censored}]" if r.censored else "") + f" ({r.flows})"
                  for r in g.itertuples()]
         print(f"| {label.get(w, w)} | {cc} | " + " | ".join(cells) + " |")
-    print("\n### PFC PAUSEs per ms per layer, victim throughput (mean over seeds)\n")
-    print("| workload | scheme | ToR | leaf | spine | all | victim Gb/s (of " + f"{victim_gbps:g}) | flows completed |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("\n### PFC PAUSEs per ms of arrivals per layer, victim throughput, FCT over all flows (mean over seeds)\n")
+    print("| workload | scheme | ToR | leaf | spine | all | victim Gb/s (of " + f"{victim_gbps:g}) | flows completed | "
+          "FCT mean / p99 (ms) |")
+    print("|---|---|---|---|---|---|---|---|---|")
     mean = df.groupby(["workload", "cc"], sort=False).mean(numeric_only=True)
     for (w, cc), r in mean.iterrows():
         layers = [r[f"pause_per_ms_{x}"] for x in LAYERS.values()]
         print(f"| {label.get(w, w)} | {cc} | " + " | ".join(f"{x:.1f}" for x in layers) + f" | {sum(layers):.1f} | "
-              f"{r.victim_gbps:.2f} | " + (f"{r.completed / r.flows:.3f} |" if r.flows else "no flows |"))
+              f"{r.victim_gbps:.2f} | " + (f"{r.completed / r.flows:.3f} |" if r.flows else "no flows |") +
+              f" {r.mean_fct_ms:.2f} / {r.p99_fct_ms:.1f} |")
 
 
 def figures(df, buckets, out, victim_gbps):
@@ -183,7 +195,7 @@ def figures(df, buckets, out, victim_gbps):
             v = m[f"pause_per_ms_{layer}"].to_numpy()
             ax.bar(schemes, v, bottom=bottom, hatch=hatch, edgecolor="black", label=layer)
             bottom += v
-        ax.set_title(f"{label.get(w, w)} ({w}): PFC PAUSEs per ms by layer")
+        ax.set_title(f"{label.get(w, w)} ({w}): PFC PAUSEs per ms of arrivals, by layer")
         ax.tick_params(axis="x", labelsize=8)
         ax.legend(fontsize=8)
     fig.tight_layout()
@@ -215,6 +227,8 @@ def main():
     ap.add_argument("--tors", type=int, default=4)
     ap.add_argument("--hosts", type=int, default=8, help="per ToR (8: 1:1 at the ToR; the paper's count is 16)")
     ap.add_argument("--spines", type=int, default=8)
+    ap.add_argument("--set", action="append", default=[], metavar="PATTERN=VALUE",
+                    help="a parameter override for every run (repeatable), e.g. 'h*.np.period=120us'")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--dask", help="a Dask scheduler's address: run the points there")
     ap.add_argument("--figures", help="write the PNGs here")
@@ -239,11 +253,12 @@ def main():
         df = pd.concat([df, pd.DataFrame(metrics)], axis=1)
     else:
         df = sluice.sweep(clos_scenario, grid=grid, seeds=[int(s) for s in a.seeds.split(",")], metrics=run_metrics,
-                          workers=a.workers, client=a.dask, store=store, progress=not a.smoke)
+                          set=dict(kv.split("=", 1) for kv in a.set), workers=a.workers, client=a.dask, store=store, progress=not a.smoke)
         if df.error.notna().any():
             print(df[df.error.notna()][["workload", "cc", "seed", "error"]].to_string(), file=sys.stderr)
             sys.exit(1)
     wall = time.perf_counter() - t0
+    df = pause_rates(df)
     sim_ns = pd.Timedelta(a.until).total_seconds() * 1e9
     buckets = summarize(df, store, sim_ns)
     print(f"{len(df)} runs ({a.pods} pods x {a.tors} ToRs x {a.hosts} hosts, arrivals {a.arrivals}, until {a.until}, "
