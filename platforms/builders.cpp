@@ -206,6 +206,58 @@ topology_spec fat_tree(section& p) {
   return t;
 }
 
+// The PCN paper's realistic-workload Clos (NSDI'20 section 7.4): `pods` pods, each of `leaves`
+// leaves l<pod>_<i> and `tors` ToRs t<pod>_<j> (every ToR linked to every leaf of its pod) with
+// `hosts` NICs each, h<pod>_<j>_<i>; `spines` spines s<k>, leaf i of every pod linked to spines
+// i*spines/leaves .. (i+1)*spines/leaves-1 (one plane per leaf index, so each pod reaches every
+// spine once). Host links at host_rate, every link above the ToRs at uplink_rate, all with
+// link_delay.
+topology_spec pcn_clos(section& p) {
+  const uint64_t pods = read_count(p, "pods", "8", 1, 64);
+  const uint64_t leaves = read_count(p, "leaves", "2", 1, 64);
+  const uint64_t tors = read_count(p, "tors", "4", 1, 256);
+  const uint64_t hosts = read_count(p, "hosts", "16", 1, 256);
+  const uint64_t spines = read_count(p, "spines", "8", 1, 1024);
+  if (spines % leaves)
+    throw config_error(p.key_path("spines") + ": '" + std::to_string(spines) + "' must be a multiple of leaves (" +
+                       std::to_string(leaves) + ")");
+  if (pods * tors * hosts > 65536)
+    throw config_error(p.key_path("hosts") + ": '" + std::to_string(hosts) + "' gives " +
+                       std::to_string(pods * tors * hosts) + " hosts; at most 65536");
+  const data_rate host_rate =
+      p.has("host_rate") ? parse_link_rate(p.text("host_rate"), p.key_path("host_rate")) : data_rate{10e9};
+  const data_rate uplink =
+      p.has("uplink_rate") ? parse_link_rate(p.text("uplink_rate"), p.key_path("uplink_rate")) : data_rate{40e9};
+  const sc_core::sc_time delay = delay_or(p, "link_delay", sc_core::sc_time(5, sc_core::SC_US));
+  auto in_pod = [](const char* prefix, uint64_t pod, uint64_t i) {
+    return prefix + std::to_string(pod) + "_" + std::to_string(i);
+  };
+  auto host = [](uint64_t pod, uint64_t tor, uint64_t i) {
+    return "h" + std::to_string(pod) + "_" + std::to_string(tor) + "_" + std::to_string(i);
+  };
+  topology_spec t;
+  t.selection = read_selection(p);
+  for (uint64_t pod = 0; pod < pods; ++pod)
+    for (uint64_t j = 0; j < tors; ++j) t.add_switch(in_pod("t", pod, j), 1);
+  for (uint64_t pod = 0; pod < pods; ++pod)
+    for (uint64_t i = 0; i < leaves; ++i) t.add_switch(in_pod("l", pod, i), 2);
+  for (uint64_t k = 0; k < spines; ++k) t.add_switch(nth("s", k), 3);
+  for (uint64_t pod = 0; pod < pods; ++pod)
+    for (uint64_t j = 0; j < tors; ++j)
+      for (uint64_t i = 0; i < hosts; ++i) t.add_nic(host(pod, j, i));
+  for (uint64_t pod = 0; pod < pods; ++pod)
+    for (uint64_t j = 0; j < tors; ++j)
+      for (uint64_t i = 0; i < hosts; ++i) t.connect(host(pod, j, i), in_pod("t", pod, j), host_rate, delay);
+  for (uint64_t pod = 0; pod < pods; ++pod)
+    for (uint64_t j = 0; j < tors; ++j)
+      for (uint64_t i = 0; i < leaves; ++i) t.connect(in_pod("t", pod, j), in_pod("l", pod, i), uplink, delay);
+  const uint64_t per_leaf = spines / leaves;
+  for (uint64_t pod = 0; pod < pods; ++pod)
+    for (uint64_t i = 0; i < leaves; ++i)
+      for (uint64_t k = 0; k < per_leaf; ++k) t.connect(in_pod("l", pod, i), nth("s", i * per_leaf + k), uplink, delay);
+  return t;
+}
+
 std::vector<std::string> names(section& p, const std::string& key) {
   YAML::Node n = p.get(key);
   if (!n || !n.IsSequence()) throw config_error(p.key_path(key) + ": expected a list of names");
@@ -262,7 +314,7 @@ topology_spec custom(section& p) {
 std::vector<std::pair<std::string, platform_builder>>& registry() {
   static std::vector<std::pair<std::string, platform_builder>> kinds = {
       {"incast", incast},         {"dumbbell", dumbbell}, {"parking-lot", parking_lot}, {"pcn-basic", pcn_basic},
-      {"leaf-spine", leaf_spine}, {"fat-tree", fat_tree}, {"custom", custom},
+      {"leaf-spine", leaf_spine}, {"fat-tree", fat_tree}, {"pcn-clos", pcn_clos},       {"custom", custom},
   };
   return kinds;
 }

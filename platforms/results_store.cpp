@@ -73,6 +73,7 @@ const std::vector<table_spec> row_tables = {
       {"completed", "BOOLEAN"},
       {"cnp_frames", "INTEGER"},
       {"cnm_frames", "INTEGER"},
+      {"ack_frames", "INTEGER"},  // only on flows that heard ACKs (TIMELY, the transport model); else NULL
       {"first_rx_ns", "REAL"},
       {"last_rx_ns", "REAL"},
       {"fct_ns", "REAL"},

@@ -19,7 +19,9 @@ class simulation;
 class results_store {
  public:
   // The schema this build writes and reads (the store's schema_version table holds its own).
-  static constexpr int schema_version = 2;  // 2: ports' congestion feedback counts (issue 22)
+  // 2: ports' congestion feedback counts (issue 22); 3: flows' ack_frames (issue 23: a TIMELY
+  // run could not be stored).
+  static constexpr int schema_version = 3;
 
   // Opens the store at `path`, created with its schema if missing. `key` names the option in
   // the one-line errors (a path that cannot be opened, a file that is not SQLite, another

@@ -85,6 +85,13 @@ std::string read_cc(section& t) {
   return cc_scheme_registry::instance().named(t.text("cc"), t.key_path("cc")).name;
 }
 
+// `load`: a fraction of a link's rate, in (0, 1].
+double read_load(section& t) {
+  const double load = parse_number(t.text("load"), t.key_path("load"));
+  if (!(load > 0 && load <= 1)) throw config_error(t.key_path("load") + ": '" + t.text("load") + "' must be in (0, 1]");
+  return load;
+}
+
 // kind: workload — src (NICs), dst (NICs to pick from), cdf, load, start, stop, priority.
 void read_workload(section& t, std::size_t index, scenario& s, const std::string& base_dir) {
   workload_spec w;
@@ -94,9 +101,7 @@ void read_workload(section& t, std::size_t index, scenario& s, const std::string
   if (!t.has("dst")) throw config_error(t.key_path("dst") + ": missing");
   w.dsts = match_nics(s.topology, name_list(t.get("dst"), t.key_path("dst")), t.key_path("dst"));
   w.cdf_path = cdf_path(t.text("cdf"), base_dir);
-  w.load = parse_number(t.text("load"), t.key_path("load"));
-  if (!(w.load > 0 && w.load <= 1))
-    throw config_error(t.key_path("load") + ": '" + t.text("load") + "' must be in (0, 1]");
+  w.load = read_load(t);
   w.start = parse_time(t.text_or("start", "0us"), t.key_path("start"));
   w.stop = parse_time(t.text("stop"), t.key_path("stop"));
   if (!(w.start < w.stop)) throw config_error(t.key_path("stop") + ": must be after start");
@@ -105,6 +110,133 @@ void read_workload(section& t, std::size_t index, scenario& s, const std::string
   t.finish();
   size_cdf::from_file(w.cdf_path, t.key_path("cdf"));  // fail at load time, not at run time
   s.workloads.push_back(w);
+}
+
+uint64_t read_bounded(section& t, const std::string& key, const std::string& fallback, uint64_t min, uint64_t max) {
+  const uint64_t v = parse_count(t.text_or(key, fallback), t.key_path(key));
+  if (v < min || v > max)
+    throw config_error(t.key_path(key) + ": '" + std::to_string(v) + "' must be in [" + std::to_string(min) + ", " +
+                       std::to_string(max) + "]");
+  return v;
+}
+
+// NICs of `key` (names, globs, lists), each at most once: a pattern's flows are per member.
+std::vector<std::string> distinct_nics(section& t, const std::string& key, const topology_spec& topo) {
+  if (!t.has(key)) throw config_error(t.key_path(key) + ": missing");
+  std::vector<std::string> nics = match_nics(topo, name_list(t.get(key), t.key_path(key)), t.key_path(key));
+  std::vector<std::string> sorted = nics;
+  std::sort(sorted.begin(), sorted.end());
+  auto twice = std::adjacent_find(sorted.begin(), sorted.end());
+  if (twice != sorted.end()) throw config_error(t.key_path(key) + ": '" + *twice + "' is listed twice");
+  return nics;
+}
+
+uint64_t positive_bytes(section& t, const std::string& key) {
+  const uint64_t b = parse_bytes(t.text(key), t.key_path(key)).bytes;
+  if (b == 0) throw config_error(t.key_path(key) + ": '" + t.text(key) + "' must be positive");
+  return b;
+}
+
+// kind: incast — src (senders to pick from), dst (receivers), cdf or size, load, fan_in_min,
+// fan_in_max, start, stop.
+void read_incast(section& t, workload_spec& w, const scenario& s, const std::string& base_dir) {
+  w.srcs = distinct_nics(t, "src", s.topology);
+  w.dsts = distinct_nics(t, "dst", s.topology);
+  if (t.has("cdf") == t.has("size"))
+    throw config_error(t.key_path("cdf") + ": give either cdf (sizes drawn from it) or size (every flow's), not " +
+                       (t.has("cdf") ? "both" : "neither"));
+  if (t.has("cdf")) {
+    w.cdf_path = cdf_path(t.text("cdf"), base_dir);
+    size_cdf::from_file(w.cdf_path, t.key_path("cdf"));  // fail at load time, not at run time
+  } else {
+    w.size = positive_bytes(t, "size");
+  }
+  w.load = read_load(t);
+  w.fan_in_min = read_bounded(t, "fan_in_min", "1", 1, max_flows);
+  w.fan_in_max =
+      read_bounded(t, "fan_in_max", std::to_string(std::max<uint64_t>(w.fan_in_min, 15)), w.fan_in_min, max_flows);
+  for (const std::string& d : w.dsts) {
+    const auto senders = static_cast<uint64_t>(w.srcs.size() - std::count(w.srcs.begin(), w.srcs.end(), d));
+    if (senders < w.fan_in_max)
+      throw config_error(t.key_path("fan_in_max") + ": '" + std::to_string(w.fan_in_max) + "' exceeds the " +
+                         std::to_string(senders) + " senders other than '" + d + "'");
+  }
+  w.stop = parse_time(t.text("stop"), t.key_path("stop"));
+  if (!(w.start < w.stop)) throw config_error(t.key_path("stop") + ": must be after start");
+}
+
+// kind: permutation, all-to-all — hosts, size (finite flows, optionally paced at rate) or rate
+// alone (constant flows), start.
+void read_matrix(section& t, workload_spec& w, const scenario& s) {
+  w.srcs = w.dsts = distinct_nics(t, "hosts", s.topology);
+  if (w.srcs.size() < 2) throw config_error(t.key_path("hosts") + ": a matrix needs at least two NICs");
+  if (w.pattern == workload_pattern::all_to_all && w.srcs.size() * (w.srcs.size() - 1) > max_flows)
+    throw config_error(t.key_path("hosts") + ": " + std::to_string(w.srcs.size()) + " NICs all-to-all make more than " +
+                       std::to_string(max_flows) + " flows");
+  if (!t.has("size") && !t.has("rate"))
+    throw config_error(t.key_path("size") + ": missing (or give rate alone, for constant flows)");
+  if (t.has("size")) w.size = positive_bytes(t, "size");
+  if (t.has("rate")) w.rate = parse_link_rate(t.text("rate"), t.key_path("rate"));
+}
+
+// kind: ring-allreduce — hosts (the ring), size (each member's buffer), order, iterations,
+// interval, period, start.
+void read_ring(section& t, workload_spec& w, const scenario& s) {
+  w.srcs = w.dsts = distinct_nics(t, "hosts", s.topology);
+  const uint64_t n = w.srcs.size(), steps = 2 * (n - 1);
+  if (n < 2) throw config_error(t.key_path("hosts") + ": a ring needs at least two NICs");
+  w.size = positive_bytes(t, "size");
+  const std::string order = t.text_or("order", "in-order");
+  if (order != "in-order" && order != "shuffled")
+    throw config_error(t.key_path("order") + ": '" + order + "' is not one of {in-order, shuffled}");
+  w.shuffled = order == "shuffled";
+  w.iterations = read_bounded(t, "iterations", "1", 1, max_flows);
+  if (n * steps * w.iterations > max_flows)
+    throw config_error(t.key_path("iterations") + ": " + std::to_string(w.iterations) + " all-reduces of " +
+                       std::to_string(n) + " NICs make more than " + std::to_string(max_flows) + " flows");
+  // By default a step lasts what its chunk takes on the slowest member's link: the ideal ring.
+  data_rate slowest{0};
+  for (const std::string& m : w.srcs) {
+    const data_rate r = nic_link_rate(s.topology, m);
+    if (slowest.bps == 0 || r < slowest) slowest = r;
+  }
+  w.interval = t.has("interval") ? parse_time(t.text("interval"), t.key_path("interval"))
+                                 : slowest.serialization((w.size + n - 1) / n);
+  if (w.interval == sc_core::SC_ZERO_TIME) throw config_error(t.key_path("interval") + ": must be positive");
+  const sc_core::sc_time all_steps = w.interval * static_cast<double>(steps);
+  w.period = t.has("period") ? parse_time(t.text("period"), t.key_path("period")) : all_steps;
+  if (w.period < all_steps)
+    throw config_error(t.key_path("period") + ": '" + t.text("period") + "' is shorter than the " +
+                       std::to_string(steps) + " steps of " + format_time(w.interval));
+}
+
+// The drawn kinds other than `workload`: their keys, then the ones every kind shares.
+bool read_pattern(section& t, const std::string& kind, std::size_t index, scenario& s, const std::string& base_dir) {
+  workload_spec w;
+  if (kind == "incast")
+    w.pattern = workload_pattern::incast;
+  else if (kind == "permutation")
+    w.pattern = workload_pattern::permutation;
+  else if (kind == "all-to-all")
+    w.pattern = workload_pattern::all_to_all;
+  else if (kind == "ring-allreduce")
+    w.pattern = workload_pattern::ring_allreduce;
+  else
+    return false;
+  w.key = "traffic[" + std::to_string(index) + "]";
+  w.group = index;
+  w.start = parse_time(t.text_or("start", "0us"), t.key_path("start"));
+  if (w.pattern == workload_pattern::incast)
+    read_incast(t, w, s, base_dir);
+  else if (w.pattern == workload_pattern::ring_allreduce)
+    read_ring(t, w, s);
+  else
+    read_matrix(t, w, s);
+  w.priority = read_priority(t, s.topology.classes);
+  w.cc = read_cc(t);
+  t.finish();
+  s.workloads.push_back(w);
+  return true;
 }
 
 void read_traffic(section& top, scenario& s, const std::string& base_dir) {
@@ -120,6 +252,7 @@ void read_traffic(section& top, scenario& s, const std::string& base_dir) {
       read_workload(t, i, s, base_dir);
       continue;
     }
+    if (read_pattern(t, kind, i, s, base_dir)) continue;
     if (kind == "constant")
       f.kind = flow_kind::constant;
     else if (kind == "finite")
@@ -127,7 +260,9 @@ void read_traffic(section& top, scenario& s, const std::string& base_dir) {
     else if (kind == "onoff")
       f.kind = flow_kind::onoff;
     else
-      throw config_error(t.key_path("kind") + ": '" + kind + "' is not one of {constant, finite, onoff, workload}");
+      throw config_error(t.key_path("kind") + ": '" + kind +
+                         "' is not one of {constant, finite, onoff, workload, incast, permutation, all-to-all, "
+                         "ring-allreduce}");
     auto srcs = match_nics(s.topology, name_list(t.get("src"), t.key_path("src")), t.key_path("src"));
     if (!t.has("dst")) throw config_error(t.key_path("dst") + ": missing");
     auto dsts = match_nics(s.topology, name_list(t.get("dst"), t.key_path("dst")), t.key_path("dst"));

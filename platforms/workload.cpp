@@ -7,6 +7,7 @@
 
 #include "models/core/random.h"
 #include "platforms/scenario.h"
+#include "platforms/traffic_patterns.h"
 
 namespace sluice {
 namespace {
@@ -68,16 +69,71 @@ uint64_t size_cdf::sample(double u) const {
   return std::max<uint64_t>(1, static_cast<uint64_t>(std::llround(size)));
 }
 
+namespace {
+
+constexpr std::size_t max_flows = max_drawn_flows;
+
+// Appends a pattern's flows to the scenario, each a finite flow (or constant at w.rate when it
+// has no size) named src->dst#t<group>[.<tag>].
+void append(scenario& s, const workload_spec& w, const std::vector<drawn_flow>& drawn) {
+  if (s.flows.size() + drawn.size() > max_flows)
+    throw config_error(w.key + ": more than " + std::to_string(max_flows) + " flows in the scenario");
+  for (const drawn_flow& d : drawn) {
+    flow_spec f;
+    f.kind = d.size ? flow_kind::finite : flow_kind::constant;
+    f.name = d.src + "->" + d.dst + "#t" + std::to_string(w.group) + (d.tag.empty() ? "" : "." + d.tag);
+    f.size = d.size;
+    f.rate = w.rate;
+    f.start = d.start;
+    f.priority = w.priority;
+    f.cc = w.cc;
+    f.from_workload = true;
+    s.flows.push_back(f);
+    s.flow_ends.emplace_back(d.src, d.dst);
+  }
+}
+
+std::vector<drawn_flow> draw_pattern(const scenario& s, const workload_spec& w, uint64_t seed) {
+  switch (w.pattern) {
+    case workload_pattern::incast: {
+      std::vector<data_rate> rates;
+      for (const std::string& d : w.dsts) rates.push_back(nic_link_rate(s.topology, d));
+      if (w.cdf_path.empty()) return draw_incast(w, nullptr, rates, seed);
+      const size_cdf cdf = size_cdf::from_file(w.cdf_path, w.key + ".cdf");
+      return draw_incast(w, &cdf, rates, seed);
+    }
+    case workload_pattern::permutation:
+      return draw_permutation(w, seed);
+    case workload_pattern::all_to_all:
+      return draw_all_to_all(w);
+    case workload_pattern::ring_allreduce:
+      return draw_ring_allreduce(w, seed);
+    case workload_pattern::poisson:
+      break;
+  }
+  return {};
+}
+
+}  // namespace
+
+data_rate nic_link_rate(const topology_spec& t, const std::string& nic) {
+  data_rate rate{0};
+  for (const link_spec& l : t.links)
+    if (l.a == nic || l.b == nic) rate = l.rate;
+  return rate;
+}
+
 void expand_workloads(scenario& s, uint64_t seed) {
-  constexpr std::size_t max_flows = 1000000;
   for (const workload_spec& w : s.workloads) {
+    if (w.pattern != workload_pattern::poisson) {
+      append(s, w, draw_pattern(s, w, seed));
+      continue;
+    }
     size_cdf cdf = size_cdf::from_file(w.cdf_path, w.key + ".cdf");
     const double mean_bytes = cdf.mean_bytes();
     for (const std::string& src : w.srcs) {
       // The source's link rate sets the arrival rate: load x rate / mean size flows per second.
-      data_rate rate{0};
-      for (const link_spec& l : s.topology.links)
-        if (l.a == src || l.b == src) rate = l.rate;
+      const data_rate rate = nic_link_rate(s.topology, src);
       const double mean_gap_s = mean_bytes * 8 / (w.load * rate.bps);
       std::vector<std::string> dsts;
       for (const std::string& d : w.dsts)

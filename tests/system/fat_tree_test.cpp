@@ -107,7 +107,7 @@ TEST(FatTree, BadKeysAreOneLineErrors) {
 
 TEST(Builders, UnknownKindListsTheRegisteredKinds) {
   expect_error("{kind: torus}", {"platform.kind: 'torus' is not one of {incast, dumbbell, parking-lot, pcn-basic, "
-                                 "leaf-spine, fat-tree, custom}"});
+                                 "leaf-spine, fat-tree, pcn-clos, custom}"});
   register_platform_kind("pair", [](section&) {
     topology_spec t;
     t.add_nic("a");

@@ -14,7 +14,7 @@ Every run elaborates in a child process of its own (SystemC elaborates once per 
 docs/python.md.
 """
 
-from . import store
+from . import store, traffic
 from ._child import ChildDied
 from .simulation import SERIES_NAMES, Fabric, Result, ScenarioText, Simulation, fabric, params, stats
 from .sweep import DEFAULT_METRICS, run_point, sweep
@@ -43,4 +43,5 @@ __all__ = [
     "stats",
     "store",
     "sweep",
+    "traffic",
 ]

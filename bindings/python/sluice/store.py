@@ -19,7 +19,7 @@ import sqlite3
 
 import pandas as pd
 
-SCHEMA_VERSION = 2  # what this module reads (results_store::schema_version)
+SCHEMA_VERSION = 3  # what this module reads (results_store::schema_version)
 
 # Short names of the CSV series (Result.timeseries, Store.series) and their files' names.
 SERIES = {
@@ -98,7 +98,11 @@ class Store:
 
     def flows(self, run_id):
         """The run's flows (summary.json flows[]) by name, as Result.flows."""
-        return self._rows("flows", run_id).set_index("name")
+        flows = self._rows("flows", run_id).set_index("name")
+        # Only flows that heard ACKs have ack_frames in summary.json; without any, no column.
+        if "ack_frames" in flows and flows.ack_frames.isna().all():
+            flows = flows.drop(columns="ack_frames")
+        return flows
 
     def ports(self, run_id):
         """The run's ports rows (summary.json ports[]), as Result.ports; the credit_* columns
