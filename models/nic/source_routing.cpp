@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "models/protocol/cnm_frame.h"
+
 namespace sluice {
 
 source_routing_params::source_routing_params(const sc_core::sc_object* nic)
@@ -118,7 +120,19 @@ void multipath_flow::on_feedback(const packet_header& h, uint64_t now) {
   if (h.kind == frame_kind::ack) return;  // a transport ACK says nothing about congestion
   ++notifications_;
   p.hot_until_ps = now + cfg_.aging_ps;
+  cnm_pdu cnm;
+  p.cpid = h.kind == frame_kind::cnm && h.image && decode_cnm(*h.image, cnm) ? cnm.cpid : 0;
+  if (p.cpid && shared_hotspot(path, p.cpid, now)) return;  // no other path avoids it: rate control's
   spread_from_hot(now);
+}
+
+// Whether another hot active path's latest CNM named the same congestion point: a hotspot that
+// paths of different trees share ("where is the hotspot?", [R3C2]), which another path would
+// reach too.
+bool multipath_flow::shared_hotspot(uint32_t path, uint64_t cpid, uint64_t now) const {
+  for (uint8_t a : active_)
+    if (a != path && hot(paths_[a], now) && paths_[a].cpid == cpid) return true;
+  return false;
 }
 
 // Every active path is hot: activate a cool one, freeing the slot of an added path that carried

@@ -7,7 +7,9 @@
 // overload it is routed deterministically. A congestion notification names the path of the frame
 // it is about; it marks that path hot for r3c2.aging and goes to the path's reaction point, which
 // cuts that path's limiter only. When no active path of the flow is cool any more, the NIC
-// activates another path that no notification marked hot (up to r3c2.max_active paths). Each
+// activates another path that no notification marked hot (up to r3c2.max_active paths), unless
+// the hotspot is one no path avoids: a CNM whose congestion point (CPID) a CNM about another
+// active path named too (the destination's last hop, typically) activates nothing. Each
 // frame takes the first eligible path (its limiter lets it send now) in the order: cool paths
 // before hot ones, then the order of activation; so traffic leaves a hot path at once, and a
 // rate-limited path keeps the share its limiter allows while the rest goes to the next one
@@ -77,12 +79,14 @@ class multipath_flow final : public rate_limiter_if, public reaction_point_if {
     pacing_limiter limiter;
     std::unique_ptr<reaction_point_if> rp;  // made at the path's first activation
     uint64_t hot_until_ps = 0;              // r3c2.aging after the latest notification about it
+    uint64_t cpid = 0;                      // the congestion point the latest CNM about it named (0: none)
     uint64_t last_send_ps = 0;
     uint64_t frames = 0;
   };
   static bool hot(const path_state& p, uint64_t now) { return now < p.hot_until_ps; }
   void activate(uint32_t path, uint64_t now);
   void spread_from_hot(uint64_t now);
+  bool shared_hotspot(uint32_t path, uint64_t cpid, uint64_t now) const;
   int pick(uint64_t now) const;  // the first eligible active path, -1: none
 
   const flow& flow_;

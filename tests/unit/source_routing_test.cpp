@@ -8,6 +8,7 @@
 
 #include <set>
 
+#include "models/protocol/cnm_frame.h"
 #include "models/switch/congestion_view.h"
 
 using namespace sluice;
@@ -83,6 +84,19 @@ packet_header notification_on(int path) {
   h.path = static_cast<uint8_t>(path + 1);
   return h;
 }
+
+// A CNM about `path` from congestion point `cpid` (its image carries the CPID).
+struct cnm_notification {
+  frame_image image{};
+  packet_header h = notification_on(0);
+  cnm_notification(int path, uint64_t cpid) {
+    h = notification_on(path);
+    cnm_pdu pdu;
+    pdu.cpid = cpid;
+    encode_cnm(pdu, 1, 2, 3, image);
+    h.image = &image;
+  }
+};
 
 multipath_flow::config paths(uint32_t count, uint32_t active, uint32_t first) {
   multipath_flow::config c;
@@ -199,4 +213,21 @@ TEST(SourceRouting, MaxActiveBoundsThePathsAndIdlePathsGiveTheirSlotUp) {
   m.on_feedback(notification_on(1), now);  // path 1 idle since: its slot goes to path 2
   ASSERT_EQ(m.active().size(), 2u);
   EXPECT_EQ(m.active()[1], 2);
+}
+
+// "Where is the hotspot?" ([R3C2]): a congestion point that CNMs about two paths name is one no
+// path avoids (the destination's last hop); it activates nothing more. Another one does.
+TEST(SourceRouting, AHotspotTwoPathsShareActivatesNoMorePaths) {
+  flow f;
+  halving_maker maker;
+  multipath_flow m(f, paths(8, 4, 0), &maker);
+  uint64_t now = 0;
+  send(m, now);
+  m.on_feedback(cnm_notification(0, 77).h, now);  // the last hop, seen on path 0: path 1 activated
+  ASSERT_EQ(m.active().size(), 2u);
+  m.on_feedback(cnm_notification(1, 77).h, now);  // the same point on path 1: shared, nothing more
+  EXPECT_EQ(m.active().size(), 2u);
+  EXPECT_EQ(m.path_limiter(1).rate().bps, 20e9);  // its limiter still cut
+  m.on_feedback(cnm_notification(1, 78).h, now);  // another point on path 1: avoidable
+  EXPECT_EQ(m.active().size(), 3u);
 }
