@@ -118,6 +118,7 @@ fabric::fabric(const scenario& s) : scenario_(s) {
     ends.push_back({node_ids_.at(scenario_.flow_ends[i].first), node_ids_.at(scenario_.flow_ends[i].second),
                     &scenario_.flows[i].name});
   check_flow_paths(t, *graph_, tables, ends);
+  paths_ = plan_paths(t, tables);
   const uint64_t seed = random_streams::instance().seed();
   for (auto& sw : switches) sw->forwarding.table.set_salt(derive_seed(seed, sw->name()));
 
@@ -130,6 +131,7 @@ fabric::fabric(const scenario& s) : scenario_(s) {
     flows.push_back(f);
   }
   for (const flow& f : flows) nic_of_node_[f.spec.src]->add_flow(f.id);
+  for (auto& n : nics) n->set_path_plan(&paths_);
 }
 
 void fabric::check_topology() const {
@@ -253,12 +255,24 @@ void fabric::choose_congestion_control(const std::string& all) {
 }
 
 void fabric::arm_resequencing() {
-  bool reorders = false;
-  for (const auto& sw : switches) reorders |= sw->forwarding.policy().rfind("adaptive", 0) == 0;
-  for (auto& n : nics) n->set_resequencing(reorders);
+  bool reorders = false, source_routed = false;
+  for (const auto& sw : switches) {
+    const std::string& policy = sw->forwarding.policy();
+    reorders |= policy.rfind("adaptive", 0) == 0 || policy == "random";
+  }
+  for (const auto& n : nics) source_routed |= n->routing.on() && !n->flows_sent().empty();
+  if (source_routed)
+    for (uint32_t id = 0; id < switch_of_node_.size(); ++id)
+      if (switch_of_node_[id]) switch_of_node_[id]->forwarding.table.honour_paths(scenario_.topology.nodes[id].tier);
+  for (auto& n : nics) n->set_resequencing(reorders || source_routed);
 }
 
 void fabric::check_policies() const {
+  if (scenario_.topology.selection == path_selection::d_mod_k)
+    for (const auto& n : nics)
+      if (n->routing.on() && !n->flows_sent().empty())
+        throw config_error(n->routing.routing.name() +
+                           ": 'r3c2' needs the switches' equal-cost ports, and platform routing 'd-mod-k' keeps one");
   for (const auto& sw : switches) sw->check_policies();
   for (const auto& n : nics) n->check_policies();
   check_credits();

@@ -57,7 +57,8 @@ class fabric {
   // and that every flow's scheme keeps its congestion point on its paths; after the overrides
   // and derive_defaults.
   void check_policies() const;
-  // Receivers resequence where a switch may reorder a flow (an adaptive forwarding policy).
+  // Receivers resequence where a switch may reorder a flow (an adaptive or random forwarding
+  // policy, or NICs that spread flows over paths), and switches honour path ids where a NIC chooses them.
   void arm_resequencing();
   // Name of the node on the far side of a node's port.
   const std::string& peer_of(const std::string& node, int port) const;
@@ -77,6 +78,7 @@ class fabric {
   std::vector<switch_model*> switch_of_node_;  // by node id; nullptr for NICs
   std::vector<nic*> nic_of_node_;              // by node id; nullptr for switches
   std::unique_ptr<port_graph> graph_;
+  path_plan paths_;                           // the path ids the switches' trees offer (R3C2)
   std::vector<const cc_scheme*> cc_of_flow_;  // by flow id; nullptr: no scheme chosen
   std::vector<std::string> warnings_;
   std::vector<const cc_scheme*> chosen_;                    // the schemes some flow runs, in flow order

@@ -59,6 +59,24 @@ void compute_routes(const topology_spec& t, const port_graph& g, const table_set
   }
 }
 
+path_plan plan_paths(const topology_spec& t, const table_set& tables) {
+  std::vector<uint64_t> widest(4, 1);  // by tier, 0: untiered
+  for (uint32_t s = 0; s < t.nodes.size(); ++s) {
+    if (!tables[s]) continue;
+    const std::size_t tier = std::min<std::size_t>(static_cast<std::size_t>(t.nodes[s].tier), 3);
+    for (uint32_t dst = 0; dst < t.nodes.size(); ++dst)
+      if (!t.nodes[dst].is_switch) widest[tier] = std::max<uint64_t>(widest[tier], tables[s]->ports(dst).size());
+  }
+  const uint64_t count = std::max(widest[0], widest[1] * widest[2] * widest[3]);
+  path_plan plan;
+  plan.count = static_cast<uint32_t>(std::min<uint64_t>(count, 255));
+  plan.first_by_node.assign(t.nodes.size(), 0);
+  uint32_t nic_index = 0;
+  for (uint32_t n = 0; n < t.nodes.size(); ++n)
+    if (!t.nodes[n].is_switch) plan.first_by_node[n] = static_cast<uint8_t>(nic_index++ % plan.count);
+  return plan;
+}
+
 void apply_static_routes(const topology_spec& t, const name_index& ids, const port_graph& g, const table_set& tables) {
   for (std::size_t i = 0; i < t.routes.size(); ++i) {
     const route_spec& r = t.routes[i];

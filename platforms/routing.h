@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "models/nic/source_routing.h"
 #include "models/switch/forwarding_table.h"
 #include "platforms/topology.h"
 
@@ -32,6 +33,12 @@ void compute_routes(const topology_spec& t, const port_graph& g, const table_set
 
 // Replaces computed entries with the topology's static routes; errors name platform.routes[i].
 void apply_static_routes(const topology_spec& t, const name_index& ids, const port_graph& g, const table_set& tables);
+
+// The path ids a source may tag frames with (R3C2): one per combination of the equal-cost choices
+// up the tiers (the product over tiers of the widest choice; on a fabric without tiers, the widest
+// choice), at most 255; and each destination's first path, its NIC index mod the count, the path
+// d-mod-k would give it.
+path_plan plan_paths(const topology_spec& t, const table_set& tables);
 
 // Follows every flow's paths (all ECMP branches) through the tables: a loop, a dead end or a
 // delivery to another NIC is a config_error naming the flow.

@@ -75,6 +75,7 @@ tlm::tlm_generic_payload* make_feedback_frame(frame_kind kind, const packet_head
   h.kind = kind;
   h.priority = about.priority;
   h.flow_id = about.flow_id;
+  h.path = about.path;  // the path the notification is about (a CNM's encapsulated VLAN tag)
   h.src = from;
   h.dst = about.src;
   h.created_ps = now_ps;

@@ -66,15 +66,16 @@ struct frame_fields {
   uint32_t size = 0;                   // bytes on the wire
   uint32_t payload = 0;                // application bytes carried (0 for control frames)
   uint16_t ingress_port = no_ingress;  // switch-local: the port the frame came in on
-  uint16_t hops = 0;
-  uint8_t sl = 0;                    // IB service level, end to end (priority is then the VL of the link)
-  uint8_t ingress_cls = same_class;  // switch-local: the class it arrived on, if the switch changed it
-  uint16_t id_high = 0;              // the frame id's upper 16 bits (see id())
-  uint32_t cp_tag = 0;               // ECM: the CPID tag of a rate-limited data frame (0: untagged; bcn_frame.h)
-  uint32_t id_low = 0;               // the frame id's lower 32 bits
-  uint64_t seq = 0;                  // byte offset of the first payload byte within its flow
-  uint64_t created_ps = 0;           // when the frame was built (ACK: echoes the data frame's)
-  uint64_t ready_ps = 0;             // switch-local: when the frame clears the forwarding pipeline
+  uint8_t hops = 0;                    // links crossed (a fabric's paths are far shorter than 255)
+  uint8_t path = 0;                    // source-routed path id + 1, as an 802.1Q VID (0: untagged; R3C2)
+  uint8_t sl = 0;                      // IB service level, end to end (priority is then the VL of the link)
+  uint8_t ingress_cls = same_class;    // switch-local: the class it arrived on, if the switch changed it
+  uint16_t id_high = 0;                // the frame id's upper 16 bits (see id())
+  uint32_t cp_tag = 0;                 // ECM: the CPID tag of a rate-limited data frame (0: untagged; bcn_frame.h)
+  uint32_t id_low = 0;                 // the frame id's lower 32 bits
+  uint64_t seq = 0;                    // byte offset of the first payload byte within its flow
+  uint64_t created_ps = 0;             // when the frame was built (ACK: echoes the data frame's)
+  uint64_t ready_ps = 0;               // switch-local: when the frame clears the forwarding pipeline
 
   // The frame's id: unique in the run (48 bits, given by packet_pool::acquire in acquisition
   // order, so the same run gives the same ids), and kept across switches (a queued descriptor

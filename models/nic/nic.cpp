@@ -28,6 +28,10 @@ const stat_desc nic_stats[] = {
     {"out_of_order_delivered", "frames", "data frames delivered behind bytes already delivered (never expected)",
      [](const void* m, int) { return static_cast<double>(nic_of(m).receiver().out_of_order_delivered()); },
      stat_kind::counter},
+    {"r3c2_activations", "paths", "paths its flows activated after their first, on congestion (routing = r3c2)",
+     [](const void* m, int) { return static_cast<double>(nic_of(m).path_activations()); }, stat_kind::counter},
+    {"r3c2_notifications", "frames", "congestion notifications about its flows' paths (routing = r3c2)",
+     [](const void* m, int) { return static_cast<double>(nic_of(m).path_notifications()); }, stat_kind::counter},
 };
 const stat_desc class_stats[] = {
     {"frames_sent", "frames", "data frames sent on this class",
@@ -70,6 +74,7 @@ nic::nic(sc_core::sc_module_name name, uint32_t node_id, flow_table& flows, int 
       np(this, np_spec()),
       rp(this, rp_spec()),
       firmware(this),
+      routing(this),
       port("port0", eth::mac_address(node_id, 0), classes, layer),
       registers("regs", "nic", register_device_),
       register_device_(*this, classes),
@@ -108,6 +113,16 @@ nic::nic(sc_core::sc_module_name name, uint32_t node_id, flow_table& flows, int 
           for (const flow& f : n.flows_)
             if (f.spec.dst == n.node_id_) return "";
           return std::string(n.name()) + " receives no flow";
+        },
+        this);
+  for (param_base* p : std::initializer_list<param_base*>{&routing.routing, &routing.paths, &routing.max_active,
+                                                          &routing.aging, &routing.rate_control})
+    p->inert_when(
+        [](const void* m, const param_base& self) -> std::string {
+          const nic& n = *static_cast<const nic*>(m);
+          if (n.flow_ids_.empty()) return std::string(n.name()) + " sends no flow";
+          if (&self != &n.routing.routing && !n.routing.on()) return n.routing.routing.name() + " is 'fabric'";
+          return "";
         },
         this);
   firmware.library.inert_when(
@@ -166,6 +181,7 @@ void nic::make_policies() {
   rp_maker_ = rp_policies::instance().make(rp.name(), rp(), *this, port.mac);
   if (firmware.attached()) firmware_maker_ = make_firmware_maker(*this, port.mac, firmware, flows_, registers);
   reaction_point_maker* maker = firmware_maker_ ? firmware_maker_.get() : rp_maker_.get();
+  if (routing.on()) return make_multipath_flows(maker);
   if (!maker) return;
   for (uint32_t id : flow_ids_) {
     auto r = maker->make(flows_[id], limiter(id));
@@ -173,6 +189,48 @@ void nic::make_policies() {
     set_reaction_point(id, r.get());
     rp_policies_.push_back(std::move(r));
   }
+}
+
+// R3C2: each flow's paths behind one limiter and one reaction point (source_routing.h).
+void nic::make_multipath_flows(reaction_point_maker* maker) {
+  const std::string on = routing.routing.name() + ": 'r3c2'";
+  if (firmware.attached()) throw config_error(on + " does not run with firmware (" + firmware.library.name() + ")");
+  if (to_ps(rate_update_latency()) > 0)
+    throw config_error(on + " does not run with " + rate_update_latency.name() + " > 0");
+  if (!bound_limiters_.empty()) throw config_error(on + " does not run with a bound rate limiter");
+  const uint32_t offered = path_plan_ ? path_plan_->count : 1;
+  if (routing.paths() > offered)
+    throw config_error(routing.paths.name() + ": '" + std::to_string(routing.paths()) + "' is more than the " +
+                       std::to_string(offered) + " paths the fabric's trees offer");
+  multipath_flow::config c;
+  c.paths = routing.paths() ? static_cast<uint32_t>(routing.paths()) : offered;
+  c.max_active = static_cast<uint32_t>(std::min<uint64_t>(routing.max_active(), c.paths));
+  c.aging_ps = to_ps(routing.aging());
+  for (uint32_t id : flow_ids_) {
+    const uint32_t dst = flows_[id].spec.dst;
+    c.first = path_plan_ && dst < path_plan_->first_by_node.size() ? path_plan_->first_by_node[dst] % c.paths : 0;
+    auto m = std::make_unique<multipath_flow>(flows_[id], c, routing.rate_control() ? maker : nullptr);
+    bind_limiter(id, *m);
+    set_reaction_point(id, m.get());
+    multipath_[id] = std::move(m);
+  }
+}
+
+const multipath_flow* nic::paths_of(uint32_t flow_id) const {
+  auto it = multipath_.find(flow_id);
+  return it == multipath_.end() ? nullptr : it->second.get();
+}
+
+uint64_t nic::path_activations() const {
+  uint64_t n = 0;
+  for (const auto& [id, m] : multipath_) n += m->activations();
+  return n;
+}
+
+uint64_t nic::path_notifications() const {
+  uint64_t n = 0;
+  for (const auto& [id, m] : multipath_) n += m->notifications();
+  return n;
 }
 
 void nic::start_of_simulation() {

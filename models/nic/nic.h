@@ -22,6 +22,7 @@
 #include "models/nic/delayed_rate_limiter.h"
 #include "models/nic/nic_registers.h"
 #include "models/nic/rx_dispatcher.h"
+#include "models/nic/source_routing.h"
 #include "models/nic/tx_scheduler.h"
 #include "models/regs/register_target.h"
 
@@ -53,6 +54,7 @@ class nic : public sc_core::sc_module, public control_sender_if {
   choice_param np;                              // notification point policy, by name
   choice_param rp;                              // reaction point policy of every flow this NIC sends, by name
   firmware_params firmware;                     // firmware reacting in place of `rp` (docs/cosimulation.md)
+  source_routing_params routing;                // R3C2: this NIC chooses its frames' paths (docs/adaptive-routing.md)
   nic_port port;
   regs::register_target registers;  // "h0.regs": the register bank's TLM target (docs/cosimulation.md)
 
@@ -107,12 +109,19 @@ class nic : public sc_core::sc_module, public control_sender_if {
   // the fabric may reorder: adaptive routing). Off, frames are delivered as they arrive.
   void set_resequencing(bool on) { rx_.set_resequencing(on); }
   const tx_scheduler& transmitter() const { return tx_; }
+  // The fabric's paths (R3C2), before make_policies; not owned.
+  void set_path_plan(const path_plan* plan) { path_plan_ = plan; }
+  // The flow's paths under routing = r3c2 (null: the switches route it).
+  const multipath_flow* paths_of(uint32_t flow_id) const;
+  uint64_t path_activations() const;  // over the flows it sends
+  uint64_t path_notifications() const;
 
  private:
   friend struct invariant_test_hooks;
   void limit_changed(uint32_t flow_id);  // a flow's limiter changed: reorder it, publish rate_change
   void start_of_simulation() override;
   bool sends(uint32_t flow_id) const;
+  void make_multipath_flows(reaction_point_maker* maker);
 
   nic_registers register_device_;  // what `registers` reads besides parameters and statistics
   uint32_t node_id_;
@@ -129,6 +138,8 @@ class nic : public sc_core::sc_module, public control_sender_if {
   std::unique_ptr<reaction_point_maker> firmware_maker_;  // `firmware`: reacts in place of rp_maker_
   std::vector<std::unique_ptr<reaction_point_if>> rp_policies_;
   std::map<uint32_t, const reaction_point_if*> reaction_points_;  // by flow id, as set
+  const path_plan* path_plan_ = nullptr;
+  std::map<uint32_t, std::unique_ptr<multipath_flow>> multipath_;  // by flow id, under routing = r3c2
   bool policies_made_ = false;
 };
 

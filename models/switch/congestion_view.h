@@ -97,11 +97,12 @@ class adaptive_selector : public path_selector {
   const congestion_view* view_ = nullptr;
 };
 
-// One pointer test separates the oblivious policies' path from the stateful one. The stateful
+// One flag test separates the oblivious policies' path from the stateful one (adaptive, or
+// source-routed paths). The stateful
 // path is out of line: inlined, its call made every route() save six registers (20 instructions
 // per switch arrival on the incast, with no adaptive policy anywhere).
 inline int forwarding_table::lookup(const frame_fields& f, int in_port) const {
-  if (adaptive_) [[unlikely]]
+  if (stateful_) [[unlikely]]
     return lookup_adaptive(f, in_port);
   return lookup(f.dst, f.src, f.flow_id);
 }

@@ -32,9 +32,17 @@ const std::vector<uint16_t>& forwarding_table::ports(uint32_t dst) const {
 }
 
 int forwarding_table::lookup_adaptive(const frame_fields& f, int in_port) const {
-  if (f.kind == frame_kind::data && ports(f.dst).size() > 1)
-    return adaptive_->choose(ports(f.dst), f, in_port, now_ps(), salt_);
+  if (ports(f.dst).size() > 1) {
+    if (paths_ && f.path) return path_port(ports(f.dst), f.path);  // a source-routed frame keeps its tree
+    if (adaptive_ && f.kind == frame_kind::data) return adaptive_->choose(ports(f.dst), f, in_port, now_ps(), salt_);
+  }
   return lookup(f.dst, f.src, f.flow_id);
+}
+
+int forwarding_table::path_port(const std::vector<uint16_t>& set, uint8_t path) const {
+  uint64_t divisor = 1;
+  for (int k = 1; k < path_tier_; ++k) divisor *= set.size();
+  return set[((path - 1u) / divisor) % set.size()];
 }
 
 }  // namespace sluice

@@ -35,7 +35,19 @@ class forwarding_table {
   // The equal-cost choice (not owned); null: per-flow ECMP.
   void set_selector(const path_selector* s) { selector_ = s; }
   // A stateful selector (congestion_view.h) that routes the data frames; null: none.
-  void set_adaptive(adaptive_selector* a) { adaptive_ = a; }
+  void set_adaptive(adaptive_selector* a) {
+    adaptive_ = a;
+    stateful_ = adaptive_ || paths_;
+  }
+  // Honour the path id a source tagged a frame with (R3C2): path p takes, among a destination's
+  // n equal-cost ports, number (p / n^(tier-1)) mod n, the digit d-mod-k takes of a NIC index,
+  // so that each path id is one tree (docs/adaptive-routing.md#source-adaptive-routing-r3c2).
+  // tier: the switch's in a tiered Clos (1 = edge), 0 elsewhere (taken as 1).
+  void honour_paths(int tier) {
+    paths_ = true;
+    path_tier_ = tier < 1 ? 1 : tier;
+    stateful_ = true;
+  }
   void set_route(uint32_t dst, std::vector<uint16_t> ports);
   const std::vector<uint16_t>& ports(uint32_t dst) const;
   // Returns the output port for the flow, or -1 if dst is unknown.
@@ -52,10 +64,14 @@ class forwarding_table {
 
  private:
   int lookup_adaptive(const frame_fields& f, int in_port) const;  // the adaptive choice (out of line)
+  int path_port(const std::vector<uint16_t>& set, uint8_t path) const;
 
   uint64_t salt_;
   const path_selector* selector_ = nullptr;
   adaptive_selector* adaptive_ = nullptr;
+  bool paths_ = false;     // honour_paths
+  bool stateful_ = false;  // adaptive_ or paths_: lookup(f, in_port) leaves the oblivious path
+  int path_tier_ = 1;
   // Destination -> index into sets_, the table's distinct port sets (sets_[0] is "no route").
   // Interned because a switch has a few distinct sets but an entry per host: a vector per entry
   // cost 56 B (at 10 240 hosts, 300 MB of the 1.6 GB), an index costs 4 (docs/scale.md).

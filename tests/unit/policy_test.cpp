@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "models/cc/congestion_point.h"
@@ -171,4 +172,24 @@ TEST(ForwardingPolicies, LftTakesOnePortPerDestinationLidWhateverTheFlow) {
       EXPECT_EQ(t.lookup(9, src, flow), 4);
       EXPECT_EQ(t.lookup(10, src, flow), 5);
     }
+}
+
+// Packet spraying: one flow's frames spread evenly over every equal-cost port, and the same
+// switch (salt) draws the same ports again.
+TEST(ForwardingPolicies, RandomSpraysOneFlowsFramesEvenlyAndRepeatably) {
+  forwarding_table t(5);
+  t.set_route(9, {2, 3, 4, 5});
+  auto random = forwarding_policies::instance().make("t", "random");
+  auto again = forwarding_policies::instance().make("t", "random");
+  std::map<int, int> count;
+  const int frames = 40000;
+  for (int i = 0; i < frames; ++i) {
+    t.set_selector(random.get());
+    const int port = t.lookup(9, 1, 7);
+    t.set_selector(again.get());
+    ASSERT_EQ(t.lookup(9, 1, 7), port) << "frame " << i;
+    ++count[port];
+  }
+  ASSERT_EQ(count.size(), 4u);
+  for (auto [port, n] : count) EXPECT_NEAR(n, frames / 4, frames / 4 * 0.05) << "port " << port;
 }
