@@ -84,6 +84,7 @@ struct asm_fluid {
         if (!start_s.empty() && t - dt < start_s[i]) rps[i] = asm_rp_state(capacity_bps);  // starts afresh
         rps[i].on_clock(now_ps, rp);
         const double bytes = rps[i].rate() * dt / 8;
+        rps[i].on_sent(static_cast<uint32_t>(bytes));
         step_bytes[i] = bytes;
         sent_bytes[i] += bytes;
         q += bytes;

@@ -40,8 +40,8 @@ asm_rp_config hand_rp() {
 // The declared defaults (docs/models/asm.md, "Parameters"), for the fluid checks.
 asm_cp_config default_cp() { return asm_cp_config{26624, 150000, 0.15, 1024, 256, 16000000, 0.03, 16384}; }
 asm_rp_config default_rp(double line_bps) {
-  return asm_rp_config{4,    1024, 256, 5e-6, 5e-6, 3e-7,     8e-6,  2,     16384,
-                       1024, 0.5,  0.5, 0.0,  10e6, line_bps, 0.003, 150000};
+  return asm_rp_config{4,    1024, 256, 5e-6, 5e-6, 3e-7,     8e-6,   2,     16384,
+                       1024, 0.5,  0.5, 0.0,  10e6, line_bps, 0.0025, 150000};
 }
 
 }  // namespace
@@ -293,7 +293,7 @@ TEST(AsmRp, AnIncreaseTakesPartOfItsBaseFromTheLineRateSoSharesConverge) {
   EXPECT_DOUBLE_EQ(fast.rate(), 100e9);
 }
 
-TEST(AsmRp, TheActiveIncreaseAddsTheSameAmountToEveryFlowPerIntervalOnceLimited) {
+TEST(AsmRp, TheActiveIncreaseAddsTheSameAmountToEveryFlowPerIntervalOutsideAnOverload) {
   asm_rp_config c = hand_rp();
   c.active_increase = 0.01;  // 1 Gb/s of the 100 Gb/s line per interval
   c.active_bytes = 125000;   // 125 000 B at 100 Gb/s: every 10 us
@@ -301,26 +301,34 @@ TEST(AsmRp, TheActiveIncreaseAddsTheSameAmountToEveryFlowPerIntervalOnceLimited)
   // A flow never cut stays at the line rate, whatever the clock.
   EXPECT_FALSE(never.on_clock(50000000, c));
   EXPECT_DOUBLE_EQ(never.rate(), 100e9);
-  for (int i = 0; i < 4; ++i) slow.on_feedback(127, 127, 1, c);  // halved 4 times: 6.25 Gb/s
-  fast.on_feedback(20, 0, 1, c);                                 // e = 0.1: 90 Gb/s
+  // Cut with Qoff = 319 000 B (the saturated field) above sigma_band = 16 000 4 times: 6.25 Gb/s,
+  // an overload: its active increase is held.
+  for (int i = 0; i < 4; ++i) slow.on_feedback(127, 127, 1, c);
+  // Cut with Qoff = 10 000 B: e = 0.1, 90 Gb/s; not an overload.
+  fast.on_feedback(20, 0, 1, c);
   // The clock starts at the first call after the cut (t = 1 us); nothing is due until 11 us.
   EXPECT_FALSE(slow.on_clock(1000000, c));
   EXPECT_FALSE(fast.on_clock(1000000, c));
-  EXPECT_FALSE(slow.on_clock(10999999, c));
-  // At 11 us one interval: +1 Gb/s each; at 35 us two more (21 and 31 us), the clock at 31 us.
-  EXPECT_TRUE(slow.on_clock(11000000, c));
-  EXPECT_DOUBLE_EQ(slow.rate(), 7.25e9);
+  EXPECT_FALSE(fast.on_clock(10999999, c));
+  // At 11 us one interval: +1 Gb/s for the fast flow; the slow one's is held (the clock runs on).
+  EXPECT_TRUE(fast.on_clock(11000000, c));
+  EXPECT_DOUBLE_EQ(fast.rate(), 91e9);
+  EXPECT_FALSE(slow.on_clock(11000000, c));
+  EXPECT_DOUBLE_EQ(slow.rate(), 6.25e9);
+  // Once it has sent 125 000 B without a feedback it is not being sampled: it increases too. At
+  // 35 us two intervals (21 and 31 us) each: +2 Gb/s both, 32 % for the slow flow, 2.2 % for the fast.
+  slow.on_sent(125000);
   EXPECT_TRUE(slow.on_clock(35000000, c));
-  EXPECT_DOUBLE_EQ(slow.rate(), 9.25e9);
-  EXPECT_FALSE(slow.on_clock(40999999, c));
+  EXPECT_DOUBLE_EQ(slow.rate(), 8.25e9);
   EXPECT_TRUE(fast.on_clock(35000000, c));
-  EXPECT_DOUBLE_EQ(fast.rate(), 93e9);  // the same 3 Gb/s: 48 % for the slow flow, 3.3 % for the fast
+  EXPECT_DOUBLE_EQ(fast.rate(), 93e9);
+  EXPECT_FALSE(slow.on_clock(40999999, c));
   // Capped at the line rate; off when active_increase is 0.
   EXPECT_TRUE(fast.on_clock(200000000, c));
   EXPECT_DOUBLE_EQ(fast.rate(), 100e9);
   c.active_increase = 0;
   EXPECT_FALSE(slow.on_clock(300000000, c));
-  EXPECT_DOUBLE_EQ(slow.rate(), 9.25e9);
+  EXPECT_DOUBLE_EQ(slow.rate(), 8.25e9);
 }
 
 TEST(AsmRp, RateStaysBetweenTheMinimumAndTheLineRate) {
@@ -369,7 +377,8 @@ TEST(AsmFluid, ReachesTheLineAndSlidesToTheStablePointAtEverySpeedWithTheSamePar
       ++n;
     }
     const double g = capacity / 1e9;
-    // After the approach the state never leaves the band (26.5 KiB with three sources).
+    // After the approach the state never leaves the band (24.8 KiB with three sources; measured
+    // 10.1, 10.7, 15.1 KiB).
     EXPECT_LE(worst_sigma, band(f)) << g << " Gb/s";
     // ... and sits at the stable point: the queue around Qeq, never empty, the link full.
     EXPECT_NEAR(qsum / n, 26624, 4096) << g << " Gb/s";
@@ -412,8 +421,10 @@ TEST(AsmFluid, TwoAndFiveSourcesAlsoSlideToTheStablePoint) {
 // every T = 40 tau and leaving one by one, the same parameters at every speed. The active increase
 // (the same for every flow) against the decreases (sampled by bytes, a fraction of the rate) makes
 // the shares converge: Jain's index of the active sources' rates over the second half of every
-// epoch >= 0.95 (without the active increase 0.55-0.90), and the Qoff integral keeps the queue at
-// Qeq: mean within 4 KiB in every epoch (without it up to 10 KiB above with five sources).
+// epoch after a join or a leave >= 0.95 (measured 0.965-0.999; without the active increase
+// 0.66-0.96), >= 0.8 after the two sources' simultaneous start at the line rate (measured
+// 0.886-0.999); and the Qoff integral keeps the queue at Qeq: mean within 4 KiB in every epoch
+// (measured 25.7-26.7 KiB; without it up to 36.5 KiB with five sources).
 TEST(AsmFluid, SharesConvergeAsSourcesJoinAndLeave) {
   for (double capacity : {10e9, 40e9, 100e9}) {
     test::asm_fluid f;
@@ -435,7 +446,7 @@ TEST(AsmFluid, SharesConvergeAsSourcesJoinAndLeave) {
       const int active = 2 + std::min(e, 6 - e);
       double sum = 0, squares = 0;
       for (int i = 0; i < active; ++i) sum += bytes[e][i], squares += bytes[e][i] * bytes[e][i];
-      EXPECT_GE(sum * sum / (active * squares), 0.95) << capacity / 1e9 << " Gb/s, epoch " << e;
+      EXPECT_GE(sum * sum / (active * squares), e == 0 ? 0.8 : 0.95) << capacity / 1e9 << " Gb/s, epoch " << e;
     }
     double qsum[7] = {}, qn[7] = {};
     for (const auto& s : f.samples) {

@@ -144,7 +144,7 @@ class asm_maker final : public reaction_point_maker {
                                       "asm.active_increase",
                                       "asm RP: fraction of the line rate added every active interval once the flow was "
                                       "cut (the same for every flow, so the shares converge; 0: none)",
-                                      0.003,
+                                      0.0025,
                                       0.0,
                                       0.1,
                                       param_change::live};
@@ -211,7 +211,8 @@ class asm_rp final : public reaction_point_if {
   }
   // The active increase runs on the flow's own clock, read at each frame it sends (at least every
   // 1.2 ms at the 10 Mb/s minimum rate).
-  void on_send(const packet_header&, uint64_t now_ps) override {
+  void on_send(const packet_header& h, uint64_t now_ps) override {
+    state_.on_sent(h.size);
     if (state_.on_clock(now_ps, maker_.config(source_rate_))) {
       ++maker_.active;
       limiter_.set_rate(data_rate{state_.rate()});
