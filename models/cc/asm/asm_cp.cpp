@@ -109,8 +109,8 @@ class asm_cp final : public congestion_point_if {
       [] {
         return param_spec<byte_count>{
             "asm.integral_limit",
-            "asm: ceiling of the Qoff integral (it stays in [0, this]); samples with a larger "
-            "|Qoff| do not feed it",
+            "asm: ceiling of the Qoff integral (it stays in [0, min(this, Qeq/2)]); samples with a "
+            "larger |Qoff| do not feed it",
             byte_count{16 * 1024},
             byte_count{0},
             byte_count{1ull << 30},

@@ -139,16 +139,17 @@ class asm_maker final : public reaction_point_maker {
                                10.0,
                                param_change::live};
                          }};
-  param<double> active_increase{nic_, [] {
-                                  return param_spec<double>{
-                                      "asm.active_increase",
-                                      "asm RP: fraction of the line rate added every active interval once the flow was "
-                                      "cut (the same for every flow, so the shares converge; 0: none)",
-                                      0.0025,
-                                      0.0,
-                                      0.1,
-                                      param_change::live};
-                                }};
+  param<double> active_increase{
+      nic_, [] {
+        return param_spec<double>{"asm.active_increase",
+                                  "asm RP: fraction of the line rate added every active interval once the flow was "
+                                  "cut (the same for every flow, so the shares converge; held after a feedback with "
+                                  "Qoff > sigma_band; 0: none)",
+                                  0.0025,
+                                  0.0,
+                                  0.1,
+                                  param_change::live};
+      }};
   param<byte_count> active_interval{
       nic_, [] {
         return param_spec<byte_count>{
