@@ -4,7 +4,8 @@ scheme, each delay's utilization and empty-queue fraction and the first delay at
 scheme breaks.
 
 usage: .venv/bin/python tools/asm_delay_sweep.py [--sluice build/platforms/sluice] [--gbps 10,40,100]
-           [--flows 3] [--seed 1] [--delays 1,2,3,4,5,6,7,8,10,12,15,20,30,40,50] [--out out/asm-delay]
+           [--flows 3] [--seed 1] [--delays 1,2,3,4,5,6,7,8,10,12,15,20,30,40,50] [--schemes asm,qcn]
+           [--out out/asm-delay]
 
 Each run: N line-rate flows from time 0 through one bottleneck of the line's rate, link delay d
 on all three links of a path, for max(60 tau, 20 tau + 1200 d) with tau = w S / C (480, 120,
@@ -59,11 +60,12 @@ def main():
     ap.add_argument("--flows", type=int, default=3)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--delays", default="1,2,3,4,5,6,7,8,10,12,15,20,30,40,50")
+    ap.add_argument("--schemes", default="asm,qcn")
     ap.add_argument("--out", default=os.path.join(ROOT, "out/asm-delay"))
     a = ap.parse_args()
     delays = [float(x) for x in a.delays.split(",")]
     for gbps in (int(g) for g in a.gbps.split(",")):
-        for cc in ("asm", "qcn"):
+        for cc in a.schemes.split(","):
             cells, breaks = [], None
             for d in delays:
                 util, empty = run(a.sluice, gbps, a.flows, d, cc, a.seed, a.out)

@@ -17,7 +17,7 @@ using namespace sluice;
 
 namespace {
 
-constexpr double qeq_kib = 26, sigma_band_kib = 16;
+constexpr double qeq_kib = 26, sigma_band_kib = 16, active_increase = 0.0025;
 double tau_us(double gbps) { return 4 * 150000 * 8 / (gbps * 1e3); }
 // The frames in the switch's 500 ns pipeline, which queue_depth also holds (Little's law).
 double pipeline_kib(double gbps) { return gbps * 1e9 / 8 * 500e-9 / 1024; }
@@ -131,9 +131,10 @@ double convergence_us(const bottleneck_run& r) {
 
 }  // namespace
 
-// ASM settles in well under a millisecond (measured 0.22 ms, 4.6 tau) and then holds the queue
+// ASM settles in well under a millisecond (measured 0.28 ms, 5.8 tau) and then holds the queue
 // at Qeq with the link full: bound 1 ms, utilization >= 99.9 % and a p99 within sigma_band of
-// Qeq (with the pipeline's 6.1 KiB) over 10-20 ms. Measured: mean 32.6 KiB, p99 34.7 KiB, 1.0000.
+// Qeq (with the pipeline's 6.1 KiB) over 10-20 ms. Measured (tools/asm_compare.py, 25-50 ms):
+// mean 31.2 KiB, p99 33.7 KiB, 1.0000.
 TEST(AsmStudy, CompareAt100GbpsAsmConvergesInUnderAMillisecondAndHoldsTheQueue) {
   const bottleneck_run r = compare_run("asm", 20000);
   EXPECT_LT(convergence_us(r), 1000);
@@ -164,10 +165,14 @@ TEST(AsmStudy, CompareAt100GbpsPcnHoldsTheStartQueueForMilliseconds) {
 
 // Epochs of T = 40 tau: h0, h1 from 0; h2, h3, h4 join at T, 2T, 3T and leave at 6T, 5T, 4T.
 // Bounds per epoch, all in tau, measured at 10, 40 and 100 Gb/s with seeds 1 and 2: utilization
-// >= 98 % (measured >= 0.993); the aggregate re-converges (the bottleneck >= 95 % busy averaged
-// over tau and the queue below Qeq + sigma_band) within 10 tau of each event (measured <= 4.8
-// tau); no flow starves: every active flow >= 10 % of C/N over the epoch's second half (measured
-// >= 19 %). The shares do not converge (Jain 0.63-1.00): see docs/models/asm.md.
+// >= 98 % (measured >= 0.995); the aggregate re-converges (the bottleneck >= 95 % busy averaged
+// over tau and the queue below Qeq + sigma_band) within 10 tau of each event (measured <= 7.0
+// tau). The shares converge: within 20 tau of every join and leave, Jain's index of the active
+// flows' rates over the epoch's second half >= 0.95 (measured 0.960-1.000; before the active
+// increase 0.63-0.97) and every flow >= half of C/N (measured >= 0.77; before 0.19). From the
+// simultaneous line-rate start of the first epoch Jain >= 0.8 over 20-40 tau (measured
+// 0.836-0.999: the start's split takes about 40 tau to even out at 100 Gb/s, where the CP's
+// 16 us feedback hold exceeds the 12 us sampling interval).
 void joining_and_leaving(int gbps, int seed) {
   const double tau = tau_us(gbps), T = 40 * tau;
   std::string traffic = traffic_line("h0", "r0", gbps, "asm") + traffic_line("h1", "r1", gbps, "asm");
@@ -182,7 +187,6 @@ void joining_and_leaving(int gbps, int seed) {
   std::vector<double> u = values(sim->samples().link_throughput, "sw0->sw1");
   for (double& x : u) x /= gbps;
   const std::vector<double> busy = smooth(u, 40);
-  double worst_jain = 1;
   for (int e = 0; e < 7; ++e) {
     const double a = e * T, b = (e + 1) * T;
     const int active = 2 + std::min(e, 6 - e);
@@ -196,10 +200,10 @@ void joining_and_leaving(int gbps, int seed) {
     std::vector<double> rates;
     for (int f = 0; f < active; ++f)
       rates.push_back(mean_over(t, values(fs, "h" + std::to_string(f) + "->r" + std::to_string(f)), a + T / 2, b));
-    for (double r : rates) EXPECT_GE(r, 0.1 * gbps / active);
-    worst_jain = std::min(worst_jain, jain(rates));
+    const bool start = e == 0;
+    for (double r : rates) EXPECT_GE(r, (start ? 0.3 : 0.5) * gbps / active);
+    EXPECT_GE(jain(rates), start ? 0.8 : 0.95);
   }
-  EXPECT_GT(worst_jain, 0.5);
 }
 TEST(AsmStudy, JoiningAndLeavingAt40GbpsSeed1) { joining_and_leaving(40, 1); }
 TEST(AsmStudy, JoiningAndLeavingAt40GbpsSeed2) { joining_and_leaving(40, 2); }
@@ -209,9 +213,9 @@ TEST(AsmStudy, JoiningAndLeavingAt100GbpsSeed1) { joining_and_leaving(100, 1); }
 
 // Link delay tau / 16 on every link (30, 7.5, 3 us at 10, 40, 100 Gb/s; a loop delay, sample to
 // new rate at the queue, of about tau / 8). Over the run's last two thirds ASM keeps the link
-// full and the queue never empty (measured 1.000, queue >= 7.8 KiB, 3 and 5 flows, seeds 1 and
-// 2); QCN with its standard parameters empties the queue and loses a quarter to three quarters
-// of the link (measured 0.38-0.73). ASM itself breaks at tau / 12 to tau / 10 (the sweep in
+// full and the queue never empty (measured 1.000, 3 and 5 flows, seeds 1 and 2); QCN with its
+// standard parameters empties the queue and loses a quarter to three quarters of the link
+// (measured 0.38-0.73). ASM itself breaks at tau / 10 to tau / 8 (the sweep in
 // docs/models/asm.md).
 struct delay_run {
   double util = 0, empty_fraction = 0;
@@ -258,11 +262,14 @@ TEST(AsmStudy, LongDelayQcnDrainsTheQueueAt40Gbps) {
 // random 30-60 tau (seeded), so the bottleneck moves from link to link and finally vanishes.
 // Bounds, for every interval between two start or stop times that lasts >= 20 tau, from 10 tau
 // after its start: a link with a cross flow on is >= 97 % busy with its queue below Qeq +
-// pipeline + 2 sigma_band (the new bottleneck's CP takes over; measured at 10 and 40 Gb/s, seeds
-// 1-4: >= 0.9993, <= 40.0 KiB); no PFC, no drops; once every cross flow has stopped, the long
-// flow is back at >= 95 % of the line (measured 1.000; QCN stays at 0.15). At 100 Gb/s the far
-// CP's loop delay (three hops each way, ~tau / 7) is past ASM's delay limit (item 6): >= 0.970
-// busy, queue <= 92.8 KiB. The long flow's share is far below max-min: see docs/models/asm.md.
+// pipeline + 2 (sigma_band + the active increase's drift) (the new bottleneck's CP takes over;
+// measured at 10 and 40 Gb/s, seeds 1-4: >= 0.998, <= 68.4 KiB); the long flow gets >= 40 % of
+// its max-min share (the least of C / (n_i + 1) over the loaded links; measured 0.51-0.91, before
+// the active increase 0.12-0.29 at 40 Gb/s); no PFC, no drops; once every cross flow has
+// stopped, the long flow is back at >= 95 % of the line (measured 1.000; QCN stays at 0.15). At
+// 100 Gb/s the far CP's loop delay (three hops each way, ~tau / 7) is past ASM's delay limit
+// (item 6): >= 0.987 busy, and the long flow at 0.13-0.30 of its share. Below max-min: see
+// docs/models/asm.md.
 void parking_lot(int gbps, int seed) {
   const double tau = tau_us(gbps), until = 140 * tau;
   std::mt19937 rng(static_cast<uint32_t>(seed));
@@ -294,19 +301,28 @@ void parking_lot(int gbps, int seed) {
   for (std::size_t k = 0; k + 1 < events.size(); ++k) {
     const double a = events[k], b = events[k + 1];
     if (b - a < 20 * tau) continue;
+    double max_min = gbps;  // the long flow's max-min share over this interval
     for (int i = 0; i < 3; ++i) {
-      const bool loaded =
-          std::any_of(xs.begin(), xs.end(), [&](const cross& x) { return x.link == i && x.start <= a && x.stop > a; });
-      if (!loaded) continue;
+      const auto n = std::count_if(xs.begin(), xs.end(),
+                                   [&](const cross& x) { return x.link == i && x.start <= a && x.stop > a; });
+      if (n == 0) continue;
+      max_min = std::min(max_min, gbps / (static_cast<double>(n) + 1));
       const std::string next = "sw" + std::to_string(i + 1), here = "sw" + std::to_string(i);
       SCOPED_TRACE("link " + here + "->" + next + " over " + num(a) + "-" + num(b) + " us");
       const std::vector<double> u = values(sim->samples().link_throughput, here + "->" + next);
       EXPECT_GE(mean_over(t, u, a + 10 * tau, b) / gbps, 0.97);
       const std::vector<double> q = values(sim->samples().queue_depth, queue_towards(s, here, next));
+      // Two bands, each widened by the active increase's drift of the link's n + 1 flows over two
+      // sampling intervals (w (n + 1) a S each; docs/models/asm.md, "Active increase").
+      const double drift_kib = 2 * 4 * (static_cast<double>(n) + 1) * active_increase * 150000 / 1024;
       for (std::size_t j = 0; j < t.size(); ++j)
         if (t[j] > a + 10 * tau && t[j] <= b) {
-          ASSERT_LE(q[j] / 1024, qeq_kib + pipeline_kib(gbps) + 2 * sigma_band_kib) << t[j];
+          ASSERT_LE(q[j] / 1024, qeq_kib + pipeline_kib(gbps) + 2 * (sigma_band_kib + drift_kib)) << t[j];
         }
+    }
+    SCOPED_TRACE("long flow over " + num(a) + "-" + num(b) + " us");
+    if (max_min < gbps) {
+      EXPECT_GE(mean_over(t, values(sim->samples().flow_throughput, "h0->r0"), a + 10 * tau, b), 0.4 * max_min);
     }
   }
   const double last_stop = events[events.size() - 2];

@@ -38,9 +38,10 @@ asm_rp_config hand_rp() {
 }
 
 // The declared defaults (docs/models/asm.md, "Parameters"), for the fluid checks.
-asm_cp_config default_cp() { return asm_cp_config{26624, 150000, 0.15, 1024, 256, 16000000}; }
+asm_cp_config default_cp() { return asm_cp_config{26624, 150000, 0.15, 1024, 256, 16000000, 0.03, 16384}; }
 asm_rp_config default_rp(double line_bps) {
-  return asm_rp_config{4, 1024, 256, 5e-6, 5e-6, 3e-7, 8e-6, 2, 16384, 1024, 0.5, 0.5, 1.0, 10e6, line_bps};
+  return asm_rp_config{4,    1024, 256, 5e-6, 5e-6, 3e-7,     8e-6,   2,     16384,
+                       1024, 0.5,  0.5, 0.0,  10e6, line_bps, 0.0025, 150000};
 }
 
 }  // namespace
@@ -116,6 +117,39 @@ TEST(AsmCp, SendsQoffAndQdeltaSeparatelyBothWaysAndSkipsSourcesWithFeedbackInFli
   ASSERT_TRUE(s.sampled);
   EXPECT_FALSE(s.send);
   EXPECT_FALSE(cp.in_flight(4, 2100001));
+}
+
+TEST(AsmCp, AddsTheIntegralOfSmallOffsetsToQoffWithinItsLimit) {
+  // Qeq 10 000 B, a sample every 1000 B, 100 B per Qoff step; integral gain 0.5, limit 2000 B.
+  const asm_cp_config c{10000, 1000, 0.0, 100, 256, 0, 0.5, 2000};
+  asm_cp_state cp(1);
+  // Qoff = 1000 (within the limit): I = 500, sent 1500 (15 steps).
+  asm_sample s = cp.on_arrival(1000, 11000, 1, 0, c);
+  EXPECT_EQ(s.q_offset, 1500);
+  EXPECT_EQ(s.qoff_field, 15);
+  // Qoff = 1000 again: I = 1000, sent 2000; again: I = 1500; again: I = 2000 (the limit), then held.
+  EXPECT_EQ(cp.on_arrival(1000, 11000, 1, 0, c).q_offset, 2000);
+  EXPECT_EQ(cp.on_arrival(1000, 11000, 1, 0, c).q_offset, 2500);
+  EXPECT_EQ(cp.on_arrival(1000, 11000, 1, 0, c).q_offset, 3000);
+  EXPECT_EQ(cp.on_arrival(1000, 11000, 1, 0, c).q_offset, 3000);
+  // A start's overload (Qoff 50 000 > the limit) does not feed it: sent 52 000.
+  EXPECT_EQ(cp.on_arrival(1000, 60000, 1, 0, c).q_offset, 52000);
+  // Below Qeq it unwinds, never below 0: Qoff -1600 -> I = 1200, sent -400; -1600 -> I = 400; -> 0.
+  EXPECT_EQ(cp.on_arrival(1000, 8400, 1, 0, c).q_offset, -400);
+  EXPECT_EQ(cp.on_arrival(1000, 8400, 1, 0, c).q_offset, -1200);
+  EXPECT_EQ(cp.on_arrival(1000, 8400, 1, 0, c).q_offset, -1600);
+  // The set-point Qeq - I never goes below Qeq / 2: with Qeq 2000 B the ceiling is 1000 B.
+  asm_cp_config small = c;
+  small.qeq = 2000;
+  asm_cp_state near_empty(1);
+  for (int i = 0; i < 3; ++i) near_empty.on_arrival(1000, 3000, 1, 0, small);  // Qoff 1000: I 500, 1000, 1000
+  EXPECT_EQ(near_empty.on_arrival(1000, 3000, 1, 0, small).q_offset, 2000);
+  // Gain 0: the plain offset.
+  asm_cp_config off = c;
+  off.integral_gain = 0;
+  asm_cp_state plain(1);
+  EXPECT_EQ(plain.on_arrival(1000, 11000, 1, 0, off).q_offset, 1000);
+  EXPECT_EQ(plain.on_arrival(1000, 11000, 1, 0, off).q_offset, 1000);
 }
 
 TEST(AsmCp, RemembersUpToSixteenSourcesInFlightReusingTheOldest) {
@@ -259,6 +293,44 @@ TEST(AsmRp, AnIncreaseTakesPartOfItsBaseFromTheLineRateSoSharesConverge) {
   EXPECT_DOUBLE_EQ(fast.rate(), 100e9);
 }
 
+TEST(AsmRp, TheActiveIncreaseAddsTheSameAmountToEveryFlowPerIntervalOutsideAnOverload) {
+  asm_rp_config c = hand_rp();
+  c.active_increase = 0.01;  // 1 Gb/s of the 100 Gb/s line per interval
+  c.active_bytes = 125000;   // 125 000 B at 100 Gb/s: every 10 us
+  asm_rp_state never(100e9), slow(100e9), fast(100e9);
+  // A flow never cut stays at the line rate, whatever the clock.
+  EXPECT_FALSE(never.on_clock(50000000, c));
+  EXPECT_DOUBLE_EQ(never.rate(), 100e9);
+  // Cut with Qoff = 319 000 B (the saturated field) above sigma_band = 16 000 4 times: 6.25 Gb/s,
+  // an overload: its active increase is held.
+  for (int i = 0; i < 4; ++i) slow.on_feedback(127, 127, 1, c);
+  // Cut with Qoff = 10 000 B: e = 0.1, 90 Gb/s; not an overload.
+  fast.on_feedback(20, 0, 1, c);
+  // The clock starts at the first call after the cut (t = 1 us); nothing is due until 11 us.
+  EXPECT_FALSE(slow.on_clock(1000000, c));
+  EXPECT_FALSE(fast.on_clock(1000000, c));
+  EXPECT_FALSE(fast.on_clock(10999999, c));
+  // At 11 us one interval: +1 Gb/s for the fast flow; the slow one's is held (the clock runs on).
+  EXPECT_TRUE(fast.on_clock(11000000, c));
+  EXPECT_DOUBLE_EQ(fast.rate(), 91e9);
+  EXPECT_FALSE(slow.on_clock(11000000, c));
+  EXPECT_DOUBLE_EQ(slow.rate(), 6.25e9);
+  // Once it has sent 125 000 B without a feedback it is not being sampled: it increases too. At
+  // 35 us two intervals (21 and 31 us) each: +2 Gb/s both, 32 % for the slow flow, 2.2 % for the fast.
+  slow.on_sent(125000);
+  EXPECT_TRUE(slow.on_clock(35000000, c));
+  EXPECT_DOUBLE_EQ(slow.rate(), 8.25e9);
+  EXPECT_TRUE(fast.on_clock(35000000, c));
+  EXPECT_DOUBLE_EQ(fast.rate(), 93e9);
+  EXPECT_FALSE(slow.on_clock(40999999, c));
+  // Capped at the line rate; off when active_increase is 0.
+  EXPECT_TRUE(fast.on_clock(200000000, c));
+  EXPECT_DOUBLE_EQ(fast.rate(), 100e9);
+  c.active_increase = 0;
+  EXPECT_FALSE(slow.on_clock(300000000, c));
+  EXPECT_DOUBLE_EQ(slow.rate(), 8.25e9);
+}
+
 TEST(AsmRp, RateStaysBetweenTheMinimumAndTheLineRate) {
   const asm_rp_config c = hand_rp();
   asm_rp_state rp(100e9);
@@ -267,6 +339,16 @@ TEST(AsmRp, RateStaysBetweenTheMinimumAndTheLineRate) {
   for (int i = 0; i < 20; ++i) rp.on_feedback(-127, -127, 1, c);  // x 1.5 each time
   EXPECT_DOUBLE_EQ(rp.rate(), 100e9);
 }
+
+// The band around sigma = 0 that the state keeps after the approach: sigma_band, where the small
+// gains hold, widened by the active increase's drift, which moves sigma by w x N x a x S per
+// sampling interval (N sources each adding a = active_increase of the line rate per S bytes' time)
+// for the two intervals from a sample to its correction (docs/models/asm.md, "Active increase").
+namespace {
+double band(const test::asm_fluid& f) {
+  return f.rp.sigma_band + 2 * f.rp.w * f.sources * f.rp.active_increase * static_cast<double>(f.cp.sample_base);
+}
+}  // namespace
 
 // The phase plane: three sources at the line rate start together on one bottleneck; the law,
 // with the *same* parameters at 10, 40 and 100 Gb/s, drives the state to sigma = 0 and slides it
@@ -295,8 +377,9 @@ TEST(AsmFluid, ReachesTheLineAndSlidesToTheStablePointAtEverySpeedWithTheSamePar
       ++n;
     }
     const double g = capacity / 1e9;
-    // After the approach the state never leaves the band where the small gains hold.
-    EXPECT_LE(worst_sigma, f.rp.sigma_band) << g << " Gb/s";
+    // After the approach the state never leaves the band (24.8 KiB with three sources; measured
+    // 10.1, 10.7, 15.1 KiB).
+    EXPECT_LE(worst_sigma, band(f)) << g << " Gb/s";
     // ... and sits at the stable point: the queue around Qeq, never empty, the link full.
     EXPECT_NEAR(qsum / n, 26624, 4096) << g << " Gb/s";
     EXPECT_GT(qmin, 0) << g << " Gb/s";
@@ -329,7 +412,49 @@ TEST(AsmFluid, TwoAndFiveSourcesAlsoSlideToTheStablePoint) {
           worst_sigma = std::max(worst_sigma, std::fabs(s.sigma));
           qmin = std::min(qmin, s.q);
         }
-      EXPECT_LE(worst_sigma, f.rp.sigma_band) << sources << " sources, " << capacity / 1e9 << " Gb/s";
+      EXPECT_LE(worst_sigma, band(f)) << sources << " sources, " << capacity / 1e9 << " Gb/s";
       EXPECT_GT(qmin, 0) << sources << " sources, " << capacity / 1e9 << " Gb/s";
     }
+}
+
+// Issue 20 item 3 in the fluid model: five sources, two from the start, three joining one by one
+// every T = 40 tau and leaving one by one, the same parameters at every speed. The active increase
+// (the same for every flow) against the decreases (sampled by bytes, a fraction of the rate) makes
+// the shares converge: Jain's index of the active sources' rates over the second half of every
+// epoch after a join or a leave >= 0.95 (measured 0.965-0.999; without the active increase
+// 0.66-0.96), >= 0.8 after the two sources' simultaneous start at the line rate (measured
+// 0.886-0.999); and the Qoff integral keeps the queue at Qeq: mean within 4 KiB in every epoch
+// (measured 25.7-26.7 KiB; without it up to 36.5 KiB with five sources).
+TEST(AsmFluid, SharesConvergeAsSourcesJoinAndLeave) {
+  for (double capacity : {10e9, 40e9, 100e9}) {
+    test::asm_fluid f;
+    f.capacity_bps = capacity;
+    f.sources = 5;
+    f.cp = default_cp();
+    f.rp = default_rp(capacity);
+    const double tau = f.rp.w * static_cast<double>(f.cp.sample_base) * 8 / capacity, T = 40 * tau;
+    f.start_s = {0, 0, T, 2 * T, 3 * T};
+    f.stop_s = {1, 1, 6 * T, 5 * T, 4 * T};
+    std::vector<std::vector<double>> bytes(7, std::vector<double>(5, 0));
+    f.on_step = [&](double t, const std::vector<double>& b) {
+      const int e = std::min(6, static_cast<int>(t / T));
+      if (t - e * T < T / 2) return;
+      for (int i = 0; i < 5; ++i) bytes[e][i] += b[i];
+    };
+    f.run(7 * T);
+    for (int e = 0; e < 7; ++e) {
+      const int active = 2 + std::min(e, 6 - e);
+      double sum = 0, squares = 0;
+      for (int i = 0; i < active; ++i) sum += bytes[e][i], squares += bytes[e][i] * bytes[e][i];
+      EXPECT_GE(sum * sum / (active * squares), e == 0 ? 0.8 : 0.95) << capacity / 1e9 << " Gb/s, epoch " << e;
+    }
+    double qsum[7] = {}, qn[7] = {};
+    for (const auto& s : f.samples) {
+      const int e = std::min(6, static_cast<int>(s.t / T));
+      if (s.t - e * T < T / 2) continue;
+      qsum[e] += s.q;
+      qn[e] += 1;
+    }
+    for (int e = 0; e < 7; ++e) EXPECT_NEAR(qsum[e] / qn[e], 26624, 4096) << capacity / 1e9 << " Gb/s, epoch " << e;
+  }
 }

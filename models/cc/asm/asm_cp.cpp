@@ -24,14 +24,20 @@ class asm_cp final : public congestion_point_if {
         scope_("prio" + std::to_string(cls) + ".asm"),
         injector_(injector),
         state_(random_streams::instance().seed_for(std::string(port.name()) + "." + scope_)) {
-    config_.watch({&qeq_});
+    config_.watch({&qeq_, &integral_gain_, &integral_limit_});
   }
 
   void on_enqueue(packet_header& h, const queue_view& q) override {
     const asm_cp_config& c = config_.get([this] {
       const asm_settings& g = asm_settings::get();
-      return asm_cp_config{qeq_().bytes,  base_().bytes, jitter_(), g.qoff_quantum().bytes, g.qdelta_quantum().bytes,
-                           to_ps(hold_())};
+      return asm_cp_config{qeq_().bytes,
+                           base_().bytes,
+                           jitter_(),
+                           g.qoff_quantum().bytes,
+                           g.qdelta_quantum().bytes,
+                           to_ps(hold_()),
+                           integral_gain_(),
+                           static_cast<double>(integral_limit_().bytes)};
     });
     const uint64_t now = now_ps();
     arrived_ += h.size;
@@ -86,7 +92,33 @@ class asm_cp final : public congestion_point_if {
             sc_core::sc_time(1, sc_core::SC_SEC)};
       },
       cls_};
-  // What every frame reads: packed at the first frame of the run, again after a live write (qeq).
+  param<double> integral_gain_{
+      port_,
+      [] {
+        return param_spec<double>{"asm.integral_gain",
+                                  "asm: part of each sample's Qoff added to the integral sent with Qoff (0: none), so "
+                                  "the reaction points' active increase does not hold the queue above Qeq",
+                                  0.03,
+                                  0.0,
+                                  1.0,
+                                  param_change::live};
+      },
+      cls_};
+  param<byte_count> integral_limit_{
+      port_,
+      [] {
+        return param_spec<byte_count>{
+            "asm.integral_limit",
+            "asm: ceiling of the Qoff integral (it stays in [0, min(this, Qeq/2)]); samples with a "
+            "larger |Qoff| do not feed it",
+            byte_count{16 * 1024},
+            byte_count{0},
+            byte_count{1ull << 30},
+            param_change::live};
+      },
+      cls_};
+  // What every frame reads: packed at the first frame of the run, again after a live write (qeq,
+  // the integral's gain and limit).
   param_cache<asm_cp_config> config_;
   stat_counter samples_{
       port_, scope_.c_str(), [] {

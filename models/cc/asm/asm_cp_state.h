@@ -8,10 +8,16 @@
 //   - sends feedback whatever its sign (decrease *and* increase); only a sample whose two
 //     fields both quantize to 0 sends nothing (it would change no rate);
 //   - does not sample a frame whose source still has a feedback in flight (sent less than
-//     `feedback_hold` ago): the sample passes to the next frame from another source.
+//     `feedback_hold` ago): the sample passes to the next frame from another source;
+//   - adds an integral of the small offsets to the Qoff it sends (integral sliding surface):
+//     I <- clamp(I + integral_gain x Qoff, 0, min(integral_limit, Qeq / 2)) at each sample with
+//     |Qoff| <= integral_limit, and Qoff + I is sent, so a steady drift of the sources (the
+//     reaction points' active increase) does not hold the queue above Qeq.
 // See docs/models/asm.md ("Congestion point").
 #pragma once
+#include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdint>
 
 #include "models/cc/asm/asm_field.h"
@@ -27,13 +33,15 @@ struct asm_cp_config {
   uint64_t qoff_quantum{};      // bytes per step of the 8-bit Qoff field
   uint64_t qdelta_quantum{};    // bytes per step of the 8-bit Qdelta field
   uint64_t feedback_hold_ps{};  // a source's feedback counts as in flight this long after it is sent
+  double integral_gain{};       // part of each sample's Qoff added to the integral
+  double integral_limit{};      // bytes: the integral's ceiling, and the largest |Qoff| it takes in
 };
 
 struct asm_sample {
   bool sampled = false;                     // this frame was the sample
   bool suppressed = false;                  // a sample was due but this frame's source has a feedback in flight
   bool send = false;                        // send a feedback to the frame's source
-  int64_t q_offset = 0, q_delta = 0;        // Q - Qeq, Q - Qold (bytes, exact)
+  int64_t q_offset = 0, q_delta = 0;        // Q - Qeq + integral, Q - Qold (bytes, exact)
   int8_t qoff_field = 0, qdelta_field = 0;  // what the feedback carries
 };
 
@@ -66,6 +74,12 @@ class asm_cp_state {
     left_ = draw(c);
     s.sampled = true;
     s.q_offset = static_cast<int64_t>(q) - static_cast<int64_t>(c.qeq);
+    // Anti-windup: only offsets within the limit feed the integral (not a start's overload). The
+    // set-point it aims at, Qeq - I, stays at or above Qeq / 2: never close to an empty queue.
+    const double ceiling = std::min(c.integral_limit, static_cast<double>(c.qeq) / 2);
+    if (std::fabs(static_cast<double>(s.q_offset)) <= c.integral_limit)
+      integral_ = std::clamp(integral_ + c.integral_gain * static_cast<double>(s.q_offset), 0.0, ceiling);
+    s.q_offset += static_cast<int64_t>(std::lround(integral_));
     s.q_delta = static_cast<int64_t>(q) - static_cast<int64_t>(qold_);
     qold_ = q;
     s.qoff_field = asm_field::encode(s.q_offset, c.qoff_quantum);
@@ -106,6 +120,7 @@ class asm_cp_state {
   random_stream rng_;
   std::array<slot, in_flight_slots> slots_{};
   uint64_t qold_ = 0, left_ = 0;
+  double integral_ = 0;  // bytes added to Qoff
   bool started_ = false, due_ = false;
 };
 

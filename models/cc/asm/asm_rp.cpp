@@ -24,7 +24,8 @@ param_spec<double> gain_spec(const char* name, const char* description, double v
 class asm_maker final : public reaction_point_maker {
  public:
   asm_maker(const sc_core::sc_object& nic, const mac_port& mac) : nic_(&nic), mac_(mac) {
-    config_.watch({&boost, &sigma_band, &qoff_band, &max_decrease, &max_increase, &fairness, &min_rate});
+    config_.watch({&boost, &sigma_band, &qoff_band, &max_decrease, &max_increase, &fairness, &min_rate,
+                   &active_increase, &active_interval});
   }
   std::unique_ptr<reaction_point_if> make(const flow& f, rate_limiter_if& limiter) override;
   // Packed at the first feedback of the run and again after a live write; the line rate, which
@@ -46,7 +47,9 @@ class asm_maker final : public reaction_point_maker {
                            max_increase(),
                            fairness(),
                            min_rate().bps,
-                           0.0};
+                           0.0,
+                           active_increase(),
+                           static_cast<double>(active_interval().bytes)};
     });
     double line = mac_.has_wire() ? mac_.wire().current_rate().bps : 0;
     if (source_rate > 0 && (line <= 0 || source_rate < line)) line = source_rate;
@@ -128,13 +131,32 @@ class asm_maker final : public reaction_point_maker {
   param<double> fairness{nic_, [] {
                            return param_spec<double>{
                                "asm.fairness",
-                               "asm RP: weight of the line rate in an increase, which moves by e*(R + fairness*line)/"
-                               "(1 + fairness): the same part for every flow, so the shares converge",
-                               1.0,
+                               "asm RP: weight of the line rate in a feedback's increase, which moves by "
+                               "e*(R + fairness*line)/(1 + fairness) (0: a pure fraction of R, as the paper; the "
+                               "shares converge by the active increase)",
+                               0.0,
                                0.0,
                                10.0,
                                param_change::live};
                          }};
+  param<double> active_increase{
+      nic_, [] {
+        return param_spec<double>{"asm.active_increase",
+                                  "asm RP: fraction of the line rate added every active interval once the flow was "
+                                  "cut (the same for every flow, so the shares converge; held after a feedback with "
+                                  "Qoff > sigma_band; 0: none)",
+                                  0.0025,
+                                  0.0,
+                                  0.1,
+                                  param_change::live};
+      }};
+  param<byte_count> active_interval{
+      nic_, [] {
+        return param_spec<byte_count>{
+            "asm.active_interval",  "asm RP: the active increase's interval, as the time to send this at the line rate",
+            byte_count{150000},     byte_count{64},
+            byte_count{1ull << 32}, param_change::live};
+      }};
   param<data_rate> min_rate{nic_, [] {
                               return param_spec<data_rate>{
                                   "asm.min_rate",  "asm RP: lowest rate (as qcn.min_rate: 10 Mb/s)",
@@ -155,6 +177,11 @@ class asm_maker final : public reaction_point_maker {
                                                   "associated with (or before any decrease)",
                                                   nullptr};
                                }};
+  mutable stat_counter active{nic_, "asm", [] {
+                                return stat_desc{"active_increases", "updates",
+                                                 "ASM active increases applied (each one or more intervals' steps)",
+                                                 nullptr};
+                              }};
   mutable stat_counter boosted{nic_, "asm", [] {
                                  return stat_desc{"boosted", "frames",
                                                   "ASM CNMs applied with the large gains (far from the line or "
@@ -168,20 +195,30 @@ class asm_rp final : public reaction_point_if {
   asm_rp(const asm_maker& maker, const flow& f, rate_limiter_if& limiter)
       : maker_(maker), source_rate_(f.spec.rate.bps), limiter_(limiter) {}
 
-  void on_feedback(const packet_header& h, uint64_t) override {
+  void on_feedback(const packet_header& h, uint64_t now_ps) override {
     asm_cnm::fields f;
     if (!asm_cnm::read(h, f)) return;
-    const asm_rp_state::result r = state_.on_feedback(f.qoff, f.qdelta, f.cpid, maker_.config(source_rate_));
-    if (r == asm_rp_state::result::none) return;
-    if (r == asm_rp_state::result::ignored) {
-      ++maker_.ignored;
-      return;
+    const asm_rp_config& c = maker_.config(source_rate_);
+    const bool active = state_.on_clock(now_ps, c);  // what is due before the feedback's move
+    maker_.active += active;
+    const asm_rp_state::result r = state_.on_feedback(f.qoff, f.qdelta, f.cpid, c);
+    maker_.ignored += r == asm_rp_state::result::ignored;
+    const bool moved = r == asm_rp_state::result::decrease || r == asm_rp_state::result::increase;
+    if (moved) {
+      ++(r == asm_rp_state::result::decrease ? maker_.decreases : maker_.increases);
+      maker_.boosted += state_.last().boosted;
     }
-    ++(r == asm_rp_state::result::decrease ? maker_.decreases : maker_.increases);
-    maker_.boosted += state_.last().boosted;
-    limiter_.set_rate(data_rate{state_.rate()});
+    if (moved || active) limiter_.set_rate(data_rate{state_.rate()});
   }
-  void on_send(const packet_header&, uint64_t) override {}
+  // The active increase runs on the flow's own clock, read at each frame it sends (at least every
+  // 1.2 ms at the 10 Mb/s minimum rate).
+  void on_send(const packet_header& h, uint64_t now_ps) override {
+    state_.on_sent(h.size);
+    if (state_.on_clock(now_ps, maker_.config(source_rate_))) {
+      ++maker_.active;
+      limiter_.set_rate(data_rate{state_.rate()});
+    }
+  }
 
  private:
   const asm_maker& maker_;

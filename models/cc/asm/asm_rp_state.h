@@ -11,11 +11,17 @@
 //   e > 0: R <- max(R (1 - e), min_rate); remember the CPID
 //   e < 0: only if the CPID is the remembered one:
 //          R <- min(R - e (R + fairness x line_rate) / (1 + fairness), line_rate)
-// The move is a fraction of the sending rate (of the line rate, in part, for an increase), so the
-// slope of the trajectory in the (queue, rate / capacity) plane does not depend on the link speed.
-// The line-rate part of an increase is the same for every flow, so a slow flow grows faster in
-// proportion than a fast one: the shares converge (a pure fraction of R would keep any ratio).
-// Rates in bit/s.
+// and, between feedbacks, the active increase: once limited, every active_interval bytes' time at
+// the line rate, R <- min(R + active_increase x line_rate, line_rate), unless the last feedback's
+// Qoff was above sigma_band (the queue far above its set-point: an overload the law's decreases
+// must drain, however many flows drift) and the flow has not since sent active_interval bytes
+// (a CP sampling every S bytes reaches a flow once per S bytes it sends, whatever its rate).
+// The move on a feedback is a fraction of the sending rate (of the line rate, in part, for an
+// increase), so the slope of the trajectory in the (queue, rate / capacity) plane does not depend
+// on the link speed. The active increase is the same for every flow per unit time while the
+// decreases, sampled by bytes, reach a flow in proportion to its rate and cut it in proportion to
+// its rate: additive increase against multiplicative decrease, so the shares converge (a pure
+// fraction of R on every move would keep any ratio). Rates in bit/s.
 #pragma once
 #include <algorithm>
 #include <cmath>
@@ -40,6 +46,8 @@ struct asm_rp_config {
   double fairness{};         // weight of the line rate in an increase's base (0: the rate alone)
   double min_rate{};         // bit/s
   double line_rate{};        // bit/s: the cap, and the start rate
+  double active_increase{};  // fraction of the line rate added every active interval once limited
+  double active_bytes{};     // bytes: the active interval is their time at the line rate
 };
 
 // Which coefficient set a feedback used: the variable structure of the law.
@@ -75,6 +83,8 @@ class asm_rp_state {
 
   result on_feedback(int8_t qoff, int8_t qdelta, uint64_t cpid, const asm_rp_config& c) {
     last_ = asm_rate_law(qoff, qdelta, c);
+    overload_ = asm_field::decode(qoff, c.qoff_quantum) > c.sigma_band;
+    sent_since_feedback_ = 0;
     if (last_.e > 0) {
       if (!limited_) rate_ = c.line_rate;  // the first decrease starts from the line rate
       rate_ = std::max(rate_ * (1.0 - last_.e), c.min_rate);
@@ -89,6 +99,27 @@ class asm_rp_state {
     return result::increase;
   }
 
+  // The active increase due by `now_ps` (whole intervals since the last one counted); true if the
+  // rate moved. Called before each feedback and each frame sent. Its clock starts at the first
+  // call after the first decrease (a flow never limited is at the line rate) and runs on while
+  // the increase is held off the line (no steps saved up).
+  bool on_clock(uint64_t now_ps, const asm_rp_config& c) {
+    if (!limited_) return false;
+    if (active_from_ps_ == not_started) active_from_ps_ = now_ps;
+    if (c.active_increase <= 0 || c.line_rate <= 0 || now_ps <= active_from_ps_) return false;
+    const double interval_ps = c.active_bytes * 8 / c.line_rate * 1e12;
+    const auto steps = static_cast<uint64_t>(static_cast<double>(now_ps - active_from_ps_) / interval_ps);
+    if (steps == 0) return false;
+    active_from_ps_ += static_cast<uint64_t>(static_cast<double>(steps) * interval_ps);
+    if (overload_ && sent_since_feedback_ < c.active_bytes) return false;
+    const double before = rate_;
+    rate_ = std::min(rate_ + static_cast<double>(steps) * c.active_increase * c.line_rate, c.line_rate);
+    return rate_ != before;
+  }
+
+  // The flow sent a frame of `bytes`.
+  void on_sent(uint32_t bytes) { sent_since_feedback_ += bytes; }
+
   double rate() const { return rate_; }
   bool limited() const { return limited_; }
   uint64_t cpid() const { return cpid_; }  // the CP of the last decrease (valid when limited)
@@ -98,6 +129,10 @@ class asm_rp_state {
   double rate_;
   bool limited_ = false;
   uint64_t cpid_ = 0;
+  static constexpr uint64_t not_started = ~uint64_t{0};
+  uint64_t active_from_ps_ = not_started;  // the active increase's clock: the last interval counted
+  bool overload_ = false;                  // the last feedback's Qoff was above sigma_band
+  double sent_since_feedback_ = 0;         // bytes
   asm_law last_;
 };
 
