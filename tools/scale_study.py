@@ -82,8 +82,9 @@ def main():
     ap.add_argument("--until", default="1ms", help="simulated time of each fabric run")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--only", default="", help="comma-separated fabric names (default: all)")
-    ap.add_argument("--time-points", default="0.25ms,0.5ms,1ms",
-                    help="simulated times of the largest leaf-spine, for wall time and memory against time")
+    ap.add_argument("--time-fabric", default="leaf-spine-2048", help="the fabric run for several simulated times")
+    ap.add_argument("--time-points", default="0.25ms,0.5ms,1ms,2ms",
+                    help="its simulated times, for wall time and memory against simulated time ('' for none)")
     args = ap.parse_args()
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     os.makedirs(args.out, exist_ok=True)
@@ -110,9 +111,11 @@ def main():
                   f"{row['wall_time_s']:.2f} s for {row['packet_hops']} hops ({rate / 1e6:.2f} M/s, "
                   f"{row['vs_incast']:.2f}x incast), peak {rss:.0f} MiB", flush=True)
         time_rows = []
-        big = [f for f in fabrics if f[0].startswith("leaf-spine")]
-        if big and args.time_points:
-            name, hosts, platform = big[-1]
+        timed = [f for f in LEAF_SPINE + FAT_TREE if f[0] == args.time_fabric]
+        if not timed and args.time_points:
+            sys.exit(f"scale_study: --time-fabric: '{args.time_fabric}' is not one of the study's fabrics")
+        if args.time_points:
+            name, hosts, platform = timed[0]
             for until in args.time_points.split(","):
                 path = os.path.join(tmp, f"{name}-{until}.yaml")
                 with open(path, "w") as f:
