@@ -9,7 +9,7 @@
 #include "sluice_fw_hal.h"
 #include "sluice_regs_nic.h"
 
-enum { P_ENABLE, P_CLEAR, P_STEP };
+enum { P_ENABLE, P_CLEAR, P_STEP, P_MISUSE };
 enum { C_IRQS, C_CAUSES };
 
 typedef struct {
@@ -20,6 +20,7 @@ static const sluice_fw_param_desc params[] = {
     {P_ENABLE, "enable", "INT_ENABLE bits to set at init (1: CNP, 2: CNM, 4: PAUSED)", 0, 7, 1},
     {P_CLEAR, "clear", "1: the handler clears the flags it served", 0, 1, 1},
     {P_STEP, "step", "rate cut per interrupt, Mb/s", 1, 1000, 10},
+    {P_MISUSE, "misuse", "1: the handler answers a rate, which a device event may not", 0, 1, 0},
 };
 static const sluice_fw_counter_desc counters[] = {
     {C_IRQS, "irqs", "interrupts handled"},
@@ -38,9 +39,9 @@ static int init(sluice_fw_ctx* c) {
 static int on_event(sluice_fw_ctx* c, const sluice_fw_event* e, sluice_fw_result* r) {
   irq_state* s = (irq_state*)c->state;
   uint32_t cause;
-  (void)r;
   if (sluice_fw_event_type_of(c, e) != SLUICE_FW_EV_IRQ) return 0;
   if (c->flow != 0) return 2; /* a device event has no flow */
+  if (sluice_fw_param(c, P_MISUSE)) sluice_fw_set_rate(c, r, SLUICE_FW_RATE_ONE / 2);
   cause = sluice_fw_event_cause(c, e);
   ++s->irqs;
   sluice_fw_count(c, C_IRQS, 1);

@@ -82,4 +82,13 @@ TEST(Interrupts, AFlagLeftSetRaisesOnceAndWriteOneToClearRearmsIt) {
   EXPECT_GT(irqs, 10.0) << cleared;
 }
 
+// A device event serves no flow: a handler answering it with a rate stops the run with one line
+// saying where and when.
+TEST(Interrupts, ARateAnsweredToAnIrqIsAOneLineError) {
+  test::expect_cli_error("run " + test::scenario_path("dumbbell-dcqcn.yaml") + " --until 2ms --set h0.firmware=" +
+                             SLUICE_TEST_FIRMWARE_DIR + "/libfw_interrupts.so --set h0.firmware.misuse=1",
+                         "h0: firmware 'interrupts' IRQ event at 1.0488532ms: set a rate in a device event, which "
+                         "serves no flow (write a flow's RATE register instead)");
+}
+
 }  // namespace sluice
