@@ -5,7 +5,10 @@ feedback and timer event charged 0, 1, 5 or 20 us on one processing unit (TX eve
 once: latency 'L,tx=0'; and rows with every event charged, TX included), and the built-in
 reaction point as the reference.
 
-usage: tools/firmware_latency.py BUILD/platforms/sluice [--latencies 0,1us,5us,20us]
+With --firmware dcqcn-fixed (and --latencies 0 --every-event ''), the fixed-point variant's
+difference from the built-in reaction point.
+
+usage: tools/firmware_latency.py BUILD/platforms/sluice [--latencies 0,1us,5us,20us] [--firmware NAME]
 """
 import argparse
 import csv
@@ -55,6 +58,7 @@ def main():
     ap.add_argument("--latencies", default="0,1us,5us,20us")
     ap.add_argument("--every-event", default="1us", help="rows with TX events charged too (comma list, '' none)")
     ap.add_argument("--no-builtin", action="store_true")
+    ap.add_argument("--firmware", default="dcqcn", help="the shipped firmware on every sender")
     a = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="sluice-fw-")
     finite = os.path.join(tmp, "finite.yaml")
@@ -65,10 +69,10 @@ def main():
           "bottleneck queue peak (KB) | CNPs at h0 | FCT 8 MB x 4: mean, max (ms) | coalesced |")
     print("|---|---|---|---|---|---|---|---|")
     cases = [] if a.no_builtin else [("built-in rp=dcqcn", None)]
-    cases += [("firmware dcqcn", l + ",tx=0") for l in a.latencies.split(",") if l]
-    cases += [("firmware dcqcn, TX events too", l) for l in a.every_event.split(",") if l]
+    cases += [("firmware " + a.firmware, l + ",tx=0") for l in a.latencies.split(",") if l]
+    cases += [("firmware %s, TX events too" % a.firmware, l) for l in a.every_event.split(",") if l]
     for label, latency in cases:
-        sets = [] if latency is None else ["h*.firmware=dcqcn", "h*.firmware.latency=%s" % latency]
+        sets = [] if latency is None else ["h*.firmware=" + a.firmware, "h*.firmware.latency=%s" % latency]
         out = os.path.join(tmp, "long-%d" % len(os.listdir(tmp)))
         s = run(a.sluice, long_lived, sets, out)
         mean, std, low = rate_trace(out, 20000, 80000)

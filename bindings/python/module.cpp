@@ -201,6 +201,17 @@ class live_view {
     }
     if (r.bank->write(r.address, v) != regs::reg_status::ok) throw config_error(r.bank->error());
   }
+  // A message to a device's firmware mailbox (its on_mailbox handler), answered at this
+  // callback's simulated time; the reply as bytes. No firmware, or none with a mailbox: ValueError.
+  py::bytes mailbox(const std::string& device, const py::object& message) {
+    const std::string text =
+        py::isinstance<py::bytes>(message) ? message.cast<std::string>() : py::str(message).cast<std::string>();
+    for (auto& s : sim_.fabric_model().switches)
+      if (device == s->name()) return py::bytes(s->firmware_mailbox(text));
+    for (auto& n : sim_.fabric_model().nics)
+      if (device == n->name()) return py::bytes(n->firmware_mailbox(text));
+    throw config_error("mailbox: '" + device + "' is no switch or NIC of this fabric");
+  }
 
  private:
   struct register_ref {
@@ -429,7 +440,9 @@ PYBIND11_MODULE(_sluice, m) {
       .def("reg_read", &live_view::reg_read, py::arg("device"), py::arg("register"), py::arg("debug") = false,
            "read a device's register now, by path ('switch_port[4].ECN_KMIN[3]', '.FIELD' for a field) or address")
       .def("reg_write", &live_view::reg_write, py::arg("device"), py::arg("register"), py::arg("value"),
-           "write a device's register now, by path (a '.FIELD' suffix writes that field only) or address");
+           "write a device's register now, by path (a '.FIELD' suffix writes that field only) or address")
+      .def("mailbox", &live_view::mailbox, py::arg("device"), py::arg("message"),
+           "send a message (bytes or text) to a device's firmware mailbox now; returns its reply as bytes");
   py::class_<callback_spec>(m, "Callback")
       .def(py::init([](std::string at, std::string every, py::function fn) {
              return callback_spec{std::move(at), std::move(every), std::move(fn)};

@@ -179,7 +179,7 @@ void nic::make_policies() {
       bind_limiter(id, *delayed_limiters_.back());
     }
   rp_maker_ = rp_policies::instance().make(rp.name(), rp(), *this, port.mac);
-  if (firmware.attached()) firmware_maker_ = make_firmware_maker(*this, port.mac, firmware, flows_, registers);
+  if (firmware.attached()) firmware_maker_ = make_firmware_maker(*this, port.mac, firmware, registers);
   reaction_point_maker* maker = firmware_maker_ ? firmware_maker_.get() : rp_maker_.get();
   if (routing.on()) return make_multipath_flows(maker);
   if (!maker) return;

@@ -16,6 +16,10 @@ class nic_registers final : public regs::reg_device_if {
   bool read_value(const char* key, uint32_t slot, uint64_t& v) const override;
   bool write_value(const char* key, uint32_t slot, uint64_t v) override;
   bool command(const char* action, uint32_t slot) override;
+  // CNPs, CNMs and PAUSE frames all arrive through the NIC's port.
+  std::vector<std::string> interrupt_triggers(const std::string& dev) const override {
+    return {dev + ".port0.mac.rx_end"};
+  }
 
  private:
   nic& nic_;

@@ -302,6 +302,12 @@ reg_status register_bank::read(uint32_t address, uint32_t& value, bool debug) {
 }
 
 reg_status register_bank::write(uint32_t address, uint32_t value) {
+  const reg_status s = write_fields(address, value);
+  if (s == reg_status::ok && after_write_) after_write_();
+  return s;
+}
+
+reg_status register_bank::write_fields(uint32_t address, uint32_t value) {
   error_.clear();
   reg_location w;
   char where[16];

@@ -5,6 +5,7 @@
 // until an access: the datapath never touches the bank.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <tuple>
@@ -31,6 +32,9 @@ class reg_device_if {
   virtual bool write_value(const char* key, uint32_t instance, uint64_t value) = 0;
   // A pulse field's command other than the bank's own (clear_counters); false: unknown.
   virtual bool command(const char* action, uint32_t instance) = 0;
+  // The probe points (globs) whose events may set an INT_STATUS flag of device `dev`, which
+  // its interrupt line watches once enabled (interrupt_line.h).
+  virtual std::vector<std::string> interrupt_triggers(const std::string& dev) const = 0;
 
  protected:
   ~reg_device_if() = default;
@@ -72,6 +76,8 @@ class register_bank {
   param_base* parameter(const reg_location& where, const field_desc& f) { return bind(where, f).param; }
   // Back to reset: stored values, latches, counter baselines and the lock.
   void reset();
+  // Called after every write that succeeded (the interrupt line re-evaluates).
+  void after_write(std::function<void()> hook) { after_write_ = std::move(hook); }
 
  private:
   using key = std::tuple<const void*, uint32_t, uint32_t>;  // (table entry, instance, element)
@@ -81,6 +87,7 @@ class register_bank {
     bool found = false;
   };
   uint64_t field_value(const reg_location& w, const field_desc& f, bool debug, bool for_write);
+  reg_status write_fields(uint32_t address, uint32_t value);
   reg_status write_field(const reg_location& w, const field_desc& f, uint32_t v);
   const binding& bind(const reg_location& w, const field_desc& f);
   uint64_t stat_total(const binding& b) const;
@@ -99,6 +106,7 @@ class register_bank {
   std::map<key, uint64_t> latch_;     // 64-bit counters: the value latched by the LO read
   std::map<key, binding> bindings_;
   std::size_t params_seen_ = 0, stats_seen_ = 0;  // registry sizes the bindings were made with
+  std::function<void()> after_write_;
 };
 
 }  // namespace sluice::regs

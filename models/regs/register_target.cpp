@@ -13,6 +13,12 @@ const param_spec<sc_core::sc_time> clock_spec{"clock", "device clock period of r
                                               sc_core::sc_time(1, sc_core::SC_NS), sc_core::SC_ZERO_TIME,
                                               sc_core::sc_time(1, sc_core::SC_MS)};
 
+const param_spec<uint64_t> irq_latency_spec{
+    "irq_latency",
+    "cycles of <device>.regs.clock from an interrupt's cause (an INT_STATUS flag set while enabled) to the "
+    "device's firmware seeing it",
+    4, 0, 1000000};
+
 const device_desc& device_named(const char* kind) {
   const device_desc* d = find_device(kind);
   if (!d) throw std::logic_error(std::string("no register map for device kind ") + kind);
@@ -31,6 +37,8 @@ register_target::register_target(sc_core::sc_module_name name, const char* devic
       socket("socket"),
       latency(this, latency_spec),
       clock(this, clock_spec),
+      irq_latency(this, irq_latency_spec),
+      irq(*this),
       desc_(device_named(device_kind)),
       device_(device) {
   socket.bind(*this);

@@ -23,6 +23,7 @@
 #include <tlm>
 
 #include "models/core/params.h"
+#include "models/regs/interrupt_line.h"
 #include "models/regs/register_bank.h"
 
 namespace sluice::regs {
@@ -34,6 +35,8 @@ class register_target : public sc_core::sc_module, public tlm::tlm_fw_transport_
   target_socket socket;
   param<uint64_t> latency;        // device clock cycles per access
   param<sc_core::sc_time> clock;  // the device's clock period
+  param<uint64_t> irq_latency;    // device clock cycles from an interrupt's cause to its sink
+  interrupt_line irq;             // INT_STATUS & INT_ENABLE, to the device's firmware
 
   // device_kind: "switch" or "nic" (the generated map); device: what the bank reads besides
   // parameters and statistics. The parent module's name is the {dev} of the bindings.

@@ -52,6 +52,7 @@ switch_model::switch_model(sc_core::sc_module_name name, uint32_t node_id, int n
       mmu_block("mmu", classes, layer),
       forwarding("forwarding", *this, num_ports),
       registers("regs", "switch", register_device_),
+      firmware(this, true),
       node_id_(node_id),
       classes_(classes) {
   add_stats(*this, switch_stats, this);
@@ -64,6 +65,14 @@ switch_model::switch_model(sc_core::sc_module_name name, uint32_t node_id, int n
         return s.custom_forwarding_ ? std::string(s.name()) + " has forwarding bound by bind_forwarding" : "";
       },
       this);
+  for (param_base* p :
+       std::initializer_list<param_base*>{&firmware.latency, &firmware.units, &firmware.queue, &firmware.watchdog})
+    p->inert_when(
+        [](const void* sw, const param_base&) -> std::string {
+          const switch_model& s = *static_cast<const switch_model*>(sw);
+          return s.firmware.attached() ? "" : std::string(s.name()) + " runs no firmware";
+        },
+        this);
   // A split-phase block bound by hand answers in its own time: the latency that would make one does nothing.
   for (param_base* p : std::initializer_list<param_base*>{&admission_latency, &forwarding_latency})
     p->inert_when(
@@ -102,10 +111,22 @@ std::string switch_model::never_pauses() const {
 
 void switch_model::make_policies() {
   for (auto& p : ports) p->make_policies(*this);
+  // Its parameters (<switch>.firmware.<name>) are declared now, so that the second pass of the
+  // overrides sets them.
+  if (!firmware_ && firmware.attached()) firmware_ = make_device_firmware(*this, firmware, registers);
+}
+
+std::string switch_model::firmware_mailbox(const std::string& message) {
+  if (!firmware_) throw config_error(std::string(name()) + ": runs no firmware (set " + firmware.library.name() + ")");
+  return firmware_->mailbox_message(message);
 }
 
 void switch_model::start_of_simulation() {
   make_policies();  // if the simulation has not already
+  if (firmware_) {
+    firmware_->derive_defaults();
+    firmware_->start();
+  }
   mmu_port->set_listener(this);
   const bool at_end = buffer_release() == "end";
   for (auto& p : ports) p->egress.set_release_at_end(at_end);

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "models/cc/firmware/firmware_rp.h"
 #include "models/regs/register_target.h"
 #include "models/switch/congestion_view.h"
 #include "models/switch/forwarding_block.h"
@@ -45,6 +46,7 @@ class switch_model : public sc_core::sc_module,
   forwarding_block forwarding;
   std::vector<std::unique_ptr<switch_port>> ports;
   regs::register_target registers;  // "sw0.regs": the register bank's TLM target (docs/cosimulation.md)
+  firmware_params firmware;         // control-plane firmware, configuring the switch from time 0
 
   switch_model(sc_core::sc_module_name name, uint32_t node_id, int num_ports, int classes,
                link_layer layer = link_layer::cee);
@@ -78,6 +80,8 @@ class switch_model : public sc_core::sc_module,
   void check_policies() const {
     for (const auto& p : ports) p->check_policies(custom_mmu_ ? *custom_mmu_ : static_cast<const mmu_if&>(mmu_block));
   }
+  // A message to this switch's firmware (its mailbox handler), answered now (config_error: none).
+  std::string firmware_mailbox(const std::string& message);
 
  private:
   void before_end_of_elaboration() override;
@@ -127,6 +131,7 @@ class switch_model : public sc_core::sc_module,
   int classes_;
   uint64_t unroutable_ = 0;
   switch_registers register_device_{ports, classes_};
+  std::unique_ptr<device_firmware> firmware_;  // `firmware`, made with the policies
 };
 
 }  // namespace sluice

@@ -2,6 +2,7 @@
 // port block's instances) and class count (the per-class arrays' elements).
 #pragma once
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "models/regs/register_bank.h"
@@ -30,6 +31,11 @@ class switch_registers final : public regs::reg_device_if {
   }
   bool write_value(const char*, uint32_t, uint64_t) override { return false; }
   bool command(const char*, uint32_t) override { return false; }
+  // A PAUSE frame leaves through a port's MAC, a drop is a port's, and a pause storm the
+  // watchdog finds either drops the queued frames or lifts the pause (pause_off).
+  std::vector<std::string> interrupt_triggers(const std::string& dev) const override {
+    return {dev + ".port*.mac.tx_start", dev + ".port*.drop", dev + ".port*.pfc.pause_off"};
+  }
 
  private:
   const std::vector<std::unique_ptr<switch_port>>& ports_;

@@ -72,7 +72,9 @@ std::string writable_global_of(const std::string& path, const std::string& key) 
       "SLUICE_FW_SINGLE_INSTANCE)");
 }
 
-std::vector<std::string> firmware_library::shipped() { return {"dcqcn", "timely", "rtt-probe"}; }
+std::vector<std::string> firmware_library::shipped() {
+  return {"dcqcn", "dcqcn-fixed", "timely", "rtt-probe", "control-plane"};
+}
 
 firmware_library& firmware_library::load(const std::string& text, const std::string& key) {
   static std::map<std::string, std::unique_ptr<firmware_library>> loaded;

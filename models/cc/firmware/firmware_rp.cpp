@@ -8,6 +8,7 @@
 
 #include "models/cc/firmware/firmware_guard.h"
 #include "models/cc/firmware/firmware_library.h"
+#include "models/cc/rate_limiter.h"
 #include "models/core/event_queue.h"
 #include "models/core/random.h"
 #include "models/core/ring.h"
@@ -19,7 +20,7 @@
 struct sluice_fw_event {
   uint64_t time_ps = 0, bytes = 0, seq = 0, cpid = 0, rtt_ps = 0;
   int32_t qoff = 0, qdelta = 0;
-  uint32_t fb = 0, ecn = 0, count = 1, type = 0;
+  uint32_t fb = 0, ecn = 0, count = 1, type = 0, cause = 0;
 };
 struct sluice_fw_result {
   double rate_bps = 0;
@@ -32,10 +33,10 @@ namespace sluice {
 namespace {
 using sc_core::sc_time;
 
-const char* const event_names[SLUICE_FW_EV_COUNT] = {"TX",   "ACK",  "NACK", "CNP",        "CNM",      "BCN",
-                                                     "FECN", "BECN", "RTT",  "FLOW_START", "FLOW_END", "TIMER"};
-const char* const event_keys[SLUICE_FW_EV_COUNT] = {"tx",   "ack",  "nack", "cnp",        "cnm",      "bcn",
-                                                    "fecn", "becn", "rtt",  "flow_start", "flow_end", "timer"};
+const char* const event_names[SLUICE_FW_EV_COUNT] = {"TX",   "ACK", "NACK",       "CNP",      "CNM",   "BCN", "FECN",
+                                                     "BECN", "RTT", "FLOW_START", "FLOW_END", "TIMER", "IRQ"};
+const char* const event_keys[SLUICE_FW_EV_COUNT] = {"tx",   "ack", "nack",       "cnp",      "cnm",   "bcn", "fecn",
+                                                    "becn", "rtt", "flow_start", "flow_end", "timer", "irq"};
 // Leaves the NIC declares under firmware.: a firmware's parameter or counter may not take them.
 const char* const reserved[] = {"latency", "units", "queue", "watchdog", "events", "coalesced", "queue_peak"};
 
@@ -69,11 +70,14 @@ class firmware_flow final : public reaction_point_if, public timed_client {
   uint64_t last_timer_ps = UINT64_MAX, same_time_timers = 0;  // a timer re-armed at its own time, again and again
 };
 
-// The NIC's firmware instance: its state, the service model (units, queue, coalescing) and the
-// HAL's functions; also the reaction_point_maker the NIC asks for each flow's slot.
-class firmware_engine final : public reaction_point_maker, public timed_client {
+// A device's firmware instance: its state, the service model (units, queue, coalescing) and the
+// HAL's functions; on a NIC also the reaction_point_maker the NIC asks for each flow's slot. A
+// device without a MAC of its own (a switch) has no flows: its init runs at time 0 and its
+// events are its interrupts.
+class firmware_engine final : public reaction_point_maker, public device_firmware, public timed_client {
  public:
-  firmware_engine(const sc_core::sc_object& nic, const mac_port& mac, const firmware_params& p, const flow_table& flows)
+  firmware_engine(const sc_core::sc_object& nic, const mac_port* mac, const firmware_params& p,
+                  regs::register_target& regs)
       : nic_(nic), mac_(mac), params_(p), lib_(firmware_library::load(p.library(), p.library.name())) {
     const sluice_fw_descriptor& d = lib_.descriptor();
     for (uint32_t i = 0; i < d.param_count; ++i)
@@ -93,13 +97,27 @@ class firmware_engine final : public reaction_point_maker, public timed_client {
     for (uint32_t i = 0; i < d.counter_count; ++i)
       stat_registry::instance().add(&nic, "firmware", &lib_.counter_descs()[i], 1, &counters_[i]);
     state_ = zeroed(d.state_size);
-    (void)flows;
+    registers = &regs;
+    device_slot_ = std::make_unique<firmware_flow>(*this, no_flow(), no_limiter_, 0);
+    regs.irq.connect([this](uint32_t cause, uint64_t raised_ps) { interrupt(cause, raised_ps); });
   }
 
   std::unique_ptr<reaction_point_if> make(const flow& f, rate_limiter_if& limiter) override {
     auto slot = std::make_unique<firmware_flow>(*this, f, limiter, lib_.descriptor().flow_context_size);
     return slot;
   }
+  // The device's interrupt: an IRQ event of no flow, dated when the line was raised.
+  void interrupt(uint32_t cause, uint64_t raised_ps) {
+    sluice_fw_event e;
+    e.type = SLUICE_FW_EV_IRQ;
+    e.time_ps = raised_ps;
+    e.cause = cause;
+    deliver(*device_slot_, e);
+  }
+  // device_firmware: init at time 0, before any frame reaches the device.
+  void start() override { event_queue::instance().schedule(&starter_, 0); }
+  std::string mailbox_message(const std::string& message) override { return mailbox(message); }
+
   // The service model's settings, once the overrides are final.
   void derive_defaults() override {
     firmware_engine& self = *this;
@@ -159,7 +177,7 @@ class firmware_engine final : public reaction_point_maker, public timed_client {
 
   [[noreturn]] void fail(const firmware_flow* f, const std::string& what) const {
     std::string msg = std::string(nic_.name()) + ": firmware '" + lib_.name() + "'";
-    if (f)
+    if (f && f != device_slot_.get())
       msg += " flow " + std::to_string(f->spec.id) + (f->spec.spec.name.empty() ? "" : " (" + f->spec.spec.name + ")");
     msg += current_type_ >= 0 ? std::string(" ") + event_names[current_type_] + " event" : std::string(" init");
     msg += " at " + format_time(from_ps(now_ps())) + ": " + what;
@@ -217,7 +235,7 @@ class firmware_engine final : public reaction_point_maker, public timed_client {
               << format_time(from_ps(now_ps())) << ": " << (message ? message : "")
               << (logged_ == 100 ? " (further messages from this NIC suppressed)" : "") << '\n';
   }
-  double line_rate() const { return mac_.wire().current_rate().bps; }
+  double line_rate() const { return mac_ ? mac_->wire().current_rate().bps : 0; }
   uint64_t random() { return rng_.next(); }
 
  private:
@@ -233,7 +251,12 @@ class firmware_engine final : public reaction_point_maker, public timed_client {
   };
 
   sluice_fw_ctx context(firmware_flow* f) {
+    if (f == device_slot_.get()) f = nullptr;
     return sluice_fw_ctx{&hal(), state_.get(), f ? f->context.get() : nullptr, f ? f->spec.id : UINT32_MAX, this};
+  }
+  static const flow& no_flow() {
+    static const flow none{};
+    return none;
   }
   static const sluice_fw_hal& hal();
 
@@ -297,6 +320,9 @@ class firmware_engine final : public reaction_point_maker, public timed_client {
     if (r.has_window)
       fail(&f, "set a window of " + std::to_string(r.window) +
                    " bytes; this NIC paces by rate (a window-limited transport is not modelled)");
+    if (&f == device_slot_.get() && (r.has_rate || r.probe))
+      fail(&f, std::string("set a ") + (r.has_rate ? "rate" : "probe") +
+                   " in a device event, which serves no flow (write a flow's RATE register instead)");
     if (r.probe) f.probe_wanted = true;
     if (!r.has_rate) return;
     const double line = line_rate();
@@ -385,8 +411,14 @@ class firmware_engine final : public reaction_point_maker, public timed_client {
     overflow_.erase(overflow_.begin());
   }
 
+  struct starter final : timed_client {  // a device firmware's init, at time 0
+    firmware_engine& engine;
+    explicit starter(firmware_engine& e) : engine(e) {}
+    void on_timer() override { engine.ensure_init(); }
+  };
+
   const sc_core::sc_object& nic_;
-  const mac_port& mac_;
+  const mac_port* mac_;
   const firmware_params& params_;
   firmware_library& lib_;
   std::vector<std::unique_ptr<param<uint64_t>>> fw_params_;
@@ -401,6 +433,9 @@ class firmware_engine final : public reaction_point_maker, public timed_client {
   firmware_flow* current_flow_ = nullptr;
   int current_type_ = -1;
   bool initialized_ = false;
+  pacing_limiter no_limiter_{data_rate{0}};     // the device slot's: never driven
+  std::unique_ptr<firmware_flow> device_slot_;  // the device's own events (IRQ, its timers)
+  starter starter_{*this};
 
   stat_counter events{&nic_, "firmware", [] {
                         return stat_desc{"events", "events", "events the firmware handled", nullptr};
@@ -461,6 +496,7 @@ const sluice_fw_hal& firmware_engine::hal() {
       r->has_timer = true;
       r->timer_ps = at;
     };
+    h.event_cause = [](const sluice_fw_event* e) { return e->cause; };
     return h;
   }();
   return table;
@@ -540,15 +576,20 @@ const text_spec library_spec{
     "path to a library built against sluice_fw_hal.h, or a shipped example (dcqcn, timely, rtt-probe); "
     "empty: none (docs/cosimulation.md)",
     "", check_library};
+const text_spec device_library_spec{
+    "firmware",
+    "control-plane firmware of this switch, run from time 0: a path to a library built against "
+    "sluice_fw_hal.h, or a shipped example (control-plane); empty: none (docs/cosimulation.md)",
+    "", check_library};
 const text_spec latency_spec{"firmware.latency",
                              "firmware service time per event: one time for every event type, or a list "
                              "'cnp=2us,timer=1us,tx=0' (a bare time first sets the rest); types tx, ack, nack, "
-                             "cnp, cnm, bcn, fecn, becn, rtt, flow_start, flow_end, timer; 0: handled at once",
+                             "cnp, cnm, bcn, fecn, becn, rtt, flow_start, flow_end, timer, irq; 0: handled at once",
                              "0", check_latency};
 }  // namespace
 
-firmware_params::firmware_params(const sc_core::sc_object* nic)
-    : library(nic, library_spec),
+firmware_params::firmware_params(const sc_core::sc_object* nic, bool device)
+    : library(nic, device ? device_library_spec : library_spec),
       latency(nic, latency_spec),
       units(nic,
             [] {
@@ -591,7 +632,7 @@ std::array<uint64_t, SLUICE_FW_EV_COUNT> parse_firmware_latency(const std::strin
       if (found < 0)
         throw config_error(key + ": '" + type +
                            "' is not an event type (tx, ack, nack, cnp, cnm, bcn, fecn, becn, rtt, flow_start, "
-                           "flow_end, timer)");
+                           "flow_end, timer, irq)");
       out[found] = ps;
     }
     first = false;
@@ -602,11 +643,14 @@ std::array<uint64_t, SLUICE_FW_EV_COUNT> parse_firmware_latency(const std::strin
 const char* firmware_event_name(int type) { return type >= 0 && type < SLUICE_FW_EV_COUNT ? event_names[type] : "?"; }
 
 std::unique_ptr<reaction_point_maker> make_firmware_maker(const sc_core::sc_object& nic, const mac_port& mac,
-                                                          const firmware_params& params, const flow_table& flows,
+                                                          const firmware_params& params,
                                                           regs::register_target& registers) {
-  auto engine = std::make_unique<firmware_engine>(nic, mac, params, flows);
-  engine->registers = &registers;
-  return engine;
+  return std::make_unique<firmware_engine>(nic, &mac, params, registers);
+}
+
+std::unique_ptr<device_firmware> make_device_firmware(const sc_core::sc_object& device, const firmware_params& params,
+                                                      regs::register_target& registers) {
+  return std::make_unique<firmware_engine>(device, nullptr, params, registers);
 }
 
 std::string firmware_mailbox(reaction_point_maker& maker, const std::string& message) {

@@ -20,9 +20,10 @@
 
 namespace sluice {
 
-// The NIC's firmware parameters, declared by every NIC (inert without `firmware`).
+// The firmware parameters, declared by every NIC and switch (inert without `firmware`).
 struct firmware_params {
-  explicit firmware_params(const sc_core::sc_object* nic);
+  // device: a switch's (its control plane: no flows), rather than a NIC's reaction point.
+  explicit firmware_params(const sc_core::sc_object* owner, bool device = false);
   text_param library;  // <nic>.firmware: a path or a shipped example's name; "" none
   text_param latency;  // <nic>.firmware.latency: "5us", or "cnp=2us,timer=1us,tx=0", ...
   param<uint64_t> units;
@@ -37,10 +38,23 @@ const char* firmware_event_name(int type);  // "CNP", "TIMER", ...
 
 // The maker a NIC uses when `firmware` is set; loads the library (config_error on a bad one)
 // and declares its parameters (<nic>.firmware.<name>) and counters. The HAL's register calls
-// reach `registers`, the NIC's register bank.
+// reach `registers`, the NIC's register bank, and the NIC's interrupt is an IRQ event.
 std::unique_ptr<reaction_point_maker> make_firmware_maker(const sc_core::sc_object& nic, const mac_port& mac,
-                                                          const firmware_params& params, const flow_table& flows,
+                                                          const firmware_params& params,
                                                           regs::register_target& registers);
+
+// The firmware of a device without flows (a switch's control plane, docs/cosimulation.md): its
+// init runs at time 0 and configures the device through `registers`; its interrupts are IRQ
+// events, served as a NIC's events are (firmware.latency, .units, .queue).
+class device_firmware {
+ public:
+  virtual ~device_firmware() = default;
+  virtual void derive_defaults() = 0;  // once the overrides are final
+  virtual void start() = 0;            // at the start of simulation: init at time 0
+  virtual std::string mailbox_message(const std::string& message) = 0;
+};
+std::unique_ptr<device_firmware> make_device_firmware(const sc_core::sc_object& device, const firmware_params& params,
+                                                      regs::register_target& registers);
 
 // A message to the NIC's firmware mailbox (its on_mailbox handler), now; returns the reply.
 // Throws config_error if the maker is not a firmware's or the firmware has no mailbox.

@@ -25,7 +25,7 @@ extern "C" {
 #endif
 
 #define SLUICE_FW_HAL_MAJOR 1
-#define SLUICE_FW_HAL_MINOR 0
+#define SLUICE_FW_HAL_MINOR 1
 
 /* The exported descriptor's symbol name. */
 #define SLUICE_FW_DESCRIPTOR sluice_fw_descriptor_v1
@@ -49,7 +49,8 @@ typedef enum sluice_fw_event_type {
   SLUICE_FW_EV_FLOW_START = 9, /* the flow's first frame is about to start */
   SLUICE_FW_EV_FLOW_END = 10,  /* a finite flow's last frame started */
   SLUICE_FW_EV_TIMER = 11,     /* the flow's timer (sluice_fw_set_timer) expired */
-  SLUICE_FW_EV_COUNT = 12
+  SLUICE_FW_EV_IRQ = 12,       /* 1.1: the device's interrupt (INT_STATUS & INT_ENABLE): cause; no flow */
+  SLUICE_FW_EV_COUNT = 13
 } sluice_fw_event_type;
 
 /* Descriptor flags. */
@@ -64,8 +65,8 @@ struct sluice_fw_hal;
 typedef struct sluice_fw_ctx {
   const struct sluice_fw_hal* hal;
   void* state;      /* state_size bytes, one per NIC */
-  void* flow;       /* flow_context_size bytes, one per flow; NULL in init and mailbox */
-  uint32_t flow_id; /* UINT32_MAX in init and mailbox */
+  void* flow;       /* flow_context_size bytes, one per flow; NULL in init, mailbox and device events (IRQ) */
+  uint32_t flow_id; /* UINT32_MAX in init, mailbox and device events */
   void* sim;        /* the simulator's, pass it back through the hal only */
 } sluice_fw_ctx;
 
@@ -103,6 +104,8 @@ typedef struct sluice_fw_hal {
   void (*set_window)(sluice_fw_result* r, uint64_t bytes);
   void (*request_probe)(sluice_fw_result* r);
   void (*set_timer)(sluice_fw_result* r, uint64_t at_ps); /* a pending earlier timer stays */
+  /* 1.1 */
+  uint32_t (*event_cause)(const sluice_fw_event* e); /* IRQ: the INT_STATUS bits enabled and set */
 } sluice_fw_hal;
 
 #define SLUICE_FW_ENOREGS (-19) /* reg_read/reg_write: no register map is attached */
@@ -185,6 +188,10 @@ static inline uint64_t sluice_fw_event_cpid(const sluice_fw_ctx* c, const sluice
 }
 static inline uint64_t sluice_fw_event_rtt_ps(const sluice_fw_ctx* c, const sluice_fw_event* e) {
   return c->hal->event_rtt_ps(e);
+}
+/* HAL 1.1 (hal->size covers event_cause): the cause bits of an IRQ event, 0 for other events. */
+static inline uint32_t sluice_fw_event_cause(const sluice_fw_ctx* c, const sluice_fw_event* e) {
+  return c->hal->size > offsetof(sluice_fw_hal, event_cause) ? c->hal->event_cause(e) : 0;
 }
 static inline void sluice_fw_set_rate(const sluice_fw_ctx* c, sluice_fw_result* r, uint32_t fraction) {
   c->hal->set_rate(r, fraction);
