@@ -159,12 +159,14 @@ TEST(RtlLatency, ADecisionLongerThanItsCyclesIsAnError) {
 
 namespace {
 // The busy fraction of sw0->b in tests/rtl/small-frames.yaml (64-byte frames at 100 Gb/s) with a
-// decision latency of `cycles` at 1 GHz.
-double small_frames_utilization(int cycles) {
+// decision latency of `cycles` at 1 GHz, each decision asked when the wire frees or, `ahead`, as
+// the frame before starts.
+double small_frames_utilization(int cycles, bool ahead = false) {
   const std::string out =
-      ::testing::TempDir() + "/rtl-small-" + std::to_string(cycles) + "-" + std::to_string(getpid());
+      ::testing::TempDir() + "/rtl-small-" + std::to_string(cycles) + (ahead ? "a-" : "-") + std::to_string(getpid());
   auto r = test::run_cli("run " + std::string(SLUICE_SOURCE_DIR) + "/tests/rtl/small-frames.yaml -q --set " +
-                         "sw0.port1.rtl.decision_cycles=" + std::to_string(cycles) + " --out " + out);
+                         "sw0.port1.rtl.decision_cycles=" + std::to_string(cycles) +
+                         (ahead ? " --set sw0.port1.scheduler_ahead=true" : "") + " --out " + out);
   EXPECT_EQ(r.status, 0) << r.output;
   const nlohmann::json j = nlohmann::json::parse(test::slurp(out + "/summary.json"));
   for (const auto& link : j["links"])
@@ -184,6 +186,15 @@ TEST(RtlLatency, ADecisionThatTakesTimeCostsThroughputInTheSummary) {
     const double f = 5.12, expected = f / (f + cycles);  // 0.6305, 0.3386
     EXPECT_NEAR(small_frames_utilization(cycles) / at_zero, expected, 0.0002) << cycles << " cycles";
   }
+}
+
+TEST(RtlLatency, ADecisionTakenAheadCostsThroughputOnlyBeyondAFrameTime) {
+  // scheduler_ahead: each decision asked as the frame before starts on the wire. 3 ns fits inside
+  // the 5.12 ns frame: the rate of the zero-latency run but for the first decision's 3 ns (one
+  // frame fewer); 10 ns does not: a frame every L, F / L = 0.512 of it.
+  const double at_zero = small_frames_utilization(0);
+  EXPECT_NEAR(small_frames_utilization(3, true) / at_zero, 1.0, 0.0001);
+  EXPECT_NEAR(small_frames_utilization(10, true) / at_zero, 5.12 / 10, 0.0002);
 }
 
 TEST(RtlFabric, TraceWritesTheBlocksWaveformsInModelPicoseconds) {
