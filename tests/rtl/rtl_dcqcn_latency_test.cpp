@@ -25,21 +25,24 @@ std::ostream& operator<<(std::ostream& os, const rate_change& c) {
   return os << "{flow " << c.flow << " at " << c.at_ps << " ps: " << c.bps << " b/s}";
 }
 
-// a's rate changes (the limiter taking a new rate) over 72 us with the given settings (one
-// simulation per process: one call per test).
-std::vector<rate_change> changes(std::vector<std::pair<std::string, std::string>> sets) {
+// a's rate changes (the limiter taking a new rate) over `until_us` with the given settings, b
+// sending a CNP for each of `flows` flows at each of `cnp_us` (one simulation per process: one
+// call per test).
+std::vector<rate_change> changes(std::vector<std::pair<std::string, std::string>> sets, int flows = 2,
+                                 std::vector<double> cnp_us = {10}, double until_us = 72) {
   sets.push_back({"a.rp", "dcqcn-rtl"});
   test::step_driver d("driver");  // a module: made before the simulation elaborates
-  auto sim = test::make_sim(test::two_nics("{kind: constant, src: a, dst: b, rate: 40Gbps, priority: 3}, "
-                                           "{kind: constant, src: a, dst: b, rate: 40Gbps, priority: 3}",
-                                           "run: {until: 72us}\n"),
-                            sets);
+  std::string traffic;
+  for (int f = 0; f < flows; ++f)
+    traffic += std::string(f ? ", " : "") + "{kind: constant, src: a, dst: b, rate: 40Gbps, priority: 3}";
+  auto sim = test::make_sim(test::two_nics(traffic, "run: {until: " + std::to_string(until_us) + "us}\n"), sets);
   nic& a = *sim->fabric_model().nics[0];
   nic& b = *sim->fabric_model().nics[1];
-  d.at(sc_time(10, sc_core::SC_US), [&] {
-    for (uint32_t flow : {0u, 1u})
-      b.send_control(test::switch_frame(frame_kind::cnp, b.node_id(), a.node_id(), flow, 3));
-  });
+  for (double us : cnp_us)
+    d.at(sc_time(us, sc_core::SC_US), [&, flows] {
+      for (int flow = 0; flow < flows; ++flow)
+        b.send_control(test::switch_frame(frame_kind::cnp, b.node_id(), a.node_id(), flow, 3));
+    });
   std::vector<rate_change> seen;
   probe_registry::instance().subscribe("a.rate_change", [&](const probe_point&, const probe_event& e) {
     seen.push_back({e.flow_id, e.time_ps, e.value});
@@ -83,4 +86,23 @@ TEST(RtlDcqcnLatency, AtThreeNanosecondsACycleNoEventWaits) {
   // The CNPs come 12.8 ns apart: each rate one cycle after its event, the increases two (the
   // alpha event before it).
   EXPECT_EQ(changes({{"a.rtl.latency", "cycles"}, {"a.rtl.clock", "3ns"}}), later({3'000, 3'000, 6'000, 6'000}));
+}
+
+TEST(RtlDcqcnLatency, AlphaPeriodsCaughtUpAfterAnIdleSpellCostNoCycles) {
+  // One flow, 1 us timers: the cut at 11.0128 us and 20 or so rate-timer steps bring it back to
+  // the line rate, where its timers stop. The CNP at 100 us then catches up on the ~70 alpha
+  // periods missed (70 block events, in the past) before its cut: the cut's rate comes one 100 ns
+  // cycle after the CNP lands, not 71.
+  const std::vector<rate_change> seen = changes(
+      {{"a.rtl.latency", "cycles"}, {"a.rtl.clock", "100ns"}, {"a.rp.timer", "1us"}, {"a.rp.alpha_timer", "1us"}}, 1,
+      {10, 100}, 110);
+  ASSERT_FALSE(seen.empty());
+  EXPECT_EQ(seen.front().at_ps, 11'112'800u);  // the first cut, a cycle after 11.0128 us
+  std::size_t back = 0;                        // the last change before the second CNP: back at the line rate
+  while (back + 1 < seen.size() && seen[back + 1].at_ps < 100'000'000) ++back;
+  EXPECT_EQ(seen[back].bps, 40'000'000'000u);
+  EXPECT_LT(seen[back].at_ps, 60'000'000u);
+  ASSERT_GT(seen.size(), back + 1) << "no change after the second CNP";
+  EXPECT_EQ(seen[back + 1].at_ps, 101'112'800u);
+  EXPECT_LT(seen[back + 1].bps, 40'000'000'000u);
 }
