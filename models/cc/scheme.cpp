@@ -2,7 +2,9 @@
 
 #include <stdexcept>
 
+#include "models/cc/reaction_point.h"
 #include "models/core/frame_kinds.h"
+#include "models/core/params.h"
 #include "models/core/units.h"
 
 namespace sluice {
@@ -31,7 +33,13 @@ std::string cc_scheme_registry::names() const {
 
 const cc_scheme& cc_scheme_registry::named(const std::string& name, const std::string& key) const {
   if (const cc_scheme* s = find(name)) return *s;
-  throw config_error(key + ": '" + name + "' is not one of {" + names() + "}");
+  // A reaction point's name (dcqcn-rtl) is a common slip: say where it goes, or why it is missing.
+  std::string hint;
+  if (rp_policies::instance().find(name))
+    hint = " ('" + name + "' is a reaction point: a scheme with --cc, then --set '<nic>.rp=" + name + "')";
+  else if (const char* why = absent_choice::why(name))
+    hint = std::string(" (") + name + ": " + why + ")";
+  throw config_error(key + ": '" + name + "' is not one of {" + names() + "}" + hint);
 }
 
 std::string cc_scheme_registry::names_for(bool infiniband) const {

@@ -1,6 +1,7 @@
 #include "models/core/params.h"
 
 #include <algorithm>
+#include <map>
 #include <stdexcept>
 #include <systemc>
 
@@ -72,8 +73,24 @@ void choice_param::set_from_string(const std::string& text) {
 }
 
 void choice_param::check_string(const std::string& text) const {
-  if (std::find(spec_.choices.begin(), spec_.choices.end(), text) == spec_.choices.end())
-    throw config_error(name() + ": '" + text + "' is not one of " + range_string());
+  if (std::find(spec_.choices.begin(), spec_.choices.end(), text) != spec_.choices.end()) return;
+  const char* why = absent_choice::why(text);
+  throw config_error(name() + ": '" + text + "' is not one of " + range_string() +
+                     (why ? " (" + text + ": " + why + ")" : ""));
+}
+
+namespace {
+std::map<std::string, const char*>& absent_choices() {
+  static std::map<std::string, const char*> m;
+  return m;
+}
+}  // namespace
+
+absent_choice::absent_choice(const char* choice, const char* why) { absent_choices()[choice] = why; }
+
+const char* absent_choice::why(const std::string& choice) {
+  const auto it = absent_choices().find(choice);
+  return it == absent_choices().end() ? nullptr : it->second;
 }
 
 param_registry& param_registry::instance() {

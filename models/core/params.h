@@ -274,6 +274,19 @@ class choice_param : public param_base {
   std::string default_;
 };
 
+// A choice a build may leave out (an RTL policy in a build without Verilator), declared at
+// namespace scope in a file every build compiles: asking for it where it is missing says why,
+// after the usual "is not one of" error.
+struct absent_choice {
+  absent_choice(const char* choice, const char* why);
+  // The reason `choice` is missing from this build, or null.
+  static const char* why(const std::string& choice);
+};
+// The reason of the RTL policies (docs/rtl.md).
+inline constexpr const char* without_verilator =
+    "an RTL block, and this build has none: configured with SLUICE_WITH_VERILATOR=OFF or without verilator "
+    "(docs/rtl.md)";
+
 // A parameter whose value is free text (a file path, a list): `check`, if given, validates a value
 // and throws config_error naming the parameter (the name is passed in) and the text.
 struct text_spec {

@@ -1,5 +1,6 @@
 #include "models/rtl/dcqcn_rp_rtl.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "models/core/units.h"
@@ -9,7 +10,7 @@ namespace {
 const policy_registrar<rp_policies> reg{
     "dcqcn-rtl",
     "dcqcn with the rate machine in RTL (rtl/sluice_dcqcn_rp.sv, Verilated, fixed point): rp.* and rtl.check, "
-    "rtl.clock, rtl.trace",
+    "rtl.clock, rtl.latency, rtl.trace",
     [](const sc_core::sc_object& nic, const mac_port& mac) { return std::make_unique<dcqcn_rtl_maker>(nic, mac); }};
 }  // namespace
 
@@ -18,9 +19,11 @@ dcqcn_rtl_maker::dcqcn_rtl_maker(const sc_core::sc_object& nic, const mac_port& 
 
 std::unique_ptr<reaction_point_if> dcqcn_rtl_maker::make(const flow& f, rate_limiter_if& limiter) {
   std::string label = "flow " + std::to_string(f.id) + (f.spec.name.empty() ? "" : " (" + f.spec.name + ")");
+  split_rate_update& answer = *updates_.emplace_back(std::make_unique<split_rate_update>(limiter));
   return std::make_unique<dcqcn_rp_timing<dcqcn_rtl_machine>>(
-      *this, limiter,
-      [this, label](double line, double alpha0) { return dcqcn_rtl_machine(*this, label, line, alpha0); });
+      *this, answer, [this, label, &answer](double line, double alpha0) {
+        return dcqcn_rtl_machine(*this, label, line, alpha0, answer);
+      });
 }
 
 void dcqcn_rtl_maker::start() const {
@@ -28,12 +31,13 @@ void dcqcn_rtl_maker::start() const {
   const rp_rtl_build build = build_ == rp_rtl_build::fast && (lockstep_ || trace_()) ? rp_rtl_build::traced : build_;
   block_ = make_verilated_dcqcn_rp(build);
   const uint64_t period = to_ps(clock_());
+  if (latency_() == "cycles") period_ps_ = period;
   if (trace_()) block_->trace_to(std::string(nic_.name()) + ".rtl.vcd", period);
   if (lockstep_ && !trace_()) block_->trace_window(100, period);
 }
 
-rp_context dcqcn_rtl_maker::update(rp_event e, const rp_context& x, const dcqcn_rp_config& c,
-                                   const std::string& flow_label) const {
+dcqcn_rtl_maker::step dcqcn_rtl_maker::update(rp_event e, const rp_context& x, const dcqcn_rp_config& c,
+                                              const std::string& flow_label, bool charged) const {
   const rp_block_config fixed = to_fixed(c);
   if (!block_) {
     start();
@@ -41,14 +45,19 @@ rp_context dcqcn_rtl_maker::update(rp_event e, const rp_context& x, const dcqcn_
   } else if (!(fixed == fixed_)) {
     block_->configure(fixed_ = fixed);  // a live write, or the line rate changed
   }
-  const rp_answer a = block_->call(e, x, now_ps());
+  // With rtl.latency cycles the event starts once the block is free and answers its cycles later.
+  const bool timed = charged && period_ps_;
+  const uint64_t start = timed ? std::max(now_ps(), busy_until_) : now_ps();
+  const rp_answer a = block_->call(e, x, start);
   ++calls_;
   cycles_ += a.cycles;
   if (lockstep_) {
     const rp_answer ref = dcqcn_rp_reference(fixed_, e, x);
     if (ref != a) mismatch(e, x, flow_label, a, ref);
   }
-  return a.ctx;
+  if (!timed) return {a.ctx, 0};
+  busy_until_ = start + a.cycles * period_ps_;
+  return {a.ctx, busy_until_};
 }
 
 void dcqcn_rtl_maker::mismatch(rp_event e, const rp_context& x, const std::string& flow_label, const rp_answer& rtl,
@@ -65,14 +74,16 @@ void dcqcn_rtl_maker::mismatch(rp_event e, const rp_context& x, const std::strin
 }
 
 dcqcn_rtl_machine::dcqcn_rtl_machine(const dcqcn_rtl_maker& maker, std::string flow_label, double line_rate,
-                                     double alpha0)
-    : maker_(&maker), flow_(std::move(flow_label)), line_(line_rate) {
+                                     double alpha0, split_rate_update& answer)
+    : maker_(&maker), answer_(&answer), flow_(std::move(flow_label)), line_(line_rate) {
   x_.alpha = alpha_to_fixed(alpha0);
 }
 
-void dcqcn_rtl_machine::step(rp_event e, const dcqcn_rp_config& c) {
+void dcqcn_rtl_machine::step(rp_event e, const dcqcn_rp_config& c, bool charged) {
   line_ = c.line_rate;
-  x_ = maker_->update(e, x_, c, flow_);
+  const dcqcn_rtl_maker::step s = maker_->update(e, x_, c, flow_, charged);
+  x_ = s.ctx;
+  if (s.ready_ps) answer_->ready_at(s.ready_ps);  // the rate set after this event waits for it
 }
 
 void dcqcn_rtl_machine::on_cnp(const dcqcn_rp_config& c) {
@@ -91,10 +102,12 @@ void dcqcn_rtl_machine::on_hold() {
   bytes_ = 0;
 }
 
-void dcqcn_rtl_machine::on_alpha_timer(const dcqcn_rp_config& c, uint64_t k) {
+void dcqcn_rtl_machine::on_alpha_timer(const dcqcn_rp_config& c, uint64_t k) { alpha_periods(c, k, true); }
+
+void dcqcn_rtl_machine::alpha_periods(const dcqcn_rp_config& c, uint64_t k, bool charged) {
   for (uint64_t i = 0; i < k; ++i) {
     const rp_context before = x_;
-    step(rp_event::alpha_timer, c);
+    step(rp_event::alpha_timer, c, charged);
     if (x_ == before) break;  // a fixed point: the remaining events change nothing
   }
 }

@@ -138,6 +138,7 @@ tlm::tlm_generic_payload* egress_port::next_frame(uint64_t now_ps, uint64_t& ret
     if (probes::mark.on()) publish_mark(h, before);
   }
   if (probes::dequeue.on()) probes::dequeue.emit(this, now_ps, &h.fields(), mac_.index(), q, s.bytes);
+  if (split_ && ahead_) decide_ahead(now_ps);
   if (h.ingress_port != no_ingress) {
     if (!release_at_end_) {
       buffer_.release(h.ingress_port, arrival_class(h, q), h.size);
@@ -151,14 +152,30 @@ tlm::tlm_generic_payload* egress_port::next_frame(uint64_t now_ps, uint64_t& ret
 }
 
 int egress_port::split_decision(uint32_t eligible) {
-  if (!answered_ && !asking_) {
-    asking_ = requesting_ = true;
-    split_->request(head_, eligible, *this);
-    requesting_ = false;
-  }
+  request_decision(eligible);
   if (!answered_) return awaiting_answer;
   answered_ = false;
   return answer_;
+}
+
+void egress_port::request_decision(uint32_t eligible) {
+  if (answered_ || asking_) return;
+  asking_ = requesting_ = true;
+  split_->request(head_, eligible, *this);
+  requesting_ = false;
+}
+
+// The next decision, asked as a frame starts on the wire: the classes whose head has cleared the
+// pipeline and that the gate lets send now. Taken when the wire frees if its class still may
+// send, else asked again (next_frame).
+void egress_port::decide_ahead(uint64_t now_ps) {
+  uint32_t eligible = 0;
+  for (uint32_t m = nonempty_; m; m &= m - 1) {
+    const int q = __builtin_ctz(m);
+    const frame_fields& h = class_[q].queue.front().f;
+    if (h.ready_ps <= now_ps && gate_.may_send(q, h.size, now_ps)) eligible |= 1u << q;
+  }
+  if (eligible) request_decision(eligible);
 }
 
 void egress_port::scheduled(int queue) {

@@ -58,6 +58,9 @@ class egress_port : public frame_source_if, public timed_client, public schedule
   // A split-phase scheduler in place of the scheduler (null: the immediate one). Each decision
   // is asked when the port looks for a frame and the frame leaves when the answer comes.
   void set_split_scheduler(split_scheduler_if* s) { split_ = s; }
+  // With a split-phase scheduler: ask for the next decision as each frame starts on the wire
+  // (the queues as they are then), so that a decision no longer than the frame costs no time.
+  void set_decide_ahead(bool on) { ahead_ = on; }
   // The congestion point of one class (nullptr: none). Not owned.
   void set_congestion_point(int cls, congestion_point_if* cp) { class_[cls].cp = cp; }
   void set_release_at_end(bool at_end) { release_at_end_ = at_end; }
@@ -92,6 +95,8 @@ class egress_port : public frame_source_if, public timed_client, public schedule
   // The split-phase decision: the answered queue, or awaiting_answer (the answer kicks the MAC).
   static constexpr int awaiting_answer = -2;
   int split_decision(uint32_t eligible);
+  void request_decision(uint32_t eligible);  // unless one is outstanding or answered
+  void decide_ahead(uint64_t now_ps);
   void scheduled(int queue) override;
   void discard(int cls, const frame_fields& f);  // counts and returns the buffer of a dropped frame
 
@@ -103,6 +108,7 @@ class egress_port : public frame_source_if, public timed_client, public schedule
   split_scheduler_if* split_ = nullptr;
   int classes_;
   bool release_at_end_ = false;
+  bool ahead_ = false;    // set_decide_ahead
   uint32_t discard_ = 0;  // classes whose frames are dropped (PFC watchdog)
   // Kept in step with the queues so that choosing a frame visits only the non-empty classes and
   // hands the scheduler its head sizes without rebuilding them per call (0: empty).

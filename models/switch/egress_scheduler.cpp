@@ -9,6 +9,8 @@ const policy_registrar<scheduler_policies> reg{
     "prio<k>.sched strict classes first (highest first), the others by DWRR (weight, dwrr.quantum)",
     [](const scheduler_config& c, const sc_core::sc_object*) { return std::make_unique<egress_scheduler>(c); },
     {"sched", "weight", "dwrr.quantum"}};
+// Its RTL twin (models/rtl/) is built only with Verilator: a build without says so.
+const absent_choice rtl_twin{"strict-dwrr-rtl", without_verilator};
 }  // namespace
 
 egress_scheduler::egress_scheduler(const scheduler_config& config) : config_(config) {

@@ -42,6 +42,12 @@ const param_spec<sc_core::sc_time> scheduler_latency_spec{
     "time the egress scheduler takes to answer a dequeue decision, asked when the port looks for a frame "
     "(0: immediate; > 0: the split-phase path, one decision at a time, as an RTL or firmware scheduler)",
     sc_core::SC_ZERO_TIME, sc_core::SC_ZERO_TIME, sc_core::sc_time(1, sc_core::SC_MS)};
+const param_spec<bool> scheduler_ahead_spec{
+    "scheduler_ahead",
+    "with a split-phase scheduler (scheduler_latency, an RTL scheduler's rtl.decision_cycles, or one bound): ask "
+    "for the next decision as each frame starts on the wire, so that a decision no longer than a frame time costs "
+    "no throughput (it sees the queues as they are then); false: ask when the wire is free",
+    false, false, true};
 const choice_spec& scheduler_spec() {
   static const auto spec =
       scheduler_policies::instance().choice_for("scheduler", "egress scheduler of this port", "strict-dwrr");
@@ -63,6 +69,7 @@ switch_port::switch_port(sc_core::sc_module_name name, int index, uint64_t mac_a
       quantum(this, quantum_spec),
       scheduler(this, scheduler_spec()),
       scheduler_latency(this, scheduler_latency_spec),
+      scheduler_ahead(this, scheduler_ahead_spec),
       egress(mac, gate(), buffer, classes),
       mmu_(mmu) {
   quantum.on_change(this);
@@ -83,6 +90,15 @@ switch_port::switch_port(sc_core::sc_module_name name, int index, uint64_t mac_a
   }
   for (param_base* p : std::initializer_list<param_base*>{&quantum, &scheduler, high_limit.get()})
     if (p) p->inert_when(inert_reason, this);
+  scheduler_ahead.inert_when(
+      [](const void* m, const param_base&) -> std::string {
+        const switch_port& port = *static_cast<const switch_port*>(m);
+        if (port.custom_split_ || to_ps(port.scheduler_latency()) > 0) return "";
+        const scheduler_if* s = port.custom_scheduler_ ? port.custom_scheduler_ : port.default_scheduler_.get();
+        if (!s || s->decision_latency_ps() > 0) return "";
+        return std::string(port.name()) + "'s scheduler answers at once (no scheduler_latency, no decision latency)";
+      },
+      this);
   add_stats(*this, class_stats, this, classes);
 }
 
@@ -147,6 +163,7 @@ void switch_port::start_of_simulation() {
     latency_scheduler_ = std::make_unique<latency_scheduler>(chosen, latency);
     egress.set_split_scheduler(latency_scheduler_.get());
   }
+  egress.set_decide_ahead(scheduler_ahead());
 }
 
 // A run-time write to a weight or the quantum: the port's scheduler recomputes its grants.

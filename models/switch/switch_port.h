@@ -26,6 +26,7 @@ class switch_port : public sc_core::sc_module, public pause_storm_listener, priv
   std::unique_ptr<param<uint64_t>> high_limit;           // InfiniBand ports: VLHighLimit of ib-vlarb
   choice_param scheduler;                                // the egress scheduler policy, by name
   param<sc_core::sc_time> scheduler_latency;             // > 0: decisions through the split-phase path
+  param<bool> scheduler_ahead;                           // split-phase path: the next decision asked as a frame starts
   std::vector<std::unique_ptr<choice_param>> cp;         // per class: the congestion point policy
   egress_port egress;
 

@@ -157,6 +157,46 @@ TEST(RtlLatency, ADecisionLongerThanItsCyclesIsAnError) {
   EXPECT_NE(message.find(" cycles, more than rtl.decision_cycles = 3"), std::string::npos) << message;
 }
 
+namespace {
+// The busy fraction of sw0->b in tests/rtl/small-frames.yaml (64-byte frames at 100 Gb/s) with a
+// decision latency of `cycles` at 1 GHz, each decision asked when the wire frees or, `ahead`, as
+// the frame before starts.
+double small_frames_utilization(int cycles, bool ahead = false) {
+  const std::string out =
+      ::testing::TempDir() + "/rtl-small-" + std::to_string(cycles) + (ahead ? "a-" : "-") + std::to_string(getpid());
+  auto r = test::run_cli("run " + std::string(SLUICE_SOURCE_DIR) + "/tests/rtl/small-frames.yaml -q --set " +
+                         "sw0.port1.rtl.decision_cycles=" + std::to_string(cycles) +
+                         (ahead ? " --set sw0.port1.scheduler_ahead=true" : "") + " --out " + out);
+  EXPECT_EQ(r.status, 0) << r.output;
+  const nlohmann::json j = nlohmann::json::parse(test::slurp(out + "/summary.json"));
+  for (const auto& link : j["links"])
+    if (link["name"] == "sw0->b") return link["utilization"].get<double>();
+  ADD_FAILURE() << "no link sw0->b";
+  return 0;
+}
+}  // namespace
+
+TEST(RtlLatency, ADecisionThatTakesTimeCostsThroughputInTheSummary) {
+  // The port asks when the wire is free, so a 64-byte frame (F = 5.12 ns) leaves every F + L: the
+  // summary's link utilization is F / (F + L) of the zero-latency run's (which starts after the
+  // first frame's 1 us link and 500 ns pipeline: 0.9925 of the 200 us).
+  const double at_zero = small_frames_utilization(0);
+  EXPECT_NEAR(at_zero, 0.9925, 0.0001);
+  for (int cycles : {3, 10}) {
+    const double f = 5.12, expected = f / (f + cycles);  // 0.6305, 0.3386
+    EXPECT_NEAR(small_frames_utilization(cycles) / at_zero, expected, 0.0002) << cycles << " cycles";
+  }
+}
+
+TEST(RtlLatency, ADecisionTakenAheadCostsThroughputOnlyBeyondAFrameTime) {
+  // scheduler_ahead: each decision asked as the frame before starts on the wire. 3 ns fits inside
+  // the 5.12 ns frame: the rate of the zero-latency run but for the first decision's 3 ns (one
+  // frame fewer); 10 ns does not: a frame every L, F / L = 0.512 of it.
+  const double at_zero = small_frames_utilization(0);
+  EXPECT_NEAR(small_frames_utilization(3, true) / at_zero, 1.0, 0.0001);
+  EXPECT_NEAR(small_frames_utilization(10, true) / at_zero, 5.12 / 10, 0.0002);
+}
+
 TEST(RtlFabric, TraceWritesTheBlocksWaveformsInModelPicoseconds) {
   // Four 1500-byte frames: four decisions of one edge each, at 1 ns after each request.
   ASSERT_EQ(chdir(::testing::TempDir().c_str()), 0);

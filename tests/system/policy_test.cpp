@@ -292,6 +292,28 @@ TEST(Dcqcn, UnknownCcIsAOneLineErrorListingTheNames) {
   EXPECT_EQ(r.status, 2);
 }
 
+TEST(Dcqcn, AnRtlReactionPointNamedAsASchemeOrMissingFromTheBuildIsAOneLineErrorSayingWhy) {
+  const std::string dumbbell = test::scenario_path("dumbbell.yaml");
+  test::command_result cc = test::run_cli("run " + dumbbell + " --cc dcqcn-rtl -q");
+  test::command_result rp = test::run_cli("run " + dumbbell + " --cc dcqcn --set 'h0.rp=dcqcn-rtl' -q --until 10us");
+  const std::string schemes =
+      "sluice: error: --cc: 'dcqcn-rtl' is not one of {" + cc_scheme_registry::instance().names();
+  EXPECT_EQ(cc.status, 2);
+#ifdef SLUICE_WITH_VERILATOR
+  EXPECT_EQ(cc.output, schemes +
+                           "} ('dcqcn-rtl' is a reaction point: a scheme with --cc, then --set "
+                           "'<nic>.rp=dcqcn-rtl')\n");
+  EXPECT_EQ(rp.status, 0) << rp.output;
+#else
+  // The plain build (SLUICE_WITH_VERILATOR=OFF) has no RTL blocks, and says so.
+  const std::string why = std::string("(dcqcn-rtl: ") + without_verilator + ")\n";
+  EXPECT_EQ(cc.output, schemes + "} " + why);
+  EXPECT_EQ(rp.status, 2);
+  EXPECT_EQ(rp.output.rfind("sluice: error: --set: h0.rp: 'dcqcn-rtl' is not one of {", 0), 0u) << rp.output;
+  EXPECT_EQ(rp.output.size() - rp.output.rfind(why), why.size()) << rp.output;
+#endif
+}
+
 TEST(Dcqcn, FeedbackTotalsAndFlowRateSeries) {
   const std::string dir = ::testing::TempDir() + "/dcqcn_out";
   test::command_result r = test::run_cli("run " + test::scenario_path("dumbbell.yaml") +

@@ -53,6 +53,26 @@ TEST(Params, ChoicesAreValidated) {
   EXPECT_THROW(param_registry::instance().set("sw0.mmu.threshold", "adaptive"), config_error);
 }
 
+TEST(Params, AChoiceThisBuildLeavesOutSaysWhy) {
+  // As an RTL policy in a build without Verilator: the usual error, then the reason.
+  static const absent_choice missing{"adaptive", "built only with the adaptive option"};
+  choice_param mode(nullptr, mode_spec);
+  try {
+    mode.set_from_string("adaptive");
+    FAIL() << "accepted";
+  } catch (const config_error& e) {
+    EXPECT_STREQ(e.what(),
+                 "sw0.mmu.threshold: 'adaptive' is not one of {static, dynamic} (adaptive: built only with the "
+                 "adaptive option)");
+  }
+  try {
+    mode.set_from_string("red");
+    FAIL() << "accepted";
+  } catch (const config_error& e) {
+    EXPECT_STREQ(e.what(), "sw0.mmu.threshold: 'red' is not one of {static, dynamic}");
+  }
+}
+
 TEST(Params, RegistryForgetsDestroyedParams) {
   { param<uint64_t> tmp(nullptr, count_spec); }
   EXPECT_EQ(param_registry::instance().find("tmp.count"), nullptr);

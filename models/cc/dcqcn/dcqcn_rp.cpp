@@ -30,5 +30,7 @@ const policy_registrar<rp_policies> reg_tcd{
     [](const sc_core::sc_object& nic, const mac_port& mac) {
       return std::make_unique<dcqcn_rp_maker>(nic, mac, true);
     }};
+// Its RTL twin (models/rtl/) is built only with Verilator: a build without says so.
+const absent_choice rtl_twin{"dcqcn-rtl", without_verilator};
 }  // namespace
 }  // namespace sluice

@@ -94,6 +94,8 @@ class dcqcn_rp_state {
     }
     alpha_ *= k == 1 ? 1 - c.g : std::pow(1 - c.g, static_cast<double>(k));
   }
+  // The alpha periods that passed while the flow's timers slept, caught up at its next CNP.
+  void on_missed_alpha_periods(const dcqcn_rp_config& c, uint64_t k) { on_alpha_timer(c, k); }
   void on_rate_timer(const dcqcn_rp_config& c) {
     ++timer_stage_;
     time_inc_since_cut_ = true;

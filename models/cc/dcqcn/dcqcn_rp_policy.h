@@ -3,7 +3,8 @@
 // flow's timing (dcqcn_rp_timing), which turns time into the alpha-timer, rate-timer and
 // rate-decrease events and the flow's sent bytes into byte-counter events for a rate machine.
 // Machine: dcqcn_rp_state (floating point), or any type with its event methods (on_cnp, note_cnp,
-// cut, on_hold, on_alpha_timer, on_rate_timer, on_bytes) and rates (rc, rt) in bit/s.
+// cut, on_hold, on_alpha_timer, on_missed_alpha_periods, on_rate_timer, on_bytes) and rates (rc,
+// rt) in bit/s.
 #pragma once
 #include <functional>
 #include <memory>
@@ -255,7 +256,7 @@ class dcqcn_rp_timing : public reaction_point_if, public timed_client {
     const uint64_t tau = to_ps(maker_.alpha_timer());
     if (alpha_due_ && now >= alpha_due_) {  // catch up on the alpha periods missed while idle
       const uint64_t k = (now - alpha_due_) / tau + 1;
-      state_->on_alpha_timer(c, k);
+      state_->on_missed_alpha_periods(c, k);
       alpha_due_ += k * tau;
     }
     const bool windows = c.alpha_update == dcqcn_alpha_rule::per_window;
