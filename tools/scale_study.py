@@ -78,7 +78,7 @@ def incast_rate(sluice, root, tmp):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sluice", default="build/platforms/sluice")
-    ap.add_argument("--out", default="docs/figures/scale", help="folder for scale.csv and the plots")
+    ap.add_argument("--out", default="docs/figures/scale", help="folder for the CSVs, the table (scale.md) and the plots")
     ap.add_argument("--until", default="1ms", help="simulated time of each fabric run")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--only", default="", help="comma-separated fabric names (default: all)")
