@@ -377,7 +377,7 @@ void check_platform(const topology_spec& t) {
     throw config_error("platform: " + std::to_string(switches) + " switches, " + std::to_string(nics) + " NICs and " +
                        std::to_string(t.links.size()) + " links would need about " +
                        format_number(std::ceil(estimate / (1 << 30) * 10) / 10) +
-                        " GiB to build (24 KiB per port, 4 B per switch x NIC route entry); the limit is " +
+                       " GiB to build (24 KiB per port, 4 B per switch x NIC route entry); the limit is " +
                        format_number(platform_budget / (1 << 30)) + " GiB");
 }
 
