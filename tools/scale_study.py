@@ -91,6 +91,9 @@ def main():
     fabrics = LEAF_SPINE + FAT_TREE
     if args.only:
         wanted = set(args.only.split(","))
+        unknown = sorted(wanted - {f[0] for f in fabrics})
+        if unknown:
+            sys.exit(f"scale_study: --only: '{unknown[0]}' is not one of: {', '.join(f[0] for f in fabrics)}")
         fabrics = [f for f in fabrics if f[0] in wanted]
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
