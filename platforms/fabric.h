@@ -34,6 +34,17 @@ class fabric {
   explicit fabric(const scenario& s);
 
   const scenario& spec() const { return scenario_; }
+  // Which nodes this process simulates (docs/parallel.md): all of them unless the run is split
+  // into partitions. A partitioned run elaborates only its own nodes; reports emit only what a
+  // node this process owns measured (a link direction belongs to its transmitting node), so the
+  // partial reports of all partitions merge into the single-process one.
+  bool owns(uint32_t node) const { return owner_.empty() || owner_[node] == rank_; }
+  // owner[node] = partition of each node, this process being `rank`; an empty owner: all nodes.
+  void set_ownership(std::vector<uint32_t> owner, uint32_t rank) {
+    owner_ = std::move(owner);
+    rank_ = rank;
+  }
+  uint32_t node_id(const std::string& name) const { return node_ids_.at(name); }
   flow_table flows;
   std::vector<std::unique_ptr<switch_model>> switches;
   std::vector<std::unique_ptr<nic>> nics;
@@ -74,6 +85,8 @@ class fabric {
   void check_congestion_points() const;
 
   scenario scenario_;
+  std::vector<uint32_t> owner_;  // partition of each node; empty: one partition
+  uint32_t rank_ = 0;
   name_index node_ids_;                        // topology order
   std::vector<switch_model*> switch_of_node_;  // by node id; nullptr for NICs
   std::vector<nic*> nic_of_node_;              // by node id; nullptr for switches
