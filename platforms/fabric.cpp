@@ -50,6 +50,10 @@ struct profile_pairs {
            (count > 1 ? " (" + std::to_string(count - 1) + (count > 2 ? " more flows)" : " more flow)") : "");
   }
 };
+
+// The order keys of a node's timed clients (models/core/event_queue.h): the same whichever
+// partition builds the node.
+order_scope node_scope(uint32_t node) { return order_scope(node + 1); }
 }  // namespace
 
 fabric::fabric(const scenario& s) : scenario_(s) {
@@ -64,6 +68,7 @@ fabric::fabric(const scenario& s) : scenario_(s) {
   nic_of_node_.assign(t.nodes.size(), nullptr);
   for (uint32_t id = 0; id < t.nodes.size(); ++id) {
     const node_spec& n = t.nodes[id];
+    const order_scope scope = node_scope(id);
     if (n.is_switch) {
       switches.push_back(std::make_unique<switch_model>(n.name.c_str(), id, static_cast<int>(graph_->peer[id].size()),
                                                         t.classes, t.layer));
@@ -91,6 +96,7 @@ fabric::fabric(const scenario& s) : scenario_(s) {
   links.reserve(t.links.size());
   for (const link_spec& l : t.links) {
     link_entry e;
+    const order_scope scope(t.nodes.size() + 1 + links.size());  // a link's two channels
     e.model = std::make_unique<link>((l.a + "-" + l.b).c_str(), l.rate, l.delay);
     e.a = attach(node_ids_.at(l.a));
     e.b = attach(node_ids_.at(l.b));
@@ -130,8 +136,14 @@ fabric::fabric(const scenario& s) : scenario_(s) {
     f.spec.dst = ends[i].dst;
     flows.push_back(f);
   }
-  for (const flow& f : flows) nic_of_node_[f.spec.src]->add_flow(f.id);
-  for (auto& n : nics) n->set_path_plan(&paths_);
+  for (const flow& f : flows) {
+    const order_scope scope = node_scope(f.spec.src);
+    nic_of_node_[f.spec.src]->add_flow(f.id);
+  }
+  for (auto& n : nics) {
+    const order_scope scope = node_scope(n->node_id());
+    n->set_path_plan(&paths_);
+  }
 }
 
 void fabric::check_topology() const {
@@ -168,7 +180,10 @@ void fabric::check_topology() const {
 }
 
 void fabric::derive_defaults() {
-  for (const auto& n : nics) n->derive_policy_defaults();  // profiles first: they may set frame sizes
+  for (const auto& n : nics) {
+    const order_scope scope = node_scope(n->node_id());
+    n->derive_policy_defaults();
+  }  // profiles first: they may set frame sizes
   uint64_t max_frame = 64;
   for (const auto& n : nics)
     max_frame = std::max({max_frame, n->mtu().bytes + n->header_bytes().bytes, n->min_frame().bytes});
@@ -220,8 +235,14 @@ const std::string& fabric::peer_of(const std::string& node, int port) const {
 }
 
 void fabric::make_policies() {
-  for (auto& sw : switches) sw->make_policies();
-  for (auto& n : nics) n->make_policies();
+  for (auto& sw : switches) {
+    const order_scope scope = node_scope(sw->node_id());
+    sw->make_policies();
+  }
+  for (auto& n : nics) {
+    const order_scope scope = node_scope(n->node_id());
+    n->make_policies();
+  }
 }
 
 void fabric::choose_congestion_control(const std::string& all) {
@@ -249,8 +270,10 @@ void fabric::choose_congestion_control(const std::string& all) {
   for (const cc_scheme* cc : chosen_) {
     if (cc->declare) cc->declare();
     if (cc->observer)
-      for (auto& sw : switches)
+      for (auto& sw : switches) {
+        const order_scope scope = node_scope(sw->node_id());
         if (auto o = cc->observer(*sw)) observers_.push_back(std::move(o));
+      }
   }
 }
 
@@ -264,7 +287,10 @@ void fabric::arm_resequencing() {
   if (source_routed)
     for (uint32_t id = 0; id < switch_of_node_.size(); ++id)
       if (switch_of_node_[id]) switch_of_node_[id]->forwarding.table.honour_paths(scenario_.topology.nodes[id].tier);
-  for (auto& n : nics) n->set_resequencing(reorders || source_routed);
+  for (auto& n : nics) {
+    const order_scope scope = node_scope(n->node_id());
+    n->set_resequencing(reorders || source_routed);
+  }
 }
 
 void fabric::check_policies() const {
