@@ -70,6 +70,9 @@ std::vector<std::pair<std::string, series>> merge_series(const std::vector<nlohm
 std::string to_partial_bytes(const nlohmann::json& partial);
 nlohmann::json from_partial_bytes(const std::string& bytes);
 
+// The text table of a summary document (simulation::table; a merged summary's).
+std::string summary_table(const nlohmann::json& summary);
+
 // Writes a merged summary and merged series into `dir` as simulation::write_outputs writes
 // the single-process run's (the same bytes).
 void write_merged_outputs(const std::string& dir, const nlohmann::json& summary,

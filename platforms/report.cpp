@@ -470,15 +470,17 @@ void simulation::emit(summary_sink& out, bool partial, bool process_level) const
                             {"held", std::move(partial_tree)}});
 }
 
-std::string simulation::table() const {
-  nlohmann::json s = summary();
+std::string simulation::table() const { return summary_table(summary()); }
+
+std::string summary_table(const nlohmann::json& s) {
   std::ostringstream o;
   const auto& t = s["totals"];
   double hops = t["packet_hops"].get<double>();
   o << "== Sluice: " << s["scenario"].get<std::string>() << " (seed " << s["seed"] << ") ==\n";
-  o << "simulated " << fmt("%.3f", t["sim_time_ns"].get<double>() / 1e3) << " us in " << fmt("%.2f", wall_s_)
+  const double wall_s = t["wall_time_s"].get<double>();
+  o << "simulated " << fmt("%.3f", t["sim_time_ns"].get<double>() / 1e3) << " us in " << fmt("%.2f", wall_s)
     << " s wall; " << static_cast<uint64_t>(hops) << " packet-hops ("
-    << fmt("%.2f", wall_s_ > 0 ? hops / wall_s_ / 1e6 : 0) << " M/s)\n";
+    << fmt("%.2f", wall_s > 0 ? hops / wall_s / 1e6 : 0) << " M/s)\n";
   // The fabric's own flow control and feedback: PFC frames on CEE; credit packets, FECN marks and
   // BECNs on InfiniBand.
   const bool ib = t.contains("credit_packets");

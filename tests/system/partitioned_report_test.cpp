@@ -123,7 +123,9 @@ class partitioned_run {
     }
     const std::string out = (dir_ / ("merged" + std::to_string(parts))).string();
     std::filesystem::remove_all(out);
-    write_merged_outputs(out, merge_summaries(p.summaries), merge_series(p.series));
+    const json summary = merge_summaries(p.summaries);
+    write_merged_outputs(out, summary, merge_series(p.series));
+    merged_table_ = summary_table(summary);
     return read_outputs(out);
   }
 
@@ -138,6 +140,7 @@ class partitioned_run {
           ASSERT_TRUE(files.count(name)) << name;
           EXPECT_TRUE(files.at(name) == text) << name << " differs at " << first_difference(text, files.at(name));
         }
+        EXPECT_EQ(merged_table_, sim_->table());  // the stdout table, from the merged summary
       }
   }
 
@@ -145,6 +148,7 @@ class partitioned_run {
   std::unique_ptr<simulation> sim_;
   std::filesystem::path dir_;
   std::map<std::string, std::string> single_;
+  std::string merged_table_;
 };
 
 }  // namespace
