@@ -69,7 +69,9 @@ class simulation {
   ~simulation();
   void run();
   fabric& fabric_model() { return *fabric_; }
+  const fabric& fabric_model() const { return *fabric_; }
   const sampler& samples() const { return *sampler_; }
+  sampler& samples() { return *sampler_; }
   const deadlock_detector& deadlocks() const { return *deadlocks_; }
   const frame_capture* capture() const { return capture_.get(); }  // null without --pcap
   const frame_trace* trace() const { return trace_.get(); }        // null without --trace-frames
@@ -83,7 +85,10 @@ class simulation {
 
   nlohmann::json summary() const;
   void emit_summary(summary_sink& out) const;  // summary.json's members, in key order
-  std::string table() const;                   // the summary as a readable text report
+  // What the nodes this process owns measured, with the raw material of the global members
+  // under "_partial" (platforms/partial_summary.h; process_level: see partial_summary).
+  void emit_partial_summary(summary_sink& out, bool process_level) const;
+  std::string table() const;  // the summary as a readable text report
   // The CSV series of the outputs, by file name without ".csv", in the order written.
   std::vector<std::pair<std::string, const series*>> csv_series() const;
   // Writes summary.json and the time-series CSVs into `dir` (created if missing).
@@ -94,6 +99,7 @@ class simulation {
  private:
   // Settings whose every match has no effect: an error, or warnings when the run allows them.
   void check_inert_settings(const scenario& s, const run_options& options);
+  void emit(summary_sink& out, bool partial, bool process_level) const;
   std::unique_ptr<fabric> fabric_;
   std::unique_ptr<sampler> sampler_;
   std::unique_ptr<event_player> events_;
