@@ -148,7 +148,8 @@ void mpi_session::wait(MPI_Request& request, const char* what) {
         return;
       }
       abort_run("no progress for " + std::to_string(static_cast<long>(waited.count())) + " s in " + what +
-                " (collective " + std::to_string(step_) + "), and rank 0 did not come to name the missing "
+                " (collective " + std::to_string(step_) +
+                "), and rank 0 did not come to name the missing "
                 "ranks: rank 0 is stuck or dead");
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
@@ -172,7 +173,8 @@ void mpi_session::name_missing_ranks(MPI_Request& request, const char* what) {
   std::vector<MPI_Request> queries(size_, MPI_REQUEST_NULL);
   for (int r = 1; r < size_; ++r) check(MPI_Isend(&asked, 1, MPI_UINT64_T, r, tag_query, watch_, &queries[r]), what);
   std::map<int, uint64_t> step_of{{0, step_}};  // the ranks that answered: the collective each waits in
-  const clock_type::time_point until = clock_type::now() + std::chrono::duration_cast<clock_type::duration>(answer_grace);
+  const clock_type::time_point until =
+      clock_type::now() + std::chrono::duration_cast<clock_type::duration>(answer_grace);
   while (clock_type::now() < until && static_cast<int>(step_of.size()) < size_) {
     int done = 0;
     check(MPI_Test(&request, &done, MPI_STATUS_IGNORE), what);

@@ -20,11 +20,11 @@ namespace {
 // The fabric seen by the partitioner: units (a switch and its NICs; a NIC linked to a NIC pairs
 // with it) with their weights, and the unit graph's edges (summed link rates in Gb/s).
 struct unit_graph {
-  std::vector<uint32_t> unit_of;             // by node id
-  std::vector<uint64_t> weight;              // by unit
-  std::vector<int> tier;                     // by unit: its switch's tier (0 for a NIC pair)
+  std::vector<uint32_t> unit_of;                    // by node id
+  std::vector<uint64_t> weight;                     // by unit
+  std::vector<int> tier;                            // by unit: its switch's tier (0 for a NIC pair)
   std::vector<std::map<uint32_t, uint64_t>> edges;  // by unit: neighbour unit -> weight
-  std::vector<uint32_t> link_a, link_b;      // by link: its end nodes' ids
+  std::vector<uint32_t> link_a, link_b;             // by link: its end nodes' ids
 };
 
 uint64_t rate_weight(data_rate r) { return std::max<uint64_t>(1, static_cast<uint64_t>(std::llround(r.bps / 1e9))); }
@@ -47,7 +47,8 @@ unit_graph build_units(const topology_spec& t) {
     for (auto [n, peer] : {std::pair{a->second, b->second}, std::pair{b->second, a->second}})
       if (!t.nodes[n].is_switch) {
         if (nic_peer[n] != none)
-          throw config_error("platform: NIC '" + t.nodes[n].name + "' has more than one link; a NIC has exactly one port");
+          throw config_error("platform: NIC '" + t.nodes[n].name +
+                             "' has more than one link; a NIC has exactly one port");
         nic_peer[n] = peer;
       }
   }
@@ -117,7 +118,8 @@ std::vector<uint32_t> split_contiguous(const std::vector<uint64_t>& weight, int 
   uint64_t filled = 0;
   for (std::size_t i = 0; i < weight.size(); ++i) {
     const std::size_t left = weight.size() - i;  // this group and those after it
-    if (filled > 0 && part < parts - 1 && (filled + weight[i] > low || left == static_cast<std::size_t>(parts - part - 1))) {
+    if (filled > 0 && part < parts - 1 &&
+        (filled + weight[i] > low || left == static_cast<std::size_t>(parts - part - 1))) {
       ++part;
       filled = 0;
     }
@@ -213,8 +215,9 @@ std::vector<uint32_t> metis_parts(const unit_graph& g, int parts) {
   if (status != METIS_OK || has_empty_part())
     status = METIS_PartGraphRecursive(&vertices, &constraints, xadj.data(), adjncy.data(), vwgt.data(), nullptr,
                                       adjwgt.data(), &nparts, nullptr, nullptr, options, &cut, part.data());
-  if (status != METIS_OK) throw config_error("--partitions " + std::to_string(parts) + ": METIS failed (status " +
-                                             std::to_string(status) + "); try --partition-method pod");
+  if (status != METIS_OK)
+    throw config_error("--partitions " + std::to_string(parts) + ": METIS failed (status " + std::to_string(status) +
+                       "); try --partition-method pod");
   if (has_empty_part())
     throw config_error("--partitions " + std::to_string(parts) +
                        ": METIS left a partition empty; try fewer partitions or --partition-method pod");
@@ -261,7 +264,8 @@ partition_plan plan_partitions(const topology_spec& t, int parts, const std::str
   const std::string key = "--partitions " + std::to_string(parts);
   if (std::find(partition_methods().begin(), partition_methods().end(), method) == partition_methods().end())
     throw config_error("--partition-method: '" + method + "' is not one of metis, pod, blocks");
-  const std::size_t switches = std::count_if(t.nodes.begin(), t.nodes.end(), [](const node_spec& n) { return n.is_switch; });
+  const std::size_t switches =
+      std::count_if(t.nodes.begin(), t.nodes.end(), [](const node_spec& n) { return n.is_switch; });
   if (parts < 1) throw config_error(key + ": at least 1");
   const unit_graph g = build_units(t);
   if (static_cast<std::size_t>(parts) > g.weight.size())
@@ -273,8 +277,9 @@ partition_plan plan_partitions(const topology_spec& t, int parts, const std::str
 #ifdef SLUICE_WITH_METIS
       unit_part = metis_parts(g, parts);
 #else
-      throw config_error("--partition-method: 'metis' needs METIS, and this build has none (SLUICE_WITH_METIS=OFF); "
-                         "use pod or blocks");
+      throw config_error(
+          "--partition-method: 'metis' needs METIS, and this build has none (SLUICE_WITH_METIS=OFF); "
+          "use pod or blocks");
 #endif
     } else {
       unit_part = method == "pod" ? pod_parts(g, parts) : block_parts(g, parts);

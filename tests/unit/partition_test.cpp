@@ -165,7 +165,8 @@ TEST(Partition, AnUnbalancedPlanCarriesAWarning) {
   const partition_plan plan = plan_partitions(two_switches(sc_core::sc_time(1, sc_core::SC_US), 9, 1), 2, "blocks");
   EXPECT_EQ(plan.weights, (std::vector<uint64_t>{10, 2}));
   EXPECT_NEAR(plan.imbalance, 10.0 / 6.0, 1e-9);
-  EXPECT_EQ(plan.warning, "unbalanced partition: part 0 holds 10 nodes against a mean of 6.00 (1.67x; warned above 1.25x)");
+  EXPECT_EQ(plan.warning,
+            "unbalanced partition: part 0 holds 10 nodes against a mean of 6.00 (1.67x; warned above 1.25x)");
 }
 
 TEST(Partition, ErrorsAreOneLine) {
