@@ -190,6 +190,8 @@ fabric::fabric(const scenario& s, const std::vector<uint32_t>& owner, uint32_t r
   }
 }
 
+fabric::~fabric() = default;
+
 void fabric::check_topology() const {
   const topology_spec& t = scenario_.topology;
   for (const node_spec& n : t.nodes)
@@ -289,6 +291,18 @@ link_channel* fabric::link_channel_at(uint32_t n) {
   if (index >= link_slot_.size() || link_slot_[index] < 0) return nullptr;
   link& l = *links[static_cast<std::size_t>(link_slot_[index])].model;
   return n % 2 ? &l.ba : &l.ab;
+}
+
+bool fabric::holds_link(const std::string& name) const {
+  for (const link_entry& e : links)
+    if (name == e.model->name()) return true;
+  return false;
+}
+
+bool fabric::topology_has_link(const std::string& name) const {
+  for (const link_spec& l : scenario_.topology.links)
+    if (name == l.a + "-" + l.b) return true;
+  return false;
 }
 
 link& fabric::link_named(const std::string& name) {

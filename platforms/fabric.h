@@ -37,6 +37,7 @@ class fabric {
   // the links that reach one of them; a link direction between partitions ships its frames
   // through set_shipper(). Without: the whole fabric.
   explicit fabric(const scenario& s, const std::vector<uint32_t>& owner = {}, uint32_t rank = 0);
+  ~fabric();
 
   const scenario& spec() const { return scenario_; }
   // Which nodes this process simulates (docs/parallel.md): all of them unless the run is split
@@ -62,6 +63,8 @@ class fabric {
   std::vector<link_entry> links;
 
   link& link_named(const std::string& name);
+  bool holds_link(const std::string& name) const;         // this process has the link (a "a-b" name)
+  bool topology_has_link(const std::string& name) const;  // some partition has it
   const nic& nic_at(uint32_t node_id) const { return *nic_of_node_.at(node_id); }  // a NIC's node id
   const switch_model* switch_named(const std::string& name) const;                 // nullptr if not a switch
   // Recomputes defaults that depend on other parameters (PFC headroom from the link rate and
