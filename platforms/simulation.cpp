@@ -35,6 +35,17 @@ std::string schemes_in_use(const fabric& f, const run_options& options) {
   for (const cc_scheme* s : f.schemes_in_use()) names += (names.empty() ? "" : ", ") + s->name;
   return names.empty() ? "no " + options.cc_key + " and no traffic cc:" : "traffic cc: " + names;
 }
+std::vector<std::size_t> unmatched_everywhere(parallel_transport& t, const std::vector<std::size_t>& unmatched,
+                                              std::size_t count) {
+  std::vector<uint8_t> here(count, 0);
+  for (std::size_t i : unmatched) here[i] = 1;
+  const std::vector<uint8_t> all = t.allreduce_bits(here, bits_op::all);
+  std::vector<std::size_t> out;
+  for (std::size_t i = 0; i < count; ++i)
+    if (all[i]) out.push_back(i);
+  return out;
+}
+
 // A partition sees only the settings that match its own nodes: a setting is without effect (or
 // matches nothing) when every partition says so, in the same words.
 std::vector<std::string> lines_of_every_partition(parallel_transport& t, const std::vector<std::string>& lines) {
@@ -151,8 +162,12 @@ simulation::simulation(const scenario& s, const run_options& options) : store_op
   apply_profile(profile, s.topology.layer);
   // A pattern that still matches nothing is a typo, or names a parameter of a scheme the run
   // does not use: a setting with no effect (checked with the others below).
-  const std::vector<std::size_t> params_unmatched = apply_overrides(s.params, "params", false);
-  const std::vector<std::size_t> sets_unmatched = apply_overrides(options.sets, options.sets_origin, false);
+  std::vector<std::size_t> params_unmatched = apply_overrides(s.params, "params", false);
+  std::vector<std::size_t> sets_unmatched = apply_overrides(options.sets, options.sets_origin, false);
+  if (transport_) {  // a pattern matches nothing only if it matches nothing in any partition
+    params_unmatched = unmatched_everywhere(*transport_, params_unmatched, s.params.size());
+    sets_unmatched = unmatched_everywhere(*transport_, sets_unmatched, options.sets.size());
+  }
   const std::string in_use = schemes_in_use(*fabric_, options);
   unused_scheme_settings_ = {unmatched_settings(s.params, params_unmatched, "params", *fabric_, in_use),
                              unmatched_settings(options.sets, sets_unmatched, options.sets_origin, *fabric_, in_use)};

@@ -325,6 +325,14 @@ void event_queue::run() {
     sc_core::sc_stop();
     return;
   }
+  // Foreign processes due now go first (a sampler, a script, an RTL clock at T see the models
+  // before their wake-ups at T): which of them the kernel runs first otherwise depends on when
+  // each was notified, and a partitioned run (docs/parallel.md) re-arms the queue at other
+  // moments than the whole run does.
+  if (sc_core::sc_pending_activity_at_current_time(sc_core::sc_get_curr_simcontext())) {
+    wake_.notify(sc_core::SC_ZERO_TIME);
+    return;
+  }
   const uint64_t limit = drain_limit(kernel);
   running_ = true;
   clock_detail::draining = true;

@@ -129,9 +129,10 @@ TEST(EgressPort, AFrameEmittedDuringADequeueOnTheSamePortWaitsForTheWire) {
   uint64_t before = 0, at = 0;
   test::step_driver probe("probe");
   // The data frame holds the wire 1.8..2.1 us; the 64-byte frame follows at 2.1 us and lands
-  // at b at 2.1 + 0.0128 + 1 us.
-  probe.at(sc_time(3112799, sc_core::SC_PS), [&] { before = t.b.receiver().received(frame_kind::cnm); });
-  probe.at(sc_time(3112800, sc_core::SC_PS), [&] { at = t.b.receiver().received(frame_kind::cnm); });
+  // at b at 2.1 + 0.0128 + 1 us (a probe at that picosecond sees the models before their
+  // wake-ups due then: the one after it sees the frame landed).
+  probe.at(sc_time(3112800, sc_core::SC_PS), [&] { before = t.b.receiver().received(frame_kind::cnm); });
+  probe.at(sc_time(3112801, sc_core::SC_PS), [&] { at = t.b.receiver().received(frame_kind::cnm); });
   t.sim->run();  // a busy wire would be an SC_REPORT_ERROR from the link
   EXPECT_EQ(before, 0u);
   EXPECT_EQ(at, 1u);
