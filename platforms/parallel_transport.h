@@ -20,7 +20,7 @@ struct transport_options {
   // or write its outputs between two collectives.
   double watchdog_seconds = 600;
   // The largest bytes one rank sends in one round of exchange(); larger messages go in rounds
-  // (MPI counts are int). 0: the largest that fits, INT_MAX / size(). Tests set it small.
+  // (MPI counts are int). 0, or above INT_MAX / size(): INT_MAX / size(). Tests set it small.
   uint64_t chunk_bytes = 0;
 };
 
