@@ -30,6 +30,7 @@ constexpr seconds answer_after{1.0};
 // rank, tests/mpi/mpi_checks latency) took 2.0 us on 2 ranks and 13.7 us on 4 ranks on 2 cores
 // (yielding at once: 5.6 and 43 us; spinning 100 us: 1.9 and 12.0; blocking MPI calls: 1.3 and 16.8).
 constexpr seconds spin_for{20e-6};
+constexpr std::chrono::milliseconds other_ranks_print_after{200};
 // How long rank 0 collects answers before it names the ranks that gave none.
 constexpr seconds answer_grace{3.0};
 
@@ -114,6 +115,9 @@ void mpi_session::finalize() {
 
 void mpi_session::abort_run(const std::string& one_line) {
   if (!aborting.exchange(true)) {
+    // An error every rank meets (a scenario's bad key) is printed once, by rank 0: its abort
+    // stops the other ranks within this delay. A failure of this rank alone is 0.2 s later.
+    if (rank_ != 0) std::this_thread::sleep_for(other_ranks_print_after);
     std::fflush(stdout);
     std::fprintf(stderr, "sluice: rank %d: %s\n", rank_, one_line.c_str());
     std::fflush(stderr);

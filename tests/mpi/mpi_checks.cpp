@@ -1,6 +1,6 @@
 // The MPI transport under mpirun (tests/mpi/run_mpi_check.sh runs it; docs/parallel.md): the
 // collectives, and each way a rank can fail, which must end the whole run naming the rank.
-// usage: mpirun -np P mpi_checks MODE   (MODE: collectives, throw, segv, kill, exit, hang; latency
+// usage: mpirun -np P mpi_checks MODE   (MODE: collectives, throw, throw-all, segv, kill, exit, hang; latency
 // measures a window's collectives)
 #include <signal.h>
 #include <unistd.h>
@@ -105,6 +105,7 @@ int sc_main(int argc, char* argv[]) {
   if (mode == "hang") o.watchdog_seconds = 2;
   std::unique_ptr<parallel_transport> t = make_mpi_transport(o);
   const int code = run_rank(*t, [&] {
+    if (mode == "throw-all") throw config_error("traffic[3].rate: 'fast' is not a rate");
     if (t->rank() == 1) {
       if (mode == "throw") throw config_error("traffic[3].rate: 'fast' is not a rate");
       if (mode == "segv") raise(SIGSEGV);
