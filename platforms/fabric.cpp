@@ -50,9 +50,27 @@ struct profile_pairs {
            (count > 1 ? " (" + std::to_string(count - 1) + (count > 2 ? " more flows)" : " more flow)") : "");
   }
 };
+
+// The order keys of a node's timed clients (models/core/event_queue.h): the same whichever
+// partition builds the node.
+order_scope node_scope(uint32_t node) { return order_scope(node + 1); }
 }  // namespace
 
-fabric::fabric(const scenario& s) : scenario_(s) {
+// The far end of a link to another partition: it binds the sockets its missing MAC would have.
+// Nothing passes through it (the near link's copy ships and accepts frames itself).
+class remote_end : public sc_core::sc_module, public frame_receiver {
+ public:
+  frame_out_socket<remote_end> tx;
+  frame_in_socket rx;
+  explicit remote_end(sc_core::sc_module_name name) : sc_module(name), tx("tx"), rx("rx") { rx.bind(*this); }
+  tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload&, tlm::tlm_phase&, sc_core::sc_time&) override {
+    SC_REPORT_ERROR(name(), "a frame reached the far end of a link to another partition");
+    return tlm::TLM_COMPLETED;
+  }
+};
+
+fabric::fabric(const scenario& s, const std::vector<uint32_t>& owner, uint32_t rank)
+    : scenario_(s), owner_(owner), rank_(rank) {
   const topology_spec& t = scenario_.topology;
   node_ids_.reserve(t.nodes.size());
   for (uint32_t i = 0; i < t.nodes.size(); ++i) node_ids_.emplace(t.nodes[i].name, i);
@@ -64,6 +82,8 @@ fabric::fabric(const scenario& s) : scenario_(s) {
   nic_of_node_.assign(t.nodes.size(), nullptr);
   for (uint32_t id = 0; id < t.nodes.size(); ++id) {
     const node_spec& n = t.nodes[id];
+    if (!owns(id)) continue;
+    const order_scope scope = node_scope(id);
     if (n.is_switch) {
       switches.push_back(std::make_unique<switch_model>(n.name.c_str(), id, static_cast<int>(graph_->peer[id].size()),
                                                         t.classes, t.layer));
@@ -77,6 +97,7 @@ fabric::fabric(const scenario& s) : scenario_(s) {
   std::vector<int> next_port(t.nodes.size(), 0);
   auto attach = [&](uint32_t node) {
     port_ref r{node, next_port[node]++, nullptr, nullptr};
+    if (!owns(node)) return r;
     if (switch_model* sw = switch_of_node_[node]) {
       r.mac = &sw->ports[r.port]->mac;
       r.flow_control = &sw->ports[r.port]->flow_control;
@@ -89,27 +110,55 @@ fabric::fabric(const scenario& s) : scenario_(s) {
     return r;
   };
   links.reserve(t.links.size());
-  for (const link_spec& l : t.links) {
+  link_slot_.assign(t.links.size(), -1);
+  for (uint32_t index = 0; index < t.links.size(); ++index) {
+    const link_spec& l = t.links[index];
     link_entry e;
-    e.model = std::make_unique<link>((l.a + "-" + l.b).c_str(), l.rate, l.delay);
+    e.index = index;
     e.a = attach(node_ids_.at(l.a));
     e.b = attach(node_ids_.at(l.b));
-    e.a.mac->tx.bind(e.model->ab.in);
-    e.model->ab.out.bind(e.b.mac->rx);
-    e.b.mac->tx.bind(e.model->ba.in);
-    e.model->ba.out.bind(e.a.mac->rx);
-    e.a.mac->attach_wire(e.model.get());
-    e.b.mac->attach_wire(e.model.get());
-    e.a.flow_control->set_peer(*e.b.flow_control);  // which settings can matter (pfc::inert_reason)
-    e.b.flow_control->set_peer(*e.a.flow_control);
+    if (!e.a.mac && !e.b.mac) continue;  // between two other partitions
+    const order_scope scope(t.nodes.size() + 1 + index);  // a link's two channels
+    e.model = std::make_unique<link>((l.a + "-" + l.b).c_str(), l.rate, l.delay);
+    // A missing end is in another partition: a stand-in binds its sockets.
+    remote_end* far = nullptr;
+    if (!e.a.mac || !e.b.mac) {
+      remote_ends_.push_back(std::make_unique<remote_end>((l.a + "-" + l.b + "-far").c_str()));
+      far = remote_ends_.back().get();
+    }
+    if (e.a.mac)
+      e.a.mac->tx.bind(e.model->ab.in);
+    else
+      far->tx.bind(e.model->ab.in);
+    e.model->ab.out.bind(e.b.mac ? e.b.mac->rx : far->rx);
+    if (e.b.mac)
+      e.b.mac->tx.bind(e.model->ba.in);
+    else
+      far->tx.bind(e.model->ba.in);
+    e.model->ba.out.bind(e.a.mac ? e.a.mac->rx : far->rx);
+    for (const port_ref* end : {&e.a, &e.b})
+      if (end->mac) end->mac->attach_wire(e.model.get());
+    if (e.a.mac && e.b.mac) {
+      e.a.flow_control->set_peer(*e.b.flow_control);  // which settings can matter (pfc::inert_reason)
+      e.b.flow_control->set_peer(*e.a.flow_control);
+    }
     e.model->ab.set_label(l.a + "->" + l.b);
     e.model->ba.set_label(l.b + "->" + l.a);
+    link_slot_[index] = static_cast<int32_t>(links.size());
     links.push_back(std::move(e));
   }
 
   table_set tables(t.nodes.size(), nullptr);
+  // Another partition's switches get tables of their own here, only to check the flows' paths
+  // and plan source routes as the whole fabric does; they are dropped afterwards.
+  std::vector<std::unique_ptr<forwarding_table>> elsewhere;
   for (uint32_t id = 0; id < t.nodes.size(); ++id)
-    if (switch_of_node_[id]) tables[id] = &switch_of_node_[id]->forwarding.table;
+    if (switch_of_node_[id]) {
+      tables[id] = &switch_of_node_[id]->forwarding.table;
+    } else if (t.nodes[id].is_switch) {
+      elsewhere.push_back(std::make_unique<forwarding_table>());
+      tables[id] = elsewhere.back().get();
+    }
   compute_routes(t, *graph_, tables);
   apply_static_routes(t, node_ids_, *graph_, tables);
   std::vector<flow_ends> ends;
@@ -130,9 +179,18 @@ fabric::fabric(const scenario& s) : scenario_(s) {
     f.spec.dst = ends[i].dst;
     flows.push_back(f);
   }
-  for (const flow& f : flows) nic_of_node_[f.spec.src]->add_flow(f.id);
-  for (auto& n : nics) n->set_path_plan(&paths_);
+  for (const flow& f : flows) {
+    if (!owns(f.spec.src)) continue;
+    const order_scope scope = node_scope(f.spec.src);
+    nic_of_node_[f.spec.src]->add_flow(f.id);
+  }
+  for (auto& n : nics) {
+    const order_scope scope = node_scope(n->node_id());
+    n->set_path_plan(&paths_);
+  }
 }
+
+fabric::~fabric() = default;
 
 void fabric::check_topology() const {
   const topology_spec& t = scenario_.topology;
@@ -167,15 +225,29 @@ void fabric::check_topology() const {
   }
 }
 
-void fabric::derive_defaults() {
-  for (const auto& n : nics) n->derive_policy_defaults();  // profiles first: they may set frame sizes
+std::vector<uint64_t> fabric::near_responses() const {
+  std::vector<uint64_t> out(2 * scenario_.topology.links.size(), 0);
+  for (const link_entry& e : links) {
+    if (e.a.flow_control) out[2 * e.index] = to_ps(e.a.flow_control->response());
+    if (e.b.flow_control) out[2 * e.index + 1] = to_ps(e.b.flow_control->response());
+  }
+  return out;
+}
+
+void fabric::derive_defaults(const std::function<uint64_t(uint64_t)>& max_over_parts) {
+  for (const auto& n : nics) {
+    const order_scope scope = node_scope(n->node_id());
+    n->derive_policy_defaults();
+  }  // profiles first: they may set frame sizes
   uint64_t max_frame = 64;
   for (const auto& n : nics)
     max_frame = std::max({max_frame, n->mtu().bytes + n->header_bytes().bytes, n->min_frame().bytes});
+  if (max_over_parts) max_frame = max_over_parts(max_frame);
   warnings_.clear();
   profile_pairs profiles;
-  for (const flow& f : flows)
-    profiles.check(nic_of_node_[f.spec.src]->rp_profile(), nic_of_node_[f.spec.dst]->np_profile());
+  for (const flow& f : flows)  // (a flow whose ends are in two partitions is not checked)
+    if (owns(f.spec.src) && owns(f.spec.dst))
+      profiles.check(nic_of_node_[f.spec.src]->rp_profile(), nic_of_node_[f.spec.dst]->np_profile());
   if (profiles.count) warnings_.push_back(profiles.message());
   short_buffers short_vls;
   for (const link_entry& e : links) {
@@ -195,13 +267,42 @@ void fabric::derive_defaults() {
         continue;
       }
       const port_ref& peer = end == &e.a ? e.b : e.a;
+      const sc_core::sc_time peer_response = peer.flow_control
+                                                 ? peer.flow_control->response()
+                                                 : from_ps(far_response_ps_.at(2 * e.index + (end == &e.a ? 1 : 0)));
       // A delayed admission decides XOFF that much later: the peer keeps sending for it too.
-      byte_count h = pfc::required_headroom(e.model->rate(), e.model->delay(),
-                                            peer.flow_control->response() + sw->admission_latency(), max_frame);
+      byte_count h = pfc::required_headroom(e.model->rate(), e.model->delay(), peer_response + sw->admission_latency(),
+                                            max_frame);
       sw->mmu_block.ports[end->port]->headroom.set_default(h);
     }
   }
   if (short_vls.count) warnings_.push_back(short_vls.message());
+}
+
+void fabric::set_shipper(frame_shipper* s) {
+  for (link_entry& e : links) {
+    if (e.a.mac && !e.b.mac) e.model->ab.ship_to(s, 2 * e.index);
+    if (e.b.mac && !e.a.mac) e.model->ba.ship_to(s, 2 * e.index + 1);
+  }
+}
+
+link_channel* fabric::link_channel_at(uint32_t n) {
+  const uint32_t index = n / 2;
+  if (index >= link_slot_.size() || link_slot_[index] < 0) return nullptr;
+  link& l = *links[static_cast<std::size_t>(link_slot_[index])].model;
+  return n % 2 ? &l.ba : &l.ab;
+}
+
+bool fabric::holds_link(const std::string& name) const {
+  for (const link_entry& e : links)
+    if (name == e.model->name()) return true;
+  return false;
+}
+
+bool fabric::topology_has_link(const std::string& name) const {
+  for (const link_spec& l : scenario_.topology.links)
+    if (name == l.a + "-" + l.b) return true;
+  return false;
 }
 
 link& fabric::link_named(const std::string& name) {
@@ -220,8 +321,14 @@ const std::string& fabric::peer_of(const std::string& node, int port) const {
 }
 
 void fabric::make_policies() {
-  for (auto& sw : switches) sw->make_policies();
-  for (auto& n : nics) n->make_policies();
+  for (auto& sw : switches) {
+    const order_scope scope = node_scope(sw->node_id());
+    sw->make_policies();
+  }
+  for (auto& n : nics) {
+    const order_scope scope = node_scope(n->node_id());
+    n->make_policies();
+  }
 }
 
 void fabric::choose_congestion_control(const std::string& all) {
@@ -235,8 +342,8 @@ void fabric::choose_congestion_control(const std::string& all) {
     const std::string key = all.empty() ? "traffic: cc" : "--cc";
     const cc_scheme& cc = cc_scheme_registry::instance().named(name, key);
     cc_scheme_registry::instance().check_fabric(cc, scenario_.topology.layer == link_layer::ib, key);
-    nic_of_node_[f.spec.src]->rp.set_from_string(cc.rp);
-    nic_of_node_[f.spec.dst]->np.set_from_string(cc.np);
+    if (owns(f.spec.src)) nic_of_node_[f.spec.src]->rp.set_from_string(cc.rp);
+    if (owns(f.spec.dst)) nic_of_node_[f.spec.dst]->np.set_from_string(cc.np);
     cc_of_flow_[f.id] = &cc;
     if (cc.cp != "none" || !cp_by_class.count(f.spec.priority)) cp_by_class[f.spec.priority] = &cc;
     if (std::find(chosen_.begin(), chosen_.end(), &cc) == chosen_.end()) chosen_.push_back(&cc);
@@ -249,22 +356,31 @@ void fabric::choose_congestion_control(const std::string& all) {
   for (const cc_scheme* cc : chosen_) {
     if (cc->declare) cc->declare();
     if (cc->observer)
-      for (auto& sw : switches)
+      for (auto& sw : switches) {
+        const order_scope scope = node_scope(sw->node_id());
         if (auto o = cc->observer(*sw)) observers_.push_back(std::move(o));
+      }
   }
 }
 
-void fabric::arm_resequencing() {
+void fabric::arm_resequencing(const std::function<bool(bool)>& any_over_parts) {
   bool reorders = false, source_routed = false;
   for (const auto& sw : switches) {
     const std::string& policy = sw->forwarding.policy();
     reorders |= policy.rfind("adaptive", 0) == 0 || policy == "random";
   }
   for (const auto& n : nics) source_routed |= n->routing.on() && !n->flows_sent().empty();
+  if (any_over_parts) {
+    reorders = any_over_parts(reorders);
+    source_routed = any_over_parts(source_routed);
+  }
   if (source_routed)
     for (uint32_t id = 0; id < switch_of_node_.size(); ++id)
       if (switch_of_node_[id]) switch_of_node_[id]->forwarding.table.honour_paths(scenario_.topology.nodes[id].tier);
-  for (auto& n : nics) n->set_resequencing(reorders || source_routed);
+  for (auto& n : nics) {
+    const order_scope scope = node_scope(n->node_id());
+    n->set_resequencing(reorders || source_routed);
+  }
 }
 
 void fabric::check_policies() const {

@@ -2,6 +2,7 @@
 // Constructing it elaborates; one fabric per process (SystemC elaborates once).
 // Routing lives in routing.*; the platform kinds that produce topologies in builders.*.
 #pragma once
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -26,12 +27,17 @@ struct port_ref {
 
 struct link_entry {
   std::unique_ptr<link> model;
-  port_ref a, b;
+  port_ref a, b;  // in a partitioned run, an end in another partition has no mac
+  uint32_t index = 0;  // in the topology's links
 };
 
 class fabric {
  public:
-  explicit fabric(const scenario& s);
+  // With an owner per node (docs/parallel.md), only the nodes of partition `rank` are built, and
+  // the links that reach one of them; a link direction between partitions ships its frames
+  // through set_shipper(). Without: the whole fabric.
+  explicit fabric(const scenario& s, const std::vector<uint32_t>& owner = {}, uint32_t rank = 0);
+  ~fabric();
 
   const scenario& spec() const { return scenario_; }
   // Which nodes this process simulates (docs/parallel.md): all of them unless the run is split
@@ -45,17 +51,31 @@ class fabric {
     rank_ = rank;
   }
   uint32_t node_id(const std::string& name) const { return node_ids_.at(name); }
+  bool partitioned() const { return !owner_.empty(); }
+  // A partitioned run: the link directions whose receiver is in another partition ship their
+  // frames to `s`; link_channel_at(n) is direction n (2 x link index, + 1 for b->a) if this
+  // process holds that link, else null.
+  void set_shipper(frame_shipper* s);
+  link_channel* link_channel_at(uint32_t n);
   flow_table flows;
   std::vector<std::unique_ptr<switch_model>> switches;
   std::vector<std::unique_ptr<nic>> nics;
   std::vector<link_entry> links;
 
   link& link_named(const std::string& name);
+  bool holds_link(const std::string& name) const;         // this process has the link (a "a-b" name)
+  bool topology_has_link(const std::string& name) const;  // some partition has it
   const nic& nic_at(uint32_t node_id) const { return *nic_of_node_.at(node_id); }  // a NIC's node id
   const switch_model* switch_named(const std::string& name) const;                 // nullptr if not a switch
   // Recomputes defaults that depend on other parameters (PFC headroom from the link rate and
   // delay, the peer's pause response and the largest NIC frame); call after overrides.
-  void derive_defaults();
+  // A partitioned run gives the largest frame over all partitions (max_over_parts of this one's)
+  // and the pause response of each cut link's far port (set_far_responses) first.
+  void derive_defaults(const std::function<uint64_t(uint64_t)>& max_over_parts = {});
+  // The pause response (ps) of each link end this process holds, at 2 x link index + side (0: a,
+  // 1: b), 0 elsewhere; and those of the ends other partitions hold, gathered the same way.
+  std::vector<uint64_t> near_responses() const;
+  void set_far_responses(std::vector<uint64_t> responses) { far_response_ps_ = std::move(responses); }
   // Makes the policies chosen by name that declare parameters of their own (congestion,
   // notification and reaction points); between the two passes of the overrides.
   void make_policies();
@@ -70,7 +90,8 @@ class fabric {
   void check_policies() const;
   // Receivers resequence where a switch may reorder a flow (an adaptive or random forwarding
   // policy, or NICs that spread flows over paths), and switches honour path ids where a NIC chooses them.
-  void arm_resequencing();
+  // A partitioned run decides both over all partitions (any_over_parts: true if any part says so).
+  void arm_resequencing(const std::function<bool(bool)>& any_over_parts = {});
   // Name of the node on the far side of a node's port.
   const std::string& peer_of(const std::string& node, int port) const;
   // Settings that quietly limit the run, found by derive_defaults (one line each): the CLI and
@@ -87,6 +108,9 @@ class fabric {
   scenario scenario_;
   std::vector<uint32_t> owner_;  // partition of each node; empty: one partition
   uint32_t rank_ = 0;
+  std::vector<std::unique_ptr<class remote_end>> remote_ends_;  // the other side of cut links
+  std::vector<int32_t> link_slot_;                               // topology link -> links index, -1
+  std::vector<uint64_t> far_response_ps_;                        // see set_far_responses
   name_index node_ids_;                        // topology order
   std::vector<switch_model*> switch_of_node_;  // by node id; nullptr for NICs
   std::vector<nic*> nic_of_node_;              // by node id; nullptr for switches

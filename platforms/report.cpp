@@ -6,12 +6,14 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <unordered_map>
 
 #include "models/core/frame_kinds.h"
 #include "models/core/stats.h"
+#include "platforms/partial_summary.h"
 #include "platforms/simulation.h"
 #include "platforms/summary_sink.h"
 
@@ -37,13 +39,6 @@ std::string fmt(const char* f, double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, f, v);
   return buf;
-}
-
-double percentile(std::vector<double> v, double p) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  std::size_t idx = static_cast<std::size_t>(std::ceil(p * static_cast<double>(v.size())));
-  return v[std::min(v.size() - 1, idx == 0 ? 0 : idx - 1)];
 }
 
 class document_sink final : public summary_sink {
@@ -110,50 +105,125 @@ class stream_sink final : public summary_sink {
 
 }  // namespace
 
-nlohmann::json simulation::summary() const {
+nlohmann::json summary_document(const std::function<void(summary_sink&)>& emit) {
   document_sink doc;
-  emit_summary(doc);
+  emit(doc);
   return std::move(doc.doc);
 }
 
-void simulation::emit_summary(summary_sink& out) const {
+void emit_document(const nlohmann::json& doc, summary_sink& out) {
+  for (const auto& member : doc.items()) {
+    const nlohmann::json& value = member.value();
+    if (value.empty() || !(value.is_array() || value.is_object())) {
+      out.member(member.key().c_str(), value);
+      continue;
+    }
+    out.open(member.key().c_str(), value.is_array());
+    for (const auto& element : value.items())
+      value.is_array() ? out.element(element.value()) : out.element(element.key(), element.value());
+    out.close();
+  }
+}
+
+nlohmann::json simulation::summary() const {
+  return summary_document([this](summary_sink& out) { emit_summary(out); });
+}
+
+void simulation::emit_summary(summary_sink& out) const { emit(out, false, true); }
+
+void simulation::emit_partial_summary(summary_sink& out, bool process_level) const { emit(out, true, process_level); }
+
+namespace {
+// The node whose measurement a counter is ("<node>.…"; a link direction's, "<a>-<b>.ab.…", its
+// transmitting node's), or none for a process-level counter ("sluice.*").
+class counter_owners {
+ public:
+  explicit counter_owners(const fabric& f) {
+    const topology_spec& t = f.spec().topology;
+    for (uint32_t i = 0; i < t.nodes.size(); ++i) nodes_.emplace(t.nodes[i].name, i);
+    for (const link_entry& e : f.links) links_.emplace(e.model->name(), std::make_pair(e.a.node, e.b.node));
+  }
+  std::optional<uint32_t> of(const std::string& name) const {
+    const std::size_t dot = name.find('.');
+    const std::string top = name.substr(0, dot);
+    if (auto n = nodes_.find(top); n != nodes_.end()) return n->second;
+    auto l = links_.find(top);
+    if (l == links_.end()) return std::nullopt;
+    return name.compare(dot + 1, 3, "ba.") == 0 ? l->second.second : l->second.first;
+  }
+
+ private:
+  std::unordered_map<std::string, uint32_t> nodes_;
+  std::unordered_map<std::string, std::pair<uint32_t, uint32_t>> links_;
+};
+}  // namespace
+
+// partial: only what the owned nodes measured, and the raw material of the global members.
+void simulation::emit(summary_sink& out, bool partial, bool process_level) const {
   using nlohmann::json;
   const fabric& f = *fabric_;
+  auto owned = [&](uint32_t node) { return !partial || f.owns(node); };
   const sc_core::sc_time now = sc_core::sc_time_stamp();
   const uint64_t now_ps = to_ps(now);
+  summary_raw raw;
+  raw.now_ps = now_ps;
+  raw.flows = f.flows.size();
+  raw.wall_s = wall_s_;
+  raw.elaboration_s = elab_s_;
   json warnings = json::array();
   for (const std::string& w : f.warnings()) warnings.push_back(w);
   for (const std::string& w : build_warnings_) warnings.push_back(w);  // inert settings, allowed
+  const json global_warnings = warnings;
+  json port_warnings = json::array();  // [order key, text]: a partial's own, merged in port order
 
-  uint64_t paused_port_ps = 0;
   for (const auto& sw : f.switches)
-    for (const auto& port : sw->ports)
-      for (int prio = 0; prio < sw->classes(); ++prio)
-        paused_port_ps += to_ps(port->flow_control.paused_time(prio, now));
+    if (owned(sw->node_id()))
+      for (const auto& port : sw->ports)
+        for (int prio = 0; prio < sw->classes(); ++prio)
+          raw.paused_port_ps += to_ps(port->flow_control.paused_time(prio, now));
   for (const auto& n : f.nics)
-    for (int prio = 0; prio < n->port.flow_control.classes(); ++prio)
-      paused_port_ps += to_ps(n->port.flow_control.paused_time(prio, now));
-  json tree = {{"max_ports_paused", sampler_->max_ports_paused()},
-               {"max_ports_paused_at_us", sampler_->max_ports_paused_at_us()},
-               {"paused_port_time_ns", ns(paused_port_ps)}};
-  const bool ib = f.spec().topology.layer == link_layer::ib;
-  if (ib) {
-    tree["max_ports_credit_blocked"] = sampler_->max_ports_credit_blocked();
-    tree["max_ports_credit_blocked_at_us"] = sampler_->max_ports_credit_blocked_at_us();
+    if (owned(n->node_id()))
+      for (int prio = 0; prio < n->port.flow_control.classes(); ++prio)
+        raw.paused_port_ps += to_ps(n->port.flow_control.paused_time(prio, now));
+  const bool ib = raw.ib = f.spec().topology.layer == link_layer::ib;
+  json partial_tree;  // a partial's per-sample counts of the (port, class) pairs held
+  if (partial) {
+    partial_tree = held_per_sample(*sampler_, f);
+    out.member("congestion_tree", congestion_tree(partial_tree, raw));
+  } else {
+    json tree = {{"max_ports_paused", sampler_->max_ports_paused()},
+                 {"max_ports_paused_at_us", sampler_->max_ports_paused_at_us()},
+                 {"paused_port_time_ns", ns(raw.paused_port_ps)}};
+    if (ib) {
+      tree["max_ports_credit_blocked"] = sampler_->max_ports_credit_blocked();
+      tree["max_ports_credit_blocked_at_us"] = sampler_->max_ports_credit_blocked_at_us();
+    }
+    out.member("congestion_tree", std::move(tree));
   }
-  out.member("congestion_tree", std::move(tree));
 
   out.open("counters", false);
-  double fecn_marks = 0;  // IB CCA: the switches' marks, wherever a congestion point made them
+  const counter_owners owners(f);
   for (const stat_registry::row& r : stat_registry::instance().rows(true)) {
+    if (partial) {
+      const std::optional<uint32_t> node = owners.of(r.name);
+      if (node ? !f.owns(*node) : !process_level) continue;
+    }
     out.element(r.name, r.value());
     if (ib && r.name.size() > 15 && r.name.compare(r.name.size() - 15, 15, ".cca.fecn_marks") == 0)
-      fecn_marks += r.value();
+      raw.fecn_marks += r.value();
   }
   out.close();
 
+  // A partition's detector sees only its own ports: it reports the cycles wholly inside it.
+  auto cycle_owned = [&](const deadlock_report& d) {
+    if (!partial) return true;
+    for (const deadlock_member& m : d.cycle)
+      if (!owned(f.node_id(m.port.substr(0, m.port.find('.'))))) return false;
+    return true;
+  };
   out.open("deadlocks", true);
   for (const deadlock_report& d : deadlocks_->found()) {
+    if (!cycle_owned(d)) continue;
     json cycle = json::array();
     for (const deadlock_member& m : d.cycle)
       cycle.push_back({{"port", m.port}, {"peer", m.peer}, {"priority", m.cls}, {"since_us", us(m.since_ps)}});
@@ -164,6 +234,8 @@ void simulation::emit_summary(summary_sink& out) const {
   }
   out.close();
 
+  // A flow's sender measures what it sent and the feedback that reached it; its receiver what
+  // arrived. A partial holds the halves of its own NICs; the merge joins them by id.
   out.open("flows", true);
   std::vector<double> fcts;
   uint64_t completed = 0;
@@ -173,6 +245,8 @@ void simulation::emit_summary(summary_sink& out) const {
       feedback_kinds.push_back(k);
   for (const flow& fl : f.flows) {
     const flow_spec& s = fl.spec;
+    const bool sender = owned(s.src), receiver = owned(s.dst);
+    if (!sender && !receiver) continue;
     uint64_t start = to_ps(s.start);
     json j = {{"id", fl.id},
               {"name", s.name},
@@ -180,48 +254,62 @@ void simulation::emit_summary(summary_sink& out) const {
               {"dst", f.spec().flow_ends[fl.id].second},
               {"priority", s.priority},
               {"kind", kind_name(s.kind)},
-              {"start_ns", ns(start)},
-              {"tx_bytes", fl.stats.tx_bytes},
-              {"rx_frames", fl.stats.rx_frames},
-              {"rx_bytes", fl.stats.rx_bytes},
-              {"completed", fl.stats.completed()},
-              {"cnp_frames", fl.stats.feedback(frame_kind::cnp)},
-              {"cnm_frames", fl.stats.feedback(frame_kind::cnm)}};
-    // Every other feedback kind (a scheme's own, TIMELY's ACKs) where some arrived.
-    for (const frame_kind_info* k : feedback_kinds)
-      if (const uint32_t n = fl.stats.feedback(k->kind)) j[k->name + "_frames"] = n;
+              {"start_ns", ns(start)}};
     j["size_bytes"] = s.kind == flow_kind::finite ? json(s.size) : json(nullptr);
-    j["first_rx_ns"] = fl.stats.rx_frames ? json(ns(fl.stats.first_rx_ps)) : json(nullptr);
-    j["last_rx_ns"] = fl.stats.rx_frames ? json(ns(fl.stats.last_rx_ps)) : json(nullptr);
-    uint64_t end = fl.stats.completed() ? fl.stats.completed_ps : now_ps;
-    if (fl.stats.completed()) {
-      ++completed;
-      j["fct_ns"] = ns(fl.stats.completed_ps - start);
-      fcts.push_back(ns(fl.stats.completed_ps - start));
-    } else {
-      j["fct_ns"] = nullptr;
+    if (sender) {
+      j["tx_bytes"] = fl.stats.tx_bytes;
+      j["cnp_frames"] = fl.stats.feedback(frame_kind::cnp);
+      j["cnm_frames"] = fl.stats.feedback(frame_kind::cnm);
+      // Every other feedback kind (a scheme's own, TIMELY's ACKs) where some arrived.
+      for (const frame_kind_info* k : feedback_kinds)
+        if (const uint32_t n = fl.stats.feedback(k->kind)) j[k->name + "_frames"] = n;
     }
-    j["throughput_bps"] =
-        end > start ? static_cast<double>(fl.stats.rx_bytes) * 8e12 / static_cast<double>(end - start) : 0.0;
+    if (receiver) {
+      j["rx_frames"] = fl.stats.rx_frames;
+      j["rx_bytes"] = fl.stats.rx_bytes;
+      j["completed"] = fl.stats.completed();
+      j["first_rx_ns"] = fl.stats.rx_frames ? json(ns(fl.stats.first_rx_ps)) : json(nullptr);
+      j["last_rx_ns"] = fl.stats.rx_frames ? json(ns(fl.stats.last_rx_ps)) : json(nullptr);
+      uint64_t end = fl.stats.completed() ? fl.stats.completed_ps : now_ps;
+      if (fl.stats.completed()) {
+        ++completed;
+        j["fct_ns"] = ns(fl.stats.completed_ps - start);
+        fcts.push_back(ns(fl.stats.completed_ps - start));
+      } else {
+        j["fct_ns"] = nullptr;
+      }
+      j["throughput_bps"] =
+          end > start ? static_cast<double>(fl.stats.rx_bytes) * 8e12 / static_cast<double>(end - start) : 0.0;
+    }
     out.element(std::move(j));
   }
   out.close();
 
+  // A link direction is measured by its transmitting node (a partition's copy of a direction
+  // it receives saw nothing).
+  json link_keys = json::array();
+  const std::vector<uint32_t> link_index = partial ? series_order::topology_link_index(f) : std::vector<uint32_t>{};
   out.open("links", true);
-  for (const link_entry& e : f.links)
-    for (const link_channel* c : {&e.model->ab, &e.model->ba})
+  for (std::size_t i = 0; i < f.links.size(); ++i) {
+    const link_entry& e = f.links[i];
+    for (const link_channel* c : {&e.model->ab, &e.model->ba}) {
+      const bool ba = c == &e.model->ba;
+      if (!owned(ba ? e.b.node : e.a.node)) continue;
+      if (partial) link_keys.push_back(series_order::link(link_index[i], ba));
       out.element({{"name", c->label()},
                    {"link", e.model->name()},
                    {"rate_bps", e.model->current_rate().bps},
                    {"frames", c->frames()},
                    {"bytes", c->bytes()},
                    {"utilization", now_ps ? c->busy_time(now).to_seconds() / now.to_seconds() : 0.0}});
+    }
+  }
   out.close();
 
   std::set<int> used;
   for (const flow& fl : f.flows) used.insert(fl.spec.priority);
+  json port_keys = json::array();
   out.open("ports", true);
-  uint64_t drops = 0, lossless_drops = 0, pause_frames = 0, credit_packets = 0;
   // InfiniBand ports add their credit view of a VL (nothing on CEE ports, whose summary keeps its shape).
   auto with_credit = [&](json port, const credit_flow_control* c, int vl) {
     if (c)
@@ -231,33 +319,41 @@ void simulation::emit_summary(summary_sink& out) const {
     return port;
   };
   for (const auto& sw : f.switches)
-    for (const auto& port : sw->ports)
-      if (port->credits) credit_packets += port->credits->packets_sent();
+    if (owned(sw->node_id()))
+      for (const auto& port : sw->ports)
+        if (port->credits) raw.credit_packets += port->credits->packets_sent();
   for (const auto& n : f.nics)
-    if (n->port.credits) credit_packets += n->port.credits->packets_sent();
+    if (owned(n->node_id()) && n->port.credits) raw.credit_packets += n->port.credits->packets_sent();
+  auto port_warning = [&](uint64_t key, std::string text) {
+    if (partial) port_warnings.push_back({key, text});
+    warnings.push_back(std::move(text));
+  };
   for (const auto& sw : f.switches) {
+    if (!owned(sw->node_id())) continue;
     for (const auto& port : sw->ports) {
-      pause_frames += port->flow_control.frames_sent();
+      raw.pause_frames += port->flow_control.frames_sent();
       for (int prio = 0; prio < sw->classes(); ++prio) {
+        const uint64_t key = series_order::port(false, sw->node_id(), port->index(), prio);
         const queue_stats& q = port->queue(prio);
         uint64_t d = port->drops(prio);
-        drops += d;
+        raw.drops += d;
         bool lossless = sw->active_mmu().is_lossless(prio);
-        if (lossless) lossless_drops += d;
+        if (lossless) raw.lossless_drops += d;
         if (d && lossless)
-          warnings.push_back(std::string(port->name()) + " priority " + std::to_string(prio) + ": " +
-                             std::to_string(d) + " frames dropped on a lossless priority (headroom " +
-                             format_bytes(byte_count{sw->active_mmu().headroom_bytes(port->index(), prio)}) +
-                             " too small?)");
+          port_warning(key, std::string(port->name()) + " priority " + std::to_string(prio) + ": " + std::to_string(d) +
+                                " frames dropped on a lossless priority (headroom " +
+                                format_bytes(byte_count{sw->active_mmu().headroom_bytes(port->index(), prio)}) +
+                                " too small?)");
         if (const pfc& fc = port->flow_control; fc.watchdog_storms(prio))
-          warnings.push_back(std::string(port->name()) + " priority " + std::to_string(prio) + ": PFC watchdog (" +
-                             (*fc.watchdog_action)() + "): " + std::to_string(fc.watchdog_storms(prio)) +
-                             " pause storms, " + std::to_string(fc.watchdog_restores(prio)) + " restored, " +
-                             std::to_string(port->egress.dropped(prio).frames) + " frames dropped, " +
-                             std::to_string(fc.watchdog_ignored(prio)) + " pause frames ignored");
+          port_warning(key, std::string(port->name()) + " priority " + std::to_string(prio) + ": PFC watchdog (" +
+                                (*fc.watchdog_action)() + "): " + std::to_string(fc.watchdog_storms(prio)) +
+                                " pause storms, " + std::to_string(fc.watchdog_restores(prio)) + " restored, " +
+                                std::to_string(port->egress.dropped(prio).frames) + " frames dropped, " +
+                                std::to_string(fc.watchdog_ignored(prio)) + " pause frames ignored");
         bool active =
             used.count(prio) || d || port->flow_control.xoff_sent(prio) || port->flow_control.pause_received(prio);
         if (!active) continue;
+        if (partial) port_keys.push_back(key);
         out.element(with_credit(
             {{"node", sw->name()},
              {"port", port->index()},
@@ -289,7 +385,7 @@ void simulation::emit_summary(summary_sink& out) const {
     }
   }
   // A NIC's congestion feedback per priority, from its flows: CNPs it sent about the flows it
-  // receives, CNPs and CNMs that reached it about the flows it sends.
+  // receives, CNPs and CNMs that reached it about the flows it sends (both measured by the NIC).
   struct nic_feedback {
     uint64_t cnp_sent = 0, cnp_received = 0, cnm_received = 0;
   };
@@ -301,9 +397,11 @@ void simulation::emit_summary(summary_sink& out) const {
     feedback[src][fl.spec.priority].cnm_received += fl.stats.feedback(frame_kind::cnm);
   }
   for (const auto& n : f.nics) {
-    const switch_model* peer_switch = f.switch_named(f.peer_of(n->name(), 0));
+    if (!owned(n->node_id())) continue;
+    const switch_model* peer_switch = f.switch_named(f.peer_of(n->name(), 0));  // in n's partition
     const std::array<nic_feedback, max_classes>& fed = feedback[n->name()];
     for (int prio : used) {
+      if (partial) port_keys.push_back(series_order::port(true, n->node_id(), 0, prio));
       out.element(
           with_credit({{"node", n->name()},
                        {"port", 0},
@@ -338,67 +436,51 @@ void simulation::emit_summary(summary_sink& out) const {
   out.member("scenario", f.spec().name);
   out.member("seed", seed_);
 
-  uint64_t unroutable = 0, misdelivered = 0;
-  for (const auto& sw : f.switches) unroutable += sw->unroutable();
-  for (const auto& n : f.nics) misdelivered += n->misdelivered();
-  if (unroutable) warnings.push_back(std::to_string(unroutable) + " frames had no route");
-  if (misdelivered) warnings.push_back(std::to_string(misdelivered) + " frames reached the wrong NIC");
-  if (trace_ && trace_->dropped_rows())
-    warnings.push_back("frame trace stopped at " + std::to_string(frame_trace::max_rows) + " rows: " +
-                       std::to_string(trace_->dropped_rows()) + " later events not kept (narrow --trace-frames)");
+  for (const auto& sw : f.switches)
+    if (owned(sw->node_id())) raw.unroutable += sw->unroutable();
+  for (const auto& n : f.nics)
+    if (owned(n->node_id())) raw.misdelivered += n->misdelivered();
+  if (process_level) {
+    raw.packet_hops = link::packet_hops();
+    if (trace_) raw.trace_dropped_rows = trace_->dropped_rows();
+  }
 
   // Congestion feedback frames, counted where they arrive: at the NICs (the sources they are
   // addressed to), whatever made them (a NIC's NP for CNPs, a switch's CP for CNMs).
-  uint64_t cnp_frames = 0, cnm_frames = 0, ack_frames = 0;
   for (const auto& n : f.nics) {
-    cnp_frames += n->receiver().received(frame_kind::cnp);
-    cnm_frames += n->receiver().received(frame_kind::cnm);
-    ack_frames += n->receiver().received(frame_kind::ack);
+    if (!owned(n->node_id())) continue;
+    raw.cnp_frames += n->receiver().received(frame_kind::cnp);
+    raw.cnm_frames += n->receiver().received(frame_kind::cnm);
+    raw.ack_frames += n->receiver().received(frame_kind::ack);
+    // A feedback kind a scheme registered beyond the shipped ones: "<name>_frames", when any arrived.
+    for (const frame_kind_info* k : frame_kind_registry::instance().kinds())
+      if (k->role == frame_role::feedback && k->kind != frame_kind::cnp && k->kind != frame_kind::cnm &&
+          k->kind != frame_kind::ack)
+        if (const uint64_t c = n->receiver().received(k->kind)) raw.other_feedback[k->name + "_frames"] += c;
   }
-  double mean_fct = 0;
-  for (double v : fcts) mean_fct += v;
-  if (!fcts.empty()) mean_fct /= static_cast<double>(fcts.size());
-  json totals = {{"drops", drops},
-                 {"lossless_drops", lossless_drops},
-                 {"pause_frames", pause_frames},
-                 {"cnp_frames", cnp_frames},
-                 {"cnm_frames", cnm_frames},
-                 {"packet_hops", link::packet_hops()},
-                 {"sim_time_ns", ns(now_ps)},
-                 {"wall_time_s", wall_s_},
-                 {"elaboration_s", elab_s_},
-                 {"flows", f.flows.size()},
-                 {"flows_completed", completed},
-                 {"mean_fct_ns", fcts.empty() ? json(nullptr) : json(mean_fct)},
-                 {"p99_fct_ns", fcts.empty() ? json(nullptr) : json(percentile(fcts, 0.99))}};
-  if (ack_frames) totals["ack_frames"] = ack_frames;  // transport ACKs, when any NIC sends them
-  // A feedback kind a scheme registered beyond the shipped ones: "<name>_frames", when any arrived.
-  for (const frame_kind_info* k : frame_kind_registry::instance().kinds()) {
-    if (k->role != frame_role::feedback || k->kind == frame_kind::cnp || k->kind == frame_kind::cnm ||
-        k->kind == frame_kind::ack)
-      continue;
-    uint64_t n = 0;
-    for (const auto& nic : f.nics) n += nic->receiver().received(k->kind);
-    if (n) totals[k->name + "_frames"] = n;
-  }
-  if (ib) {  // on InfiniBand every CNP carries a BECN
-    totals["credit_packets"] = credit_packets;
-    totals["fecn_marks"] = static_cast<uint64_t>(fecn_marks);
-    totals["becn_frames"] = cnp_frames;
-  }
-  out.member("totals", std::move(totals));
+  out.member("totals", summary_totals(raw, fcts, completed));
+  append_tail_warnings(raw, warnings);
   out.member("warnings", std::move(warnings));
+  if (partial)
+    out.member("_partial", {{"raw", raw.to_json()},
+                            {"global_warnings", global_warnings},
+                            {"port_warnings", std::move(port_warnings)},
+                            {"link_keys", std::move(link_keys)},
+                            {"port_keys", std::move(port_keys)},
+                            {"held", std::move(partial_tree)}});
 }
 
-std::string simulation::table() const {
-  nlohmann::json s = summary();
+std::string simulation::table() const { return summary_table(summary()); }
+
+std::string summary_table(const nlohmann::json& s) {
   std::ostringstream o;
   const auto& t = s["totals"];
   double hops = t["packet_hops"].get<double>();
   o << "== Sluice: " << s["scenario"].get<std::string>() << " (seed " << s["seed"] << ") ==\n";
-  o << "simulated " << fmt("%.3f", t["sim_time_ns"].get<double>() / 1e3) << " us in " << fmt("%.2f", wall_s_)
+  const double wall_s = t["wall_time_s"].get<double>();
+  o << "simulated " << fmt("%.3f", t["sim_time_ns"].get<double>() / 1e3) << " us in " << fmt("%.2f", wall_s)
     << " s wall; " << static_cast<uint64_t>(hops) << " packet-hops ("
-    << fmt("%.2f", wall_s_ > 0 ? hops / wall_s_ / 1e6 : 0) << " M/s)\n";
+    << fmt("%.2f", wall_s > 0 ? hops / wall_s / 1e6 : 0) << " M/s)\n";
   // The fabric's own flow control and feedback: PFC frames on CEE; credit packets, FECN marks and
   // BECNs on InfiniBand.
   const bool ib = t.contains("credit_packets");
@@ -482,20 +564,13 @@ std::string simulation::table() const {
 }
 
 std::vector<std::pair<std::string, const series*>> simulation::csv_series() const {
-  const sampler& s = *sampler_;
-  std::vector<std::pair<std::string, const series*>> out = {{"queue_depth", &s.queue_depth},
-                                                            {"link_throughput", &s.link_throughput},
-                                                            {"flow_throughput", &s.flow_throughput},
-                                                            {"paused_fraction", &s.paused_fraction}};
-  if (!s.credit_blocked_fraction.columns.empty())
-    out.emplace_back("credit_blocked_fraction", &s.credit_blocked_fraction);
-  out.emplace_back("flow_rate", &s.flow_rate);
-  if (!s.cp_state.columns.empty()) out.emplace_back("cp_state", &s.cp_state);
-  out.emplace_back("buffer_occupancy", &s.buffer_occupancy);
+  std::vector<std::pair<std::string, const series*>> out;
+  for (const auto& [name, s] : sampler_->all_series())
+    if (sampler::csv_written(name, *s)) out.emplace_back(name, s);
   return out;
 }
 
-void simulation::write_outputs(const std::string& dir) const {
+void write_summary_json(const std::string& dir, const std::function<void(summary_sink&)>& emit) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) throw config_error("--out: cannot create '" + dir + "': " + ec.message());
@@ -506,7 +581,7 @@ void simulation::write_outputs(const std::string& dir) const {
   {
     std::ofstream json_out(json_path + ".tmp");
     stream_sink sink(json_out);
-    emit_summary(sink);
+    emit(sink);
     sink.finish();
     if (!(json_out << '\n') || !json_out.flush()) {
       const std::string why = std::strerror(errno);     // a full disk: ENOSPC, a file size limit: EFBIG
@@ -516,6 +591,10 @@ void simulation::write_outputs(const std::string& dir) const {
   }
   std::filesystem::rename(json_path + ".tmp", json_path, ec);
   if (ec) throw config_error("--out: cannot write '" + json_path + "': " + ec.message());
+}
+
+void simulation::write_outputs(const std::string& dir) const {
+  write_summary_json(dir, [this](summary_sink& out) { emit_summary(out); });
   for (const auto& [name, s] : csv_series()) s->write_csv(dir + "/" + name + ".csv", "time_us");
   if (trace_) trace_->write_csv(dir + "/frame_trace.csv");
 }

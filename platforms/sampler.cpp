@@ -4,6 +4,7 @@
 #include <cstring>
 #include <fstream>
 #include <set>
+#include <unordered_map>
 
 #include "platforms/csv_number.h"
 
@@ -38,6 +39,23 @@ void series::write_csv(std::ostream& out, const std::string& time_column) const 
   }
 }
 
+std::vector<uint32_t> series_order::topology_link_index(const fabric& f) {
+  // Ports are numbered in link order on each node: a link is known by its first end's port.
+  const topology_spec& t = f.spec().topology;
+  std::vector<int> next_port(t.nodes.size(), 0);
+  std::unordered_map<uint64_t, uint32_t> by_end;
+  for (uint32_t i = 0; i < t.links.size(); ++i) {
+    const uint32_t a = f.node_id(t.links[i].a), b = f.node_id(t.links[i].b);
+    by_end.emplace((uint64_t{a} << 32) | static_cast<uint32_t>(next_port[a]++), i);
+    ++next_port[b];
+  }
+  std::vector<uint32_t> index;
+  index.reserve(f.links.size());
+  for (const link_entry& e : f.links)
+    index.push_back(by_end.at((uint64_t{e.a.node} << 32) | static_cast<uint32_t>(e.a.port)));
+  return index;
+}
+
 sampler::sampler(sc_core::sc_module_name name, fabric& f, sc_core::sc_time period)
     : sc_module(name), fabric_(f), period_(period) {
   std::set<int> used;
@@ -46,13 +64,18 @@ sampler::sampler(sc_core::sc_module_name name, fabric& f, sc_core::sc_time perio
     for (auto& port : sw->ports)
       for (int prio : used) {
         queues_.push_back({port.get(), prio});
-        queue_depth.columns.push_back(std::string(port->name()) + ".p" + std::to_string(prio));
+        queue_depth.add_column(std::string(port->name()) + ".p" + std::to_string(prio), sw->node_id(),
+                               series_order::port(false, sw->node_id(), port->index(), prio));
       }
-  for (link_entry& e : f.links)
+  const std::vector<uint32_t> link_index = series_order::topology_link_index(f);
+  for (std::size_t i = 0; i < f.links.size(); ++i) {
+    const link_entry& e = f.links[i];
     for (const link_channel* c : {&e.model->ab, &e.model->ba}) {
       channels_.push_back(c);
-      link_throughput.columns.push_back(c->label());
+      const bool ba = c == &e.model->ba;  // a direction is measured by its transmitting node
+      link_throughput.add_column(c->label(), ba ? e.b.node : e.a.node, series_order::link(link_index[i], ba));
     }
+  }
   // One column per listed flow; flows drawn by workloads (thousands) share one column.
   for (const flow& fl : f.flows) {
     if (fl.spec.from_workload) {
@@ -60,33 +83,48 @@ sampler::sampler(sc_core::sc_module_name name, fabric& f, sc_core::sc_time perio
       continue;
     }
     flow_columns_.push_back(fl.id);
-    flow_throughput.columns.push_back(fl.spec.name);
+    flow_throughput.add_column(fl.spec.name, fl.spec.dst, series_order::flow(fl.id, false));
   }
-  if (workload_column_) flow_throughput.columns.push_back("all workload flows");
-  auto watch_pauses = [&](const pfc& fc, const std::string& label) {
+  if (workload_column_)  // made of every receiver's bytes: platforms/partial_summary.* rebuilds it
+    flow_throughput.add_column("all workload flows", UINT32_MAX, UINT64_MAX);
+  auto watch_pauses = [&](const pfc& fc, const std::string& label, uint32_t node, bool nic, int port) {
     for (int prio : used) {
       pauses_.push_back({&fc, prio, 0});
-      paused_fraction.columns.push_back(label + ".p" + std::to_string(prio));
+      paused_fraction.add_column(label + ".p" + std::to_string(prio), node, series_order::port(nic, node, port, prio));
     }
   };
-  auto watch_credits = [&](const credit_flow_control& fc, const std::string& label) {
+  auto watch_credits = [&](const credit_flow_control& fc, const std::string& label, uint32_t node, bool nic, int port) {
     for (int vl : used) {
       blocked_.push_back({&fc, vl, 0});
-      credit_blocked_fraction.columns.push_back(label + ".p" + std::to_string(vl));
+      credit_blocked_fraction.add_column(label + ".p" + std::to_string(vl), node,
+                                         series_order::port(nic, node, port, vl));
     }
   };
   for (auto& sw : f.switches)
     for (auto& port : sw->ports)
-      port->credits ? watch_credits(*port->credits, port->name()) : watch_pauses(port->flow_control, port->name());
+      port->credits ? watch_credits(*port->credits, port->name(), sw->node_id(), false, port->index())
+                    : watch_pauses(port->flow_control, port->name(), sw->node_id(), false, port->index());
   for (auto& n : f.nics)
-    n->port.credits ? watch_credits(*n->port.credits, n->port.name())
-                    : watch_pauses(n->port.flow_control, n->port.name());
-  for (auto& sw : f.switches) buffer_occupancy.columns.push_back(sw->name());
+    n->port.credits ? watch_credits(*n->port.credits, n->port.name(), n->node_id(), true, 0)
+                    : watch_pauses(n->port.flow_control, n->port.name(), n->node_id(), true, 0);
+  for (auto& sw : f.switches)
+    buffer_occupancy.add_column(sw->name(), sw->node_id(), series_order::port(false, sw->node_id(), 0, 0));
   last_link_bytes_.assign(channels_.size(), 0);
   last_flow_bytes_.assign(f.flows.size(), 0);
   SC_METHOD(sample);
   dont_initialize();
   sensitive << tick_;
+}
+
+std::vector<std::pair<std::string, const series*>> sampler::all_series() const {
+  return {{"queue_depth", &queue_depth},
+          {"link_throughput", &link_throughput},
+          {"flow_throughput", &flow_throughput},
+          {"paused_fraction", &paused_fraction},
+          {"credit_blocked_fraction", &credit_blocked_fraction},
+          {"flow_rate", &flow_rate},
+          {"cp_state", &cp_state},
+          {"buffer_occupancy", &buffer_occupancy}};
 }
 
 double sampler::estimated_bytes(double samples) const {
@@ -100,24 +138,27 @@ double sampler::estimated_bytes(double samples) const {
 
 void sampler::start_of_simulation() {
   // The reaction points exist now (made after the overrides' first pass).
+  // A flow's rate is its sender's: a partition that does not hold the sender has no column to fill.
   for (uint32_t id : flow_columns_) {
     const flow& fl = fabric_.flows[id];
-    flow_rate.columns.push_back(fl.spec.name);
-    if (fabric_.nic_at(fl.spec.src).reaction_point(id)) {
+    flow_rate.add_column(fl.spec.name, fl.spec.src, series_order::flow(id, false));
+    if (fabric_.owns(fl.spec.src) && fabric_.nic_at(fl.spec.src).reaction_point(id)) {
       target_columns_.push_back(id);
-      flow_rate.columns.push_back(fl.spec.name + " target");
+      flow_rate.add_column(fl.spec.name + " target", fl.spec.src, series_order::flow(id, true));
     }
   }
-  for (const queue_ref& q : queues_)  // the congestion points exist now too
-    if (const congestion_point_if* cp = q.port->congestion_point(q.priority); cp && cp->state() >= 0) {
+  for (std::size_t i = 0; i < queues_.size(); ++i)  // the congestion points exist now too
+    if (const congestion_point_if* cp = queues_[i].port->congestion_point(queues_[i].priority);
+        cp && cp->state() >= 0) {
       states_.push_back(cp);
-      cp_state.columns.push_back(std::string(q.port->name()) + ".p" + std::to_string(q.priority));
+      cp_state.add_column(queue_depth.columns[i], queue_depth.column_nodes[i], queue_depth.column_keys[i]);
     }
   tick_.notify(period_);
 }
 
 double sampler::flow_rate_now(uint32_t id) const {
   const flow& fl = fabric_.flows[id];
+  if (!fabric_.owns(fl.spec.src)) return 0;  // another partition's column
   const nic& n = fabric_.nic_at(fl.spec.src);
   double pace = n.port.mac.wire().current_rate().bps;
   if (fl.spec.rate.bps > 0 && fl.spec.rate.bps < pace) pace = fl.spec.rate.bps;
@@ -134,7 +175,8 @@ void sampler::sample() {
   const double t_us = now.to_seconds() * 1e6;
   const uint64_t elapsed_ps = to_ps(now) - last_sample_ps_;
   last_sample_ps_ = to_ps(now);
-  const double gbps_per_byte = 8.0 / (static_cast<double>(elapsed_ps) * 1e-12) / 1e9;
+  sample_ps_.push_back(last_sample_ps_);
+  const double gbps_per_byte = sluice::gbps_per_byte(elapsed_ps);
 
   std::vector<double> depth;
   depth.reserve(queues_.size());
@@ -161,10 +203,15 @@ void sampler::sample() {
   }
   if (workload_column_) {
     uint64_t b = 0;
+    if (by_receiver_) workload_by_receiver_.emplace_back(fabric_.spec().topology.nodes.size(), 0);
     for (const flow& fl : fabric_.flows)
-      if (fl.spec.from_workload) b += fl.stats.rx_bytes;
+      if (fl.spec.from_workload && fabric_.owns(fl.spec.dst)) {
+        b += fl.stats.rx_bytes;
+        if (by_receiver_) workload_by_receiver_.back()[fl.spec.dst] += fl.stats.rx_bytes;
+      }
     flows.push_back(static_cast<double>(b - last_workload_bytes_) * gbps_per_byte);
     last_workload_bytes_ = b;
+    workload_rx_bytes_.push_back(b);
   }
   flow_throughput.times_us.push_back(t_us);
   flow_throughput.rows.push_back(std::move(flows));

@@ -6,6 +6,7 @@
 #include <iosfwd>
 #include <string>
 #include <systemc>
+#include <utility>
 #include <vector>
 
 #include "platforms/fabric.h"
@@ -16,9 +17,35 @@ struct series {
   std::vector<std::string> columns;
   std::vector<double> times_us;
   std::vector<std::vector<double>> rows;
+  // For partitioned runs (platforms/partial_summary.h): the node that measured each column, and
+  // the column's place in the single-process run's order (series_order keys).
+  std::vector<uint32_t> column_nodes;
+  std::vector<uint64_t> column_keys;
+  void add_column(std::string name, uint32_t node, uint64_t key) {
+    columns.push_back(std::move(name));
+    column_nodes.push_back(node);
+    column_keys.push_back(key);
+  }
   void write_csv(const std::string& path, const std::string& time_column) const;
   void write_csv(std::ostream& out, const std::string& time_column) const;
 };
+
+// Where a column or a summary entry stands in the single-process run's order, whichever
+// partition emitted it: switch ports (in node order, then port, then class) before NIC ports;
+// a link's two directions after its index in the topology; a flow's columns after its id.
+namespace series_order {
+inline uint64_t port(bool nic, uint32_t node, int port, int cls) {
+  return (uint64_t{nic} << 60) | (uint64_t{node} << 24) | (static_cast<uint64_t>(port) << 8) |
+         static_cast<uint64_t>(cls);
+}
+inline uint64_t link(uint32_t topology_index, bool ba) { return uint64_t{topology_index} * 2 + ba; }
+inline uint64_t flow(uint32_t id, bool target) { return uint64_t{id} * 2 + target; }
+// Each entry of f.links: its index in the scenario's topology links (a partition holds only some).
+std::vector<uint32_t> topology_link_index(const fabric& f);
+}  // namespace series_order
+
+// Gb/s per byte over a sample of elapsed_ps (the throughput series, and their merge).
+inline double gbps_per_byte(uint64_t elapsed_ps) { return 8.0 / (static_cast<double>(elapsed_ps) * 1e-12) / 1e9; }
 
 class sampler : public sc_core::sc_module {
  public:
@@ -46,6 +73,21 @@ class sampler : public sc_core::sc_module {
   // Memory the rows of a run of `samples` samples will hold: columns x 8 B per sample, plus each
   // row's vector and its time, in the four series.
   double estimated_bytes(double samples) const;
+
+  // Every series, by CSV file name without ".csv", in the order written (csv_written says which are).
+  std::vector<std::pair<std::string, const series*>> all_series() const;
+  static bool csv_written(const std::string& name, const series& s) {
+    return !s.columns.empty() || (name != "credit_blocked_fraction" && name != "cp_state");
+  }
+  // The raw material of the "all workload flows" column: at each sample, the payload bytes the
+  // workload flows this process receives have delivered so far, and the sample times (ps).
+  const std::vector<uint64_t>& workload_rx_bytes() const { return workload_rx_bytes_; }
+  const std::vector<uint64_t>& sample_times_ps() const { return sample_ps_; }
+  bool has_workload_column() const { return workload_column_; }
+  // Keeps those bytes per receiving node too (by node id, at each sample), so that one process
+  // can emit the partial series of any partition after the run (tests emulating partitions).
+  void keep_workload_bytes_by_receiver() { by_receiver_ = true; }
+  const std::vector<std::vector<uint64_t>>& workload_rx_bytes_by_receiver() const { return workload_by_receiver_; }
 
   // Takes a last, possibly shorter, sample at the current time if the run ended between ticks.
   void finish();
@@ -92,6 +134,9 @@ class sampler : public sc_core::sc_module {
   double flow_rate_now(uint32_t flow_id) const;
   bool workload_column_ = false;
   uint64_t last_workload_bytes_ = 0;
+  std::vector<uint64_t> workload_rx_bytes_, sample_ps_;
+  bool by_receiver_ = false;
+  std::vector<std::vector<uint64_t>> workload_by_receiver_;
   uint64_t last_sample_ps_ = 0;
   std::size_t max_ports_paused_ = 0;
   double max_ports_paused_at_us_ = 0;

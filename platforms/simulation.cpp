@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -10,6 +11,7 @@
 #include "models/core/random.h"
 #include "models/core/stats.h"
 #include "platforms/inert_settings.h"
+#include "platforms/partitioned_run.h"
 #include "platforms/profiles.h"
 #include "platforms/provenance.h"
 #include "platforms/results_store.h"
@@ -33,12 +35,34 @@ std::string schemes_in_use(const fabric& f, const run_options& options) {
   for (const cc_scheme* s : f.schemes_in_use()) names += (names.empty() ? "" : ", ") + s->name;
   return names.empty() ? "no " + options.cc_key + " and no traffic cc:" : "traffic cc: " + names;
 }
+// A partition sees only the settings that match its own nodes: a setting is without effect (or
+// matches nothing) when every partition says so, in the same words.
+std::vector<std::string> lines_of_every_partition(parallel_transport& t, const std::vector<std::string>& lines) {
+  std::string mine;
+  for (const std::string& l : lines) mine += l + '\n';
+  const std::vector<std::vector<char>> all =
+      t.exchange(std::vector<std::vector<char>>(static_cast<std::size_t>(t.size()), {mine.begin(), mine.end()}));
+  std::vector<std::string> common;
+  for (const std::string& l : lines) {
+    bool everywhere = true;
+    for (const std::vector<char>& other : all)
+      everywhere = everywhere && std::string(other.begin(), other.end()).find(l + '\n') != std::string::npos;
+    if (everywhere) common.push_back(l);
+  }
+  return common;
+}
 }  // namespace
 
 event_player::event_player(sc_core::sc_module_name name, fabric& f, std::vector<link_event> events)
     : sc_module(name), fabric_(f), events_(std::move(events)) {
   std::stable_sort(events_.begin(), events_.end(),
                    [](const link_event& a, const link_event& b) { return a.at < b.at; });
+  // A partitioned run plays the events of the links this partition holds (both ends' copies of
+  // a cut link take the change).
+  if (f.partitioned())
+    events_.erase(std::remove_if(events_.begin(), events_.end(),
+                                 [&](const link_event& e) { return !f.holds_link(e.link) && f.topology_has_link(e.link); }),
+                  events_.end());
   for (std::size_t i = 0; i < events_.size(); ++i) {  // fail before the run, not during it
     try {
       fabric_.link_named(events_[i].link).rate.validate(events_[i].rate);
@@ -66,7 +90,18 @@ simulation::simulation(const scenario& s, const run_options& options) : store_op
   expand_workloads(expanded, seed_);
   if (expanded.stop_when_done && expanded.flows.empty())
     throw config_error("run.stop_when_done: the workloads produced no flows");
-  fabric_ = std::make_unique<fabric>(expanded);
+  if (options.transport && options.transport->size() > 1) {
+    transport_ = options.transport;
+    if (expanded.stop_when_done)
+      throw config_error("run.stop_when_done: not in a partitioned run (--partitions): give run.until instead");
+    plan_ = plan_partitions(expanded.topology, transport_->size(), options.partition_method);
+    if (!plan_.warning.empty() && transport_->rank() == 0) std::cerr << "sluice: warning: " << plan_.warning << '\n';
+    fabric_ = std::make_unique<fabric>(expanded, plan_.owner, static_cast<uint32_t>(transport_->rank()));
+    mailbox_ = std::make_unique<frame_mailbox>(*fabric_, plan_.owner, transport_->size());
+    fabric_->set_shipper(mailbox_.get());
+  } else {
+    fabric_ = std::make_unique<fabric>(expanded);
+  }
   const sc_core::sc_time period = options.sample_period.value_or(s.sample_period);
   const std::string period_key = options.sample_period ? "--sample-period" : "run.sample_period";
   const std::string period_text = "'" + format_time(period) + "' over " + format_time(until_);
@@ -121,10 +156,27 @@ simulation::simulation(const scenario& s, const run_options& options) : store_op
   const std::string in_use = schemes_in_use(*fabric_, options);
   unused_scheme_settings_ = {unmatched_settings(s.params, params_unmatched, "params", *fabric_, in_use),
                              unmatched_settings(options.sets, sets_unmatched, options.sets_origin, *fabric_, in_use)};
-  fabric_->derive_defaults();
+  if (transport_) {
+    // What the headroom of a cut link's port needs from the other side: the far port's pause
+    // response and the largest frame of the whole fabric. One partition holds each link end, so
+    // an OR of the bytes gathers the values.
+    const std::vector<uint64_t> near = fabric_->near_responses();
+    std::vector<uint8_t> bytes(near.size() * sizeof(uint64_t));
+    std::memcpy(bytes.data(), near.data(), bytes.size());
+    bytes = transport_->allreduce_bits(bytes, bits_op::any);
+    std::vector<uint64_t> far(near.size());
+    std::memcpy(far.data(), bytes.data(), bytes.size());
+    fabric_->set_far_responses(std::move(far));
+    fabric_->derive_defaults([this](uint64_t v) { return transport_->allreduce(v, reduce_op::max); });
+  } else {
+    fabric_->derive_defaults();
+  }
   for (const std::string& w : fabric_->warnings()) std::cerr << "sluice: warning: " << w << '\n';
   fabric_->check_policies();  // after the derived headroom: a congestion point's Qeq is checked against it
-  fabric_->arm_resequencing();
+  if (transport_)
+    fabric_->arm_resequencing([this](bool v) { return transport_->allreduce(v ? 1 : 0, reduce_op::max) != 0; });
+  else
+    fabric_->arm_resequencing();
   check_inert_settings(s, options);
   if (!options.capture.dir.empty())
     capture_ = std::make_unique<frame_capture>(options.capture, s.topology.layer == link_layer::ib);
@@ -159,6 +211,7 @@ void simulation::check_inert_settings(const scenario& s, const run_options& opti
   for (std::string& line : unused_scheme_settings_[0]) lines.push_back(std::move(line));
   for (std::string& line : inert_settings(options.sets, options.sets_origin)) lines.push_back(std::move(line));
   for (std::string& line : unused_scheme_settings_[1]) lines.push_back(std::move(line));
+  if (transport_) lines = lines_of_every_partition(*transport_, lines);
   if (lines.empty()) return;
   if (!options.allow_inert && !s.allow_inert)
     throw config_error(lines.front() + " (" + options.allow_inert_key + " or run.allow_inert: true to run anyway)");
@@ -170,7 +223,10 @@ void simulation::check_inert_settings(const scenario& s, const run_options& opti
 
 void simulation::run() {
   auto wall_start = std::chrono::steady_clock::now();
-  sluice::start(until_);
+  if (transport_)
+    windows_ = run_windows(to_ps(until_), plan_.lookahead_ps, *mailbox_, *transport_, *fabric_);
+  else
+    sluice::start(until_);
   wall_s_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   sampler_->finish();                                   // the kernel stops before running the tick due at `until`
   invariants_->check(to_ps(sc_core::sc_time_stamp()));  // the end of the run, sampled or not

@@ -14,6 +14,8 @@
 #include "platforms/frame_capture.h"
 #include "platforms/frame_trace.h"
 #include "platforms/invariants.h"
+#include "platforms/parallel_transport.h"
+#include "platforms/partition.h"
 #include "platforms/sampler.h"
 #include "platforms/waveform.h"
 
@@ -46,6 +48,10 @@ struct run_options {
   waveform_options waveform;                      // --vcd FILE --trace PATTERNS: waveforms (none by default)
   std::string trace_frames_key = "--trace-frames";
   store_options store;  // --store FILE: append the run to a results store (none by default)
+  // A partitioned run (docs/parallel.md): this process is partition transport->rank() of
+  // transport->size() (none, or size 1: the whole fabric in this process).
+  parallel_transport* transport = nullptr;
+  std::string partition_method = "metis";  // --partition-method (platforms/partition.h)
 };
 
 // Plays the scenario's timed events (link capacity changes).
@@ -69,7 +75,9 @@ class simulation {
   ~simulation();
   void run();
   fabric& fabric_model() { return *fabric_; }
+  const fabric& fabric_model() const { return *fabric_; }
   const sampler& samples() const { return *sampler_; }
+  sampler& samples() { return *sampler_; }
   const deadlock_detector& deadlocks() const { return *deadlocks_; }
   const frame_capture* capture() const { return capture_.get(); }  // null without --pcap
   const frame_trace* trace() const { return trace_.get(); }        // null without --trace-frames
@@ -78,12 +86,20 @@ class simulation {
   // Problems found while building the run (inert settings allowed by allow_inert), for stderr
   // and summary.json's warnings.
   const std::vector<std::string>& build_warnings() const { return build_warnings_; }
+  // A partitioned run: the plan, and the frames this partition exchanged (null transport: none).
+  parallel_transport* transport() const { return transport_; }
+  const partition_plan& plan() const { return plan_; }
+  const class frame_mailbox* mailbox() const { return mailbox_.get(); }
+  uint64_t windows() const { return windows_; }
   // How the run was made: scenario and its hash, overrides in order, options, build, host, date.
   const nlohmann::json& provenance() const { return provenance_; }
 
   nlohmann::json summary() const;
   void emit_summary(summary_sink& out) const;  // summary.json's members, in key order
-  std::string table() const;                   // the summary as a readable text report
+  // What the nodes this process owns measured, with the raw material of the global members
+  // under "_partial" (platforms/partial_summary.h; process_level: see partial_summary).
+  void emit_partial_summary(summary_sink& out, bool process_level) const;
+  std::string table() const;  // the summary as a readable text report
   // The CSV series of the outputs, by file name without ".csv", in the order written.
   std::vector<std::pair<std::string, const series*>> csv_series() const;
   // Writes summary.json and the time-series CSVs into `dir` (created if missing).
@@ -94,6 +110,7 @@ class simulation {
  private:
   // Settings whose every match has no effect: an error, or warnings when the run allows them.
   void check_inert_settings(const scenario& s, const run_options& options);
+  void emit(summary_sink& out, bool partial, bool process_level) const;
   std::unique_ptr<fabric> fabric_;
   std::unique_ptr<sampler> sampler_;
   std::unique_ptr<event_player> events_;
@@ -103,6 +120,10 @@ class simulation {
   std::unique_ptr<frame_trace> trace_;
   std::unique_ptr<class waveform> waveform_;
   std::unique_ptr<results_store> store_;  // opened before elaboration: a bad path fails first
+  parallel_transport* transport_ = nullptr;
+  partition_plan plan_;
+  std::unique_ptr<class frame_mailbox> mailbox_;
+  uint64_t windows_ = 0;
   store_options store_options_;
   sc_core::sc_time until_;
   double wall_s_ = 0;

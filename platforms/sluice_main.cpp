@@ -23,6 +23,8 @@
 #include "platforms/regs_cli.h"
 #include "platforms/run_progress.h"
 #include "platforms/run_request.h"
+#include "platforms/partial_summary.h"
+#include "platforms/partitioned_run.h"
 #include "platforms/simulation.h"
 
 namespace po = boost::program_options;
@@ -40,6 +42,7 @@ const char* usage =
     "                  [--pcap DIR --capture PORTS [--capture-kinds K,..] [--capture-window FROM:TO]]\n"
     "                  [--trace-frames FILTER] [--vcd FILE --trace SIGNALS [--trace-window FROM:TO]]\n"
     "                  [--store FILE.sqlite [--store-series]] [--report[=FILE.html]]\n"
+    "       mpirun -np P sluice run SCENARIO.yaml --partitions P [--partition-method metis|pod|blocks] ...\n"
     "       sluice params SCENARIO.yaml [--set PATH=VALUE ...] [--cc NAME] [--profile NAME] [--allow-inert]\n"
     "                     [--match GLOB]\n"
     "       sluice stats SCENARIO.yaml [--match GLOB]\n"
@@ -155,12 +158,57 @@ int compare(const po::variables_map& vm, const std::string& a, const std::string
   finish(0);
 }
 
+// mpirun -np P sluice run ... --partitions P: this process simulates its partition; rank 0 gathers
+// every partition's partial outputs and writes the single-process run's (docs/parallel.md).
+int run_partitioned(int argc, char* argv[], int partitions, const std::string& method, run_options opts,
+                    const std::string& scenario_path, const std::string& out_dir, bool quiet,
+                    const po::variables_map& vm) {
+  for (const char* opt : {"pcap", "trace-frames", "vcd", "store", "report"})
+    if (vm.count(opt))
+      throw config_error(std::string("--") + opt + ": not in a partitioned run (--partitions) yet (docs/parallel.md)");
+  std::unique_ptr<parallel_transport> transport = make_mpi_transport();
+  if (transport->size() != partitions)
+    throw config_error("--partitions: '" + std::to_string(partitions) + "' but mpirun started " +
+                       std::to_string(transport->size()) + " processes (mpirun -np " + std::to_string(partitions) +
+                       ")");
+  opts.transport = transport.get();
+  opts.partition_method = method;
+  const int code = run_rank(*transport, [&] {
+    scenario s = load_scenario_file(scenario_path);
+    simulation sim(s, opts);
+    if (!out_dir.empty() && transport->rank() == 0) check_out_dir(out_dir);
+    sim.run();
+    const std::vector<std::string> summaries = transport->gather_strings(to_partial_bytes(partial_summary(sim)));
+    const std::vector<std::string> series = transport->gather_strings(to_partial_bytes(partial_series(sim)));
+    if (transport->rank() != 0) return 0;
+    std::vector<nlohmann::json> parts, part_series;
+    for (const std::string& b : summaries) parts.push_back(from_partial_bytes(b));
+    for (const std::string& b : series) part_series.push_back(from_partial_bytes(b));
+    const nlohmann::json summary = merge_summaries(parts);
+    if (!quiet) {
+      std::cout << summary_table(summary);
+      std::cout << "partitions: " << partitions << " (" << method << "), lookahead "
+                << format_time(from_ps(sim.plan().lookahead_ps)) << ", " << sim.plan().cut.size() << " cut links, "
+                << sim.windows() << " windows\n";
+    }
+    if (!out_dir.empty()) {
+      write_merged_outputs(out_dir, summary, merge_series(part_series));
+      if (!quiet) std::cout << "outputs written to " << out_dir << "/\n";
+    }
+    return 0;
+  });
+  transport->finalize();
+  finish(code);
+}
+
 int run(int argc, char* argv[]) {
   std::string command, scenario_path, other_path, out_dir, until, sample_period, seed, cc, profile, match = "*";
   std::string format = "table";
   std::string pcap, capture_kinds, capture_window, trace_frames, vcd, trace_window, store, report;
   std::vector<std::string> sets, capture, trace;
   bool quiet = false, allow_inert = false, store_series = false;
+  int partitions = 1;
+  std::string partition_method = "metis";
   // The scheme list comes from the scheme table, so --help names every scheme there is.
   const std::string cc_help = "run, params: one congestion-control scheme for every flow (" +
                               cc_scheme_registry::instance().names() +
@@ -178,6 +226,10 @@ int run(int argc, char* argv[]) {
       "allow-inert", po::bool_switch(&allow_inert),
       "run, params: a setting whose every match has no effect warns instead of failing")(
       "out", po::value(&out_dir), "write summary.json and time-series CSVs into DIR")(
+      "partitions", po::value(&partitions),
+      "run: split the fabric over P processes started by mpirun -np P (docs/parallel.md); the outputs are the "
+      "single-process run's")("partition-method", po::value(&partition_method),
+                              "with --partitions: metis (a balanced cut), pod or blocks")(
       "quiet,q", po::bool_switch(&quiet), "do not print the summary table")(
       "pcap", po::value(&pcap), "write packet captures (pcapng, one file per port) into DIR; needs --capture")(
       "capture", po::value(&capture)->composing(), "ports to capture: names or globs (sw0.port4, 'h*'), repeatable")(
@@ -270,7 +322,16 @@ int run(int argc, char* argv[]) {
   request.capture = capture;
   if (vm.count("store")) request.store = store;
   request.store_series = store_series;
-  const run_options opts = parse_run_request(request, "--");
+  run_options opts = parse_run_request(request, "--");
+  if (vm.count("partitions") || vm.count("partition-method")) {
+    if (!run_command) throw config_error("--partitions: applies to 'run' only, not '" + command + "'");
+    if (partitions > 1) return run_partitioned(argc, argv, partitions, partition_method, opts, scenario_path, out_dir,
+                                               quiet, vm);
+    if (partitions < 1) throw config_error("--partitions: '" + std::to_string(partitions) + "' is below 1");
+  }
+  if (const char* size = std::getenv("OMPI_COMM_WORLD_SIZE"); size && std::string(size) != "1" && run_command)
+    throw config_error(std::string("started by mpirun with ") + size + " processes: give --partitions " + size +
+                       " (docs/parallel.md)");
   scenario s = load_scenario_file(scenario_path);
   simulation sim(s, opts);
   if (command == "params") {

@@ -2,13 +2,31 @@
 
 #include <algorithm>
 #include <string>
+#include <unordered_map>
+
+#include "models/core/random.h"
 
 namespace sluice {
 namespace {
 constexpr uint64_t never_armed = std::numeric_limits<uint64_t>::max();
 constexpr uint64_t dead_seq = std::numeric_limits<uint64_t>::max();  // matches no entry
 event_queue* g_queue = nullptr;                                      // the queue, once made
+timed_client* g_running = nullptr;                                   // the client whose on_timer() runs, if any
+uint64_t g_owner = 0;                                                // the open order_scope's owner
+// Clients made so far per owner: a scope opened again for the same owner goes on counting.
+std::unordered_map<uint64_t, uint32_t>& owner_counts() {
+  static std::unordered_map<uint64_t, uint32_t> counts;
+  return counts;
+}
 }  // namespace
+
+order_scope::order_scope(uint64_t owner) : outer_(g_owner) { g_owner = owner; }
+order_scope::~order_scope() { g_owner = outer_; }
+
+uint64_t order_scope::next_key() {
+  if (g_running) return mix64(g_running->order_ ^ mix64(++g_running->spawned_));
+  return g_owner << 32 | owner_counts()[g_owner]++;
+}
 
 event_queue& event_queue::instance() {
   static event_queue* queue = new event_queue("sluice_event_queue");  // owned by the kernel's hierarchy
@@ -53,12 +71,12 @@ void event_queue::forget(timed_client* c) {
 }
 
 // A wake-up for a client with none pending, or earlier than the one pending.
-void event_queue::add(timed_client* c, uint64_t at_ps) {
+void event_queue::add(timed_client* c, uint64_t at_ps, uint64_t sched_ps) {
   if (at_ps < now_ps()) refuse_past(at_ps);
   if (c->id_ == timed_client::no_id) enrol(c);
   if (c->at_ps_ == never_ps) ++pending_;
   c->at_ps_ = at_ps;
-  const entry e{at_ps, seq_++, c->id_};
+  const entry e{at_ps, sched_ps, c->order_, seq_++, c->id_};
   clients_[c->id_].live_seq = e.seq;  // an entry queued earlier for this client is now stale
   insert(e);
   if (!running_ && at_ps < armed_ps_) arm(sc_core::sc_time_stamp().value());
@@ -187,8 +205,10 @@ const event_queue::entry* event_queue::front() {
         n = next;
       }
       l = slot_list{};
-      // In schedule order, which is time order but for wake-ups scheduled earlier for later in
-      // the nanosecond: an insertion sort (a bucket holds a few entries, nearly in order).
+      // In schedule order: an insertion sort for the usual few entries; a burst (thousands of
+      // frames in one nanosecond, in no key order) is sorted in n log n.
+      const auto before = [](const entry& x, const entry& y) { return x.before(y); };
+      if (sorted_items_.size() > 32) std::sort(sorted_items_.begin(), sorted_items_.end(), before);
       for (std::size_t i = 1; i < sorted_items_.size(); ++i) {
         const entry x = sorted_items_[i];
         std::size_t j = i;
@@ -352,7 +372,9 @@ void event_queue::run() {
     c->at_ps_ = never_ps;
     --pending_;
     clock_detail::now = std::max(clock_detail::now, e.at_ps);
+    g_running = c;
     c->on_timer();  // may schedule again, including at now
+    g_running = nullptr;
   }
   const uint64_t reached = clock_detail::now;
   clock_detail::draining = false;

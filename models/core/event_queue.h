@@ -5,8 +5,11 @@
 // one pending wake-up, kept in a calendar: one bucket per nanosecond over the next 16 us (a
 // bitmap finds the next busy one), so a wake-up costs O(1) however many clients are pending (a
 // 1024-host fabric keeps ~8 000). Wake-ups beyond the calendar wait in a heap and move into
-// it as it advances. The bucket about to run is sorted by (time, sequence): ties run in the
-// order they were scheduled.
+// it as it advances. The bucket about to run is sorted by (time, time scheduled, order key):
+// wake-ups due at the same picosecond run in the order they were scheduled in, and those
+// scheduled in the same picosecond in the order of their clients' keys. Never by a global count
+// of schedules: a run split into partitions (docs/parallel.md) must order them as the whole
+// fabric does, and a client's key comes from what it belongs to (order_scope).
 //
 // One clock: when the queue's kernel event fires it does not stop at the kernel's time. It
 // drains every wake-up due before the next activity that is not its own (a sampler tick, a
@@ -45,8 +48,29 @@ inline sc_core::sc_time ahead() { return from_ps(ahead_ps()); }
 // The kernel's time, in picoseconds (read once per drain).
 inline uint64_t kernel_ps() { return clock_detail::draining ? clock_detail::kernel : sc_core::sc_time_stamp().value(); }
 
+// Where the order keys of the timed clients constructed now come from. A key is (owner << 32 |
+// n), n counting the owner's clients in construction order; the fabric opens a scope for each
+// node (owner = node id + 1) and each link while it builds or configures them, so a client's
+// key does not depend on which other nodes this process holds. Clients made outside any scope
+// take owner 0 (the run's own processes, made alike in every partition); a client made by a
+// wake-up while the queue drains takes a key derived from the running client's.
+class order_scope {
+ public:
+  explicit order_scope(uint64_t owner);
+  ~order_scope();
+  order_scope(const order_scope&) = delete;
+  order_scope& operator=(const order_scope&) = delete;
+  static uint64_t next_key();
+
+ private:
+  uint64_t outer_;
+};
+
 class timed_client {
  public:
+  timed_client() : order_(order_scope::next_key()) {}
+  timed_client(const timed_client&) : order_(order_scope::next_key()) {}  // a copy is a client of its own
+  timed_client& operator=(const timed_client&) { return *this; }
   virtual ~timed_client();
   virtual void on_timer() = 0;
   // Called as the wake-up two before this client's starts, while the queue drains a calendar
@@ -55,12 +79,16 @@ class timed_client {
   // dependent cache misses overlaps the wake-ups before it. A hint only; it changes nothing.
   virtual void warm() const {}
   bool timer_pending() const { return at_ps_ != never_ps; }
+  uint64_t order_key() const { return order_; }
 
  private:
   friend class event_queue;
+  friend class order_scope;
   static constexpr uint32_t no_id = std::numeric_limits<uint32_t>::max();
   uint64_t at_ps_ = never_ps;  // the pending wake-up
+  uint64_t order_;             // ties at one time run in key order (order_scope)
   uint32_t id_ = no_id;        // slot in the queue's client table, given at the first schedule
+  uint32_t spawned_ = 0;       // clients this one made while running (their keys derive from order_)
 };
 
 class event_queue : public sc_core::sc_module {
@@ -73,7 +101,14 @@ class event_queue : public sc_core::sc_module {
     // Inline: many calls find an earlier wake-up pending and change nothing (one that is pending
     // is never in the past, so the check for a time in the past can wait for add).
     if (client->at_ps_ <= at_ps && client->at_ps_ != never_ps) return;
-    add(client, at_ps);
+    add(client, at_ps, now_ps());
+  }
+  // As schedule, ordered among ties as if scheduled at sched_ps (<= now): for a partition's copy
+  // of a link whose transmitter is in another process, which learns of a frame later than the
+  // whole fabric's link would have scheduled its arrival (docs/parallel.md).
+  void schedule_as_of(timed_client* client, uint64_t at_ps, uint64_t sched_ps) {
+    if (client->at_ps_ <= at_ps && client->at_ps_ != never_ps) return;
+    add(client, at_ps, sched_ps);
   }
   // The wake-up time pending for `client`, never_ps if none.
   uint64_t pending_at(const timed_client* client) const { return client->at_ps_; }
@@ -95,11 +130,14 @@ class event_queue : public sc_core::sc_module {
 
  private:
   // A wake-up as queued. Rescheduling a client earlier queues a new entry and leaves the old
-  // one behind, stale: an entry is live while its sequence is its client's current one.
+  // one behind, stale: an entry is live while its sequence is its client's current one. Ties in
+  // time run by the client's order key (a client has one live entry: keys of live entries differ).
   struct entry {
-    uint64_t at_ps, seq;
+    uint64_t at_ps, sched_ps, order, seq;
     uint32_t client;  // index into clients_
-    bool before(const entry& o) const { return at_ps != o.at_ps ? at_ps < o.at_ps : seq < o.seq; }
+    bool before(const entry& o) const {
+      return at_ps != o.at_ps ? at_ps < o.at_ps : sched_ps != o.sched_ps ? sched_ps < o.sched_ps : order < o.order;
+    }
   };
   // The calendar: bucket b holds the wake-ups due in [b, b + 1) << bucket_shift, in slot
   // b % buckets, as a list of nodes from one pool (a burst fills thousands of entries into one
@@ -121,7 +159,7 @@ class event_queue : public sc_core::sc_module {
   friend class timed_client;
   static event_queue* existing();
   void forget(timed_client* c);
-  void add(timed_client* c, uint64_t at_ps);
+  void add(timed_client* c, uint64_t at_ps, uint64_t sched_ps);
   void enrol(timed_client* c);
   void insert_apart(const entry& e);
   void refuse_past(uint64_t at_ps) const;

@@ -55,11 +55,27 @@ tlm::tlm_sync_enum link_channel::nb_transport_fw(tlm::tlm_generic_payload& p, tl
   const bool was_empty = wire_.empty();
   const uint64_t arrives = std::max(tx_end_ps_ + delay_ps_, last_arrival_ps_);
   last_arrival_ps_ = arrives;
-  wire_.push_back({arrives, &p});
-  if (was_empty) timers_.schedule(this, arrives);
+  if (shipper_) [[unlikely]] {
+    shipper_->ship(channel_, now, arrives, p);
+  } else {
+    wire_.push_back({arrives, &p});
+    if (was_empty) timers_.schedule(this, arrives);
+  }
   phase = tlm::END_REQ;
   delay += from_ps(ser_ps);
   return tlm::TLM_UPDATED;
+}
+
+// The whole-fabric link schedules a frame's arrival when it starts on an empty wire (at
+// sent_ps), or else when the frame ahead lands (at that one's arrival): either way at the later
+// of the two, also when both fall in one picosecond. This copy learns of the frame later, so it
+// schedules as of that time.
+void link_channel::accept(uint64_t sent_ps, uint64_t arrives_ps, tlm::tlm_generic_payload* frame) {
+  const bool was_empty = wire_.empty();
+  const uint64_t scheduled = std::max(sent_ps, last_arrival_ps_);
+  last_arrival_ps_ = arrives_ps;
+  wire_.push_back({arrives_ps, frame});
+  if (was_empty) timers_.schedule_as_of(this, arrives_ps, scheduled);
 }
 
 void link_channel::on_timer() {

@@ -17,6 +17,15 @@ namespace sluice {
 
 class link;
 
+// Where a link direction whose receiver lives in another partition's process sends its frames
+// (docs/parallel.md): at the first bit, with the time the last bit lands.
+class frame_shipper {
+ public:
+  virtual ~frame_shipper() = default;
+  // Takes the frame (the shipper releases it); `channel` is the direction's number in the fabric.
+  virtual void ship(uint32_t channel, uint64_t sent_ps, uint64_t arrives_ps, tlm::tlm_generic_payload& frame) = 0;
+};
+
 // One direction. It is also the constant-latency FIFO its frames wait in: every frame takes
 // the same propagation delay, so frames in flight leave in the order they started, through one
 // pending wake-up, for the head (no time-ordered structure of its own).
@@ -51,6 +60,16 @@ class link_channel : public sc_core::sc_module, public timed_client, public fram
   const std::string& label() const { return label_; }
   void set_label(std::string l) { label_ = std::move(l); }
 
+  // A partitioned run (docs/parallel.md). The transmitting process's copy ships each frame at its
+  // first bit, with its arrival time, instead of carrying it; the receiving process's copy takes
+  // it with accept() before the models reach `sent_ps` + the lookahead, and delivers it at its
+  // last bit, ordered among ties exactly as the one link of a whole-fabric run would.
+  void ship_to(frame_shipper* shipper, uint32_t channel) {
+    shipper_ = shipper;
+    channel_ = channel;
+  }
+  void accept(uint64_t sent_ps, uint64_t arrives_ps, tlm::tlm_generic_payload* frame);
+
  private:
   // The transmitter's first bit (frame_receiver, through in).
   tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload& p, tlm::tlm_phase& phase,
@@ -65,6 +84,8 @@ class link_channel : public sc_core::sc_module, public timed_client, public fram
 
   friend class link;
   std::string label_;
+  frame_shipper* shipper_ = nullptr;  // this direction's receiver is in another process
+  uint32_t channel_ = 0;
 };
 
 class link : public sc_core::sc_module, public wire_if, private param_listener {

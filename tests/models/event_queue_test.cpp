@@ -97,8 +97,9 @@ TEST(EventQueue, KernelActivationsAreFarFewerThanWakeUps) {
   EXPECT_LE(event_queue::instance().activations(), 4u) << event_queue::instance().activations();
 }
 
-// The calendar (1.024 ns buckets over 16.8 us, an overflow heap beyond) must keep the one order
-// the heap it replaced kept: by time, then by the order the wake-ups were scheduled.
+// The calendar (1.024 ns buckets over 16.8 us, an overflow heap beyond) keeps one order: by
+// time, then by the time each wake-up was scheduled, then by its client's order key (clients
+// made outside any order_scope: in the order they were made).
 namespace {
 struct recorder : timed_client {
   std::vector<std::string>& log;
@@ -114,8 +115,8 @@ struct recorder : timed_client {
 
 TEST(EventQueue, OneBucketRunsByTimeThenScheduleOrder) {
   // Ten wake-ups inside one 1.024 ns bucket, scheduled latest first: they run earliest first.
-  // Two more at 1000 ps, scheduled after the rest: they run after the one already there, in
-  // the order they were scheduled.
+  // Two more at 1000 ps, scheduled in the same picosecond as the rest: they run in key order
+  // (the order their clients were made).
   event_queue& q = event_queue::instance();
   std::vector<std::string> log;
   std::vector<std::unique_ptr<recorder>> c;
@@ -227,4 +228,77 @@ TEST(EventQueue, SyncEndsTheDrainAfterTheCurrentWakeUp) {
   EXPECT_EQ(ahead, (std::vector<uint64_t>{0, ns_ps(1000), 0}));
   EXPECT_EQ(kernel, (std::vector<uint64_t>{ns_ps(1000), ns_ps(1000), ns_ps(3000)}));
   EXPECT_EQ(c.fired, (std::vector<uint64_t>{ns_ps(3000)}));
+}
+
+TEST(EventQueue, TiesScheduledInOnePicosecondRunInKeyOrderNotInScheduleOrder) {
+  // A partition of the fabric schedules in another global order than the whole fabric does
+  // (docs/parallel.md): ties must not depend on it. p (node 1) and q (node 2) are due at 5 ns,
+  // scheduled at time 0 with q first: p runs first. r, scheduled later (at 1 ns) for 5 ns, runs
+  // after both whatever its key.
+  event_queue& q = event_queue::instance();
+  std::vector<std::string> log;
+  std::unique_ptr<recorder> r = std::make_unique<recorder>(log, "r"), x = std::make_unique<recorder>(log, "x");
+  std::unique_ptr<recorder> p, qq;
+  {
+    const order_scope node2(3);
+    qq = std::make_unique<recorder>(log, "q");
+  }
+  {
+    const order_scope node1(2);
+    p = std::make_unique<recorder>(log, "p");
+  }
+  EXPECT_LT(p->order_key(), qq->order_key());
+  q.schedule(qq.get(), ns_ps(5));
+  q.schedule(p.get(), ns_ps(5));
+  q.schedule(x.get(), ns_ps(1));
+  x->then = [&] { q.schedule(r.get(), ns_ps(5)); };
+  start(sc_time(10, SC_NS));
+  EXPECT_EQ(log, (std::vector<std::string>{"x@1000", "p@5000", "q@5000", "r@5000"}));
+}
+
+TEST(EventQueue, AClientsKeyDependsOnlyOnItsOwnerAndItsPlaceAmongTheOwnersClients) {
+  // A scope opened again for an owner goes on counting; other owners' clients do not shift it.
+  std::vector<std::string> log;
+  recorder before(log, "outside");
+  uint64_t first, second;
+  {
+    const order_scope a(7);
+    recorder one(log, "one");
+    first = one.order_key();
+  }
+  {
+    const order_scope b(8);
+    recorder other(log, "other");
+  }
+  {
+    const order_scope a(7);
+    recorder two(log, "two");
+    second = two.order_key();
+  }
+  EXPECT_EQ(first, uint64_t{7} << 32);
+  EXPECT_EQ(second, (uint64_t{7} << 32) + 1);
+  EXPECT_LT(before.order_key(), first);  // outside any scope: owner 0
+}
+
+TEST(EventQueue, AClientMadeByARunningWakeUpTakesAKeyDerivedFromIt) {
+  // Made while the queue drains (a lazily made pause watcher, say): keyed by its maker's key and
+  // how many the maker made before, so the same in every partition that holds the maker.
+  event_queue& q = event_queue::instance();
+  std::vector<std::string> log;
+  recorder maker(log, "maker");
+  std::vector<uint64_t> keys;
+  std::vector<std::unique_ptr<recorder>> made;
+  maker.then = [&] {
+    for (int i = 0; i < 2; ++i) {
+      made.push_back(std::make_unique<recorder>(log, "made"));
+      keys.push_back(made.back()->order_key());
+    }
+  };
+  q.schedule(&maker, ns_ps(1));
+  start(sc_time(2, SC_NS));
+  ASSERT_EQ(keys.size(), 2u);
+  EXPECT_NE(keys[0], keys[1]);
+  recorder outside(log, "outside");  // not running: owner 0's next
+  EXPECT_EQ(outside.order_key() >> 32, 0u);
+  EXPECT_NE(keys[0] >> 32, 0u);  // a mixed key, not owner 0's count
 }

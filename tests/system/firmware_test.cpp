@@ -122,7 +122,7 @@ TEST(Firmware, AFaultyHandlerStopsTheRunWithOneLineSayingWhereAndWhen) {
     test::expect_cli_error(run + faulty(fault), what);
   }
   test::expect_cli_error(run + faulty("hang") + " --set h0.firmware.watchdog=100ms",
-                         "CNP event at 1.0488492ms: on_event ran past the wall-clock watchdog (100 ms)");
+                         "CNP event at 1.0486492ms: on_event ran past the wall-clock watchdog (100 ms)");
   // The one that behaves runs, and so does one that uses the NIC's registers as its header says.
   const auto ok = test::run_cli(run + faulty("none") + " -q");
   EXPECT_EQ(ok.status, 0) << ok.output;

@@ -87,7 +87,7 @@ TEST(Interrupts, AFlagLeftSetRaisesOnceAndWriteOneToClearRearmsIt) {
 TEST(Interrupts, ARateAnsweredToAnIrqIsAOneLineError) {
   test::expect_cli_error("run " + test::scenario_path("dumbbell-dcqcn.yaml") + " --until 2ms --set h0.firmware=" +
                              SLUICE_TEST_FIRMWARE_DIR + "/libfw_interrupts.so --set h0.firmware.misuse=1",
-                         "h0: firmware 'interrupts' IRQ event at 1.0488532ms: set a rate in a device event, which "
+                         "h0: firmware 'interrupts' IRQ event at 1.0486532ms: set a rate in a device event, which "
                          "serves no flow (write a flow's RATE register instead)");
 }
 
