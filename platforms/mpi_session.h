@@ -43,6 +43,7 @@ class mpi_session final : public parallel_transport {
   MPI_Comm world_ = MPI_COMM_NULL;  // the collectives (a duplicate of MPI_COMM_WORLD)
   MPI_Comm watch_ = MPI_COMM_NULL;  // the watchdog's queries and answers
   uint64_t step_ = 0;               // collectives begun: the watchdog names the one that hangs
+  uint64_t query_step_ = 0;         // rank 0: the step its watchdog asks about (a send buffer)
   bool finalized_ = false;
 };
 

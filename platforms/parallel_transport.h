@@ -20,7 +20,7 @@ struct transport_options {
   // or write its outputs between two collectives.
   double watchdog_seconds = 600;
   // The largest bytes one rank sends in one round of exchange(); larger messages go in rounds
-  // (MPI counts are int). 0: the largest that fits, INT_MAX / size(). Tests set it small.
+  // (MPI counts are int). 0, or above INT_MAX / size(): INT_MAX / size(). Tests set it small.
   uint64_t chunk_bytes = 0;
 };
 
@@ -39,7 +39,8 @@ class parallel_transport {
   virtual std::vector<std::string> gather_strings(const std::string& text) = 0;
   virtual void barrier() = 0;
   // Ends every rank of the run: prints "sluice: rank R: <one_line>" once on stderr, then aborts
-  // the job (mpirun stops the other ranks within a second). Not collective.
+  // the job (mpirun stops the other ranks at once). Not collective. A rank other than 0 prints
+  // 0.2 s late, so that an error every rank meets is printed once, by rank 0.
   [[noreturn]] virtual void abort_run(const std::string& one_line) = 0;
   // Collective; the destructor calls it if it was not called.
   virtual void finalize() = 0;

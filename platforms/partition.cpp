@@ -248,7 +248,7 @@ std::string ratio_text(double x) {
 }  // namespace
 
 const std::vector<std::string>& partition_methods() {
-  static const std::vector<std::string> methods{"metis", "pod", "blocks"};
+  static const std::vector<std::string> methods{"auto", "metis", "pod", "blocks"};
   return methods;
 }
 
@@ -260,10 +260,43 @@ bool have_metis() {
 #endif
 }
 
+namespace {
+
+// auto: every method's plan; those within auto_slack of the best balance compete on the largest
+// lookahead, then the fewest cut links, then the order pod, metis, blocks.
+constexpr double auto_slack = 0.05;
+
+partition_plan best_plan(const topology_spec& t, int parts) {
+  std::vector<partition_plan> plans;
+  std::string first_error;
+  for (const char* method : {"pod", "metis", "blocks"}) {
+    if (std::string(method) == "metis" && !have_metis()) continue;
+    try {
+      plans.push_back(plan_partitions(t, parts, method));
+    } catch (const config_error& e) {  // e.g. this method cuts a zero-delay link; another may not
+      if (first_error.empty()) first_error = e.what();
+    }
+  }
+  if (plans.empty()) throw config_error(first_error);
+  double best = plans.front().imbalance;
+  for (const partition_plan& p : plans) best = std::min(best, p.imbalance);
+  const partition_plan* chosen = nullptr;
+  for (const partition_plan& p : plans) {
+    if (p.imbalance > best + auto_slack) continue;
+    if (!chosen || p.lookahead_ps > chosen->lookahead_ps ||
+        (p.lookahead_ps == chosen->lookahead_ps && p.cut.size() < chosen->cut.size()))
+      chosen = &p;
+  }
+  return *chosen;
+}
+
+}  // namespace
+
 partition_plan plan_partitions(const topology_spec& t, int parts, const std::string& method) {
   const std::string key = "--partitions " + std::to_string(parts);
   if (std::find(partition_methods().begin(), partition_methods().end(), method) == partition_methods().end())
-    throw config_error("--partition-method: '" + method + "' is not one of metis, pod, blocks");
+    throw config_error("--partition-method: '" + method + "' is not one of auto, metis, pod, blocks");
+  if (method == "auto" && parts >= 1) return best_plan(t, parts);
   const std::size_t switches =
       std::count_if(t.nodes.begin(), t.nodes.end(), [](const node_spec& n) { return n.is_switch; });
   if (parts < 1) throw config_error(key + ": at least 1");
@@ -287,6 +320,7 @@ partition_plan plan_partitions(const topology_spec& t, int parts, const std::str
   }
   partition_plan plan;
   plan.parts = parts;
+  plan.method = method;
   plan.owner.resize(t.nodes.size());
   for (uint32_t n = 0; n < t.nodes.size(); ++n) plan.owner[n] = unit_part[g.unit_of[n]];
   renumber_by_first_node(plan.owner, parts);

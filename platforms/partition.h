@@ -17,6 +17,7 @@ constexpr double unbalanced_above = 1.25;
 
 struct partition_plan {
   int parts = 1;
+  std::string method;             // the method that made it (auto: the one it chose)
   std::vector<uint32_t> owner;    // by node id (position in topology_spec::nodes): its part
   std::vector<uint64_t> weights;  // per part: its switches and NICs (1 each, a proxy for work)
   double imbalance = 1.0;         // heaviest part's weight / mean weight
@@ -29,7 +30,7 @@ struct partition_plan {
   std::string warning;          // one line when imbalance > unbalanced_above, else empty
 };
 
-// The partitioning methods, for errors and help: "metis", "pod", "blocks".
+// The partitioning methods, for errors and help: "auto", "metis", "pod", "blocks".
 const std::vector<std::string>& partition_methods();
 // True when this build has METIS (SLUICE_WITH_METIS); without it "metis" is a one-line error.
 bool have_metis();
@@ -37,9 +38,12 @@ bool have_metis();
 // metis: METIS's balanced k-way cut over the switch graph (vertex weight 1 + attached NICs, edge
 //        weight the link rate in Gb/s), with a fixed seed: the same plan on every run and rank.
 // pod:   the switches below the top tier in connected groups (a fat tree's pods, a leaf-spine's
-//        leaves), then the top-tier switches one by one, split in this order into contiguous
-//        blocks of about equal weight; a fabric without tiers splits as `blocks`.
-// blocks: the switches in node order, split into contiguous blocks of about equal weight.
+//        leaves) split in node order into contiguous runs, the heaviest as light as such a split
+//        allows; then each top-tier switch to the lightest part so far. A fabric without tiers,
+//        or with fewer pods than parts, splits as `blocks`.
+// blocks: the switches in node order, split into contiguous runs the same way.
+// auto:  each of these; among the plans within 0.05 of the best balance, the largest lookahead,
+//        then the fewest cut links, then pod before metis before blocks. Errors only if all fail.
 // Errors (config_error, one line): parts < 1 or above the switch count, an unknown method, a
 // cut link of zero delay (naming it: it leaves no lookahead).
 partition_plan plan_partitions(const topology_spec& t, int parts, const std::string& method);

@@ -27,7 +27,7 @@ done
 bash tools/apt_install.sh clang-14 libclang-rt-14-dev
 
 # The targets need no RTL block: leave the Verilated models out of the instrumented build.
-cmake -S . -B build-fuzz -DSLUICE_FUZZ=ON -DSLUICE_WITH_VERILATOR=OFF -DCMAKE_CXX_COMPILER=clang++-14 >/dev/null
+cmake -S . -B build-fuzz -DSLUICE_FUZZ=ON -DSLUICE_WITH_VERILATOR=OFF -DSLUICE_WITH_MPI=OFF -DCMAKE_CXX_COMPILER=clang++-14 >/dev/null
 echo "fuzz: building ${targets[*]} (log: build-fuzz/build.log)"
 if ! cmake --build build-fuzz -j2 --target "${targets[@]}" >build-fuzz/build.log 2>&1; then
   tail -n 40 build-fuzz/build.log

@@ -1,9 +1,11 @@
 // The MPI transport under mpirun (tests/mpi/run_mpi_check.sh runs it; docs/parallel.md): the
 // collectives, and each way a rank can fail, which must end the whole run naming the rank.
-// usage: mpirun -np P mpi_checks MODE   (MODE: collectives, throw, segv, kill, exit, hang)
+// usage: mpirun -np P mpi_checks MODE   (MODE: collectives, throw, throw-all, segv, kill, exit, hang; latency
+// measures a window's collectives)
 #include <signal.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -74,15 +76,36 @@ int collectives() {
   return 0;
 }
 
+// Not a test: the cost of one synchronisation window's collectives (an exchange of 64 bytes to
+// every rank and a min-allreduce of the next event time), averaged over many windows.
+int latency() {
+  std::unique_ptr<parallel_transport> t = make_mpi_transport();
+  std::vector<std::vector<char>> out(t->size(), std::vector<char>(64, 'x'));
+  const int windows = 20000;
+  t->barrier();
+  const auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < windows; ++i) {
+    t->exchange(out);
+    t->allreduce(static_cast<uint64_t>(i + t->rank()), reduce_op::min);
+  }
+  const double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
+  if (t->rank() == 0)
+    std::printf("latency: %.1f us per window (exchange + allreduce) on %d ranks\n", us / windows, t->size());
+  t->finalize();
+  return 0;
+}
+
 }  // namespace
 
 int sc_main(int argc, char* argv[]) {
   const std::string mode = argc > 1 ? argv[1] : "";
   if (mode == "collectives") return collectives();
+  if (mode == "latency") return latency();
   transport_options o;
   if (mode == "hang") o.watchdog_seconds = 2;
   std::unique_ptr<parallel_transport> t = make_mpi_transport(o);
   const int code = run_rank(*t, [&] {
+    if (mode == "throw-all") throw config_error("traffic[3].rate: 'fast' is not a rate");
     if (t->rank() == 1) {
       if (mode == "throw") throw config_error("traffic[3].rate: 'fast' is not a rate");
       if (mode == "segv") raise(SIGSEGV);
