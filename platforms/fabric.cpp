@@ -117,7 +117,7 @@ fabric::fabric(const scenario& s, const std::vector<uint32_t>& owner, uint32_t r
     e.index = index;
     e.a = attach(node_ids_.at(l.a));
     e.b = attach(node_ids_.at(l.b));
-    if (!e.a.mac && !e.b.mac) continue;  // between two other partitions
+    if (!e.a.mac && !e.b.mac) continue;                   // between two other partitions
     const order_scope scope(t.nodes.size() + 1 + index);  // a link's two channels
     e.model = std::make_unique<link>((l.a + "-" + l.b).c_str(), l.rate, l.delay);
     // A missing end is in another partition: a stand-in binds its sockets.
@@ -271,8 +271,8 @@ void fabric::derive_defaults(const std::function<uint64_t(uint64_t)>& max_over_p
                                                  ? peer.flow_control->response()
                                                  : from_ps(far_response_ps_.at(2 * e.index + (end == &e.a ? 1 : 0)));
       // A delayed admission decides XOFF that much later: the peer keeps sending for it too.
-      byte_count h = pfc::required_headroom(e.model->rate(), e.model->delay(), peer_response + sw->admission_latency(),
-                                            max_frame);
+      byte_count h =
+          pfc::required_headroom(e.model->rate(), e.model->delay(), peer_response + sw->admission_latency(), max_frame);
       sw->mmu_block.ports[end->port]->headroom.set_default(h);
     }
   }

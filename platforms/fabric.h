@@ -27,7 +27,7 @@ struct port_ref {
 
 struct link_entry {
   std::unique_ptr<link> model;
-  port_ref a, b;  // in a partitioned run, an end in another partition has no mac
+  port_ref a, b;       // in a partitioned run, an end in another partition has no mac
   uint32_t index = 0;  // in the topology's links
 };
 
@@ -109,11 +109,11 @@ class fabric {
   std::vector<uint32_t> owner_;  // partition of each node; empty: one partition
   uint32_t rank_ = 0;
   std::vector<std::unique_ptr<class remote_end>> remote_ends_;  // the other side of cut links
-  std::vector<int32_t> link_slot_;                               // topology link -> links index, -1
-  std::vector<uint64_t> far_response_ps_;                        // see set_far_responses
-  name_index node_ids_;                        // topology order
-  std::vector<switch_model*> switch_of_node_;  // by node id; nullptr for NICs
-  std::vector<nic*> nic_of_node_;              // by node id; nullptr for switches
+  std::vector<int32_t> link_slot_;                              // topology link -> links index, -1
+  std::vector<uint64_t> far_response_ps_;                       // see set_far_responses
+  name_index node_ids_;                                         // topology order
+  std::vector<switch_model*> switch_of_node_;                   // by node id; nullptr for NICs
+  std::vector<nic*> nic_of_node_;                               // by node id; nullptr for switches
   std::unique_ptr<port_graph> graph_;
   path_plan paths_;                           // the path ids the switches' trees offer (R3C2)
   std::vector<const cc_scheme*> cc_of_flow_;  // by flow id; nullptr: no scheme chosen

@@ -60,8 +60,9 @@ void frame_mailbox::exchange(parallel_transport& t, fabric& f) {
         at += sizeof(frame_image);
       }
       link_channel* c = f.link_channel_at(r.channel);
-      if (!c) throw config_error("partitioned run: a frame for link direction " + std::to_string(r.channel) +
-                                 ", which this partition does not hold");
+      if (!c)
+        throw config_error("partitioned run: a frame for link direction " + std::to_string(r.channel) +
+                           ", which this partition does not hold");
       c->accept(r.sent_ps, r.arrives_ps, p);
       ++frames_received_;
     }

@@ -71,9 +71,10 @@ event_player::event_player(sc_core::sc_module_name name, fabric& f, std::vector<
   // A partitioned run plays the events of the links this partition holds (both ends' copies of
   // a cut link take the change).
   if (f.partitioned())
-    events_.erase(std::remove_if(events_.begin(), events_.end(),
-                                 [&](const link_event& e) { return !f.holds_link(e.link) && f.topology_has_link(e.link); }),
-                  events_.end());
+    events_.erase(
+        std::remove_if(events_.begin(), events_.end(),
+                       [&](const link_event& e) { return !f.holds_link(e.link) && f.topology_has_link(e.link); }),
+        events_.end());
   for (std::size_t i = 0; i < events_.size(); ++i) {  // fail before the run, not during it
     try {
       fabric_.link_named(events_[i].link).rate.validate(events_[i].rate);

@@ -51,7 +51,7 @@ struct run_options {
   // A partitioned run (docs/parallel.md): this process is partition transport->rank() of
   // transport->size() (none, or size 1: the whole fabric in this process).
   parallel_transport* transport = nullptr;
-  std::string partition_method = "metis";  // --partition-method (platforms/partition.h)
+  std::string partition_method = "auto";  // --partition-method (platforms/partition.h)
 };
 
 // Plays the scenario's timed events (link capacity changes).

@@ -19,12 +19,12 @@
 #include "platforms/compare.h"
 #include "platforms/html_report.h"
 #include "platforms/listing.h"
+#include "platforms/partial_summary.h"
+#include "platforms/partitioned_run.h"
 #include "platforms/profiles.h"
 #include "platforms/regs_cli.h"
 #include "platforms/run_progress.h"
 #include "platforms/run_request.h"
-#include "platforms/partial_summary.h"
-#include "platforms/partitioned_run.h"
 #include "platforms/simulation.h"
 
 namespace po = boost::program_options;
@@ -42,7 +42,7 @@ const char* usage =
     "                  [--pcap DIR --capture PORTS [--capture-kinds K,..] [--capture-window FROM:TO]]\n"
     "                  [--trace-frames FILTER] [--vcd FILE --trace SIGNALS [--trace-window FROM:TO]]\n"
     "                  [--store FILE.sqlite [--store-series]] [--report[=FILE.html]]\n"
-    "       mpirun -np P sluice run SCENARIO.yaml --partitions P [--partition-method metis|pod|blocks] ...\n"
+    "       mpirun -np P sluice run SCENARIO.yaml --partitions P [--partition-method auto|metis|pod|blocks] ...\n"
     "       sluice params SCENARIO.yaml [--set PATH=VALUE ...] [--cc NAME] [--profile NAME] [--allow-inert]\n"
     "                     [--match GLOB]\n"
     "       sluice stats SCENARIO.yaml [--match GLOB]\n"
@@ -187,7 +187,7 @@ int run_partitioned(int argc, char* argv[], int partitions, const std::string& m
     const nlohmann::json summary = merge_summaries(parts);
     if (!quiet) {
       std::cout << summary_table(summary);
-      std::cout << "partitions: " << partitions << " (" << method << "), lookahead "
+      std::cout << "partitions: " << partitions << " (" << sim.plan().method << "), lookahead "
                 << format_time(from_ps(sim.plan().lookahead_ps)) << ", " << sim.plan().cut.size() << " cut links, "
                 << sim.windows() << " windows\n";
     }
@@ -208,7 +208,7 @@ int run(int argc, char* argv[]) {
   std::vector<std::string> sets, capture, trace;
   bool quiet = false, allow_inert = false, store_series = false;
   int partitions = 1;
-  std::string partition_method = "metis";
+  std::string partition_method = "auto";
   // The scheme list comes from the scheme table, so --help names every scheme there is.
   const std::string cc_help = "run, params: one congestion-control scheme for every flow (" +
                               cc_scheme_registry::instance().names() +
@@ -228,8 +228,9 @@ int run(int argc, char* argv[]) {
       "out", po::value(&out_dir), "write summary.json and time-series CSVs into DIR")(
       "partitions", po::value(&partitions),
       "run: split the fabric over P processes started by mpirun -np P (docs/parallel.md); the outputs are the "
-      "single-process run's")("partition-method", po::value(&partition_method),
-                              "with --partitions: metis (a balanced cut), pod or blocks")(
+      "single-process run's")(
+      "partition-method", po::value(&partition_method),
+      "with --partitions: auto (the default: the balanced plan with the longest lookahead), metis, pod or blocks")(
       "quiet,q", po::bool_switch(&quiet), "do not print the summary table")(
       "pcap", po::value(&pcap), "write packet captures (pcapng, one file per port) into DIR; needs --capture")(
       "capture", po::value(&capture)->composing(), "ports to capture: names or globs (sw0.port4, 'h*'), repeatable")(
@@ -325,8 +326,8 @@ int run(int argc, char* argv[]) {
   run_options opts = parse_run_request(request, "--");
   if (vm.count("partitions") || vm.count("partition-method")) {
     if (!run_command) throw config_error("--partitions: applies to 'run' only, not '" + command + "'");
-    if (partitions > 1) return run_partitioned(argc, argv, partitions, partition_method, opts, scenario_path, out_dir,
-                                               quiet, vm);
+    if (partitions > 1)
+      return run_partitioned(argc, argv, partitions, partition_method, opts, scenario_path, out_dir, quiet, vm);
     if (partitions < 1) throw config_error("--partitions: '" + std::to_string(partitions) + "' is below 1");
   }
   if (const char* size = std::getenv("OMPI_COMM_WORLD_SIZE"); size && std::string(size) != "1" && run_command)
