@@ -41,8 +41,9 @@ long peak_rss_kib(int leaves) {
 
 // Measured (November 2026): 37.5, 103.8 and 370.7 MiB peak; 86.4 KiB per added host from 256 to
 // 1 024 hosts and 86.9 from 1 024 to 4 096 (ratio 1.007). A table of 2.4 bytes per pair of hosts
-// would push the ratio past 1.10 (3 bytes per pair planted in routing for a check: 1.13, fails; the three quadratic
-// structures removed in issue 23 came to about 7 bytes per pair: ratio ~1.28); 160 KiB per host would be twice today's.
+// would push the ratio past 1.10 (3 bytes per pair planted in routing as a check: 1.13, fails;
+// the three quadratic structures removed in issue 23 came to about 7 bytes per pair: ~1.28);
+// 160 KiB per host would be twice today's.
 TEST(ScaleMemory, EachHostCostsTheSameMemoryFrom256To4096Hosts) {
   const double small = peak_rss_kib(8), mid = peak_rss_kib(32), large = peak_rss_kib(128);
   const double per_host_low = (mid - small) / (1024 - 256), per_host_high = (large - mid) / (4096 - 1024);
