@@ -49,6 +49,9 @@ constexpr uint8_t fecn = 1u << 0;    // IB BTH forward explicit congestion notif
 constexpr uint8_t becn = 1u << 1;    // IB BTH backward explicit congestion notification
 constexpr uint8_t probe = 1u << 2;   // QCN SONAR: a data frame the reaction point sent as a ping
 constexpr uint8_t tcd_ue = 1u << 3;  // IB BTH reserved bit (BTH byte 4, mask 0x20): TCD's UE (CE is FECN)
+// Switch-local, on a queued descriptor only (egress_port): its payload waits beside it. Cleared
+// before the frame leaves the queue, so no frame carries it.
+constexpr uint8_t kept_payload = 1u << 7;
 }  // namespace frame_flags
 
 constexpr uint16_t no_ingress = 0xFFFF;  // a frame the switch made itself: outside MMU accounting

@@ -2,6 +2,10 @@
 // mark (std::deque allocates and frees blocks as it moves, which the hot path must not). An empty
 // ring allocates nothing until its first push: a big fabric has tens of thousands of queues
 // that never hold a frame.
+//
+// An owner may have a drained ring give memory back (shrink_drained): without it a switch
+// queue that once held thousands of frames under congestion keeps their slots for the rest of
+// the run, and a fabric's rings sum their high-water marks.
 #pragma once
 #include <cstddef>
 #include <utility>
@@ -28,6 +32,17 @@ class ring {
     head_ = (head_ + 1) & (slots_.size() - 1);
     --count_;
     return v;
+  }
+  std::size_t capacity() const { return slots_.size(); }
+  // An empty ring above spare_slots halves its capacity: half per drain, so a queue that
+  // drains between bursts pays at most one reallocation per burst (and copies fewer slots than
+  // the burst pushed), while one that stays drained sheds its slots over a few drains.
+  static constexpr std::size_t spare_slots = 64;
+  void shrink_drained() {
+    if (count_ == 0 && slots_.size() > spare_slots) {
+      std::vector<T>(slots_.size() / 2).swap(slots_);
+      head_ = 0;
+    }
   }
 
  private:

@@ -37,8 +37,8 @@ void egress_port::count_marks(const packet_header& h, uint16_t before) {
 queue_view egress_port::view(int cls, uint64_t now_ps) {
   class_state& c = class_[cls];
   const queue_stats& s = c.stats;
-  while (c.ready_n < c.queue.size() && c.queue[c.ready_n].f.ready_ps <= now_ps)
-    c.ready_bytes += c.queue[c.ready_n++].f.size;
+  while (c.ready_n < c.queue.size() && c.queue[c.ready_n].ready_ps <= now_ps)
+    c.ready_bytes += c.queue[c.ready_n++].size;
   return {mac_.index(), cls, c.ready_bytes, static_cast<uint32_t>(c.ready_n), mac_.mac_address(), &gate_, s.bytes};
 }
 
@@ -69,13 +69,20 @@ void egress_port::enqueue(tlm::tlm_generic_payload* p) {
     if (probes::mark.on()) publish_mark(h, before);
   }
   if (probes::enqueue.on()) probes::enqueue.emit(this, now_ps(), &h.fields(), mac_.index(), h.priority, s.bytes);
-  const bool keep = h.image != nullptr;
   if (c.queue.empty()) {
     nonempty_ |= 1u << h.priority;
     head_[h.priority] = h.size;
   }
-  c.queue.push_back({h.fields(), keep ? p : nullptr});
-  if (!keep) p->release();
+  if (h.image == nullptr) {
+    c.queue.push_back(h.fields());
+    p->release();
+  } else {
+    if (!kept_) kept_ = std::make_unique<kept_queues>();
+    (*kept_)[h.priority].push_back(p);
+    frame_fields f = h.fields();
+    f.flags |= frame_flags::kept_payload;
+    c.queue.push_back(f);
+  }
   mac_.kick();
 }
 
@@ -83,7 +90,7 @@ tlm::tlm_generic_payload* egress_port::next_frame(uint64_t now_ps, uint64_t& ret
   uint32_t eligible = 0;
   for (uint32_t m = nonempty_; m; m &= m - 1) {
     const int q = __builtin_ctz(m);
-    const frame_fields& h = class_[q].queue.front().f;
+    const frame_fields& h = class_[q].queue.front();
     if (!gate_.may_send(q, h.size, now_ps))
       retry_ps = std::min(retry_ps, refused(q, h, now_ps));
     else if (h.ready_ps > now_ps)
@@ -111,20 +118,21 @@ tlm::tlm_generic_payload* egress_port::next_frame(uint64_t now_ps, uint64_t& ret
     return nullptr;
   }
   class_state& c = class_[q];
-  queued e = c.queue.pop_front();
+  frame_fields e = c.queue.pop_front();
   if (c.ready_n) {  // the frame leaving had cleared the pipeline
     --c.ready_n;
-    c.ready_bytes -= e.f.size;
+    c.ready_bytes -= e.size;
   }
   if (c.queue.empty()) {
     nonempty_ &= ~(1u << q);
     head_[q] = 0;
+    c.queue.shrink_drained();
   } else {
-    head_[q] = c.queue.front().f.size;
+    head_[q] = c.queue.front().size;
   }
-  tlm::tlm_generic_payload* p = e.kept ? e.kept : packet_pool::instance().acquire_queued(e.f);
+  tlm::tlm_generic_payload* p =
+      e.flags & frame_flags::kept_payload ? take_kept(q, e) : packet_pool::instance().acquire_queued(e);
   packet_header& h = header(*p);
-  if (e.kept) h.fields() = e.f;
   queue_stats& s = c.stats;
   s.update(now_ps);
   s.bytes -= h.size;
@@ -151,6 +159,15 @@ tlm::tlm_generic_payload* egress_port::next_frame(uint64_t now_ps, uint64_t& ret
   return p;
 }
 
+// The payload of a dequeued descriptor flagged kept_payload, with the descriptor's fields (the
+// flag cleared).
+tlm::tlm_generic_payload* egress_port::take_kept(int cls, frame_fields& f) {
+  f.flags &= ~frame_flags::kept_payload;
+  tlm::tlm_generic_payload* p = (*kept_)[cls].pop_front();
+  header(*p).fields() = f;
+  return p;
+}
+
 int egress_port::split_decision(uint32_t eligible) {
   request_decision(eligible);
   if (!answered_) return awaiting_answer;
@@ -172,7 +189,7 @@ void egress_port::decide_ahead(uint64_t now_ps) {
   uint32_t eligible = 0;
   for (uint32_t m = nonempty_; m; m &= m - 1) {
     const int q = __builtin_ctz(m);
-    const frame_fields& h = class_[q].queue.front().f;
+    const frame_fields& h = class_[q].queue.front();
     if (h.ready_ps <= now_ps && gate_.may_send(q, h.size, now_ps)) eligible |= 1u << q;
   }
   if (eligible) request_decision(eligible);
@@ -202,11 +219,12 @@ void egress_port::set_discard(int cls, bool on) {
   class_state& c = class_[cls];
   c.stats.update(now_ps());
   while (!c.queue.empty()) {
-    queued e = c.queue.pop_front();
-    c.stats.bytes -= e.f.size;
+    frame_fields e = c.queue.pop_front();
+    c.stats.bytes -= e.size;
     --c.stats.frames;
-    discard(cls, e.f);
-    if (e.kept) e.kept->release();
+    tlm::tlm_generic_payload* kept = e.flags & frame_flags::kept_payload ? take_kept(cls, e) : nullptr;
+    discard(cls, e);
+    if (kept) kept->release();
   }
   c.ready_n = 0;  // nothing left past the pipeline either
   c.ready_bytes = 0;
@@ -236,9 +254,9 @@ uint64_t egress_port::refused(int q, const frame_fields& h, uint64_t now_ps) {
 }
 
 bool egress_port::holds_from(int cls, int ingress_port, int ingress_cls) const {
-  const ring<queued>& q = class_[cls].queue;
+  const ring<frame_fields>& q = class_[cls].queue;
   for (std::size_t i = 0; i < q.size(); ++i) {
-    const frame_fields& f = q[i].f;
+    const frame_fields& f = q[i];
     if (f.ingress_port == ingress_port && arrival_class(f, cls) == ingress_cls) return true;
   }
   return false;
@@ -248,7 +266,7 @@ uint64_t egress_port::next_ready_ps(uint64_t now_ps) const {
   uint64_t next = never_ps;
   for (uint32_t m = nonempty_; m; m &= m - 1) {
     const int q = __builtin_ctz(m);
-    const frame_fields& h = class_[q].queue.front().f;
+    const frame_fields& h = class_[q].queue.front();
     // A class only new input opens (credits): look when its frame is ready anyway, so that
     // next_frame tells the gate it waits at the real time it starts waiting.
     uint64_t t = h.ready_ps;

@@ -7,6 +7,7 @@
 // with release_at_end, when its last bit has left (real chips differ; see docs/models/switch.md).
 #pragma once
 #include <array>
+#include <memory>
 #include <string>
 
 #include "models/cc/congestion_point.h"
@@ -114,18 +115,15 @@ class egress_port : public frame_source_if, public timed_client, public schedule
   // hands the scheduler its head sizes without rebuilding them per call (0: empty).
   uint32_t nonempty_ = 0;
   std::array<uint32_t, max_classes> head_{};
-  // A queued data frame is a descriptor (its fields) and its payload goes back to the pool:
-  // a congested fabric holds hundreds of thousands of queued frames, and scheduling reads only
-  // the queue's own memory. Frames with a wire image (switch-made control frames) keep their
-  // payload.
-  struct queued {
-    frame_fields f;
-    tlm::tlm_generic_payload* kept;  // null: rebuild from the pool at dequeue
-  };
-  // One class's queue, congestion point and statistics in two cache lines of their own: an
-  // enqueue or a dequeue touches only these (and the lines above).
+  // A queued frame is a descriptor (its fields, one cache line) and a data frame's payload goes
+  // back to the pool: a congested fabric holds hundreds of thousands of queued frames, and
+  // scheduling reads only the queue's own memory. Frames with a wire image (switch-made and
+  // feedback frames) keep their payload, in a queue of their own per class beside the
+  // descriptors (flag frame_flags::kept_payload), so that a descriptor needs no pointer.
+  // One class's queue, congestion point and statistics in cache lines of their own: an enqueue
+  // or a dequeue touches only these (and the lines above).
   struct alignas(64) class_state {
-    ring<queued> queue;
+    ring<frame_fields> queue;
     congestion_point_if* cp = nullptr;  // not owned
     queue_stats stats;
     // The first ready_n frames of the queue have cleared the pipeline (ready_bytes of them);
@@ -136,6 +134,11 @@ class egress_port : public frame_source_if, public timed_client, public schedule
   std::array<class_state, max_classes> class_;
   std::array<discarded, max_classes> dropped_{};
   std::array<marked, max_classes> marks_{};  // touched only when a congestion point changed a frame
+  // The payloads of the queued frames flagged kept_payload, per class in queue order; made at
+  // the first such frame (most ports of a fabric without congestion control never see one).
+  using kept_queues = std::array<ring<tlm::tlm_generic_payload*>, max_classes>;
+  std::unique_ptr<kept_queues> kept_;
+  tlm::tlm_generic_payload* take_kept(int cls, frame_fields& f);
   struct in_flight {
     uint64_t end_ps;
     uint16_t ingress_port;

@@ -1,0 +1,39 @@
+// The ring buffer behind the switch, link and NIC queues: FIFO order across growth, and a
+// drained ring giving slots back (issue 23: memory flat over simulated time).
+#include "models/core/ring.h"
+
+#include <gtest/gtest.h>
+
+using sluice::ring;
+
+TEST(Ring, KeepsFifoOrderAcrossGrowthAndWrap) {
+  ring<int> r;
+  int next_in = 0, next_out = 0;
+  for (int round = 0; round < 50; ++round) {
+    for (int i = 0; i < 7 * round + 3; ++i) r.push_back(next_in++);
+    for (int i = 0; i < 5 * round + 1; ++i) EXPECT_EQ(r.pop_front(), next_out++);
+  }
+  while (!r.empty()) EXPECT_EQ(r.pop_front(), next_out++);
+  EXPECT_EQ(next_out, next_in);
+}
+
+// A queue that held 1 000 frames and drained halves once per drain down to spare_slots, so a
+// queue that refills each burst reallocates at most once per burst, and one that stays quiet
+// sheds its slots.
+TEST(Ring, ADrainedRingHalvesPerDrainDownToItsSpareSlots) {
+  ring<int> r;
+  for (int i = 0; i < 1000; ++i) r.push_back(i);
+  EXPECT_EQ(r.capacity(), 1024u);
+  r.shrink_drained();  // not empty: keeps its slots
+  EXPECT_EQ(r.capacity(), 1024u);
+  for (int i = 0; i < 1000; ++i) r.pop_front();
+  std::size_t expected = 1024;
+  for (int drain = 0; drain < 10; ++drain) {
+    r.shrink_drained();
+    expected = std::max(expected / 2, ring<int>::spare_slots);
+    EXPECT_EQ(r.capacity(), expected) << drain;
+    r.push_back(drain);  // one frame through the queue: it drains again
+    EXPECT_EQ(r.pop_front(), drain);
+  }
+  EXPECT_EQ(r.capacity(), ring<int>::spare_slots);
+}
