@@ -120,8 +120,12 @@ class Simulation:
 
     def run(self, until=None, progress=True, pcap=None, capture=None, capture_kinds=None, capture_window=None,
             trace_frames=None, vcd=None, trace=None, trace_window=None, store=None, store_series=False, store_tags=None,
-            report=None):
+            report=None, partitions=None, partition_method="auto"):
         """Elaborates and runs (in a child process); returns a Result.
+
+        partitions: split the run over that many processes (mpirun -np P of the CLI with
+        --partitions P, docs/parallel.md); the Result is the single run's. Without callbacks,
+        captures, traces, waveforms or a store (those need one process).
 
         progress: show simulated time, wall time and ETA on stderr for runs longer than a
         second. Ctrl-C stops the run cleanly: the Result holds what was measured up to then
@@ -138,6 +142,9 @@ class Simulation:
         report: an HTML file written with result.report(FILE): one self-contained page of the run.
         """
         spec = _run_spec(until=until, **self._spec_args)
+        if partitions is not None and partitions != 1:
+            return self._run_partitioned(spec, partitions, partition_method, dict(
+                pcap=pcap, trace_frames=trace_frames, vcd=vcd, store=store, report=report))
         if pcap is not None:
             spec["pcap"] = os.fspath(pcap)
         if capture is not None:
@@ -166,6 +173,21 @@ class Simulation:
         if report is not None:
             result.report(report)
         return result
+
+
+    def _run_partitioned(self, spec, partitions, method, one_process_only):
+        if not isinstance(partitions, int) or isinstance(partitions, bool) or partitions < 1:
+            raise ValueError(f"partitions: '{partitions}' is not a count of processes (1 or more)")
+        for key, value in one_process_only.items():
+            if value is not None:
+                raise ValueError(f"{key}: not with partitions (a run over several processes; docs/parallel.md)")
+        if self._callbacks:
+            raise ValueError(f"partitions: the callbacks ({', '.join(c[0] for c in self._callbacks)}) need one process")
+        from .partitioned import run_partitioned
+
+        start = time.perf_counter()
+        raw = run_partitioned(spec, partitions, str(method))
+        return Result(raw, [], time.perf_counter() - start)
 
 
 def _run_native(spec, callbacks, progress):

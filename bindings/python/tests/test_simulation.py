@@ -1,6 +1,7 @@
 """The Python API: repeated runs, dict scenarios, callbacks in simulated time, errors, listings."""
 
 import json
+import shutil
 import os
 import signal
 import subprocess
@@ -421,3 +422,27 @@ def test_vcd_fb_is_the_qcn_congestion_points_fb_at_every_moment(tmp_path):
     sluice.Simulation(str(ROOT / "scenarios" / "dumbbell-ecm.yaml")).run(
         until="2ms", progress=False, vcd=tmp_path / "ecm.vcd", trace="sw0.port4.prio3.fb")
     assert sum(v < 0 for _, v in vcd_changes(tmp_path / "ecm.vcd")["sw0.port4.prio3.fb"]) > 0
+
+
+def _without_process_values(summary):
+    for key in ("wall_time_s", "elaboration_s"):
+        summary["totals"].pop(key)
+    for key in ("host", "date"):
+        summary["provenance"].pop(key)
+    summary["counters"].pop("sluice.packet_pool.allocated", None)
+    return summary
+
+
+@pytest.mark.skipif(shutil.which("mpirun") is None, reason="mpirun not installed")
+def test_a_run_over_two_processes_gives_the_single_runs_result():
+    sim = sluice.Simulation(ROOT / "scenarios" / "fat-tree.yaml")
+    one = sim.run(until="200us", progress=False)
+    two = sim.run(until="200us", partitions=2)
+    assert _without_process_values(two.summary) == _without_process_values(one.summary)
+    pd.testing.assert_frame_equal(two.timeseries("queue"), one.timeseries("queue"))
+    with pytest.raises(ValueError, match="^partitions: 'x' is not a count"):
+        sim.run(until="200us", partitions="x")
+    with pytest.raises(ValueError, match="^pcap: not with partitions"):
+        sim.run(until="200us", partitions=2, pcap="/tmp/x")
+    with pytest.raises(RuntimeError, match="^sluice: rank 0: error: --partitions 9: more partitions than"):
+        sim.run(until="200us", partitions=9)
