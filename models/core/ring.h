@@ -7,6 +7,7 @@
 // queue that once held thousands of frames under congestion keeps their slots for the rest of
 // the run, and a fabric's rings sum their high-water marks.
 #pragma once
+#include <algorithm>
 #include <cstddef>
 #include <utility>
 #include <vector>
@@ -16,20 +17,20 @@ namespace sluice {
 template <typename T>
 class ring {
  public:
-  explicit ring(std::size_t capacity = 0) : slots_(capacity ? round_up(capacity) : 0) {}
+  explicit ring(std::size_t capacity = 0) : slots_(capacity) {}
   bool empty() const { return count_ == 0; }
   std::size_t size() const { return count_; }
   T& front() { return slots_[head_]; }
   const T& front() const { return slots_[head_]; }
-  const T& operator[](std::size_t i) const { return slots_[(head_ + i) & (slots_.size() - 1)]; }
+  const T& operator[](std::size_t i) const { return slots_[wrap(head_ + i)]; }
   void push_back(T v) {
     if (count_ == slots_.size()) grow();
-    slots_[(head_ + count_) & (slots_.size() - 1)] = std::move(v);
+    slots_[wrap(head_ + count_)] = std::move(v);
     ++count_;
   }
   T pop_front() {
     T v = std::move(slots_[head_]);
-    head_ = (head_ + 1) & (slots_.size() - 1);
+    head_ = wrap(head_ + 1);
     --count_;
     return v;
   }
@@ -40,20 +41,21 @@ class ring {
   static constexpr std::size_t spare_slots = 64;
   void shrink_drained() {
     if (count_ == 0 && slots_.size() > spare_slots) {
-      std::vector<T>(slots_.size() / 2).swap(slots_);
+      std::vector<T>(std::max(slots_.size() / 2, spare_slots)).swap(slots_);
       head_ = 0;
     }
   }
 
  private:
-  static std::size_t round_up(std::size_t n) {
-    std::size_t p = 1;
-    while (p < n) p <<= 1;
-    return p;
-  }
+  // i < 2 x capacity. Any capacity, not only powers of two: a compare where a mask was costs the
+  // incast ~7 instructions per packet-hop (docs/performance.md).
+  std::size_t wrap(std::size_t i) const { return i >= slots_.size() ? i - slots_.size() : i; }
+  // By half, not double: a fabric's queues hold about 1.2x their frames in slots, not 1.4x
+  // (plus what high-water marks keep), and the switch buffers' descriptors are most of a
+  // congested run's memory (docs/scale.md).
   void grow() {
-    std::vector<T> bigger(slots_.empty() ? 8 : slots_.size() * 2);
-    for (std::size_t i = 0; i < count_; ++i) bigger[i] = std::move(slots_[(head_ + i) & (slots_.size() - 1)]);
+    std::vector<T> bigger(slots_.size() < 8 ? 8 : slots_.size() + slots_.size() / 2);
+    for (std::size_t i = 0; i < count_; ++i) bigger[i] = std::move(slots_[wrap(head_ + i)]);
     slots_.swap(bigger);
     head_ = 0;
   }

@@ -39,8 +39,8 @@ long peak_rss_kib(int leaves) {
 }
 }  // namespace
 
-// Measured (November 2026): 37.5, 103.8 and 370.7 MiB peak; 86.4 KiB per added host from 256 to
-// 1 024 hosts and 86.9 from 1 024 to 4 096 (ratio 1.007). A table of 2.4 bytes per pair of hosts
+// Measured (November 2026): 36.6, 101.1 and 362.0 MiB peak; 86.1 KiB per added host from 256 to
+// 1 024 hosts and 87.0 from 1 024 to 4 096 (ratio 1.010). A table of 2.4 bytes per pair of hosts
 // would push the ratio past 1.10 (3 bytes per pair planted in routing as a check: 1.13, fails;
 // the three quadratic structures removed in issue 23 came to about 7 bytes per pair: ~1.28);
 // 160 KiB per host would be twice today's.

@@ -23,11 +23,13 @@ TEST(Ring, KeepsFifoOrderAcrossGrowthAndWrap) {
 TEST(Ring, ADrainedRingHalvesPerDrainDownToItsSpareSlots) {
   ring<int> r;
   for (int i = 0; i < 1000; ++i) r.push_back(i);
-  EXPECT_EQ(r.capacity(), 1024u);
-  r.shrink_drained();  // not empty: keeps its slots
-  EXPECT_EQ(r.capacity(), 1024u);
+  const std::size_t full = r.capacity();
+  EXPECT_GE(full, 1000u);
+  EXPECT_LT(full, 1500u);  // grown by half at a time: at most 1.5x what it holds
+  r.shrink_drained();      // not empty: keeps its slots
+  EXPECT_EQ(r.capacity(), full);
   for (int i = 0; i < 1000; ++i) r.pop_front();
-  std::size_t expected = 1024;
+  std::size_t expected = full;
   for (int drain = 0; drain < 10; ++drain) {
     r.shrink_drained();
     expected = std::max(expected / 2, ring<int>::spare_slots);
