@@ -444,5 +444,6 @@ def test_a_run_over_two_processes_gives_the_single_runs_result():
         sim.run(until="200us", partitions="x")
     with pytest.raises(ValueError, match="^pcap: not with partitions"):
         sim.run(until="200us", partitions=2, pcap="/tmp/x")
-    with pytest.raises(RuntimeError, match="^sluice: rank 0: error: --partitions 9: more partitions than"):
-        sim.run(until="200us", partitions=9)
+    bad = sluice.Simulation(ROOT / "scenarios" / "fat-tree.yaml", set={"sw*.port*.pfc.quanta": "many"})
+    with pytest.raises(RuntimeError, match=r"^sluice: rank \d: error: --set: sw\*\.port\*\.pfc\.quanta: no parameter matches"):
+        bad.run(until="200us", partitions=2)
