@@ -76,7 +76,9 @@ void event_queue::add(timed_client* c, uint64_t at_ps, uint64_t sched_ps) {
   if (c->id_ == timed_client::no_id) enrol(c);
   if (c->at_ps_ == never_ps) ++pending_;
   c->at_ps_ = at_ps;
-  const entry e{at_ps, sched_ps, c->order_, seq_++, c->id_};
+  const uint64_t lead = at_ps - std::min(sched_ps, at_ps);
+  const entry e{at_ps, c->order_, seq_++, c->id_,
+                static_cast<uint32_t>(std::min<uint64_t>(lead, std::numeric_limits<uint32_t>::max()))};
   clients_[c->id_].live_seq = e.seq;  // an entry queued earlier for this client is now stale
   insert(e);
   if (!running_ && at_ps < armed_ps_) arm(sc_core::sc_time_stamp().value());

@@ -6,8 +6,9 @@
 // bitmap finds the next busy one), so a wake-up costs O(1) however many clients are pending (a
 // 1024-host fabric keeps ~8 000). Wake-ups beyond the calendar wait in a heap and move into
 // it as it advances. The bucket about to run is sorted by (time, time scheduled, order key):
-// wake-ups due at the same picosecond run in the order they were scheduled in, and those
-// scheduled in the same picosecond in the order of their clients' keys. Never by a global count
+// wake-ups due at the same picosecond run in the order they were scheduled in (those scheduled
+// over ~4.3 ms ahead as one), and those scheduled in the same picosecond in the order of their
+// clients' keys. Never by a global count
 // of schedules: a run split into partitions (docs/parallel.md) must order them as the whole
 // fabric does, and a client's key comes from what it belongs to (order_scope).
 //
@@ -133,10 +134,13 @@ class event_queue : public sc_core::sc_module {
   // one behind, stale: an entry is live while its sequence is its client's current one. Ties in
   // time run by the client's order key (a client has one live entry: keys of live entries differ).
   struct entry {
-    uint64_t at_ps, sched_ps, order, seq;
+    uint64_t at_ps, order, seq;
     uint32_t client;  // index into clients_
+    // How long before at_ps it was scheduled, at most ~4.3 ms: wake-ups scheduled longer ahead
+    // tie on it (still the same in every partition). 32 bits keep an entry at 32 bytes.
+    uint32_t lead;
     bool before(const entry& o) const {
-      return at_ps != o.at_ps ? at_ps < o.at_ps : sched_ps != o.sched_ps ? sched_ps < o.sched_ps : order < o.order;
+      return at_ps != o.at_ps ? at_ps < o.at_ps : lead != o.lead ? lead > o.lead : order < o.order;
     }
   };
   // The calendar: bucket b holds the wake-ups due in [b, b + 1) << bucket_shift, in slot
