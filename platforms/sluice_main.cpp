@@ -329,6 +329,8 @@ int run(int argc, char* argv[]) {
     if (partitions > 1)
       return run_partitioned(argc, argv, partitions, partition_method, opts, scenario_path, out_dir, quiet, vm);
     if (partitions < 1) throw config_error("--partitions: '" + std::to_string(partitions) + "' is below 1");
+    if (vm.count("partition-method"))  // one process: the method would choose nothing
+      throw config_error("--partition-method: '" + partition_method + "' needs --partitions 2 or more");
   }
   if (const char* size = std::getenv("OMPI_COMM_WORLD_SIZE"); size && std::string(size) != "1" && run_command)
     throw config_error(std::string("started by mpirun with ") + size + " processes: give --partitions " + size +

@@ -318,3 +318,12 @@ TEST(Cli, CtrlCStopsTheRunAndKeepsWhatWasMeasured) {
   while (std::getline(in, line)) ++rows;
   EXPECT_EQ(rows, static_cast<int>(reached_ns / 10e6));  // one row per 10 ms reached
 }
+
+// A partitioned run's options (docs/parallel.md): a method without partitions would choose nothing.
+TEST(Cli, APartitionMethodWithoutPartitionsIsAnError) {
+  expect_cli_error("run " + test::scenario_path("fat-tree.yaml") + " --partition-method pod",
+                   "--partition-method: 'pod' needs --partitions 2 or more");
+  expect_cli_error("run " + test::scenario_path("fat-tree.yaml") + " --partitions 0", "--partitions: '0' is below 1");
+  expect_cli_error("params " + test::scenario_path("fat-tree.yaml") + " --partitions 2",
+                   "--partitions: applies to 'run' only, not 'params'");
+}

@@ -142,6 +142,8 @@ class Simulation:
         report: an HTML file written with result.report(FILE): one self-contained page of the run.
         """
         spec = _run_spec(until=until, **self._spec_args)
+        if partition_method != "auto" and partitions in (None, 1):
+            raise ValueError(f"partition_method: '{partition_method}' needs partitions of 2 or more")
         if partitions is not None and partitions != 1:
             return self._run_partitioned(spec, partitions, partition_method, dict(
                 pcap=pcap, trace_frames=trace_frames, vcd=vcd, store=store, report=report))

@@ -442,6 +442,8 @@ def test_a_run_over_two_processes_gives_the_single_runs_result():
     pd.testing.assert_frame_equal(two.timeseries("queue"), one.timeseries("queue"))
     with pytest.raises(ValueError, match="^partitions: 'x' is not a count"):
         sim.run(until="200us", partitions="x")
+    with pytest.raises(ValueError, match="^partition_method: 'pod' needs partitions of 2 or more"):
+        sim.run(until="200us", partition_method="pod")
     with pytest.raises(ValueError, match="^pcap: not with partitions"):
         sim.run(until="200us", partitions=2, pcap="/tmp/x")
     bad = sluice.Simulation(ROOT / "scenarios" / "fat-tree.yaml", set={"sw*.port*.pfc.quanta": "many"})
