@@ -98,7 +98,7 @@ const choice_param* matched_owner(const declared_param& d, const std::string& pa
     for (const auto& sw : f.switches)
       for (const auto& port : sw->ports)
         for (int k = 0; k < (d.per_class ? classes : 1); ++k)
-          if (matches(port->name(), d.per_class ? k : -1)) return port->cp[k].get();
+          if (matches(port->name(), d.per_class ? k : -1)) return &port->cp[k];
     return nullptr;
   }
   for (const auto& n : f.nics)
@@ -113,7 +113,7 @@ bool runs_anywhere(role r, const std::string& name, const fabric& f) {
     for (const auto& sw : f.switches)
       for (const auto& port : sw->ports)
         for (const auto& cp : port->cp)
-          if ((*cp)() == name) return true;
+          if (cp() == name) return true;
     return false;
   }
   return std::any_of(f.nics.begin(), f.nics.end(),

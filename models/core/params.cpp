@@ -7,13 +7,8 @@
 
 namespace sluice {
 
-param_base::param_base(const sc_core::sc_object* owner, const char* leaf, const char* description, int cls,
-                       param_change change)
-    : live_(change == param_change::live),
-      cls_(static_cast<int16_t>(cls)),
-      owner_(owner),
-      leaf_(leaf),
-      description_(description) {
+param_base::param_base(const sc_core::sc_object* owner, const param_text& text, int cls, param_change change)
+    : live_(change == param_change::live), cls_(static_cast<int16_t>(cls)), owner_(owner), text_(&text) {
   param_registry::instance().add(this);
 }
 
@@ -22,7 +17,7 @@ param_base::~param_base() { param_registry::instance().remove(this); }
 std::string param_base::name() const {
   std::string n = owner_ ? std::string(owner_->name()) + "." : std::string();
   if (cls_ >= 0) n += "prio" + std::to_string(cls_) + ".";
-  return n + leaf_;
+  return n + text_->leaf;
 }
 
 void param_base::on_change(param_listener* listener) {
@@ -46,34 +41,38 @@ void param_base::set_default_from_string(const std::string&) {
 }
 
 choice_param::choice_param(const sc_core::sc_object* owner, const choice_spec& spec, int cls)
-    : param_base(owner, spec.leaf, spec.description, cls), spec_(spec), default_(spec.default_value) {
+    : param_base(owner, spec, cls) {
   set_from_string(spec.default_value);
+  default_index_ = index_;
+  overridden_ = false;
 }
 
 void choice_param::set_default(const std::string& choice) {
   const bool was_set = overridden_;
-  const std::size_t kept = index_;
+  const uint32_t kept = index_;
   set_from_string(choice);  // checks the name
-  default_ = choice;
+  default_index_ = index_;
   if (was_set) index_ = kept;
   overridden_ = was_set;
 }
 
 std::string choice_param::range_string() const {
   std::string s = "{";
-  for (std::size_t i = 0; i < spec_.choices.size(); ++i) s += (i ? ", " : "") + spec_.choices[i];
+  const std::vector<std::string>& choices = spec().choices;
+  for (std::size_t i = 0; i < choices.size(); ++i) s += (i ? ", " : "") + choices[i];
   return s + "}";
 }
 
 void choice_param::set_from_string(const std::string& text) {
   check_string(text);
-  index_ =
-      static_cast<std::size_t>(std::find(spec_.choices.begin(), spec_.choices.end(), text) - spec_.choices.begin());
-  overridden_ = text != default_;
+  const std::vector<std::string>& choices = spec().choices;
+  index_ = static_cast<uint32_t>(std::find(choices.begin(), choices.end(), text) - choices.begin());
+  overridden_ = text != choices[default_index_];
 }
 
 void choice_param::check_string(const std::string& text) const {
-  if (std::find(spec_.choices.begin(), spec_.choices.end(), text) != spec_.choices.end()) return;
+  const std::vector<std::string>& choices = spec().choices;
+  if (std::find(choices.begin(), choices.end(), text) != choices.end()) return;
   const char* why = absent_choice::why(text);
   throw config_error(name() + ": '" + text + "' is not one of " + range_string() +
                      (why ? " (" + text + ": " + why + ")" : ""));

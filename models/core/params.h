@@ -34,17 +34,20 @@ enum class param_change : bool { fixed, live };
 // What a model class declares once for a parameter: its leaf name ("pfc.xoff"), description,
 // default, valid range and whether it may change during a run. Instances point at it, so a
 // fabric of thousands of ports keeps no copy of the text per port.
-template <typename T>
-struct param_spec {
+// The text of a parameter's declaration: its leaf name and description. Every spec begins with
+// it, so an instance keeps one pointer to its spec for both (a fabric has a million instances).
+struct param_text {
   const char* leaf;
   const char* description;
+};
+
+template <typename T>
+struct param_spec : param_text {
   T default_value, min, max;
   param_change change = param_change::fixed;
 };
 
-struct choice_spec {
-  const char* leaf;
-  const char* description;
+struct choice_spec : param_text {
   std::string default_value;
   std::vector<std::string> choices;
 };
@@ -65,14 +68,14 @@ class param_base {
  public:
   // Named <owner>[.<class_label><cls>].<leaf> from the module tree; owner null: leaf is the
   // whole name. cls < 0: not a per-class parameter.
-  param_base(const sc_core::sc_object* owner, const char* leaf, const char* description, int cls,
+  param_base(const sc_core::sc_object* owner, const param_text& text, int cls,
              param_change change = param_change::fixed);
   virtual ~param_base();
   param_base(const param_base&) = delete;
   param_base& operator=(const param_base&) = delete;
 
   std::string name() const;
-  const char* description() const { return description_; }
+  const char* description() const { return text_->description; }
   virtual std::string unit() const = 0;
   virtual std::string value_string() const = 0;
   virtual std::string default_string() const = 0;
@@ -95,8 +98,8 @@ class param_base {
   // Throws config_error (one line, naming the parameter) and changes nothing on bad input.
   void write_live(const std::string& text);
 
-  const char* leaf() const { return leaf_; }  // "pfc.xoff", without owner and class
-  int cls() const { return cls_; }            // -1: not a per-class parameter
+  const char* leaf() const { return text_->leaf; }  // "pfc.xoff", without owner and class
+  int cls() const { return cls_; }                  // -1: not a per-class parameter
 
   // Inertness: the model that owns a parameter declares when it has no effect in the final
   // configuration (another parameter's choice, the link layer, a replaced block). `check` gets
@@ -112,6 +115,7 @@ class param_base {
 
  protected:
   bool overridden_ = false;
+  const param_text& text() const { return *text_; }  // the derived class's spec begins with it
 
  private:
   friend class param_registry;
@@ -120,8 +124,7 @@ class param_base {
   int16_t cls_;
   uint32_t slot_ = 0;  // position in the registry
   const sc_core::sc_object* owner_;
-  const char* leaf_;
-  const char* description_;
+  const param_text* text_;
   param_listener* listener_ = nullptr;
   inert_check inert_check_ = nullptr;
   const void* inert_model_ = nullptr;
@@ -181,10 +184,7 @@ class param : public param_base {
   param(const sc_core::sc_object* owner, Declare declare, int cls = -1) : param(owner, interned(declare), cls) {}
   // With an instance default (a link's rate from the topology).
   param(const sc_core::sc_object* owner, const param_spec<T>& spec, T default_value, int cls = -1)
-      : param_base(owner, spec.leaf, spec.description, cls, spec.change),
-        spec_(spec),
-        value_(default_value),
-        default_(default_value) {
+      : param_base(owner, spec, cls, spec.change), value_(default_value), default_(default_value) {
     check(default_value, traits::format(default_value));
   }
   const T& operator()() const { return value_; }
@@ -209,7 +209,7 @@ class param : public param_base {
   std::string value_string() const override { return traits::format(value_); }
   std::string default_string() const override { return traits::format(default_); }
   std::string range_string() const override {
-    return "[" + traits::format(spec_.min) + ", " + traits::format(spec_.max) + "]";
+    return "[" + traits::format(spec().min) + ", " + traits::format(spec().max) + "]";
   }
   void set_from_string(const std::string& text) override {
     T v = traits::parse(text, name());
@@ -226,7 +226,7 @@ class param : public param_base {
 
  private:
   void check(const T& v, const std::string& text) const {
-    if (v < spec_.min || spec_.max < v)
+    if (v < spec().min || spec().max < v)
       throw config_error(name() + ": '" + text + "' is outside the valid range " + range_string());
   }
   template <class Declare>
@@ -234,7 +234,7 @@ class param : public param_base {
     static const param_spec<T> spec = declare();
     return spec;
   }
-  const param_spec<T>& spec_;
+  const param_spec<T>& spec() const { return static_cast<const param_spec<T>&>(text()); }
   T value_, default_;
 };
 
@@ -251,11 +251,11 @@ class choice_param : public param_base {
   template <class Declare, typename = std::enable_if_t<std::is_invocable_r_v<choice_spec, Declare>>>
   choice_param(const sc_core::sc_object* owner, Declare declare, int cls = -1)
       : choice_param(owner, interned(declare), cls) {}
-  const std::string& operator()() const { return spec_.choices[index_]; }
+  const std::string& operator()() const { return spec().choices[index_]; }
   std::size_t index() const { return index_; }  // position in the spec's choices (no string compare)
   std::string unit() const override { return "choice"; }
   std::string value_string() const override { return (*this)(); }
-  std::string default_string() const override { return default_; }
+  std::string default_string() const override { return spec().choices[default_index_]; }
   std::string range_string() const override;
   void set_from_string(const std::string& text) override;
   void check_string(const std::string& text) const override;
@@ -269,9 +269,9 @@ class choice_param : public param_base {
     static const choice_spec spec = declare();
     return spec;
   }
-  const choice_spec& spec_;
-  std::size_t index_ = 0;
-  std::string default_;
+  const choice_spec& spec() const { return static_cast<const choice_spec&>(text()); }
+  // Positions in the spec's choices (a choice's text is kept once, in its spec).
+  uint32_t index_ = 0, default_index_ = 0;
 };
 
 // A choice a build may leave out (an RTL policy in a build without Verilator), declared at
@@ -289,9 +289,7 @@ inline constexpr const char* without_verilator =
 
 // A parameter whose value is free text (a file path, a list): `check`, if given, validates a value
 // and throws config_error naming the parameter (the name is passed in) and the text.
-struct text_spec {
-  const char* leaf;
-  const char* description;
+struct text_spec : param_text {
   const char* default_value;
   void (*check)(const std::string& name, const std::string& text) = nullptr;
 };
@@ -299,23 +297,23 @@ struct text_spec {
 class text_param : public param_base {
  public:
   text_param(const sc_core::sc_object* owner, const text_spec& spec)
-      : param_base(owner, spec.leaf, spec.description, -1), spec_(spec), value_(spec.default_value) {}
+      : param_base(owner, spec, -1), value_(spec.default_value) {}
   const std::string& operator()() const { return value_; }
   std::string unit() const override { return "text"; }
   std::string value_string() const override { return value_; }
-  std::string default_string() const override { return spec_.default_value; }
+  std::string default_string() const override { return spec().default_value; }
   std::string range_string() const override { return "-"; }
   void set_from_string(const std::string& text) override {
     check_string(text);
     value_ = text;
-    overridden_ = text != spec_.default_value;
+    overridden_ = text != spec().default_value;
   }
   void check_string(const std::string& text) const override {
-    if (spec_.check) spec_.check(name(), text);
+    if (spec().check) spec().check(name(), text);
   }
 
  private:
-  const text_spec& spec_;
+  const text_spec& spec() const { return static_cast<const text_spec&>(param_base::text()); }
   std::string value_;
 };
 

@@ -12,7 +12,12 @@ int arrival_class(const frame_fields& h, int queue) { return h.ingress_cls == sa
 }  // namespace
 
 egress_port::egress_port(mac_port& mac, flow_control_if& gate, buffer_release_if& buffer, int classes)
-    : mac_(mac), gate_(gate), buffer_(buffer), classes_(classes), leaving_(4) {
+    : mac_(mac),
+      gate_(gate),
+      buffer_(buffer),
+      classes_(classes),
+      class_(std::make_unique<class_state[]>(static_cast<std::size_t>(classes))),
+      leaving_(4) {
   // Named under the switch port that holds the MAC: sw0.port3.egress.dequeue, sw0.port3.drop.
   const sc_core::sc_object* port = mac.get_parent_object();
   probe_registry& probes = probe_registry::instance();
@@ -30,8 +35,8 @@ void egress_port::publish_mark(const packet_header& h, uint16_t before) const {
 // before: the frame's ECN bits and flags (ecn | flags << 8) before its congestion point saw it.
 void egress_port::count_marks(const packet_header& h, uint16_t before) {
   constexpr uint8_t ce = 3;
-  if (h.ecn == ce && (before & 0xff) != ce) ++marks_[h.priority].ecn;
-  if ((h.flags & frame_flags::fecn) && !(before >> 8 & frame_flags::fecn)) ++marks_[h.priority].fecn;
+  if (h.ecn == ce && (before & 0xff) != ce) ++class_[h.priority].marks.ecn;
+  if ((h.flags & frame_flags::fecn) && !(before >> 8 & frame_flags::fecn)) ++class_[h.priority].marks.fecn;
 }
 
 queue_view egress_port::view(int cls, uint64_t now_ps) {
@@ -77,8 +82,8 @@ void egress_port::enqueue(tlm::tlm_generic_payload* p) {
     c.queue.push_back(h.fields());
     p->release();
   } else {
-    if (!kept_) kept_ = std::make_unique<kept_queues>();
-    (*kept_)[h.priority].push_back(p);
+    if (!kept_) kept_ = std::make_unique<ring<tlm::tlm_generic_payload*>[]>(static_cast<std::size_t>(classes_));
+    kept_[h.priority].push_back(p);
     frame_fields f = h.fields();
     f.flags |= frame_flags::kept_payload;
     c.queue.push_back(f);
@@ -163,7 +168,7 @@ tlm::tlm_generic_payload* egress_port::next_frame(uint64_t now_ps, uint64_t& ret
 // flag cleared).
 tlm::tlm_generic_payload* egress_port::take_kept(int cls, frame_fields& f) {
   f.flags &= ~frame_flags::kept_payload;
-  tlm::tlm_generic_payload* p = (*kept_)[cls].pop_front();
+  tlm::tlm_generic_payload* p = kept_[cls].pop_front();
   header(*p).fields() = f;
   return p;
 }
@@ -203,8 +208,8 @@ void egress_port::scheduled(int queue) {
 }
 
 void egress_port::discard(int cls, const frame_fields& f) {
-  ++dropped_[cls].frames;
-  dropped_[cls].bytes += f.size;
+  ++class_[cls].dropped.frames;
+  class_[cls].dropped.bytes += f.size;
   if (f.ingress_port != no_ingress) buffer_.release(f.ingress_port, arrival_class(f, cls), f.size);
   if (probes::drop.on()) probes::drop.emit(this, now_ps(), &f, mac_.index(), cls, 2);  // 2: the PFC watchdog
 }

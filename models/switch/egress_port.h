@@ -72,13 +72,13 @@ class egress_port : public frame_source_if, public timed_client, public schedule
   struct discarded {
     uint64_t frames = 0, bytes = 0;
   };
-  const discarded& dropped(int cls) const { return dropped_[cls]; }
+  const discarded& dropped(int cls) const { return class_[cls].dropped; }
   // Data frames of a class this port's congestion point marked: ECN CE (CEE) and FECN
   // (InfiniBand), each counted when the mark is set (not for frames marked upstream).
   struct marked {
     uint64_t ecn = 0, fecn = 0;
   };
-  const marked& marks(int cls) const { return marks_[cls]; }
+  const marked& marks(int cls) const { return class_[cls].marks; }
   // While on, the class queue drops what it holds and whatever arrives (the PFC watchdog's drop
   // action, told through pause_storm_listener).
   void set_discard(int cls, bool on);
@@ -130,14 +130,16 @@ class egress_port : public frame_source_if, public timed_client, public schedule
     // advanced lazily, only for a congestion point's view (amortised O(1) per frame).
     uint64_t ready_bytes = 0;
     std::size_t ready_n = 0;
+    // Cold counters in the padding of the state's third line (it is 192 bytes either way).
+    discarded dropped;
+    marked marks;  // touched only when a congestion point changed a frame
   };
-  std::array<class_state, max_classes> class_;
-  std::array<discarded, max_classes> dropped_{};
-  std::array<marked, max_classes> marks_{};  // touched only when a congestion point changed a frame
+  // As many as the port has classes (8 on a CEE port, up to 16 virtual lanes on InfiniBand), not
+  // max_classes: a fabric of 10 000 hosts has tens of thousands of ports.
+  std::unique_ptr<class_state[]> class_;
   // The payloads of the queued frames flagged kept_payload, per class in queue order; made at
   // the first such frame (most ports of a fabric without congestion control never see one).
-  using kept_queues = std::array<ring<tlm::tlm_generic_payload*>, max_classes>;
-  std::unique_ptr<kept_queues> kept_;
+  std::unique_ptr<ring<tlm::tlm_generic_payload*>[]> kept_;  // one per class
   tlm::tlm_generic_payload* take_kept(int cls, frame_fields& f);
   struct in_flight {
     uint64_t end_ps;

@@ -71,6 +71,7 @@ switch_port::switch_port(sc_core::sc_module_name name, int index, uint64_t mac_a
       scheduler_latency(this, scheduler_latency_spec),
       scheduler_ahead(this, scheduler_ahead_spec),
       egress(mac, gate(), buffer, classes),
+      per_class_(std::make_unique<class_extras[]>(static_cast<std::size_t>(classes))),
       mmu_(mmu) {
   quantum.on_change(this);
   mac.attach(&egress, nullptr);
@@ -80,13 +81,14 @@ switch_port::switch_port(sc_core::sc_module_name name, int index, uint64_t mac_a
     scheduler.set_default("ib-vlarb");
     high_limit = std::make_unique<param<uint64_t>>(this, high_limit_spec);
   }
-  for (int i = 0; i < classes; ++i) {
-    sched.push_back(std::make_unique<choice_param>(this, sched_spec, i));
-    weight.push_back(std::make_unique<param<uint64_t>>(this, weight_spec, i));
-    weight.back()->on_change(this);
-    cp.push_back(std::make_unique<choice_param>(this, cp_spec(), i));
-    sched.back()->inert_when(inert_reason, this);
-    weight.back()->inert_when(inert_reason, this);
+  const auto n = static_cast<std::size_t>(classes);
+  sched = {n, [this](void* at, std::size_t i) { new (at) choice_param(this, sched_spec, static_cast<int>(i)); }};
+  weight = {n, [this](void* at, std::size_t i) { new (at) param<uint64_t>(this, weight_spec, static_cast<int>(i)); }};
+  cp = {n, [this](void* at, std::size_t i) { new (at) choice_param(this, cp_spec(), static_cast<int>(i)); }};
+  for (std::size_t i = 0; i < n; ++i) {
+    weight[i].on_change(this);
+    sched[i].inert_when(inert_reason, this);
+    weight[i].inert_when(inert_reason, this);
   }
   for (param_base* p : std::initializer_list<param_base*>{&quantum, &scheduler, high_limit.get()})
     if (p) p->inert_when(inert_reason, this);
@@ -114,10 +116,10 @@ std::string switch_port::inert_reason(const void* model, const param_base& p) {
   if (!scheduler_policies::instance().reads(port.scheduler(), leaf))
     return port.scheduler.name() + " is '" + port.scheduler() + "', which does not read " + leaf;
   if (port.scheduler().rfind("strict-dwrr", 0) != 0) return "";  // strict-dwrr and its RTL twin
-  if (leaf == "weight" && (*port.sched[p.cls()])() == "strict")
-    return port.sched[p.cls()]->name() + " is 'strict': weights share the rest among the dwrr classes";
+  if (leaf == "weight" && port.sched[p.cls()]() == "strict")
+    return port.sched[p.cls()].name() + " is 'strict': weights share the rest among the dwrr classes";
   const bool any_dwrr =
-      std::any_of(port.sched.begin(), port.sched.end(), [](const auto& s) { return (*s)() == "dwrr"; });
+      std::any_of(port.sched.begin(), port.sched.end(), [](const choice_param& s) { return s() == "dwrr"; });
   if (leaf == "dwrr.quantum" && !any_dwrr)
     return "every class of " + std::string(port.name()) + " is strict (prio<k>.sched)";
   return "";
@@ -125,16 +127,16 @@ std::string switch_port::inert_reason(const void* model, const param_base& p) {
 
 // Credit flow control admits only what the input buffer can hold: a drop is a model error.
 void switch_port::count_drop(int cls, bool unroutable) {
-  ++drops_[cls];
-  unroutable_[cls] += unroutable;
+  ++per_class_[cls].drops;
+  per_class_[cls].unroutable += unroutable;
   if (credits) SC_REPORT_ERROR(name(), "model error: a frame was dropped on an InfiniBand (credit) port");
 }
 
 scheduler_config switch_port::scheduler_settings() const {
   scheduler_config c;
   for (int i = 0; i < classes(); ++i) {
-    c.strict[i] = (*sched[i])() == "strict";
-    c.weight[i] = static_cast<uint32_t>((*weight[i])());
+    c.strict[i] = sched[i]() == "strict";
+    c.weight[i] = static_cast<uint32_t>(weight[i]());
   }
   c.quantum = static_cast<uint32_t>(quantum().bytes);
   if (high_limit) c.high_limit = static_cast<uint32_t>((*high_limit)());
@@ -185,9 +187,10 @@ void switch_port::make_policies(frame_injector_if& injector) {
   policies_made_ = true;
   make_scheduler();
   for (int i = 0; i < classes(); ++i) {
-    cp_injector_[i].to = &injector;
-    cp_policy_[i] = cp_policies::instance().make(cp[i]->name(), (*cp[i])(), *this, i, cp_injector_[i]);
-    if (cp_policy_[i]) egress.set_congestion_point(i, cp_policy_[i].get());
+    class_extras& c = per_class_[i];
+    c.injector.to = &injector;
+    c.cp_policy = cp_policies::instance().make(cp[i].name(), cp[i](), *this, i, c.injector);
+    if (c.cp_policy) egress.set_congestion_point(i, c.cp_policy.get());
   }
 }
 

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "models/cc/frame_injector.h"
+#include "models/core/fixed_array.h"
 #include "models/link/credit_flow_control.h"
 #include "models/link/mac_port.h"
 #include "models/link/pfc.h"
@@ -18,16 +19,16 @@ namespace sluice {
 class switch_port : public sc_core::sc_module, public pause_storm_listener, private param_listener {
  public:
   mac_port mac;
-  pfc flow_control;                                  // PFC of a CEE port; present but unattached on an InfiniBand port
-  std::unique_ptr<credit_flow_control> credits;      // an InfiniBand port's credits (null on CEE)
-  std::vector<std::unique_ptr<choice_param>> sched;  // per class
-  std::vector<std::unique_ptr<param<uint64_t>>> weight;  // per class; live
-  param<byte_count> quantum;                             // live
-  std::unique_ptr<param<uint64_t>> high_limit;           // InfiniBand ports: VLHighLimit of ib-vlarb
-  choice_param scheduler;                                // the egress scheduler policy, by name
-  param<sc_core::sc_time> scheduler_latency;             // > 0: decisions through the split-phase path
-  param<bool> scheduler_ahead;                           // split-phase path: the next decision asked as a frame starts
-  std::vector<std::unique_ptr<choice_param>> cp;         // per class: the congestion point policy
+  pfc flow_control;                              // PFC of a CEE port; present but unattached on an InfiniBand port
+  std::unique_ptr<credit_flow_control> credits;  // an InfiniBand port's credits (null on CEE)
+  fixed_array<choice_param> sched;               // per class
+  fixed_array<param<uint64_t>> weight;           // per class; live
+  param<byte_count> quantum;                     // live
+  std::unique_ptr<param<uint64_t>> high_limit;   // InfiniBand ports: VLHighLimit of ib-vlarb
+  choice_param scheduler;                        // the egress scheduler policy, by name
+  param<sc_core::sc_time> scheduler_latency;     // > 0: decisions through the split-phase path
+  param<bool> scheduler_ahead;                   // split-phase path: the next decision asked as a frame starts
+  fixed_array<choice_param> cp;                  // per class: the congestion point policy
   egress_port egress;
 
   switch_port(sc_core::sc_module_name name, int index, uint64_t mac_address, int classes, ingress_state_if& ingress,
@@ -52,17 +53,17 @@ class switch_port : public sc_core::sc_module, public pause_storm_listener, priv
   // `buffer` is the switch's MMU (its capacity bounds every queue).
   void check_policies(const mmu_if& buffer) const {
     for (int i = 0; i < classes(); ++i)
-      if (cp_policy_[i]) cp_policy_[i]->check(buffer.capacity_bytes(i));
+      if (per_class_[i].cp_policy) per_class_[i].cp_policy->check(buffer.capacity_bytes(i));
   }
-  congestion_point_if* congestion_point(int cls) const { return cp_policy_[cls].get(); }
+  congestion_point_if* congestion_point(int cls) const { return per_class_[cls].cp_policy.get(); }
   // CNMs (QCN, ECM, ASM) the class's congestion point made, counted on their way to the switch.
-  uint64_t cnm_sent(int cls) const { return cp_injector_[cls].cnms; }
+  uint64_t cnm_sent(int cls) const { return per_class_[cls].injector.cnms; }
 
   int index() const { return mac.index(); }
   int classes() const { return egress.classes(); }
   const queue_stats& queue(int cls) const { return egress.queue(cls); }
-  uint64_t drops(int cls) const { return drops_[cls]; }
-  uint64_t unroutable_drops(int cls) const { return unroutable_[cls]; }
+  uint64_t drops(int cls) const { return per_class_[cls].drops; }
+  uint64_t unroutable_drops(int cls) const { return per_class_[cls].unroutable; }
   // A frame of this port's ingress dropped: refused by the MMU, or with no route (unroutable).
   void count_drop(int cls, bool unroutable = false);
   // The PFC watchdog's drop action on this port's class queue.
@@ -79,7 +80,6 @@ class switch_port : public sc_core::sc_module, public pause_storm_listener, priv
   static std::string inert_reason(const void* port, const param_base& p);
   std::unique_ptr<scheduler_if> default_scheduler_;
   scheduler_config made_settings_;  // what the scheduler was made with
-  std::array<std::unique_ptr<congestion_point_if>, max_classes> cp_policy_;
   // The switch as one class's congestion point sees it: it counts the CNMs passed on.
   struct counting_injector final : frame_injector_if {
     frame_injector_if* to = nullptr;
@@ -87,13 +87,18 @@ class switch_port : public sc_core::sc_module, public pause_storm_listener, priv
     void inject(tlm::tlm_generic_payload* frame) override;
     uint32_t node_id() const override { return to->node_id(); }
   };
-  std::array<counting_injector, max_classes> cp_injector_;
+  // One per class the port has (not max_classes: a large fabric has tens of thousands of ports).
+  struct class_extras {
+    std::unique_ptr<congestion_point_if> cp_policy;
+    counting_injector injector;
+    uint64_t drops = 0, unroutable = 0;
+  };
+  std::unique_ptr<class_extras[]> per_class_;
   bool policies_made_ = false;
   scheduler_if* custom_scheduler_ = nullptr;
   split_scheduler_if* custom_split_ = nullptr;
   std::unique_ptr<latency_scheduler> latency_scheduler_;
   const sc_core::sc_port<mmu_if>& mmu_;
-  std::array<uint64_t, max_classes> drops_{}, unroutable_{};
 };
 
 }  // namespace sluice

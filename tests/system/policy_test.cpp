@@ -259,8 +259,8 @@ TEST(Dcqcn, CcSwitchesEveryFlowAndIsOverriddenBySet) {
     EXPECT_EQ(n->np(), sends ? "none" : "dcqcn") << n->name();
   }
   for (auto& port : f.switches[0]->ports) {
-    EXPECT_EQ((*port->cp[3])(), std::string(port->name()) == "sw0.port1" ? "ecn-threshold" : "dcqcn");
-    EXPECT_EQ((*port->cp[0])(), "none");  // no traffic on class 0
+    EXPECT_EQ(port->cp[3](), std::string(port->name()) == "sw0.port1" ? "ecn-threshold" : "dcqcn");
+    EXPECT_EQ(port->cp[0](), "none");  // no traffic on class 0
   }
 }
 
@@ -274,8 +274,8 @@ TEST(Dcqcn, TrafficGroupCcAndCcNone) {
     fabric& f = sim.fabric_model();
     EXPECT_EQ(f.nics[0]->rp(), "dcqcn");
     EXPECT_EQ(f.nics[1]->rp(), "none");
-    EXPECT_EQ((*f.switches[0]->ports[0]->cp[3])(), "dcqcn");
-    EXPECT_EQ((*f.switches[0]->ports[0]->cp[2])(), "none");
+    EXPECT_EQ(f.switches[0]->ports[0]->cp[3](), "dcqcn");
+    EXPECT_EQ(f.switches[0]->ports[0]->cp[2](), "none");
   }
   EXPECT_THROW(load_scenario_text(yaml + "  - {kind: constant, src: h1, dst: r0, rate: 1Gbps, cc: fast}\n"),
                config_error);

@@ -239,7 +239,7 @@ TEST(Qcn, CcQcnChoosesTheCpOnTheTrafficsQueuesAndTheRpAtTheSenders) {
     EXPECT_EQ(n->rp(), n->flows_sent().empty() ? "none" : "qcn") << n->name();
     EXPECT_EQ(n->np(), "none") << n->name();
   }
-  EXPECT_EQ((*sim.fabric_model().switches[0]->ports[4]->cp[3])(), "qcn");
+  EXPECT_EQ(sim.fabric_model().switches[0]->ports[4]->cp[3](), "qcn");
   sim.run();
   const nlohmann::json s = sim.summary();
   EXPECT_GT(s["totals"]["cnm_frames"].get<double>(), 0);

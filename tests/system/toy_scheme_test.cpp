@@ -111,7 +111,7 @@ TEST(SchemeRegistry, ATestOnlySchemeRunsEndToEndOnTheDumbbell) {
   run_options o;
   o.cc = "toy";
   simulation sim(load_scenario_file(test::scenario_path("dumbbell.yaml")), o);
-  EXPECT_EQ((*sim.fabric_model().switches[0]->ports[4]->cp[3])(), "toy");
+  EXPECT_EQ(sim.fabric_model().switches[0]->ports[4]->cp[3](), "toy");
   for (auto& n : sim.fabric_model().nics) EXPECT_EQ(n->rp(), n->flows_sent().empty() ? "none" : "toy") << n->name();
   sim.run();
   const nlohmann::json s = sim.summary();

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "models/core/fixed_array.h"
 #include "models/core/stats.h"
 
 using namespace sluice;
@@ -89,6 +90,54 @@ TEST(Params, PerClassNamesComeFromTheOwnerAndTheClass) {
   EXPECT_EQ(w2(), 1u);
   EXPECT_EQ(w5(), 7u);
   EXPECT_EQ(param_registry::instance().find("port3.prio5.weight"), &w5);
+}
+
+// A choice keeps its default as a position in its spec: a default that is not the first choice
+// is not an override, a new default moves it, and a set value survives a new default.
+TEST(Params, AChoiceDefaultIsNotAnOverrideWhereverItStands) {
+  choice_param mode(nullptr, mode_spec);  // default "dynamic", the second choice
+  EXPECT_EQ(mode(), "dynamic");
+  EXPECT_EQ(mode.default_string(), "dynamic");
+  EXPECT_FALSE(mode.overridden());
+  mode.set_default("static");
+  EXPECT_EQ(mode(), "static");
+  EXPECT_EQ(mode.default_string(), "static");
+  EXPECT_FALSE(mode.overridden());
+  mode.set_from_string("dynamic");
+  EXPECT_TRUE(mode.overridden());
+  mode.set_default("static");
+  EXPECT_EQ(mode(), "dynamic");  // the user's value stays
+  EXPECT_EQ(mode.index(), 1u);
+}
+
+// A port's per-class parameters are built in place in one block: each is registered under its
+// class, found by name, and leaves the registry with the block.
+TEST(Params, PerClassParametersInOneBlock) {
+  owner port("port7");
+  {
+    fixed_array<param<uint64_t>> weights(
+        4, [&](void* at, std::size_t i) { new (at) param<uint64_t>(&port, weight_spec, static_cast<int>(i)); });
+    ASSERT_EQ(weights.size(), 4u);
+    EXPECT_EQ(param_registry::instance().set("port7.prio?.weight", "9"), 4u);
+    EXPECT_EQ(param_registry::instance().find("port7.prio3.weight"), &weights[3]);
+    EXPECT_EQ(weights[2].name(), "port7.prio2.weight");
+    uint64_t sum = 0;
+    for (const param<uint64_t>& w : weights) sum += w();
+    EXPECT_EQ(sum, 36u);
+  }
+  EXPECT_EQ(param_registry::instance().find("port7.prio0.weight"), nullptr);
+}
+
+// A block whose third element fails to build destroys the two already built (they leave the
+// registry) and passes the error on.
+TEST(Params, ABlockThatFailsHalfwayLeavesNothingRegistered) {
+  const std::size_t before = param_registry::instance().size();
+  const auto build = [](void* at, std::size_t i) {
+    if (i == 2) throw config_error("third");
+    new (at) param<uint64_t>(nullptr, count_spec, static_cast<int>(i));
+  };
+  EXPECT_THROW((fixed_array<param<uint64_t>>(4, build)), config_error);
+  EXPECT_EQ(param_registry::instance().size(), before);
 }
 
 TEST(Params, ANameDeclaredTwiceIsAModelError) {

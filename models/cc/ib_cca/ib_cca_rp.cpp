@@ -27,11 +27,7 @@ using sc_core::sc_time;
 // rp.cct: the table as text, parsed (and rejected with a one-line error) when it is set.
 class cct_param final : public param_base {
  public:
-  explicit cct_param(const sc_core::sc_object* nic)
-      : param_base(nic, "rp.cct",
-                   "ib-cca: the congestion control table entry by entry, 'shift:multiplier' from index 0 (empty: "
-                   "the shape's)",
-                   -1) {}
+  explicit cct_param(const sc_core::sc_object* nic) : param_base(nic, declaration, -1) {}
   std::string unit() const override { return "table"; }
   std::string value_string() const override { return text_; }
   std::string default_string() const override { return ""; }
@@ -43,6 +39,9 @@ class cct_param final : public param_base {
   }
   void check_string(const std::string& text) const override { parse_cct(text, name()); }
   const std::vector<cct_entry>& entries() const { return entries_; }
+  static constexpr param_text declaration{"rp.cct",
+                                          "ib-cca: the congestion control table entry by entry, 'shift:multiplier' "
+                                          "from index 0 (empty: the shape's)"};
 
  private:
   std::string text_;
