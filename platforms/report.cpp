@@ -143,13 +143,13 @@ class counter_owners {
     for (uint32_t i = 0; i < t.nodes.size(); ++i) nodes_.emplace(t.nodes[i].name, i);
     for (const link_entry& e : f.links) links_.emplace(e.model->name(), std::make_pair(e.a.node, e.b.node));
   }
-  std::optional<uint32_t> of(const std::string& name) const {
+  std::optional<uint32_t> of(std::string_view name) const {
     const std::size_t dot = name.find('.');
-    const std::string top = name.substr(0, dot);
+    const std::string top(name.substr(0, dot));
     if (auto n = nodes_.find(top); n != nodes_.end()) return n->second;
     auto l = links_.find(top);
     if (l == links_.end()) return std::nullopt;
-    return name.compare(dot + 1, 3, "ba.") == 0 ? l->second.second : l->second.first;
+    return name.substr(dot + 1, 3) == "ba." ? l->second.second : l->second.first;
   }
 
  private:
@@ -203,15 +203,15 @@ void simulation::emit(summary_sink& out, bool partial, bool process_level) const
 
   out.open("counters", false);
   const counter_owners owners(f);
-  for (const stat_registry::row& r : stat_registry::instance().rows(true)) {
+  stat_registry::instance().for_each_sorted(true, [&](std::string_view name, double value) {
     if (partial) {
-      const std::optional<uint32_t> node = owners.of(r.name);
-      if (node ? !f.owns(*node) : !process_level) continue;
+      const std::optional<uint32_t> node = owners.of(name);
+      if (node ? !f.owns(*node) : !process_level) return;
     }
-    out.element(r.name, r.value());
-    if (ib && r.name.size() > 15 && r.name.compare(r.name.size() - 15, 15, ".cca.fecn_marks") == 0)
-      raw.fecn_marks += r.value();
-  }
+    out.element(std::string(name), value);
+    constexpr std::string_view fecn = ".cca.fecn_marks";
+    if (ib && name.size() > fecn.size() && name.substr(name.size() - fecn.size()) == fecn) raw.fecn_marks += value;
+  });
   out.close();
 
   // A partition's detector sees only its own ports: it reports the cycles wholly inside it.

@@ -50,11 +50,12 @@ class ring {
   // i < 2 x capacity. Any capacity, not only powers of two: a compare where a mask was costs the
   // incast ~7 instructions per packet-hop (docs/performance.md).
   std::size_t wrap(std::size_t i) const { return i >= slots_.size() ? i - slots_.size() : i; }
-  // By half, not double: a fabric's queues hold about 1.2x their frames in slots, not 1.4x
+  // By a quarter, not double: a fabric's queues hold about 1.1x their frames in slots, not 1.4x
   // (plus what high-water marks keep), and the switch buffers' descriptors are most of a
-  // congested run's memory (docs/scale.md).
+  // congested run's memory (docs/scale.md). The extra copies are made only while a queue
+  // reaches a new high-water mark.
   void grow() {
-    std::vector<T> bigger(slots_.size() < 8 ? 8 : slots_.size() + slots_.size() / 2);
+    std::vector<T> bigger(slots_.size() < 8 ? 8 : slots_.size() + slots_.size() / 4);
     for (std::size_t i = 0; i < count_; ++i) bigger[i] = std::move(slots_[wrap(head_ + i)]);
     slots_.swap(bigger);
     head_ = 0;

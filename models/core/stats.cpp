@@ -29,26 +29,45 @@ std::size_t stat_registry::size() const {
   return n;
 }
 
-std::vector<stat_registry::row> stat_registry::rows(bool nonzero_only) const {
-  std::vector<row> out;
-  if (!nonzero_only) out.reserve(size());
-  for (const entry& e : entries_) {
+stat_registry::listing stat_registry::list(bool nonzero_only) const {
+  listing l;
+  if (!nonzero_only) l.refs.reserve(size());
+  l.starts.push_back(0);
+  for (uint32_t r = 0; r < entries_.size(); ++r) {
+    const entry& e = entries_[r];
     std::string base = e.owner ? e.owner->name() : "";
     if (e.scope) base += (base.empty() ? "" : ".") + std::string(e.scope);
     for (int k = 0; k < std::max(e.classes, 1); ++k) {
-      std::string prefix = e.classes > 0 ? base + "." + e.class_label + std::to_string(k) : base;
+      const std::string prefix = e.classes > 0 ? base + "." + e.class_label + std::to_string(k) : base;
       const int cls = e.classes > 0 ? k : -1;
       for (uint32_t i = 0; i < e.count; ++i) {
         // The summary wants only non-zero counters: most of a big fabric's are 0, so test the
         // value before composing a name.
         if (nonzero_only && e.descs[i].read(e.model, cls) == 0) continue;
-        out.push_back({prefix + "." + e.descs[i].leaf, &e.descs[i], e.model, cls});
+        l.names.append(prefix).append(".").append(e.descs[i].leaf);
+        l.starts.push_back(static_cast<uint32_t>(l.names.size()));
+        l.refs.push_back({r, static_cast<int16_t>(cls), static_cast<uint16_t>(i)});
       }
     }
   }
-  std::sort(out.begin(), out.end(), [](const row& a, const row& b) { return a.name < b.name; });
-  auto dup = std::adjacent_find(out.begin(), out.end(), [](const row& a, const row& b) { return a.name == b.name; });
-  if (dup != out.end()) throw std::logic_error(dup->name + ": statistic declared twice");
+  l.order.resize(l.refs.size());
+  for (uint32_t i = 0; i < l.order.size(); ++i) l.order[i] = i;
+  std::sort(l.order.begin(), l.order.end(), [&l](uint32_t a, uint32_t b) { return l.name(a) < l.name(b); });
+  const auto dup = std::adjacent_find(l.order.begin(), l.order.end(),
+                                      [&l](uint32_t a, uint32_t b) { return l.name(a) == l.name(b); });
+  if (dup != l.order.end()) throw std::logic_error(std::string(l.name(*dup)) + ": statistic declared twice");
+  return l;
+}
+
+std::vector<stat_registry::row> stat_registry::rows(bool nonzero_only) const {
+  const listing l = list(nonzero_only);
+  std::vector<row> out;
+  out.reserve(l.order.size());
+  for (uint32_t i : l.order) {
+    const listed& r = l.refs[i];
+    const entry& e = entries_[r.registration];
+    out.push_back({std::string(l.name(i)), &e.descs[r.desc], e.model, r.cls});
+  }
   return out;
 }
 

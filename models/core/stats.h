@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace sc_core {
@@ -59,6 +60,14 @@ class stat_registry {
   // Every statistic (or only those whose value is not 0), sorted by name. A name registered
   // twice is a model error (logic_error); it is caught when every statistic is listed.
   std::vector<row> rows(bool nonzero_only = false) const;
+  // The same statistics visited in name order, f(std::string_view name, double value), without a
+  // string per statistic: the names are composed into one buffer. A 10 000-host fabric's summary
+  // lists 400 000 counters, and their rows took 60 MB at the end of the run (docs/scale.md).
+  template <class F>
+  void for_each_sorted(bool nonzero_only, F&& f) const {
+    const listing l = list(nonzero_only);
+    for (uint32_t i : l.order) f(l.name(i), value_of(l.refs[i]));
+  }
   std::size_t size() const;  // statistics (per-class ones counted per class)
   // A statistic declared a counter, unnamed (names are composed only for a message).
   struct counter_ref {
@@ -98,6 +107,27 @@ class stat_registry {
     int32_t classes;
   };
   std::vector<entry> entries_;
+  // One listed statistic: its registration, class (-1: none) and descriptor, in 8 bytes.
+  struct listed {
+    uint32_t registration;
+    int16_t cls;
+    uint16_t desc;
+  };
+  struct listing {
+    std::string names;             // every name, one after the other
+    std::vector<uint32_t> starts;  // name i is names[starts[i], starts[i + 1])
+    std::vector<listed> refs;
+    std::vector<uint32_t> order;  // by name
+    std::string_view name(uint32_t i) const {
+      return std::string_view(names).substr(starts[i], starts[i + 1] - starts[i]);
+    }
+  };
+  // Sorted by name; a name registered twice throws logic_error.
+  listing list(bool nonzero_only) const;
+  double value_of(const listed& r) const {
+    const entry& e = entries_[r.registration];
+    return e.descs[r.desc].read(e.model, r.cls);
+  }
 };
 
 // A counter in one member declaration: its value, with its leaf, unit and description, registered
