@@ -34,16 +34,18 @@ class invariant_checker {
   param<sc_core::sc_time> interval;  // invariants.interval
 
   explicit invariant_checker(const fabric& f);
-  // Stops the run (invariant_failed) at the first violation found at now_ps.
-  void check(uint64_t now_ps);
+  // Stops the run (invariant_failed) at the first violation found at now_ps. `last`: the end of
+  // the run, after which nothing is checked again.
+  void check(uint64_t now_ps, bool last = false);
   // A sample boundary: checks at the first one at or after each multiple of `interval` (every
   // one with 0). The cost of a check is in docs/testing.md ("Invariants, always on").
   void on_sample(uint64_t now_ps);
 
  private:
+  friend struct invariant_test_hooks;
   // Every registered counter against what it held at the last check (counters registered since
-  // are added, starting from 0).
-  void check_counters();
+  // are added, starting from 0). `keep`: store the values for the next check.
+  void check_counters(bool keep);
   [[noreturn, gnu::cold]] static void counter_went_backwards(const stat_registry::counter_ref& c, double before,
                                                              double now);
   void check_switch_port(const switch_model& sw, const switch_port& p, uint64_t now_ps);

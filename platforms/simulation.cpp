@@ -244,8 +244,8 @@ void simulation::run() {
   else
     sluice::start(until_);
   wall_s_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
-  sampler_->finish();                                   // the kernel stops before running the tick due at `until`
-  invariants_->check(to_ps(sc_core::sc_time_stamp()));  // the end of the run, sampled or not
+  sampler_->finish();                                         // the kernel stops before running the tick due at `until`
+  invariants_->check(to_ps(sc_core::sc_time_stamp()), true);  // the end of the run, sampled or not
   if (capture_) capture_->finish();
   if (waveform_) waveform_->finish(to_ps(sc_core::sc_time_stamp()));
 }

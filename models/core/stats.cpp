@@ -1,6 +1,7 @@
 #include "models/core/stats.h"
 
 #include <algorithm>
+#include <cstring>
 #include <stdexcept>
 #include <systemc>
 
@@ -30,26 +31,39 @@ std::size_t stat_registry::size() const {
 }
 
 stat_registry::listing stat_registry::list(bool nonzero_only) const {
-  listing l;
-  if (!nonzero_only) l.refs.reserve(size());
-  l.starts.push_back(0);
-  for (uint32_t r = 0; r < entries_.size(); ++r) {
-    const entry& e = entries_[r];
-    std::string base = e.owner ? e.owner->name() : "";
-    if (e.scope) base += (base.empty() ? "" : ".") + std::string(e.scope);
-    for (int k = 0; k < std::max(e.classes, 1); ++k) {
-      const std::string prefix = e.classes > 0 ? base + "." + e.class_label + std::to_string(k) : base;
-      const int cls = e.classes > 0 ? k : -1;
-      for (uint32_t i = 0; i < e.count; ++i) {
-        // The summary wants only non-zero counters: most of a big fabric's are 0, so test the
-        // value before composing a name.
-        if (nonzero_only && e.descs[i].read(e.model, cls) == 0) continue;
-        l.names.append(prefix).append(".").append(e.descs[i].leaf);
-        l.starts.push_back(static_cast<uint32_t>(l.names.size()));
-        l.refs.push_back({r, static_cast<int16_t>(cls), static_cast<uint16_t>(i)});
+  // Two passes over the same rows: the first sizes the buffers exactly (a buffer grown by
+  // doubling holds up to twice the names, and copies them as it grows), the second fills them.
+  const auto visit = [&](auto&& f) {
+    for (uint32_t r = 0; r < entries_.size(); ++r) {
+      const entry& e = entries_[r];
+      std::string base = e.owner ? e.owner->name() : "";
+      if (e.scope) base += (base.empty() ? "" : ".") + std::string(e.scope);
+      for (int k = 0; k < std::max(e.classes, 1); ++k) {
+        const std::string prefix = e.classes > 0 ? base + "." + e.class_label + std::to_string(k) : base;
+        const int cls = e.classes > 0 ? k : -1;
+        for (uint32_t i = 0; i < e.count; ++i)
+          // The summary wants only non-zero counters: most of a big fabric's are 0, so test the
+          // value before composing a name.
+          if (!nonzero_only || e.descs[i].read(e.model, cls) != 0)
+            f(prefix, e.descs[i].leaf, listed{r, static_cast<int16_t>(cls), static_cast<uint16_t>(i)});
       }
     }
-  }
+  };
+  std::size_t rows = 0, bytes = 0;
+  visit([&](const std::string& prefix, const char* leaf, listed) {
+    ++rows;
+    bytes += prefix.size() + 1 + std::strlen(leaf);
+  });
+  listing l;
+  l.names.reserve(bytes);
+  l.starts.reserve(rows + 1);
+  l.refs.reserve(rows);
+  l.starts.push_back(0);
+  visit([&](const std::string& prefix, const char* leaf, listed ref) {
+    l.names.append(prefix).append(".").append(leaf);
+    l.starts.push_back(static_cast<uint32_t>(l.names.size()));
+    l.refs.push_back(ref);
+  });
   l.order.resize(l.refs.size());
   for (uint32_t i = 0; i < l.order.size(); ++i) l.order[i] = i;
   std::sort(l.order.begin(), l.order.end(), [&l](uint32_t a, uint32_t b) { return l.name(a) < l.name(b); });

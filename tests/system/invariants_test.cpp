@@ -23,6 +23,7 @@ struct invariant_test_hooks {
   }
   static tx_scheduler::counters& sent(nic& n) { return n.tx_.stats_; }
   static uint64_t& arrived(nic& n) { return n.rx_.rx_frames_; }
+  static std::size_t stored_counters(const invariant_checker& c) { return c.last_.size(); }
 };
 }  // namespace sluice
 
@@ -145,6 +146,34 @@ TEST(Invariants, AnyRegisteredCounterGoingBackwardsIsCaught) {
   } catch (const sc_core::sc_report& e) {
     EXPECT_HAS(std::string(e.get_msg()), "s2.test at 300us: counter test_events went backwards (5 -> 4)");
   }
+}
+
+// The end of the run's check compares with the last periodic check's values without storing its
+// own (nothing checks after it): a counter that went backwards since is still caught, and a
+// first check at the end compares with 0.
+TEST(Invariants, TheLastCheckComparesWithoutStoring) {
+  auto sim = deadlock_ring();
+  switch_model& sw = *sim->fabric_model().switches[2];
+  test_counter = 5;
+  stat_registry::instance().add(&sw, "test", test_counter_desc, 1, &test_counter);
+  sim->run();
+  {
+    invariant_checker first_at_end(sim->fabric_model());
+    EXPECT_NO_THROW(first_at_end.check(now_ps(), true));
+    EXPECT_EQ(hooks::stored_counters(first_at_end), 0u);
+  }
+  invariant_checker checker(sim->fabric_model());
+  checker.check(now_ps());
+  const std::size_t stored = hooks::stored_counters(checker);
+  EXPECT_GT(stored, 0u);
+  test_counter = 4;
+  try {
+    checker.check(now_ps(), true);
+    ADD_FAILURE() << "no violation";
+  } catch (const sc_core::sc_report& e) {
+    EXPECT_HAS(std::string(e.get_msg()), "s2.test at 300us: counter test_events went backwards (5 -> 4)");
+  }
+  EXPECT_EQ(hooks::stored_counters(checker), stored);
 }
 
 TEST(Invariants, ANicControlFrameLostIsCaught) {
