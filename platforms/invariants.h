@@ -40,6 +40,8 @@ class invariant_checker {
   // A sample boundary: checks at the first one at or after each multiple of `interval` (every
   // one with 0). The cost of a check is in docs/testing.md ("Invariants, always on").
   void on_sample(uint64_t now_ps);
+  // The run ends at end_ps with a check of its own: a sample boundary there is not checked twice.
+  void run_ends_at(uint64_t end_ps) { end_ps_ = end_ps; }
 
  private:
   friend struct invariant_test_hooks;
@@ -59,6 +61,7 @@ class invariant_checker {
   std::vector<uint64_t> delivered_;   // data frames delivered at each NIC (by fabric.nics position)
   std::vector<int32_t> nic_of_node_;  // node id -> position in fabric.nics (-1: a switch)
   uint64_t next_check_ps_ = 0;        // the next sample at or after this time is checked
+  uint64_t end_ps_ = UINT64_MAX;      // the end-of-run check's time
   bool started_ = false;
   // The credit port at the far end of each credit port, by the port's credit block.
   std::vector<std::pair<const credit_flow_control*, const credit_flow_control*>> credit_peers_;

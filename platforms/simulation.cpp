@@ -238,6 +238,7 @@ void simulation::check_inert_settings(const scenario& s, const run_options& opti
 }
 
 void simulation::run() {
+  invariants_->run_ends_at(to_ps(until_));
   auto wall_start = std::chrono::steady_clock::now();
   if (transport_)
     windows_ = run_windows(to_ps(until_), plan_.lookahead_ps, *mailbox_, *transport_, *fabric_);
