@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
+
 using namespace sluice;
 
 namespace {
@@ -133,4 +135,88 @@ TEST(SharedBuffer, DynamicThresholdResumesOtherGroupsWhenThePoolGrows) {
   for (int i = 0; i < 6; ++i) b.release(2, 0, 1000);
   EXPECT_FALSE(b.paused(0, 0));
   EXPECT_EQ(r.seen, (std::vector<std::pair<int, int>>{{0, 0}}));
+}
+
+namespace {
+// The dynamic rule again, but as a policy of its own: free_pool_for by the default search.
+struct searched_dynamic : threshold_policy {
+  uint64_t limit(const pg_config& c, const pg_usage& u, uint64_t free_pool) const override {
+    return dynamic_threshold().limit(c, u, free_pool);
+  }
+  bool follows_pool() const override { return true; }
+};
+}  // namespace
+
+TEST(SharedBuffer, TheResumePointIsTheLeastFreePoolWhoseThresholdReachesTheNeed) {
+  // Against a scan of every pool size: the dynamic rule's own answer and the default search.
+  const searched_dynamic searched;
+  const uint64_t pool = 5000;
+  for (double alpha : {1.0 / 1024, 0.1, 0.125, 1.0 / 3, 0.7, 1.0, 2.5, 8.0, 1024.0}) {
+    pg_config c{true, alpha, 0, 0, 0, 0};
+    pg_usage u;
+    for (uint64_t need : {uint64_t{1}, uint64_t{7}, uint64_t{100}, uint64_t{999}, uint64_t{1234}, uint64_t{4999},
+                          uint64_t{5000}, uint64_t{40000}, uint64_t{5000000}, uint64_t{6000000}}) {
+      uint64_t least = threshold_policy::never_resumes;
+      for (uint64_t f = 0; f <= pool; ++f)
+        if (dynamic_threshold().limit(c, u, f) >= need) {
+          least = f;
+          break;
+        }
+      EXPECT_EQ(dynamic_threshold().free_pool_for(c, u, need, pool), least) << alpha << " " << need;
+      EXPECT_EQ(searched.free_pool_for(c, u, need, pool), least) << alpha << " " << need;
+    }
+  }
+}
+
+TEST(SharedBuffer, ALiveAlphaMovesAPausedGroupsResumePoint) {
+  // alpha 1 on a 20000-byte pool. Port 0 pauses at 7000 bytes with 7000 free; with the
+  // offset 3000 it would resume at 10000 free. A live alpha of 2 makes that 5000: the next
+  // release from the pool, by another group, resumes it without its own release.
+  pg_config pg{true, 1.0, 0, 0, 3000, 100000};
+  shared_buffer b(3, 1, buffer_config{20000, true}, std::vector<pg_config>(3, pg));
+  resumes r;
+  b.set_listener(&r);
+  bool xoff = false;
+  for (int i = 0; i < 6; ++i) b.admit(2, 0, 1000, xoff);
+  for (int i = 0; i < 7; ++i) b.admit(0, 0, 1000, xoff);
+  ASSERT_TRUE(b.paused(0, 0));
+  b.release(2, 0, 1000);  // free 8000 < 10000: still paused
+  EXPECT_TRUE(b.paused(0, 0));
+  pg.alpha = 2.0;
+  b.set_config(0, 0, pg);
+  EXPECT_TRUE(b.paused(0, 0));  // applied at the next release
+  b.release(2, 0, 1000);        // free 9000 >= 5000
+  EXPECT_FALSE(b.paused(0, 0));
+  EXPECT_EQ(r.seen, (std::vector<std::pair<int, int>>{{0, 0}}));
+}
+
+TEST(SharedBuffer, PoolGrowthResumesGroupsInTheOrderOfThePausedList) {
+  // alpha 1 on a 40000-byte pool, a lossy port 4 holding 20000. Ports 0..3 in turn fill until
+  // they pause with no headroom (shared = threshold = free): 10000, 5000, 3000 and 1000 bytes;
+  // each resumes once the free pool reaches its bytes again.
+  auto paused_four = [](resumes& r) {
+    std::vector<pg_config> pgs(5, pg_config{true, 1.0, 0, 0, 0, 100000});
+    pgs[4] = pg_config{false, 8.0, 0, 0, 0, 0};  // lossy: never pauses
+    auto b = std::make_unique<shared_buffer>(5, 1, buffer_config{40000, true}, pgs);
+    b->set_listener(&r);
+    bool xoff = false;
+    for (int i = 0; i < 20; ++i) b->admit(4, 0, 1000, xoff);
+    for (int p = 0; p < 4; ++p)
+      while (!b->paused(p, 0)) b->admit(p, 0, 1000, xoff);
+    for (int p = 0; p < 4; ++p) EXPECT_EQ(b->usage(p, 0).headroom, 0u);
+    EXPECT_EQ(b->shared_used(), 39000u);
+    return b;
+  };
+  resumes all;
+  auto b = paused_four(all);
+  b->release(4, 0, 20000);  // free 21000: all resume
+  // The list [0, 1, 2, 3]: 0 resumes and 3 takes its place, resumes, then 2, then 1.
+  EXPECT_EQ(all.seen, (std::vector<std::pair<int, int>>{{0, 0}, {3, 0}, {2, 0}, {1, 0}}));
+  resumes some;
+  b = paused_four(some);
+  b->release(4, 0, 2000);  // free 3000: ports 2 and 3 only
+  EXPECT_EQ(some.seen, (std::vector<std::pair<int, int>>{{2, 0}, {3, 0}}));
+  b->release(4, 0, 4000);  // free 7000: port 1 (5000) only
+  EXPECT_EQ(some.seen.back(), (std::pair<int, int>{1, 0}));
+  EXPECT_TRUE(b->paused(0, 0));
 }
