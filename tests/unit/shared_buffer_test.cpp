@@ -2,7 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <deque>
 #include <memory>
+#include <random>
 
 using namespace sluice;
 
@@ -219,4 +222,134 @@ TEST(SharedBuffer, PoolGrowthResumesGroupsInTheOrderOfThePausedList) {
   b->release(4, 0, 4000);  // free 7000: port 1 (5000) only
   EXPECT_EQ(some.seen.back(), (std::pair<int, int>{1, 0}));
   EXPECT_TRUE(b->paused(0, 0));
+}
+
+namespace {
+// The MMU as it was before resume points: a release from the pool computes the threshold of
+// every paused group without headroom, in the order of the paused list (cell 1, dynamic).
+struct every_threshold_buffer {
+  uint64_t pool, used = 0;
+  std::vector<pg_config> config;
+  std::vector<pg_usage> usage;
+  std::vector<char> paused;
+  std::vector<uint32_t> paused_list;
+  std::vector<std::size_t> seen;
+  uint64_t threshold(std::size_t i) const {
+    return static_cast<uint64_t>(config[i].alpha * static_cast<double>(pool - used));
+  }
+  bool admit(std::size_t i, uint64_t bytes) {
+    pg_usage& u = usage[i];
+    const pg_config& c = config[i];
+    bool xoff = false;
+    if (u.reserved + bytes <= c.reserve) {
+      u.reserved += bytes;
+    } else if (u.headroom == 0 && u.shared + bytes <= threshold(i) && used + bytes <= pool) {
+      u.shared += bytes;
+      used += bytes;
+    } else if (c.lossless && u.headroom + bytes <= c.headroom) {
+      u.headroom += bytes;
+    } else {
+      if (c.lossless && !paused[i]) pause(i), xoff = true;
+      return xoff;
+    }
+    if (c.lossless && !paused[i] && (u.headroom > 0 || (u.shared > 0 && u.shared >= threshold(i))))
+      pause(i), xoff = true;
+    return xoff;
+  }
+  void pause(std::size_t i) {
+    paused[i] = 1;
+    paused_list.push_back(static_cast<uint32_t>(i));
+  }
+  bool resume(std::size_t i) {
+    const pg_usage& u = usage[i];
+    if (!paused[i] || u.headroom != 0) return false;
+    if (u.shared + config[i].xon_offset > threshold(i) && u.shared != 0) return false;
+    paused[i] = 0;
+    auto it = std::find(paused_list.begin(), paused_list.end(), static_cast<uint32_t>(i));
+    *it = paused_list.back();
+    paused_list.pop_back();
+    return true;
+  }
+  void release(std::size_t i, uint64_t bytes) {
+    pg_usage& u = usage[i];
+    const uint64_t from_headroom = std::min(u.headroom, bytes);
+    u.headroom -= from_headroom;
+    bytes -= from_headroom;
+    const uint64_t from_shared = std::min(u.shared, bytes);
+    u.shared -= from_shared;
+    used -= from_shared;
+    u.reserved -= std::min(u.reserved, bytes - from_shared);
+    if (from_shared > 0) {
+      for (std::size_t k = 0; k < paused_list.size();) {
+        const uint32_t g = paused_list[k];
+        if (resume(g)) {
+          seen.push_back(g);  // resume removed it from position k
+        } else {
+          ++k;
+        }
+      }
+    } else if (resume(i)) {
+      seen.push_back(i);
+    }
+  }
+};
+}  // namespace
+
+TEST(SharedBuffer, ResumePointsResumeWhatEveryThresholdWouldInTheSameOrder) {
+  // Random admissions, releases, live alpha and offset writes and refresh re-checks on two
+  // buffers: resume points against every threshold computed. Same XONs in the same order.
+  struct order : resume_listener {
+    std::vector<std::size_t> seen;
+    int priorities = 2;
+    void resumed(int port, int priority) override {
+      seen.push_back(static_cast<std::size_t>(port * priorities + priority));
+    }
+  };
+  for (uint64_t seed = 1; seed <= 20; ++seed) {
+    std::mt19937_64 rng(seed);
+    const int ports = 4, priorities = 2, groups = ports * priorities;
+    auto random_config = [&rng](std::size_t i) {
+      const double alphas[] = {0.125, 0.25, 0.5, 1.0, 2.0, 1.0 / 3};
+      pg_config c{i % 5 != 4, alphas[rng() % 6], rng() % 2 ? 0 : 1000, 0, (rng() % 4) * 1000, rng() % 3 ? 6000 : 0};
+      return c;
+    };
+    std::vector<pg_config> pgs;
+    for (std::size_t i = 0; i < groups; ++i) pgs.push_back(random_config(i));
+    const uint64_t pool = 20000 + rng() % 20000;
+    shared_buffer b(ports, priorities, buffer_config{pool, true}, pgs);
+    order listened;
+    b.set_listener(&listened);
+    every_threshold_buffer ref{pool, 0, pgs, std::vector<pg_usage>(groups), std::vector<char>(groups, 0), {}, {}};
+    std::vector<std::deque<uint64_t>> held(groups);  // each group's admitted frames, oldest first
+    for (int step = 0; step < 20000; ++step) {
+      const std::size_t i = rng() % groups;
+      const int port = static_cast<int>(i) / priorities, priority = static_cast<int>(i) % priorities;
+      const unsigned op = rng() % 100;
+      if (op < 50) {
+        const uint64_t bytes = 64 + rng() % 1500;
+        bool xoff = false;
+        const pg_usage before = b.usage(port, priority);
+        const bool admitted = b.admit(port, priority, bytes, xoff) == admit_verdict::admitted;
+        EXPECT_EQ(ref.admit(i, bytes), xoff);
+        if (admitted) held[i].push_back(bytes);
+        EXPECT_EQ(admitted, b.usage(port, priority).total() != before.total());
+      } else if (op < 94) {
+        if (held[i].empty()) continue;
+        b.release(port, priority, held[i].front());
+        ref.release(i, held[i].front());
+        held[i].pop_front();
+      } else if (op < 97) {
+        const pg_config c = random_config(i);
+        b.set_config(port, priority, c);
+        ref.config[i] = c;
+      } else {
+        EXPECT_EQ(b.try_resume(port, priority), ref.resume(i));
+      }
+      ASSERT_EQ(listened.seen, ref.seen) << "seed " << seed << " step " << step;
+      for (std::size_t g = 0; g < groups; ++g)
+        ASSERT_EQ(b.paused(static_cast<int>(g) / priorities, static_cast<int>(g) % priorities), ref.paused[g] != 0)
+            << "seed " << seed << " step " << step;
+    }
+    EXPECT_GT(listened.seen.size(), 100u) << "seed " << seed;  // the pool-growth re-check was exercised
+  }
 }
