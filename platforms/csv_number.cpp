@@ -23,16 +23,32 @@ char* slow(char* out, double v, std::chars_format format, int precision) {
   return out + n;
 }
 
-// The value of s (>= 0) rounded to an integer, if s is clear of a tie: false otherwise.
+// The value of s (>= 0, below 1e9) rounded to an integer, if s is clear of a tie: false
+// otherwise.
 bool round_clear(double s, uint64_t& r) {
-  const double whole = std::floor(s);
-  const double frac = s - whole;
+  const int64_t whole = static_cast<int64_t>(s);  // floor for s >= 0, without a call to floor
+  const double frac = s - static_cast<double>(whole);
   if (frac > 0.5 - margin && frac < 0.5 + margin) return false;
   r = static_cast<uint64_t>(whole) + (frac > 0.5 ? 1 : 0);
   return true;
 }
 
 char* digits(char* out, uint64_t v) { return std::to_chars(out, out + 20, v).ptr; }
+
+// "00" to "99": two digits a lookup, a third of the divisions by ten.
+struct digit_pairs {
+  char text[200];
+};
+constexpr digit_pairs make_pairs() {
+  digit_pairs p{};
+  for (int i = 0; i < 100; ++i) {
+    p.text[2 * i] = static_cast<char>('0' + i / 10);
+    p.text[2 * i + 1] = static_cast<char>('0' + i % 10);
+  }
+  return p;
+}
+constexpr digit_pairs pairs = make_pairs();
+void put2(char* out, unsigned v) { std::memcpy(out, pairs.text + 2 * v, 2); }
 
 }  // namespace
 
@@ -73,39 +89,36 @@ char* general6(char* out, double v) {
     return slow(out, v, std::chars_format::general, 6);
   // (A just below 10^x has s in [99999.5, 100000) and rounds up to 1.00000e x: x is the
   // exponent after rounding, the one %g decides by.)
-  char d[6];
-  for (int i = 5; i >= 0; --i, r /= 10) d[i] = static_cast<char>('0' + r % 10);
-  int last = 5;  // the last significant digit: %g drops trailing zeros
-  while (last > 0 && d[last] == '0') --last;
+  // The six digits of r (100000 to 999999) as three pairs, and the last significant one (%g
+  // drops trailing zeros) from the pairs' values. Copies below are of fixed size, for no call
+  // to memcpy: they may write past the text, within general6_max.
+  const unsigned r6 = static_cast<unsigned>(r), high = r6 / 10000, middle = r6 / 100 % 100, low = r6 % 100;
+  char d[16] = {};
+  put2(d, high);
+  put2(d + 2, middle);
+  put2(d + 4, low);
+  const int last = low != 0 ? 5 - (low % 10 == 0) : middle != 0 ? 3 - (middle % 10 == 0) : 1 - (high % 10 == 0);
   if (v < 0) *out++ = '-';
-  if (x < -4 || x >= 6) {  // d.ddddde+xx
-    *out++ = d[0];
-    if (last > 0) {
-      *out++ = '.';
-      std::memcpy(out, d + 1, static_cast<std::size_t>(last));
-      out += last;
-    }
-    *out++ = 'e';
-    *out++ = x < 0 ? '-' : '+';
-    const int e = x < 0 ? -x : x;
-    if (e < 10) *out++ = '0';
-    return digits(out, static_cast<uint64_t>(e));
+  if (x < -4 || x >= 6) {  // d.ddddde+xx; here |x| <= 21: two exponent digits
+    out[0] = d[0];
+    out[1] = '.';
+    std::memcpy(out + 2, d + 1, 5);
+    out += last > 0 ? last + 2 : 1;
+    out[0] = 'e';
+    out[1] = x < 0 ? '-' : '+';
+    put2(out + 2, static_cast<unsigned>(x < 0 ? -x : x));
+    return out + 4;
   }
   if (x >= 0) {  // x + 1 digits before the point
-    std::memcpy(out, d, static_cast<std::size_t>(x + 1));
-    out += x + 1;
-    if (last > x) {
-      *out++ = '.';
-      std::memcpy(out, d + x + 1, static_cast<std::size_t>(last - x));
-      out += last - x;
-    }
-    return out;
+    std::memcpy(out, d, 8);
+    if (last <= x) return out + x + 1;
+    out[x + 1] = '.';
+    std::memcpy(out + x + 2, d + x + 1, 5);
+    return out + last + 2;
   }
-  *out++ = '0';  // 0.000ddd
-  *out++ = '.';
-  for (int i = -1; i > x; --i) *out++ = '0';
-  std::memcpy(out, d, static_cast<std::size_t>(last + 1));
-  return out + last + 1;
+  std::memcpy(out, "0.0000", 6);  // 0.000ddd: 1 - x characters before the digits
+  std::memcpy(out + 1 - x, d, 8);
+  return out + 1 - x + last + 1;
 }
 
 }  // namespace sluice::csv_number

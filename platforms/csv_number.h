@@ -12,7 +12,8 @@
 
 namespace sluice::csv_number {
 
-// Each writes its text at out (at most the _max characters) and returns the end of it.
+// Each writes its text at out (at most the _max characters) and returns the end of it. The
+// bytes after the text, up to the _max characters, may be overwritten.
 constexpr std::size_t fixed3_max = 330;  // a sign, 309 digits of the largest double, ".ddd"
 constexpr std::size_t general6_max = 16;
 char* fixed3(char* out, double v);    // "%.3f"

@@ -23,18 +23,21 @@ struct queue_stats {
   uint64_t bytes = 0, frames = 0;  // current depth
   uint64_t max_bytes = 0;
   uint64_t frames_out = 0, bytes_out = 0;
-  uint64_t frames_in = 0;   // enqueued (conservation: in = out + queued + dropped)
-  long double byte_ps = 0;  // integral of depth over time, for the mean
+  uint64_t frames_in = 0;  // enqueued (conservation: in = out + queued + dropped)
+  // Integral of depth over time, for the mean: exact integers (a 64 x 64-bit product and an add
+  // per change, not x87 arithmetic), as the MMU's buffer mean. Below 2^64 byte-ps the 80-bit
+  // sum it replaces was exact too, so the mean prints the same.
+  unsigned __int128 byte_ps = 0;
   uint64_t last_change_ps = 0;
-  uint64_t bytes_in = 0;  // in the padding after the long double: the stats keep their 80 bytes
+  uint64_t bytes_in = 0;  // the stats keep their 80 bytes
   void update(uint64_t now_ps) {
-    byte_ps += static_cast<long double>(bytes) * static_cast<long double>(now_ps - last_change_ps);
+    byte_ps += static_cast<unsigned __int128>(bytes) * (now_ps - last_change_ps);
     last_change_ps = now_ps;
   }
   double mean_bytes(uint64_t now_ps) const {
     if (now_ps == 0) return 0;
-    long double total = byte_ps + static_cast<long double>(bytes) * (now_ps - last_change_ps);
-    return static_cast<double>(total / now_ps);
+    const unsigned __int128 total = byte_ps + static_cast<unsigned __int128>(bytes) * (now_ps - last_change_ps);
+    return static_cast<double>(static_cast<long double>(total) / static_cast<long double>(now_ps));
   }
 };
 

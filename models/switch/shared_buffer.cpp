@@ -12,10 +12,22 @@ struct static_policy final : threshold_policy {
   bool follows_pool() const override { return false; }
 };
 struct dynamic_policy final : threshold_policy {
-  uint64_t limit(const pg_config& c, const pg_usage&, uint64_t free_pool) const override {
+  static uint64_t of(const pg_config& c, uint64_t free_pool) {
     return static_cast<uint64_t>(c.alpha * static_cast<double>(free_pool));
   }
+  uint64_t limit(const pg_config& c, const pg_usage&, uint64_t free_pool) const override { return of(c, free_pool); }
   bool follows_pool() const override { return true; }
+  // need / alpha, then stepped to the exact least pool by the very product limit() computes
+  // (its rounding may put the quotient a unit off either way; truncated, plus one, for no
+  // call to ceil).
+  uint64_t free_pool_for(const pg_config& c, const pg_usage&, uint64_t need, uint64_t pool_size) const override {
+    if (of(c, pool_size) < need) return never_resumes;
+    const double estimate = static_cast<double>(need) / c.alpha + 1;
+    uint64_t f = estimate < static_cast<double>(pool_size) ? static_cast<uint64_t>(estimate) : pool_size;
+    while (f > 0 && of(c, f - 1) >= need) --f;
+    while (of(c, f) < need) ++f;  // ends by pool_size
+    return f;
+  }
 };
 const policy_registrar<threshold_policies> static_reg{"static",
                                                       "a byte limit on the group's shared use (<port>.pfc.xoff)",
@@ -27,6 +39,21 @@ const policy_registrar<threshold_policies> dynamic_reg{
     [] { return std::make_unique<dynamic_policy>(); },
     {"alpha", "alpha_lossy"}};
 }  // namespace
+
+uint64_t threshold_policy::free_pool_for(const pg_config& c, const pg_usage& u, uint64_t need,
+                                         uint64_t pool_size) const {
+  if (limit(c, u, pool_size) < need) return never_resumes;
+  uint64_t lo = 0, hi = pool_size;  // limit(hi) >= need
+  while (lo < hi) {
+    const uint64_t mid = lo + (hi - lo) / 2;
+    if (limit(c, u, mid) >= need) {
+      hi = mid;
+    } else {
+      lo = mid + 1;
+    }
+  }
+  return lo;
+}
 
 const threshold_policy& static_threshold() {
   static const static_policy p;
@@ -42,11 +69,17 @@ shared_buffer::shared_buffer(int ports, int priorities, buffer_config config, st
       policy_(config.threshold ? config.threshold
               : config.dynamic ? &dynamic_threshold()
                                : &static_threshold()),
+      follows_pool_(policy_->follows_pool()),
       config_(config),
       groups_(static_cast<std::size_t>(ports) * priorities) {
   if (pgs.size() != groups_.size()) throw std::invalid_argument("shared_buffer: one pg_config per (port, priority)");
   for (std::size_t i = 0; i < pgs.size(); ++i) groups_[i].config = pgs[i];
   if (config_.cell == 0) throw std::invalid_argument("shared_buffer: cell size must be positive");
+}
+
+void shared_buffer::set_config(int port, int priority, const pg_config& c) {
+  groups_[at(port, priority)].config = c;
+  refresh_resume_free(at(port, priority));  // a live alpha or offset moves the resume point
 }
 
 uint64_t shared_buffer::threshold(int port, int priority) const {
@@ -88,7 +121,9 @@ admit_verdict shared_buffer::admit(int port, int priority, uint64_t frame_bytes,
   in_use_ += bytes;
   peak_in_use_ = std::max(peak_in_use_, in_use_);
   peak_shared_ = std::max(peak_shared_, shared_used_);
-  if (c.lossless && !g.paused && xoff_condition(i, u, threshold(port, priority))) {
+  if (g.paused) {
+    refresh_resume_free(i);
+  } else if (c.lossless && xoff_condition(i, u, threshold(port, priority))) {
     pause_index(i);
     xoff_due = true;
   }
@@ -98,6 +133,18 @@ admit_verdict shared_buffer::admit(int port, int priority, uint64_t frame_bytes,
 void shared_buffer::pause_index(std::size_t i) {
   groups_[i].paused = true;
   paused_list_.push_back(static_cast<uint32_t>(i));
+  refresh_resume_free(i);
+}
+
+// resume_index's condition, solved for the free pool: the group resumes once the pool holds
+// resume_free (at once if it holds no shared bytes).
+void shared_buffer::refresh_resume_free(std::size_t i) {
+  group& g = groups_[i];
+  if (!follows_pool_ || !g.paused || g.usage.headroom != 0) return;
+  g.resume_free = g.usage.shared == 0 ? 0
+                                      : policy_->free_pool_for(g.config, g.usage, g.usage.shared + g.config.xon_offset,
+                                                               config_.shared_size);
+  least_resume_free_ = std::min(least_resume_free_, g.resume_free);
 }
 
 void shared_buffer::release(int port, int priority, uint64_t frame_bytes) {
@@ -116,19 +163,25 @@ void shared_buffer::release(int port, int priority, uint64_t frame_bytes) {
   in_use_ -= from_headroom + from_shared + from_reserve;
   if (paused_list_.empty()) return;
   resumed_.clear();
-  if (from_shared > 0 && policy_->follows_pool()) {
-    // The pool grew: every paused group's threshold rose with it.
+  refresh_resume_free(i);
+  if (from_shared > 0 && follows_pool_) {
+    // The pool grew: every paused group's threshold rose with it. Those holding no headroom
+    // whose resume point the pool has reached resume, in the list's order (resume_index's
+    // test, decided by one comparison).
+    const uint64_t free = config_.shared_size - shared_used_;
+    if (free < least_resume_free_) return;  // no resume point crossed: nothing to scan
+    least_resume_free_ = threshold_policy::never_resumes;
     for (std::size_t k = 0; k < paused_list_.size();) {
-      uint32_t g = paused_list_[k];
-      if (groups_[g].usage.headroom != 0) {  // cannot resume yet (resume_index's first test, without the call)
+      const group& g = groups_[paused_list_[k]];
+      if (g.usage.headroom != 0 || g.resume_free > free) {
+        if (g.usage.headroom == 0) least_resume_free_ = std::min(least_resume_free_, g.resume_free);
         ++k;
         continue;
       }
-      if (resume_index(g)) {
-        resumed_.push_back(g);  // resume_index removed it from position k
-      } else {
-        ++k;
-      }
+      resumed_.push_back(paused_list_[k]);
+      groups_[paused_list_[k]].paused = false;
+      paused_list_[k] = paused_list_.back();  // as resume_index removes it
+      paused_list_.pop_back();
     }
   } else if (resume_index(i)) {
     resumed_.push_back(static_cast<uint32_t>(i));

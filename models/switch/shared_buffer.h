@@ -35,6 +35,11 @@ class threshold_policy {
   // True if the limit rises as the pool frees up: a release from the shared pool then
   // re-checks every paused group, not only the releasing one.
   virtual bool follows_pool() const = 0;
+  // For a policy that follows the pool (its limit never falls as the pool grows): the least free
+  // pool, up to pool_size, at which the limit reaches `need`, or never_resumes if none does.
+  // The default searches by halves; a policy may know it directly.
+  virtual uint64_t free_pool_for(const pg_config& c, const pg_usage& u, uint64_t need, uint64_t pool_size) const;
+  static constexpr uint64_t never_resumes = ~uint64_t{0};
 };
 const threshold_policy& static_threshold();   // c.xoff
 const threshold_policy& dynamic_threshold();  // c.alpha x free pool (Choudhury-Hahne)
@@ -94,18 +99,20 @@ class shared_buffer {
   const pg_config& config(int port, int priority) const { return groups_[at(port, priority)].config; }
   // A new configuration for a group during the run (a live parameter): usage and pause state
   // are kept; the next admission, release or try_resume of the group applies it.
-  void set_config(int port, int priority, const pg_config& c) { groups_[at(port, priority)].config = c; }
+  void set_config(int port, int priority, const pg_config& c);
 
  private:
   std::size_t at(int port, int priority) const { return static_cast<std::size_t>(port) * priorities_ + priority; }
   bool xoff_condition(std::size_t i, const pg_usage& u, uint64_t threshold) const;
   bool resume_index(std::size_t i);  // try_resume by group index
   void pause_index(std::size_t i);
+  void refresh_resume_free(std::size_t i);
   // What every admission reads first, together.
   int priorities_;
   uint64_t shared_used_ = 0;
   uint64_t in_use_ = 0, peak_in_use_ = 0, peak_shared_ = 0;
   const threshold_policy* policy_;
+  bool follows_pool_;  // policy_->follows_pool(), asked once
   buffer_config config_;
   // A group's configuration, usage and pause state side by side, aligned to two cache lines:
   // an admission reads all three (in a large fabric, separate arrays are three misses).
@@ -113,10 +120,19 @@ class shared_buffer {
     pg_config config;
     pg_usage usage;
     bool paused = false;
+    // While paused under a policy that follows the pool, with no headroom held: the free pool at
+    // which the group may resume (XON), kept so that a release from the pool compares one number
+    // per paused group instead of computing each threshold. Stale while the group holds
+    // headroom: only its own release empties that, and refreshes it.
+    uint64_t resume_free = 0;
   };
   std::vector<group> groups_;
   std::vector<uint32_t> paused_list_;  // indices of paused groups, for the pool-growth re-check
-  std::vector<uint32_t> resumed_;      // scratch: groups resumed by one release
+  // At most the least resume_free of the paused groups holding no headroom (a group reaches
+  // that state, or a new resume_free, only through refresh_resume_free): a release leaving less
+  // free skips the scan.
+  uint64_t least_resume_free_ = threshold_policy::never_resumes;
+  std::vector<uint32_t> resumed_;  // scratch: groups resumed by one release
   resume_listener* listener_ = nullptr;
 };
 

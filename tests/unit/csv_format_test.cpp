@@ -71,7 +71,10 @@ TEST(CsvFormat, SameBytesAsPrintfOverManyValues) {
 void expect_as_printf(double v) {
   char want[512], got[512];
   std::snprintf(want, sizeof want, "%.6g", v);
+  std::memset(got, 'z', sizeof got);
   *csv_number::general6(got, v) = '\0';
+  // What it may overwrite after the text stays within general6_max characters.
+  ASSERT_EQ(std::string(got + csv_number::general6_max, 8), "zzzzzzzz") << "%.6g of " << std::hexfloat << v;
   ASSERT_STREQ(got, want) << "%.6g of " << std::hexfloat << v;
   std::snprintf(want, sizeof want, "%.3f", v);
   *csv_number::fixed3(got, v) = '\0';
@@ -124,6 +127,13 @@ TEST(CsvFormat, ShortPathPrintsWhatPrintfPrints) {
                    0.9999995,
                    1234.5675})
     expect_as_printf(v);
+  // The layouts of the digit pairs: trailing zeros in each pair, every exponent.
+  for (double v : {100000.0, 120000.0, 123400.0, 100.5, 1.2e7, 1.00001e7, -4.5e20, 0.00012, 0.000123456, 0.0001, 1.2e-5,
+                   -3e-15, 9.5e-10})
+    expect_as_printf(v);
+  for (int x = -16; x <= 21; ++x)
+    for (double m : {1.0, 1.5, 9.99999, 1.23456, 1.2, 1.23})
+      for (double sign : {1.0, -1.0}) expect_as_printf(sign * m * std::pow(10.0, x));
   std::mt19937_64 rng(7);
   std::uniform_int_distribution<int64_t> count(0, 10'000'000);
   std::uniform_int_distribution<int> scale(0, 12), exponent(-330, 310);

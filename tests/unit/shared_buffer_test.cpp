@@ -2,6 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <deque>
+#include <memory>
+#include <random>
+
 using namespace sluice;
 
 namespace {
@@ -133,4 +138,218 @@ TEST(SharedBuffer, DynamicThresholdResumesOtherGroupsWhenThePoolGrows) {
   for (int i = 0; i < 6; ++i) b.release(2, 0, 1000);
   EXPECT_FALSE(b.paused(0, 0));
   EXPECT_EQ(r.seen, (std::vector<std::pair<int, int>>{{0, 0}}));
+}
+
+namespace {
+// The dynamic rule again, but as a policy of its own: free_pool_for by the default search.
+struct searched_dynamic : threshold_policy {
+  uint64_t limit(const pg_config& c, const pg_usage& u, uint64_t free_pool) const override {
+    return dynamic_threshold().limit(c, u, free_pool);
+  }
+  bool follows_pool() const override { return true; }
+};
+}  // namespace
+
+TEST(SharedBuffer, TheResumePointIsTheLeastFreePoolWhoseThresholdReachesTheNeed) {
+  // Against a scan of every pool size: the dynamic rule's own answer and the default search.
+  const searched_dynamic searched;
+  const uint64_t pool = 5000;
+  for (double alpha : {1.0 / 1024, 0.1, 0.125, 1.0 / 3, 0.7, 1.0, 2.5, 8.0, 1024.0}) {
+    pg_config c{true, alpha, 0, 0, 0, 0};
+    pg_usage u;
+    for (uint64_t need : {uint64_t{1}, uint64_t{7}, uint64_t{100}, uint64_t{999}, uint64_t{1234}, uint64_t{4999},
+                          uint64_t{5000}, uint64_t{40000}, uint64_t{5000000}, uint64_t{6000000}}) {
+      uint64_t least = threshold_policy::never_resumes;
+      for (uint64_t f = 0; f <= pool; ++f)
+        if (dynamic_threshold().limit(c, u, f) >= need) {
+          least = f;
+          break;
+        }
+      EXPECT_EQ(dynamic_threshold().free_pool_for(c, u, need, pool), least) << alpha << " " << need;
+      EXPECT_EQ(searched.free_pool_for(c, u, need, pool), least) << alpha << " " << need;
+    }
+  }
+}
+
+TEST(SharedBuffer, ALiveAlphaMovesAPausedGroupsResumePoint) {
+  // alpha 1 on a 20000-byte pool. Port 0 pauses at 7000 bytes with 7000 free; with the
+  // offset 3000 it would resume at 10000 free. A live alpha of 2 makes that 5000: the next
+  // release from the pool, by another group, resumes it without its own release.
+  pg_config pg{true, 1.0, 0, 0, 3000, 100000};
+  shared_buffer b(3, 1, buffer_config{20000, true}, std::vector<pg_config>(3, pg));
+  resumes r;
+  b.set_listener(&r);
+  bool xoff = false;
+  for (int i = 0; i < 6; ++i) b.admit(2, 0, 1000, xoff);
+  for (int i = 0; i < 7; ++i) b.admit(0, 0, 1000, xoff);
+  ASSERT_TRUE(b.paused(0, 0));
+  b.release(2, 0, 1000);  // free 8000 < 10000: still paused
+  EXPECT_TRUE(b.paused(0, 0));
+  pg.alpha = 2.0;
+  b.set_config(0, 0, pg);
+  EXPECT_TRUE(b.paused(0, 0));  // applied at the next release
+  b.release(2, 0, 1000);        // free 9000 >= 5000
+  EXPECT_FALSE(b.paused(0, 0));
+  EXPECT_EQ(r.seen, (std::vector<std::pair<int, int>>{{0, 0}}));
+}
+
+TEST(SharedBuffer, PoolGrowthResumesGroupsInTheOrderOfThePausedList) {
+  // alpha 1 on a 40000-byte pool, a lossy port 4 holding 20000. Ports 0..3 in turn fill until
+  // they pause with no headroom (shared = threshold = free): 10000, 5000, 3000 and 1000 bytes;
+  // each resumes once the free pool reaches its bytes again.
+  auto paused_four = [](resumes& r) {
+    std::vector<pg_config> pgs(5, pg_config{true, 1.0, 0, 0, 0, 100000});
+    pgs[4] = pg_config{false, 8.0, 0, 0, 0, 0};  // lossy: never pauses
+    auto b = std::make_unique<shared_buffer>(5, 1, buffer_config{40000, true}, pgs);
+    b->set_listener(&r);
+    bool xoff = false;
+    for (int i = 0; i < 20; ++i) b->admit(4, 0, 1000, xoff);
+    for (int p = 0; p < 4; ++p)
+      while (!b->paused(p, 0)) b->admit(p, 0, 1000, xoff);
+    for (int p = 0; p < 4; ++p) EXPECT_EQ(b->usage(p, 0).headroom, 0u);
+    EXPECT_EQ(b->shared_used(), 39000u);
+    return b;
+  };
+  resumes all;
+  auto b = paused_four(all);
+  b->release(4, 0, 20000);  // free 21000: all resume
+  // The list [0, 1, 2, 3]: 0 resumes and 3 takes its place, resumes, then 2, then 1.
+  EXPECT_EQ(all.seen, (std::vector<std::pair<int, int>>{{0, 0}, {3, 0}, {2, 0}, {1, 0}}));
+  resumes some;
+  b = paused_four(some);
+  b->release(4, 0, 2000);  // free 3000: ports 2 and 3 only
+  EXPECT_EQ(some.seen, (std::vector<std::pair<int, int>>{{2, 0}, {3, 0}}));
+  b->release(4, 0, 4000);  // free 7000: port 1 (5000) only
+  EXPECT_EQ(some.seen.back(), (std::pair<int, int>{1, 0}));
+  EXPECT_TRUE(b->paused(0, 0));
+}
+
+namespace {
+// The MMU as it was before resume points: a release from the pool computes the threshold of
+// every paused group without headroom, in the order of the paused list (cell 1, dynamic).
+struct every_threshold_buffer {
+  uint64_t pool, used = 0;
+  std::vector<pg_config> config;
+  std::vector<pg_usage> usage;
+  std::vector<char> paused;
+  std::vector<uint32_t> paused_list;
+  std::vector<std::size_t> seen;
+  uint64_t threshold(std::size_t i) const {
+    return static_cast<uint64_t>(config[i].alpha * static_cast<double>(pool - used));
+  }
+  bool admit(std::size_t i, uint64_t bytes) {
+    pg_usage& u = usage[i];
+    const pg_config& c = config[i];
+    bool xoff = false;
+    if (u.reserved + bytes <= c.reserve) {
+      u.reserved += bytes;
+    } else if (u.headroom == 0 && u.shared + bytes <= threshold(i) && used + bytes <= pool) {
+      u.shared += bytes;
+      used += bytes;
+    } else if (c.lossless && u.headroom + bytes <= c.headroom) {
+      u.headroom += bytes;
+    } else {
+      if (c.lossless && !paused[i]) pause(i), xoff = true;
+      return xoff;
+    }
+    if (c.lossless && !paused[i] && (u.headroom > 0 || (u.shared > 0 && u.shared >= threshold(i))))
+      pause(i), xoff = true;
+    return xoff;
+  }
+  void pause(std::size_t i) {
+    paused[i] = 1;
+    paused_list.push_back(static_cast<uint32_t>(i));
+  }
+  bool resume(std::size_t i) {
+    const pg_usage& u = usage[i];
+    if (!paused[i] || u.headroom != 0) return false;
+    if (u.shared + config[i].xon_offset > threshold(i) && u.shared != 0) return false;
+    paused[i] = 0;
+    auto it = std::find(paused_list.begin(), paused_list.end(), static_cast<uint32_t>(i));
+    *it = paused_list.back();
+    paused_list.pop_back();
+    return true;
+  }
+  void release(std::size_t i, uint64_t bytes) {
+    pg_usage& u = usage[i];
+    const uint64_t from_headroom = std::min(u.headroom, bytes);
+    u.headroom -= from_headroom;
+    bytes -= from_headroom;
+    const uint64_t from_shared = std::min(u.shared, bytes);
+    u.shared -= from_shared;
+    used -= from_shared;
+    u.reserved -= std::min(u.reserved, bytes - from_shared);
+    if (from_shared > 0) {
+      for (std::size_t k = 0; k < paused_list.size();) {
+        const uint32_t g = paused_list[k];
+        if (resume(g)) {
+          seen.push_back(g);  // resume removed it from position k
+        } else {
+          ++k;
+        }
+      }
+    } else if (resume(i)) {
+      seen.push_back(i);
+    }
+  }
+};
+}  // namespace
+
+TEST(SharedBuffer, ResumePointsResumeWhatEveryThresholdWouldInTheSameOrder) {
+  // Random admissions, releases, live alpha and offset writes and refresh re-checks on two
+  // buffers: resume points against every threshold computed. Same XONs in the same order.
+  struct order : resume_listener {
+    std::vector<std::size_t> seen;
+    int priorities = 2;
+    void resumed(int port, int priority) override {
+      seen.push_back(static_cast<std::size_t>(port * priorities + priority));
+    }
+  };
+  for (uint64_t seed = 1; seed <= 20; ++seed) {
+    std::mt19937_64 rng(seed);
+    const int ports = 4, priorities = 2, groups = ports * priorities;
+    auto random_config = [&rng](std::size_t i) {
+      const double alphas[] = {0.125, 0.25, 0.5, 1.0, 2.0, 1.0 / 3};
+      pg_config c{i % 5 != 4, alphas[rng() % 6], rng() % 2 ? 0 : 1000, 0, (rng() % 4) * 1000, rng() % 3 ? 6000 : 0};
+      return c;
+    };
+    std::vector<pg_config> pgs;
+    for (std::size_t i = 0; i < groups; ++i) pgs.push_back(random_config(i));
+    const uint64_t pool = 20000 + rng() % 20000;
+    shared_buffer b(ports, priorities, buffer_config{pool, true}, pgs);
+    order listened;
+    b.set_listener(&listened);
+    every_threshold_buffer ref{pool, 0, pgs, std::vector<pg_usage>(groups), std::vector<char>(groups, 0), {}, {}};
+    std::vector<std::deque<uint64_t>> held(groups);  // each group's admitted frames, oldest first
+    for (int step = 0; step < 20000; ++step) {
+      const std::size_t i = rng() % groups;
+      const int port = static_cast<int>(i) / priorities, priority = static_cast<int>(i) % priorities;
+      const unsigned op = rng() % 100;
+      if (op < 50) {
+        const uint64_t bytes = 64 + rng() % 1500;
+        bool xoff = false;
+        const pg_usage before = b.usage(port, priority);
+        const bool admitted = b.admit(port, priority, bytes, xoff) == admit_verdict::admitted;
+        EXPECT_EQ(ref.admit(i, bytes), xoff);
+        if (admitted) held[i].push_back(bytes);
+        EXPECT_EQ(admitted, b.usage(port, priority).total() != before.total());
+      } else if (op < 94) {
+        if (held[i].empty()) continue;
+        b.release(port, priority, held[i].front());
+        ref.release(i, held[i].front());
+        held[i].pop_front();
+      } else if (op < 97) {
+        const pg_config c = random_config(i);
+        b.set_config(port, priority, c);
+        ref.config[i] = c;
+      } else {
+        EXPECT_EQ(b.try_resume(port, priority), ref.resume(i));
+      }
+      ASSERT_EQ(listened.seen, ref.seen) << "seed " << seed << " step " << step;
+      for (std::size_t g = 0; g < groups; ++g)
+        ASSERT_EQ(b.paused(static_cast<int>(g) / priorities, static_cast<int>(g) % priorities), ref.paused[g] != 0)
+            << "seed " << seed << " step " << step;
+    }
+    EXPECT_GT(listened.seen.size(), 100u) << "seed " << seed;  // the pool-growth re-check was exercised
+  }
 }
