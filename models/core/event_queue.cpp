@@ -70,17 +70,25 @@ void event_queue::forget(timed_client* c) {
                               .c_str());
 }
 
-// A wake-up for a client with none pending, or earlier than the one pending.
+// A wake-up for a client with none pending, or earlier than the one pending. Its entry is
+// written straight into its node (through a copy on the stack it cost a dozen instructions more).
 void event_queue::add(timed_client* c, uint64_t at_ps, uint64_t sched_ps) {
   if (at_ps < now_ps()) refuse_past(at_ps);
   if (c->id_ == timed_client::no_id) enrol(c);
   if (c->at_ps_ == never_ps) ++pending_;
   c->at_ps_ = at_ps;
   const uint64_t lead = at_ps - std::min(sched_ps, at_ps);
-  const entry e{at_ps, c->order_, seq_++, c->id_,
-                static_cast<uint32_t>(std::min<uint64_t>(lead, std::numeric_limits<uint32_t>::max()))};
-  clients_[c->id_].live_seq = e.seq;  // an entry queued earlier for this client is now stale
-  insert(e);
+  const uint32_t lead32 = static_cast<uint32_t>(std::min<uint64_t>(lead, std::numeric_limits<uint32_t>::max()));
+  const uint64_t seq = seq_++;
+  clients_[c->id_].live_seq = seq;  // an entry queued earlier for this client is now stale
+  const uint64_t b = at_ps >> bucket_shift;
+  if (b >= cur_ + buckets) [[unlikely]] {
+    to_overflow(at_ps, c->order_, seq, c->id_, lead32);
+  } else {
+    const uint32_t n = new_node();
+    nodes_[n].e = {at_ps, c->order_, seq, c->id_, lead32};
+    link(n, b);
+  }
   if (!running_ && at_ps < armed_ps_) arm(sc_core::sc_time_stamp().value());
 }
 
@@ -100,23 +108,20 @@ void event_queue::add(timed_client* c, uint64_t at_ps, uint64_t sched_ps) {
   return n;
 }
 
-// Every wake-up is at or after now, and now is in the calendar's first bucket or later. Inline
-// into add: one function per schedule, not four (each saved registers of its own). The usual
-// entry is the latest of its bucket: appended after one comparison with the tail.
-[[gnu::always_inline]] inline void event_queue::insert(const entry& e) {
-  const uint64_t b = e.at_ps >> bucket_shift;
-  if (b >= cur_ + buckets) return insert_apart(e);
+// Links node n, its entry written, into bucket b of the calendar (every wake-up is at or after
+// now, and now is in the calendar's first bucket or later). Inline into add: one function per
+// schedule, not four (each saved registers of its own). The usual entry is the latest of its
+// bucket: appended after one comparison with the tail.
+[[gnu::always_inline]] inline void event_queue::link(uint32_t n, uint64_t b) {
   const std::size_t slot = b & (buckets - 1);
-  const uint32_t n = new_node();
   node& x = nodes_[n];
-  x.e = e;
   x.next = no_node;
   slot_list& l = calendar_[slot];
   ++in_calendar_;
   if (l.tail == no_node) {
     l.head = l.tail = n;
     busy_[slot >> 6] |= uint64_t{1} << (slot & 63);
-  } else if (!e.before(nodes_[l.tail].e)) {
+  } else if (!x.e.before(nodes_[l.tail].e)) {
     x.prev = l.tail;
     nodes_[l.tail].next = n;
     l.tail = n;
@@ -125,9 +130,11 @@ void event_queue::add(timed_client* c, uint64_t at_ps, uint64_t sched_ps) {
   }
 }
 
-// Beyond the calendar: the overflow heap.
-[[gnu::noinline]] void event_queue::insert_apart(const entry& e) {
-  overflow_.push_back(e);
+// Beyond the calendar: the overflow heap (the fields apart: an entry's address would keep it on
+// add's stack).
+[[gnu::noinline]] void event_queue::to_overflow(uint64_t at_ps, uint64_t order, uint64_t seq, uint32_t client,
+                                                uint32_t lead) {
+  overflow_.push_back({at_ps, order, seq, client, lead});
   std::push_heap(overflow_.begin(), overflow_.end(), [](const entry& a, const entry& b) { return b.before(a); });
 }
 
@@ -259,7 +266,11 @@ inline void event_queue::advance_to(uint64_t b) {
     const entry e = overflow_.front();
     std::pop_heap(overflow_.begin(), overflow_.end(), later);
     overflow_.pop_back();
-    if (live(e)) insert(e);
+    if (live(e)) {
+      const uint32_t n = new_node();
+      nodes_[n].e = e;
+      link(n, e.at_ps >> bucket_shift);
+    }
   }
 }
 

@@ -169,8 +169,8 @@ class event_queue : public sc_core::sc_module {
   void forget(timed_client* c);
   void add(timed_client* c, uint64_t at_ps, uint64_t sched_ps);
   void enrol(timed_client* c);
-  void insert(const entry& e);
-  void insert_apart(const entry& e);
+  void link(uint32_t n, uint64_t b);
+  void to_overflow(uint64_t at_ps, uint64_t order, uint64_t seq, uint32_t client, uint32_t lead);
   void place(std::size_t slot, uint32_t n, uint64_t b);
   void sort_bucket(std::size_t slot);
   void refuse_past(uint64_t at_ps) const;
