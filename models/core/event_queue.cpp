@@ -70,11 +70,26 @@ void event_queue::forget(timed_client* c) {
                               .c_str());
 }
 
-// A wake-up for a client with none pending, or earlier than the one pending. Its entry is
-// written straight into its node (through a copy on the stack it cost a dozen instructions more).
+// A wake-up for a client with none pending, or earlier than the one pending, while the queue
+// drains (the usual case): every call in it is a tail call, so it saves no registers. A
+// schedule from outside a drain, into the past, by a new client or with no free node takes
+// add_slow.
 void event_queue::add(timed_client* c, uint64_t at_ps, uint64_t sched_ps) {
+  if (!running_ || at_ps < clock_detail::now || c->id_ == timed_client::no_id || free_ == no_node) [[unlikely]]
+    return add_slow(c, at_ps, sched_ps);
+  enqueue(c, at_ps, sched_ps);
+}
+
+[[gnu::noinline]] void event_queue::add_slow(timed_client* c, uint64_t at_ps, uint64_t sched_ps) {
   if (at_ps < now_ps()) refuse_past(at_ps);
   if (c->id_ == timed_client::no_id) enrol(c);
+  enqueue(c, at_ps, sched_ps);
+  if (!running_ && at_ps < armed_ps_) arm(sc_core::sc_time_stamp().value());
+}
+
+// Its entry is written straight into its node (through a copy on the stack it cost a dozen
+// instructions more).
+[[gnu::always_inline]] inline void event_queue::enqueue(timed_client* c, uint64_t at_ps, uint64_t sched_ps) {
   if (c->at_ps_ == never_ps) ++pending_;
   c->at_ps_ = at_ps;
   const uint64_t lead = at_ps - std::min(sched_ps, at_ps);
@@ -82,14 +97,11 @@ void event_queue::add(timed_client* c, uint64_t at_ps, uint64_t sched_ps) {
   const uint64_t seq = seq_++;
   clients_[c->id_].live_seq = seq;  // an entry queued earlier for this client is now stale
   const uint64_t b = at_ps >> bucket_shift;
-  if (b >= cur_ + buckets) [[unlikely]] {
-    to_overflow(at_ps, c->order_, seq, c->id_, lead32);
-  } else {
-    const uint32_t n = new_node();
-    nodes_[n].e = {at_ps, c->order_, seq, c->id_, lead32};
-    link(n, b);
-  }
-  if (!running_ && at_ps < armed_ps_) arm(sc_core::sc_time_stamp().value());
+  if (b >= cur_ + buckets) [[unlikely]]
+    return to_overflow(at_ps, c->order_, seq, c->id_, lead32);
+  const uint32_t n = new_node();
+  nodes_[n].e = {at_ps, c->order_, seq, c->id_, lead32};
+  link(n, b);
 }
 
 [[gnu::noinline, gnu::cold]] void event_queue::enrol(timed_client* c) {
@@ -126,7 +138,7 @@ void event_queue::add(timed_client* c, uint64_t at_ps, uint64_t sched_ps) {
     nodes_[l.tail].next = n;
     l.tail = n;
   } else {
-    place(slot, n, b);
+    return place(slot, n, b);
   }
 }
 

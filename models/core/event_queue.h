@@ -168,6 +168,8 @@ class event_queue : public sc_core::sc_module {
   static event_queue* existing();
   void forget(timed_client* c);
   void add(timed_client* c, uint64_t at_ps, uint64_t sched_ps);
+  void add_slow(timed_client* c, uint64_t at_ps, uint64_t sched_ps);
+  void enqueue(timed_client* c, uint64_t at_ps, uint64_t sched_ps);
   void enrol(timed_client* c);
   void link(uint32_t n, uint64_t b);
   void to_overflow(uint64_t at_ps, uint64_t order, uint64_t seq, uint32_t client, uint32_t lead);
