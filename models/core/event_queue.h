@@ -156,7 +156,7 @@ class event_queue : public sc_core::sc_module {
   static constexpr unsigned max_walk = 16;
   struct node {
     entry e;
-    uint32_t next, prev;  // prev fills the entry's padding: a node is 40 bytes with or without it
+    uint32_t next, prev;  // prev takes what was padding: a node is 40 bytes with or without it
   };
   struct slot_list {
     uint32_t head = no_node, tail = no_node;
