@@ -36,7 +36,7 @@ event_queue& event_queue::instance() {
 event_queue* event_queue::existing() { return g_queue; }
 
 event_queue::event_queue(sc_core::sc_module_name name)
-    : sc_module(name), calendar_(buckets), busy_(buckets / 64), armed_ps_(never_armed) {
+    : sc_module(name), calendar_(buckets), busy_(buckets / 64), unsorted_(buckets / 64), armed_ps_(never_armed) {
   g_queue = this;
   // The models count time in picoseconds and from_ps() builds sc_times from them bit for bit:
   // the resolution must be 1 ps, and asking for it fixes it (a later sc_set_time_resolution,
@@ -70,18 +70,38 @@ void event_queue::forget(timed_client* c) {
                               .c_str());
 }
 
-// A wake-up for a client with none pending, or earlier than the one pending.
+// A wake-up for a client with none pending, or earlier than the one pending, while the queue
+// drains (the usual case): every call in it is a tail call, so nothing must outlive a call and
+// it pushes two registers where it saved six. A schedule from outside a drain, into the past,
+// by a new client or with no free node takes add_slow.
 void event_queue::add(timed_client* c, uint64_t at_ps, uint64_t sched_ps) {
+  if (!running_ || at_ps < clock_detail::now || c->id_ == timed_client::no_id || free_ == no_node) [[unlikely]]
+    return add_slow(c, at_ps, sched_ps);
+  enqueue(c, at_ps, sched_ps);
+}
+
+[[gnu::noinline]] void event_queue::add_slow(timed_client* c, uint64_t at_ps, uint64_t sched_ps) {
   if (at_ps < now_ps()) refuse_past(at_ps);
   if (c->id_ == timed_client::no_id) enrol(c);
+  enqueue(c, at_ps, sched_ps);
+  if (!running_ && at_ps < armed_ps_) arm(sc_core::sc_time_stamp().value());
+}
+
+// Its entry is written straight into its node (through a copy on the stack it cost a dozen
+// instructions more).
+[[gnu::always_inline]] inline void event_queue::enqueue(timed_client* c, uint64_t at_ps, uint64_t sched_ps) {
   if (c->at_ps_ == never_ps) ++pending_;
   c->at_ps_ = at_ps;
   const uint64_t lead = at_ps - std::min(sched_ps, at_ps);
-  const entry e{at_ps, c->order_, seq_++, c->id_,
-                static_cast<uint32_t>(std::min<uint64_t>(lead, std::numeric_limits<uint32_t>::max()))};
-  clients_[c->id_].live_seq = e.seq;  // an entry queued earlier for this client is now stale
-  insert(e);
-  if (!running_ && at_ps < armed_ps_) arm(sc_core::sc_time_stamp().value());
+  const uint32_t lead32 = static_cast<uint32_t>(std::min<uint64_t>(lead, std::numeric_limits<uint32_t>::max()));
+  const uint64_t seq = seq_++;
+  clients_[c->id_].live_seq = seq;  // an entry queued earlier for this client is now stale
+  const uint64_t b = at_ps >> bucket_shift;
+  if (b >= cur_ + buckets) [[unlikely]]
+    return to_overflow(at_ps, c->order_, seq, c->id_, lead32);
+  const uint32_t n = new_node();
+  nodes_[n].e = {at_ps, c->order_, seq, c->id_, lead32};
+  link(n, b);
 }
 
 [[gnu::noinline, gnu::cold]] void event_queue::enrol(timed_client* c) {
@@ -89,40 +109,7 @@ void event_queue::add(timed_client* c, uint64_t at_ps, uint64_t sched_ps) {
   clients_.push_back({c, dead_seq});
 }
 
-// Every wake-up is at or after now, and now is in the calendar's first bucket or later. Inline
-// into add with append: one function per schedule, not four (each saved registers of its own).
-[[gnu::always_inline]] inline void event_queue::insert(const entry& e) {
-  const uint64_t b = e.at_ps >> bucket_shift;
-  if (b >= cur_ + buckets || b == sorted_) return insert_apart(e);
-  append(b & (buckets - 1), e);
-}
-
-// Beyond the calendar (the overflow heap), or into the bucket being run (in order).
-[[gnu::noinline]] void event_queue::insert_apart(const entry& e) {
-  if ((e.at_ps >> bucket_shift) >= cur_ + buckets) {
-    overflow_.push_back(e);
-    std::push_heap(overflow_.begin(), overflow_.end(), [](const entry& a, const entry& b) { return b.before(a); });
-    return;
-  }
-  file(e);
-}
-
-void event_queue::file(const entry& e) {
-  const uint64_t b = e.at_ps >> bucket_shift;
-  if (b == sorted_) {  // usually an append: e is the latest entry for its time
-    sorted_items_.insert(
-        std::upper_bound(sorted_items_.begin() + static_cast<std::ptrdiff_t>(sorted_head_), sorted_items_.end(), e,
-                         [](const entry& x, const entry& y) { return x.before(y); }),
-        e);
-    const std::size_t slot = b & (buckets - 1);
-    busy_[slot >> 6] |= uint64_t{1} << (slot & 63);
-    ++in_calendar_;
-    return;
-  }
-  append(b & (buckets - 1), e);
-}
-
-[[gnu::always_inline]] inline void event_queue::append(std::size_t slot, const entry& e) {
+[[gnu::always_inline]] inline uint32_t event_queue::new_node() {
   uint32_t n = free_;
   if (n == no_node) [[unlikely]] {
     n = static_cast<uint32_t>(nodes_.size());
@@ -130,29 +117,82 @@ void event_queue::file(const entry& e) {
   } else {
     free_ = nodes_[n].next;
   }
-  nodes_[n] = {e, no_node};
-  slot_list& l = calendar_[slot];
-  if (l.tail == no_node)
-    l.head = n;
-  else
-    nodes_[l.tail].next = n;
-  l.tail = n;
-  busy_[slot >> 6] |= uint64_t{1} << (slot & 63);
-  ++in_calendar_;
+  return n;
 }
 
-// A wake-up was scheduled before the sorted bucket (by a foreign process, between drains): what
-// is left of that bucket goes back to its list, to be sorted again when its turn comes.
-void event_queue::unsort() {
-  if (sorted_ == never_ps) return;
-  const std::size_t slot = sorted_ & (buckets - 1);
-  for (std::size_t i = sorted_head_; i < sorted_items_.size(); ++i) {
-    append(slot, sorted_items_[i]);
-    --in_calendar_;  // still the same entry
+// Links node n, its entry written, into bucket b of the calendar (every wake-up is at or after
+// now, and now is in the calendar's first bucket or later). Inline into add: one function per
+// schedule, not four (each saved registers of its own). The usual entry is the latest of its
+// bucket: appended after one comparison with the tail.
+[[gnu::always_inline]] inline void event_queue::link(uint32_t n, uint64_t b) {
+  const std::size_t slot = b & (buckets - 1);
+  node& x = nodes_[n];
+  x.next = no_node;
+  slot_list& l = calendar_[slot];
+  ++in_calendar_;
+  if (l.tail == no_node) {
+    l.head = l.tail = n;
+    busy_[slot >> 6] |= uint64_t{1} << (slot & 63);
+  } else if (!x.e.before(nodes_[l.tail].e)) {
+    x.prev = l.tail;
+    nodes_[l.tail].next = n;
+    l.tail = n;
+  } else {
+    return place(slot, n, b);
   }
-  sorted_items_.clear();
-  sorted_head_ = 0;
-  sorted_ = never_ps;
+}
+
+// Beyond the calendar: the overflow heap (the fields apart: an entry's address would keep it on
+// add's stack).
+[[gnu::noinline]] void event_queue::to_overflow(uint64_t at_ps, uint64_t order, uint64_t seq, uint32_t client,
+                                                uint32_t lead) {
+  overflow_.push_back({at_ps, order, seq, client, lead});
+  std::push_heap(overflow_.begin(), overflow_.end(), [](const entry& a, const entry& b) { return b.before(a); });
+}
+
+// Node n (not yet linked) goes before its bucket's tail: found walking back from the tail. The
+// bucket front() found in order (sorted_) stays in order whatever the walk costs: the drain may
+// be running it. Another bucket takes n at its tail after max_walk steps and is sorted later.
+[[gnu::noinline]] void event_queue::place(std::size_t slot, uint32_t n, uint64_t b) {
+  slot_list& l = calendar_[slot];
+  node& x = nodes_[n];
+  const uint64_t flag = uint64_t{1} << (slot & 63);
+  uint64_t& unsorted = unsorted_[slot >> 6];
+  if (!(unsorted & flag)) {
+    uint32_t p = l.tail;  // x.e goes before p
+    for (unsigned steps = 0; b == sorted_ || steps < max_walk; ++steps) {
+      if (p == l.head) {  // before them all
+        x.next = p;
+        nodes_[p].prev = n;
+        l.head = n;
+        return;
+      }
+      const uint32_t q = nodes_[p].prev;
+      if (!x.e.before(nodes_[q].e)) {  // between q and p
+        x.prev = q;
+        x.next = p;
+        nodes_[q].next = n;
+        nodes_[p].prev = n;
+        return;
+      }
+      p = q;
+    }
+    unsorted |= flag;
+  }
+  x.prev = l.tail;
+  nodes_[l.tail].next = n;
+  l.tail = n;
+}
+
+// Puts a bucket's entries in order along its list (the nodes keep their places). Only a bucket
+// that a burst reached out of order comes here (thousands of frames in one nanosecond).
+[[gnu::noinline]] void event_queue::sort_bucket(std::size_t slot) {
+  unsorted_[slot >> 6] &= ~(uint64_t{1} << (slot & 63));
+  scratch_.clear();
+  for (uint32_t n = calendar_[slot].head; n != no_node; n = nodes_[n].next) scratch_.push_back(nodes_[n].e);
+  std::sort(scratch_.begin(), scratch_.end(), [](const entry& x, const entry& y) { return x.before(y); });
+  std::size_t i = 0;
+  for (uint32_t n = calendar_[slot].head; n != no_node; n = nodes_[n].next) nodes_[n].e = scratch_[i++];
 }
 
 // The first busy slot at or after `from`, going round: the calendar holds at least one entry.
@@ -168,80 +208,9 @@ std::size_t event_queue::next_busy_slot(std::size_t from) const {
   return from;  // not reached
 }
 
-// The next live wake-up (nullptr: none), dropping stale entries on the way. It does not move
-// the calendar: a foreign process may still schedule before it.
-const event_queue::entry* event_queue::front() {
-  // The usual case while draining: the next wake-up is in the bucket being run.
-  if (sorted_ == cur_ && sorted_head_ < sorted_items_.size() && live(sorted_items_[sorted_head_])) {
-    front_from_ = from_sorted;
-    return &sorted_items_[sorted_head_];
-  }
-  while (in_calendar_ > 0) {
-    const std::size_t first = cur_ & (buckets - 1);
-    const std::size_t slot = next_busy_slot(first);
-    const uint64_t b = cur_ + ((slot - first) & (buckets - 1));
-    if (b != sorted_) {
-      slot_list& l = calendar_[slot];
-      if (l.head != no_node &&
-          (l.head == l.tail || (nodes_[l.head].next == l.tail && nodes_[l.head].e.before(nodes_[l.tail].e)))) {
-        // A bucket of one entry (the usual case when wake-ups are sparse, as on a small fabric),
-        // or of two in order (common when they come in clusters): its head is the next wake-up
-        // as it stands, no sorting; it stays in its list until popped (a bucket of three or more
-        // is sorted once instead: checking its head against the rest at every wake-up costs more).
-        node& n = nodes_[l.head];
-        if (live(n.e)) {
-          front_from_ = from_lone;
-          lone_bucket_ = b;
-          return &n.e;
-        }
-        take_lone(slot);  // stale: dropped
-        continue;
-      }
-      if (!sorted_items_.empty()) unsort();
-      sorted_ = never_ps;
-      for (uint32_t n = l.head; n != no_node;) {
-        sorted_items_.push_back(nodes_[n].e);
-        const uint32_t next = nodes_[n].next;
-        nodes_[n].next = free_;
-        free_ = n;
-        n = next;
-      }
-      l = slot_list{};
-      // In schedule order: an insertion sort for the usual few entries; a burst (thousands of
-      // frames in one nanosecond, in no key order) is sorted in n log n.
-      const auto before = [](const entry& x, const entry& y) { return x.before(y); };
-      if (sorted_items_.size() > 32) std::sort(sorted_items_.begin(), sorted_items_.end(), before);
-      for (std::size_t i = 1; i < sorted_items_.size(); ++i) {
-        const entry x = sorted_items_[i];
-        std::size_t j = i;
-        for (; j > 0 && x.before(sorted_items_[j - 1]); --j) sorted_items_[j] = sorted_items_[j - 1];
-        sorted_items_[j] = x;
-      }
-      sorted_ = b;
-    }
-    while (sorted_head_ < sorted_items_.size() && !live(sorted_items_[sorted_head_])) {
-      ++sorted_head_;
-      --in_calendar_;
-    }
-    if (sorted_head_ < sorted_items_.size()) {
-      front_from_ = from_sorted;
-      return &sorted_items_[sorted_head_];
-    }
-    sorted_items_.clear();
-    sorted_head_ = 0;
-    busy_[slot >> 6] &= ~(uint64_t{1} << (slot & 63));
-  }
-  const auto later = [](const entry& a, const entry& b) { return b.before(a); };
-  while (!overflow_.empty() && !live(overflow_.front())) {
-    std::pop_heap(overflow_.begin(), overflow_.end(), later);
-    overflow_.pop_back();
-  }
-  front_from_ = from_overflow;
-  return overflow_.empty() ? nullptr : &overflow_.front();
-}
-
-// Takes the head of a calendar slot's list (its one entry, or the first of two in order).
-inline void event_queue::take_lone(std::size_t slot) {
+// Unlinks a calendar slot's head (the prev of the new head is left as it was: place() stops at
+// the head by its index, not by a missing prev).
+inline void event_queue::take_head(std::size_t slot) {
   slot_list& l = calendar_[slot];
   const uint32_t h = l.head;
   l.head = nodes_[h].next;
@@ -254,29 +223,44 @@ inline void event_queue::take_lone(std::size_t slot) {
   --in_calendar_;
 }
 
+// The next live wake-up (nullptr: none), dropping stale entries on the way. It does not move
+// the calendar: a foreign process may still schedule before it.
+const event_queue::entry* event_queue::front() {
+  while (in_calendar_ > 0) {
+    const std::size_t first = cur_ & (buckets - 1);
+    const std::size_t slot = next_busy_slot(first);
+    const uint64_t b = cur_ + ((slot - first) & (buckets - 1));
+    if (b != sorted_) {
+      if (unsorted_[slot >> 6] & (uint64_t{1} << (slot & 63))) sort_bucket(slot);
+      sorted_ = b;
+    }
+    const node& h = nodes_[calendar_[slot].head];
+    if (live(h.e)) {
+      front_bucket_ = b;
+      return &h.e;
+    }
+    take_head(slot);  // stale: dropped
+  }
+  const auto later = [](const entry& a, const entry& b) { return b.before(a); };
+  while (!overflow_.empty() && !live(overflow_.front())) {
+    std::pop_heap(overflow_.begin(), overflow_.end(), later);
+    overflow_.pop_back();
+  }
+  front_bucket_ = never_ps;
+  return overflow_.empty() ? nullptr : &overflow_.front();
+}
+
 // Removes the entry front() returned and moves the calendar's start to its bucket.
 void event_queue::pop_front() {
-  if (front_from_ == from_lone) {
-    take_lone(lone_bucket_ & (buckets - 1));
-    advance_to(lone_bucket_);
+  if (front_bucket_ != never_ps) {
+    take_head(front_bucket_ & (buckets - 1));
+    advance_to(front_bucket_);
     return;
   }
-  if (front_from_ == from_overflow) {
-    const uint64_t b = overflow_.front().at_ps >> bucket_shift;
-    std::pop_heap(overflow_.begin(), overflow_.end(), [](const entry& a, const entry& c) { return c.before(a); });
-    overflow_.pop_back();
-    advance_to(b);
-    return;
-  }
-  ++sorted_head_;
-  --in_calendar_;
-  if (sorted_head_ == sorted_items_.size()) {
-    sorted_items_.clear();
-    sorted_head_ = 0;
-    const std::size_t slot = sorted_ & (buckets - 1);
-    busy_[slot >> 6] &= ~(uint64_t{1} << (slot & 63));
-  }
-  advance_to(sorted_);
+  const uint64_t b = overflow_.front().at_ps >> bucket_shift;
+  std::pop_heap(overflow_.begin(), overflow_.end(), [](const entry& a, const entry& c) { return c.before(a); });
+  overflow_.pop_back();
+  advance_to(b);
 }
 
 // The buckets before b are empty; the ones that enter the calendar take their wake-ups from the
@@ -294,7 +278,11 @@ inline void event_queue::advance_to(uint64_t b) {
     const entry e = overflow_.front();
     std::pop_heap(overflow_.begin(), overflow_.end(), later);
     overflow_.pop_back();
-    if (live(e)) file(e);
+    if (live(e)) {
+      const uint32_t n = new_node();
+      nodes_[n].e = e;
+      link(n, e.at_ps >> bucket_shift);
+    }
   }
 }
 
@@ -342,46 +330,61 @@ void event_queue::run() {
   clock_detail::kernel = kernel;
   break_ = false;
   while (!break_) {
-    entry e;
-    if (sorted_ == cur_ && sorted_head_ < sorted_items_.size() && live(sorted_items_[sorted_head_])) {
-      // The usual case under load, front() and pop_front() in short: the next wake-up is in the
-      // bucket being run.
-      e = sorted_items_[sorted_head_];
-      if (e.at_ps > limit) break;
-      ++sorted_head_;
+    uint64_t at_ps;
+    uint32_t client;
+    slot_list& l = calendar_[cur_ & (buckets - 1)];
+    const uint32_t h = l.head;
+    if (sorted_ == cur_ && h != no_node && live(nodes_[h].e)) {
+      // The usual case under load, front() and pop_front() in short: the next wake-up is the
+      // head of the bucket being run.
+      node& n = nodes_[h];
+      at_ps = n.e.at_ps;
+      if (at_ps > limit) break;
+      client = n.e.client;
+      l.head = n.next;
+      n.next = free_;
+      free_ = h;
       --in_calendar_;
-      if (sorted_head_ == sorted_items_.size()) {  // the bucket is done
-        sorted_items_.clear();
-        sorted_head_ = 0;
-        const std::size_t slot = sorted_ & (buckets - 1);
+      if (l.head == no_node) {  // the bucket is done
+        l.tail = no_node;
+        const std::size_t slot = cur_ & (buckets - 1);
         busy_[slot >> 6] &= ~(uint64_t{1} << (slot & 63));
+      } else {
+        // A large fabric's clients are cache misses. A bucket usually holds dozens of wake-ups,
+        // so work ahead in three stages (counted from the wake-up about to run): the table slot
+        // five wake-ups on, the client's first two lines three on (a model's own per-wake-up
+        // fields follow its timer's), and two on the client's warm(), which prefetches what it
+        // reaches through pointers. The list is walked to them again each time: a few loads
+        // from lines just used.
+        uint32_t a = nodes_[l.head].next;
+        if (a != no_node) {
+          if (const timed_client* c = clients_[nodes_[a].e.client].client) c->warm();
+          a = nodes_[a].next;
+          if (a != no_node) {
+            const char* later = reinterpret_cast<const char*>(clients_[nodes_[a].e.client].client);
+            __builtin_prefetch(later);
+            __builtin_prefetch(later + 64);
+            a = nodes_[a].next;
+            if (a != no_node) {
+              a = nodes_[a].next;
+              if (a != no_node) __builtin_prefetch(&clients_[nodes_[a].e.client]);
+            }
+          }
+        }
       }
-      // A large fabric's clients are cache misses. A bucket usually holds dozens of wake-ups,
-      // so work ahead in three stages (counted from the wake-up about to run): the table slot
-      // five wake-ups on, the client's first two lines three on (a model's own per-wake-up
-      // fields follow its timer's), and two on the client's warm(), which prefetches what it
-      // reaches through pointers.
-      const std::size_t n = sorted_items_.size();
-      if (sorted_head_ + 4 < n) __builtin_prefetch(&clients_[sorted_items_[sorted_head_ + 4].client]);
-      if (sorted_head_ + 2 < n) {
-        const char* later = reinterpret_cast<const char*>(clients_[sorted_items_[sorted_head_ + 2].client].client);
-        __builtin_prefetch(later);
-        __builtin_prefetch(later + 64);
-      }
-      if (sorted_head_ + 1 < n)
-        if (const timed_client* c = clients_[sorted_items_[sorted_head_ + 1].client].client) c->warm();
     } else {
       const entry* next = front();
       if (!next || next->at_ps > limit) break;
-      e = *next;
+      at_ps = next->at_ps;
+      client = next->client;
       pop_front();
     }
-    client_slot& slot = clients_[e.client];
+    client_slot& slot = clients_[client];
     timed_client* c = slot.client;
     slot.live_seq = dead_seq;
     c->at_ps_ = never_ps;
     --pending_;
-    clock_detail::now = std::max(clock_detail::now, e.at_ps);
+    clock_detail::now = std::max(clock_detail::now, at_ps);
     g_running = c;
     c->on_timer();  // may schedule again, including at now
     g_running = nullptr;

@@ -5,7 +5,7 @@
 // one pending wake-up, kept in a calendar: one bucket per nanosecond over the next 16 us (a
 // bitmap finds the next busy one), so a wake-up costs O(1) however many clients are pending (a
 // 1024-host fabric keeps ~8 000). Wake-ups beyond the calendar wait in a heap and move into
-// it as it advances. The bucket about to run is sorted by (time, time scheduled, order key):
+// it as it advances. Each bucket is kept in order by (time, time scheduled, order key):
 // wake-ups due at the same picosecond run in the order they were scheduled in (those scheduled
 // over ~4.3 ms ahead as one), and those scheduled in the same picosecond in the order of their
 // clients' keys. Never by a global count
@@ -145,14 +145,18 @@ class event_queue : public sc_core::sc_module {
   };
   // The calendar: bucket b holds the wake-ups due in [b, b + 1) << bucket_shift, in slot
   // b % buckets, as a list of nodes from one pool (a burst fills thousands of entries into one
-  // nanosecond: per-slot vectors would each keep their largest capacity). The bucket the next
-  // wake-up comes from is moved out of its list into sorted_items_, in (time, sequence) order.
+  // nanosecond: per-slot vectors would each keep their largest capacity). A bucket's list is kept
+  // in order where it is stored: an entry is placed as it is scheduled (usually after the tail:
+  // they arrive nearly in order), so the drain runs a bucket from its list, no copy, no sort.
   static constexpr unsigned bucket_shift = 10;  // 1.024 ns
   static constexpr std::size_t buckets = std::size_t{1} << 14;
   static constexpr uint32_t no_node = std::numeric_limits<uint32_t>::max();
+  // An entry placed further than this from its list's tail goes to the tail instead and the
+  // bucket is sorted when its turn comes: a burst in no order would otherwise cost n^2 steps.
+  static constexpr unsigned max_walk = 16;
   struct node {
     entry e;
-    uint32_t next;
+    uint32_t next, prev;  // prev takes what was padding: a node is 40 bytes with or without it
   };
   struct slot_list {
     uint32_t head = no_node, tail = no_node;
@@ -164,17 +168,19 @@ class event_queue : public sc_core::sc_module {
   static event_queue* existing();
   void forget(timed_client* c);
   void add(timed_client* c, uint64_t at_ps, uint64_t sched_ps);
+  void add_slow(timed_client* c, uint64_t at_ps, uint64_t sched_ps);
+  void enqueue(timed_client* c, uint64_t at_ps, uint64_t sched_ps);
   void enrol(timed_client* c);
-  void insert_apart(const entry& e);
+  void link(uint32_t n, uint64_t b);
+  void to_overflow(uint64_t at_ps, uint64_t order, uint64_t seq, uint32_t client, uint32_t lead);
+  void place(std::size_t slot, uint32_t n, uint64_t b);
+  void sort_bucket(std::size_t slot);
   void refuse_past(uint64_t at_ps) const;
-  void append(std::size_t slot, const entry& e);
-  void unsort();
   bool live(const entry& e) const { return clients_[e.client].live_seq == e.seq; }
-  void insert(const entry& e);
-  void file(const entry& e);
+  uint32_t new_node();
   const entry* front();
+  void take_head(std::size_t slot);
   void pop_front();
-  void take_lone(std::size_t slot);
   void advance_to(uint64_t abs_bucket);
   void take_overflow();
   std::size_t next_busy_slot(std::size_t from) const;
@@ -191,17 +197,16 @@ class event_queue : public sc_core::sc_module {
   std::vector<client_slot> clients_;
   std::vector<slot_list> calendar_;
   std::vector<node> nodes_;
-  uint32_t free_ = no_node;          // unused nodes, linked
-  std::vector<uint64_t> busy_;       // one bit per calendar slot: it holds entries
-  std::size_t in_calendar_ = 0;      // entries in the calendar, stale ones included
-  uint64_t cur_ = 0;                 // the calendar's first bucket (absolute): that of the last wake-up run
-  uint64_t sorted_ = never_ps;       // the absolute bucket held in sorted_items_
-  std::vector<entry> sorted_items_;  // that bucket, in order; items before sorted_head_ have run
-  std::size_t sorted_head_ = 0;
-  enum : uint8_t { from_sorted, from_lone, from_overflow } front_from_ = from_sorted;  // where front() found it
-  uint64_t lone_bucket_ = 0;     // from_lone: the bucket whose one entry front() returned
-  std::vector<entry> overflow_;  // min-heap (by before) of wake-ups beyond the calendar
-  std::size_t pending_ = 0;      // clients with a wake-up pending
+  uint32_t free_ = no_node;           // unused nodes, linked
+  std::vector<uint64_t> busy_;        // one bit per calendar slot: it holds entries
+  std::vector<uint64_t> unsorted_;    // one bit per calendar slot: its list is out of order (max_walk)
+  std::size_t in_calendar_ = 0;       // entries in the calendar, stale ones included
+  uint64_t cur_ = 0;                  // the calendar's first bucket (absolute): that of the last wake-up run
+  uint64_t sorted_ = never_ps;        // a bucket front() found in order: entries join it in order at any cost
+  uint64_t front_bucket_ = never_ps;  // the bucket whose head front() returned; never_ps: the overflow's
+  std::vector<entry> scratch_;        // sort_bucket's copy
+  std::vector<entry> overflow_;       // min-heap (by before) of wake-ups beyond the calendar
+  std::size_t pending_ = 0;           // clients with a wake-up pending
   uint64_t seq_ = 0;
   uint64_t armed_ps_;  // time the kernel event is set for
   uint64_t end_ps_ = 0;
