@@ -45,6 +45,11 @@ long peak_rss_kib(int leaves) {
 // the three quadratic structures removed in issue 23 came to about 7 bytes per pair: ~1.28);
 // 160 KiB per host would be twice today's.
 TEST(ScaleMemory, EachHostCostsTheSameMemoryFrom256To4096Hosts) {
+#ifdef __SANITIZE_ADDRESS__
+  // AddressSanitizer's redzones, quarantine and shadow memory are part of the RSS measured here
+  // (1.11 under it against 1.01 without): the bound is about our memory, not its.
+  GTEST_SKIP() << "the sanitizer build measures AddressSanitizer's own memory";
+#endif
   const double small = peak_rss_kib(8), mid = peak_rss_kib(32), large = peak_rss_kib(128);
   const double per_host_low = (mid - small) / (1024 - 256), per_host_high = (large - mid) / (4096 - 1024);
   RecordProperty("kib_per_host_256_to_1024", std::to_string(per_host_low));
