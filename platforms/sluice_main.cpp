@@ -18,6 +18,7 @@
 #include "models/core/stats.h"
 #include "platforms/compare.h"
 #include "platforms/html_report.h"
+#include "platforms/huge_pages.h"
 #include "platforms/listing.h"
 #include "platforms/partial_summary.h"
 #include "platforms/partitioned_run.h"
@@ -380,6 +381,7 @@ int run(int argc, char* argv[]) {
 }  // namespace
 
 int sc_main(int argc, char* argv[]) {
+  relaunch_with_huge_pages(argv);
   try {
     return run(argc, argv);
   } catch (const config_error& e) {
