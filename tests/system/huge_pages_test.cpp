@@ -18,8 +18,9 @@ std::string tunables_seen_by_a_run(const std::string& env) {
   chmod(python.c_str(), 0755);
   std::remove(seen.c_str());
   const std::string out = ::testing::TempDir() + "/tunables-run-" + std::to_string(getpid());
-  const auto r = test::run_cli_after("env -u GLIBC_TUNABLES SLUICE_PYTHON='" + python + "' " + env,
-                                     "run " + test::scenario_path("incast.yaml") + " --until 1us -q --report --out " + out);
+  const auto r =
+      test::run_cli_after("env -u GLIBC_TUNABLES SLUICE_PYTHON='" + python + "' " + env,
+                          "run " + test::scenario_path("incast.yaml") + " --until 1us -q --report --out " + out);
   EXPECT_EQ(r.status, 0) << r.output;
   std::string text = test::slurp(seen);
   if (!text.empty() && text.back() == '\n') text.pop_back();
@@ -31,7 +32,8 @@ std::string tunables_seen_by_a_run(const std::string& env) {
 TEST(HugePages, TheCliAsksGlibcForThemUnlessTheUserChoseAlready) {
   EXPECT_EQ(tunables_seen_by_a_run(""), "glibc.malloc.hugetlb=1");
   EXPECT_EQ(tunables_seen_by_a_run("GLIBC_TUNABLES=glibc.malloc.hugetlb=0"), "glibc.malloc.hugetlb=0");
-  EXPECT_EQ(tunables_seen_by_a_run("GLIBC_TUNABLES=glibc.malloc.check=0"), "glibc.malloc.check=0:glibc.malloc.hugetlb=1");
+  EXPECT_EQ(tunables_seen_by_a_run("GLIBC_TUNABLES=glibc.malloc.check=0"),
+            "glibc.malloc.check=0:glibc.malloc.hugetlb=1");
   // A longer name that only ends in the tunable's is another tunable.
   EXPECT_EQ(tunables_seen_by_a_run("GLIBC_TUNABLES=x.glibc.malloc.hugetlb=0"),
             "x.glibc.malloc.hugetlb=0:glibc.malloc.hugetlb=1");

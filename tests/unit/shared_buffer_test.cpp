@@ -122,16 +122,23 @@ TEST(SharedBuffer, EachGroupHasItsOwnAlpha) {
   EXPECT_EQ(b.threshold(0, 5), 8000000u);
 }
 
-TEST(SharedBuffer, DynamicThresholdResumesOtherGroupsWhenThePoolGrows) {
-  // alpha 1 on a 20000-byte pool: a group's threshold is the free pool.
-  pg_config pg{true, 1.0, 0, 0, 0, 100000};
+namespace {
+// alpha 1 on a 20000-byte pool of three ports with one class: a group's threshold is the free
+// pool. Port 2 holds 6000 (free 14000), then port 0 fills to 7000 >= free 7000 and pauses.
+shared_buffer port0_paused_by_the_pool(const pg_config& pg, resumes& r) {
   shared_buffer b(3, 1, buffer_config{20000, true}, std::vector<pg_config>(3, pg));
-  resumes r;
   b.set_listener(&r);
   bool xoff = false;
-  for (int i = 0; i < 6; ++i) b.admit(2, 0, 1000, xoff);  // port 2 holds 6000: free 14000
-  for (int i = 0; i < 7; ++i) b.admit(0, 0, 1000, xoff);  // port 0: 7000 >= free 7000 -> XOFF
+  for (int i = 0; i < 6; ++i) b.admit(2, 0, 1000, xoff);
+  for (int i = 0; i < 7; ++i) b.admit(0, 0, 1000, xoff);
   EXPECT_TRUE(xoff);
+  return b;
+}
+}  // namespace
+
+TEST(SharedBuffer, DynamicThresholdResumesOtherGroupsWhenThePoolGrows) {
+  resumes r;
+  shared_buffer b = port0_paused_by_the_pool(pg_config{true, 1.0, 0, 0, 0, 100000}, r);
   EXPECT_TRUE(b.paused(0, 0));
   // Port 2 drains: port 0's own releases never happen (it is paused upstream and its frames
   // wait elsewhere), yet the pool grew and its threshold with it.
@@ -176,12 +183,8 @@ TEST(SharedBuffer, ALiveAlphaMovesAPausedGroupsResumePoint) {
   // offset 3000 it would resume at 10000 free. A live alpha of 2 makes that 5000: the next
   // release from the pool, by another group, resumes it without its own release.
   pg_config pg{true, 1.0, 0, 0, 3000, 100000};
-  shared_buffer b(3, 1, buffer_config{20000, true}, std::vector<pg_config>(3, pg));
   resumes r;
-  b.set_listener(&r);
-  bool xoff = false;
-  for (int i = 0; i < 6; ++i) b.admit(2, 0, 1000, xoff);
-  for (int i = 0; i < 7; ++i) b.admit(0, 0, 1000, xoff);
+  shared_buffer b = port0_paused_by_the_pool(pg, r);
   ASSERT_TRUE(b.paused(0, 0));
   b.release(2, 0, 1000);  // free 8000 < 10000: still paused
   EXPECT_TRUE(b.paused(0, 0));
