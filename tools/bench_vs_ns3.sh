@@ -36,8 +36,10 @@ run_sluice() {
     "$out/summary.json"
 }
 run_ns3() {
+  # The heap on huge pages as the sluice CLI runs its own (platforms/huge_pages.h), unless the
+  # caller chose GLIBC_TUNABLES for both.
   # shellcheck disable=SC2086  # NS3_ARGS is a list of options
-  "$anchor" ${NS3_ARGS:-} | awk '$1 == "packet_hops" { print "ns-3", $2, $4 }'
+  GLIBC_TUNABLES="${GLIBC_TUNABLES:-glibc.malloc.hugetlb=1}" "$anchor" ${NS3_ARGS:-} | awk '$1 == "packet_hops" { print "ns-3", $2, $4 }'
 }
 for round in $(seq 1 "$runs"); do
   if [ $((round % 2)) = 1 ]; then run_sluice; run_ns3; else run_ns3; run_sluice; fi
