@@ -97,22 +97,21 @@ void invariant_checker::check(uint64_t now_ps, bool last) {
 void invariant_checker::check_nic(const nic& n, uint64_t delivered) {
   const char* where = n.port.name();
   const tx_scheduler& tx = n.transmitter();
-  const tx_scheduler::counters& t = tx.stats();
   uint64_t data = 0, control = 0;
-  for (int c = 0; c < max_classes; ++c) {
-    data += t.frames[c];
-    control += t.control_out[c];
-    if (!t.control_in[c]) continue;
+  for (int c = 0; c < tx.classes(); ++c) {
+    const tx_scheduler::class_counters& t = tx.sent(c);
+    data += t.frames;
+    control += t.control_out;
+    if (!t.control_in) continue;
     const uint64_t queued = tx.control_queued(c), queued_bytes = tx.control_queued_bytes(c);
-    if (t.control_in[c] != t.control_out[c] + queued)
+    if (t.control_in != t.control_out + queued)
       invariant_failed(where, c,
-                       "control frame conservation: " + std::to_string(t.control_in[c]) + " made != " +
-                           std::to_string(t.control_out[c]) + " sent + " + std::to_string(queued) + " queued");
-    if (t.control_in_bytes[c] != t.control_out_bytes[c] + queued_bytes)
+                       "control frame conservation: " + std::to_string(t.control_in) + " made != " +
+                           std::to_string(t.control_out) + " sent + " + std::to_string(queued) + " queued");
+    if (t.control_in_bytes != t.control_out_bytes + queued_bytes)
       invariant_failed(where, c,
-                       "control byte conservation: " + std::to_string(t.control_in_bytes[c]) +
-                           " made != " + std::to_string(t.control_out_bytes[c]) + " sent + " +
-                           std::to_string(queued_bytes) + " queued");
+                       "control byte conservation: " + std::to_string(t.control_in_bytes) + " made != " +
+                           std::to_string(t.control_out_bytes) + " sent + " + std::to_string(queued_bytes) + " queued");
   }
   const uint64_t link_local = n.port.credits ? n.port.credits->packets_sent() : n.port.flow_control.frames_sent();
   if (n.port.mac.frames_sent() != data + control + link_local)

@@ -117,6 +117,7 @@ pfc::pfc(sc_core::sc_module_name name, mac_port& mac, int classes, ingress_state
                        std::to_string(classes) + " classes");
   response.inert_when(inert_reason, this);
   if (buffer_) {
+    generator_ = std::make_unique<generator_state[]>(classes_);
     quanta = std::make_unique<param<uint64_t>>(this, quanta_spec);
     refresh = std::make_unique<param<double>>(this, refresh_spec);
     watchdog_action = std::make_unique<choice_param>(this, watchdog_action_spec);
@@ -187,15 +188,15 @@ tlm::tlm_generic_payload* pfc::take_control_frame(uint64_t now_ps) {
   h.created_ps = now_ps;
   encode_pfc(pending_, mac_.mac_address(), *h.image);
   for (int i = 0; i < classes_; ++i) {
-    switch (pending_why_[i]) {
+    switch (pending_why_[i]) {  // requests come from a generating port (its buffer) only
       case reason::xoff:
-        ++state_[i].xoff_sent;
+        ++generator_[i].xoff_sent;
         break;
       case reason::refresh:
-        ++state_[i].refresh_sent;
+        ++generator_[i].refresh_sent;
         break;
       case reason::xon:
-        ++state_[i].xon_sent;
+        ++generator_[i].xon_sent;
         break;
       case reason::none:
         break;
@@ -232,8 +233,9 @@ void pfc::arm_watchdog(uint64_t at_ps) {
 uint64_t pfc::watchdog_look(uint64_t now_ps) {
   uint64_t next = never_ps;
   for (int i = 0; i < classes_; ++i) {
-    pause_state& s = state_[i];
-    if (!s.storm) {
+    const pause_state& s = state_[i];
+    generator_state& g = generator_[i];  // a watchdog is a generating port's
+    if (!g.storm) {
       if (!paused(i, now_ps)) continue;
       if (now_ps - s.from_ps < detect_ps_) {
         next = std::min(next, s.from_ps + detect_ps_);
@@ -243,22 +245,22 @@ uint64_t pfc::watchdog_look(uint64_t now_ps) {
         next = std::min(next, now_ps + detect_ps_);
         continue;
       }
-      s.storm = true;
-      ++s.storms;
+      g.storm = true;
+      ++g.storms;
       if (action_ == storm_action::ignore_pause) {
-        s.until_ps = now_ps;  // as if resumed: the gate opens now
+        state_[i].until_ps = now_ps;  // as if resumed: the gate opens now
         mac_.wake_at(now_ps);
         if (watch_) event_queue::instance().schedule(watch_.get(), now_ps);  // pause_off for the probes
       } else if (storm_listener_) {
         storm_listener_->on_pause_storm(i, true);
       }
-    } else if (now_ps >= s.rx_pause_end_ps && now_ps - s.rx_pause_end_ps >= restore_ps_) {
-      s.storm = false;
-      ++s.restores;
+    } else if (now_ps >= g.rx_pause_end_ps && now_ps - g.rx_pause_end_ps >= restore_ps_) {
+      g.storm = false;
+      ++g.restores;
       if (action_ == storm_action::drop && storm_listener_) storm_listener_->on_pause_storm(i, false);
       continue;
     }
-    next = std::min(next, s.rx_pause_end_ps + restore_ps_);  // later than now
+    next = std::min(next, g.rx_pause_end_ps + restore_ps_);  // later than now
   }
   return next;
 }
@@ -308,13 +310,16 @@ void pfc::on_control_frame(tlm::tlm_generic_payload& frame) {
     uint64_t until = effective + to_ps(pause_duration(r.quanta[i], rate));
     pause_state& s = state_[i];
     ++(r.quanta[i] ? s.xoff_received : s.xon_received);
-    if (action_ != storm_action::off) s.rx_pause_end_ps = until;  // an XON ends it at `effective`
-    if (action_ != storm_action::off && r.quanta[i]) {
-      if (s.storm && action_ == storm_action::ignore_pause) {
-        ++s.ignored;
-        continue;
+    if (action_ != storm_action::off) {  // a watchdog, which only a generating port has
+      generator_state& g = generator_[i];
+      g.rx_pause_end_ps = until;  // an XON ends it at `effective`
+      if (r.quanta[i]) {
+        if (g.storm && action_ == storm_action::ignore_pause) {
+          ++g.ignored;
+          continue;
+        }
+        if (!paused(i, effective)) arm_watchdog(effective + detect_ps_);  // a new pause: look when it may be a storm
       }
-      if (!paused(i, effective)) arm_watchdog(effective + detect_ps_);  // a new pause: look when it may be a storm
     }
     shortened |= until < s.until_ps;
     // The watcher must look at `effective` if the gate may change then: a pause not yet

@@ -107,15 +107,16 @@ class pfc : public sc_core::sc_module, public flow_control_if, public timed_clie
   // only to keep the port's shape).
   uint64_t frames_sent() const { return frames_sent_; }
   uint64_t frames_received() const { return frames_received_; }
-  uint64_t xoff_sent(int cls) const { return stat(cls).xoff_sent; }
-  uint64_t refresh_sent(int cls) const { return stat(cls).refresh_sent; }
-  uint64_t xon_sent(int cls) const { return stat(cls).xon_sent; }
+  // The generator's and the watchdog's: 0 on a port that generates no PFC (a NIC's).
+  uint64_t xoff_sent(int cls) const { return generator(cls).xoff_sent; }
+  uint64_t refresh_sent(int cls) const { return generator(cls).refresh_sent; }
+  uint64_t xon_sent(int cls) const { return generator(cls).xon_sent; }
   uint64_t pause_received(int cls) const { return stat(cls).xoff_received; }
   uint64_t resume_received(int cls) const { return stat(cls).xon_received; }
-  uint64_t watchdog_storms(int cls) const { return stat(cls).storms; }
-  uint64_t watchdog_restores(int cls) const { return stat(cls).restores; }
-  uint64_t watchdog_ignored(int cls) const { return stat(cls).ignored; }
-  bool in_storm(int cls) const { return cls < classes_ && state_[cls].storm; }
+  uint64_t watchdog_storms(int cls) const { return generator(cls).storms; }
+  uint64_t watchdog_restores(int cls) const { return generator(cls).restores; }
+  uint64_t watchdog_ignored(int cls) const { return generator(cls).ignored; }
+  bool in_storm(int cls) const { return generator(cls).storm; }
 
   // The pause interval [from, until) of a class as this receiver holds it.
   uint64_t pause_from_ps(int cls) const { return stat(cls).from_ps; }
@@ -126,12 +127,16 @@ class pfc : public sc_core::sc_module, public flow_control_if, public timed_clie
  private:
   friend struct invariant_test_hooks;
   enum class reason : uint8_t { none, xoff, refresh, xon };
+  // What every port's receiver keeps of a priority.
   struct pause_state {
     uint64_t from_ps = 0, until_ps = 0, closed_ps = 0;  // current interval; paused time before it
     uint64_t prev_until_ps = 0;                         // end of the last non-empty interval before it
     uint64_t xoff_received = 0, xon_received = 0;
+  };
+  // What only a generating port (a buffer behind it: a switch port) keeps of a priority: the
+  // frames it sent and its watchdog, which a NIC's port has neither of (512 bytes a NIC).
+  struct generator_state {
     uint64_t xoff_sent = 0, refresh_sent = 0, xon_sent = 0;
-    // watchdog
     bool storm = false;
     uint64_t rx_pause_end_ps = 0;  // where the latest PFC frame received puts the pause's end, honoured or not
     uint64_t storms = 0, restores = 0, ignored = 0;
@@ -140,6 +145,10 @@ class pfc : public sc_core::sc_module, public flow_control_if, public timed_clie
   const pause_state& stat(int cls) const {
     static const pause_state none{};
     return cls < classes_ ? state_[cls] : none;
+  }
+  const generator_state& generator(int cls) const {
+    static const generator_state none{};
+    return generator_ && cls < classes_ ? generator_[cls] : none;
   }
   void request(int cls, uint16_t quanta, reason why);
   void on_timer() override;
@@ -173,6 +182,7 @@ class pfc : public sc_core::sc_module, public flow_control_if, public timed_clie
   ingress_state_if* buffer_;
   int classes_;
   std::array<pause_state, pfc_priorities> state_{};
+  std::unique_ptr<generator_state[]> generator_;  // classes_ of them on a generating port, else null
   std::array<reason, pfc_priorities> pending_why_{};
   bool refresh_armed_ = false;
   uint64_t refresh_due_ps_ = 0;

@@ -35,11 +35,9 @@ const stat_desc nic_stats[] = {
 };
 const stat_desc class_stats[] = {
     {"frames_sent", "frames", "data frames sent on this class",
-     [](const void* m, int k) { return static_cast<double>(nic_of(m).transmitter().stats().frames[k]); },
-     stat_kind::counter},
+     [](const void* m, int k) { return static_cast<double>(nic_of(m).frames_sent(k)); }, stat_kind::counter},
     {"bytes_sent", "bytes", "wire bytes of data sent on this class",
-     [](const void* m, int k) { return static_cast<double>(nic_of(m).transmitter().stats().bytes[k]); },
-     stat_kind::counter},
+     [](const void* m, int k) { return static_cast<double>(nic_of(m).bytes_sent(k)); }, stat_kind::counter},
 };
 const param_spec<byte_count> mtu_spec{"mtu", "payload bytes per data frame", byte_count{1000}, byte_count{1},
                                       byte_count{65536}};
@@ -80,7 +78,7 @@ nic::nic(sc_core::sc_module_name name, uint32_t node_id, flow_table& flows, int 
       register_device_(*this, classes),
       node_id_(node_id),
       flows_(flows),
-      tx_(port.mac, port.gate(), flows),
+      tx_(port.mac, port.gate(), flows, classes),
       rx_(node_id, flows),
       acks_(*this, *this, flows) {
   rx_.set_ack_model(&acks_);
@@ -95,7 +93,7 @@ nic::nic(sc_core::sc_module_name name, uint32_t node_id, flow_table& flows, int 
   for (const frame_kind_info* k : frame_kind_registry::instance().kinds()) {
     if (k->role != frame_role::feedback) continue;
     stat_registry::instance().add(this, nullptr, &k->received, 1, &rx_.received_counter(k->kind));
-    stat_registry::instance().add(this, nullptr, &k->sent, 1, &tx_.stats().control_frames[static_cast<int>(k->kind)]);
+    stat_registry::instance().add(this, nullptr, &k->sent, 1, &tx_.control_frames(k->kind));
   }
   add_stats(*this, class_stats, this, classes);
   probe_registry& probes = probe_registry::instance();

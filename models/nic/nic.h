@@ -102,8 +102,8 @@ class nic : public sc_core::sc_module, public control_sender_if {
   const flow& flow_of(uint32_t flow_id) const { return flows_[flow_id]; }
   uint64_t frames_received() const { return rx_.frames_received(); }
   uint64_t misdelivered() const { return rx_.misdelivered(); }
-  uint64_t frames_sent(int cls) const { return tx_.stats().frames[cls]; }
-  uint64_t bytes_sent(int cls) const { return tx_.stats().bytes[cls]; }  // on the wire
+  uint64_t frames_sent(int cls) const { return tx_.sent(cls).frames; }
+  uint64_t bytes_sent(int cls) const { return tx_.sent(cls).bytes; }  // on the wire
   const rx_dispatcher& receiver() const { return rx_; }
   // Deliver each flow's data in byte order, holding frames that arrive ahead of a gap (set where
   // the fabric may reorder: adaptive routing). Off, frames are delivered as they arrive.

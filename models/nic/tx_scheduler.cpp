@@ -6,8 +6,8 @@
 
 namespace sluice {
 
-tx_scheduler::tx_scheduler(mac_port& mac, flow_control_if& gate, flow_table& flows)
-    : mac_(mac), gate_(gate), flows_(flows) {}
+tx_scheduler::tx_scheduler(mac_port& mac, flow_control_if& gate, flow_table& flows, int classes)
+    : mac_(mac), gate_(gate), flows_(flows), class_(std::make_unique<class_state[]>(classes)), classes_(classes) {}
 
 void tx_scheduler::add_flow(uint32_t flow_id, rate_limiter_if* limiter, reaction_point_if* rp) {
   flows_[flow_id].sender_slot = static_cast<uint32_t>(senders_.size());
@@ -74,16 +74,18 @@ void tx_scheduler::queue_control(tlm::tlm_generic_payload* frame) {
   const packet_header& h = header(*frame);
   if (h.priority >= gate_.classes())
     SC_REPORT_ERROR("sluice/tx_scheduler", "control frame of a class this port does not have");
-  control_[h.priority].push_back(frame);
+  class_state& c = class_[h.priority];
+  c.control.push_back(frame);
   control_mask_ |= 1u << h.priority;
-  ++stats_.control_in[h.priority];
-  stats_.control_in_bytes[h.priority] += h.size;
+  ++c.sent.control_in;
+  c.sent.control_in_bytes += h.size;
   mac_.kick();
 }
 
 uint64_t tx_scheduler::control_queued_bytes(int cls) const {
   uint64_t bytes = 0;
-  for (std::size_t i = 0; i < control_[cls].size(); ++i) bytes += header(*control_[cls][i]).size;
+  const ring<tlm::tlm_generic_payload*>& control = class_[cls].control;
+  for (std::size_t i = 0; i < control.size(); ++i) bytes += header(*control[i]).size;
   return bytes;
 }
 
@@ -91,8 +93,9 @@ void tx_scheduler::unpark(uint64_t now_ps) {
   for (uint32_t mask = parked_mask_; mask; mask &= mask - 1) {
     int cls = __builtin_ctz(mask);
     if (!gate_.may_send(cls, format_.min_frame, now_ps)) continue;
-    for (uint32_t i : parked_[cls]) push(i, ready_ps(senders_[i], now_ps));
-    parked_[cls].clear();
+    std::vector<uint32_t>& parked = class_[cls].parked;
+    for (uint32_t i : parked) push(i, ready_ps(senders_[i], now_ps));
+    parked.clear();
     parked_mask_ &= ~(1u << cls);
   }
 }
@@ -100,18 +103,19 @@ void tx_scheduler::unpark(uint64_t now_ps) {
 tlm::tlm_generic_payload* tx_scheduler::next_frame(uint64_t now_ps, uint64_t& retry_ps) {
   for (uint32_t mask = control_mask_; mask; mask &= mask - 1) {
     int cls = __builtin_ctz(mask);
-    tlm::tlm_generic_payload* p = control_[cls].front();
+    class_state& c = class_[cls];
+    tlm::tlm_generic_payload* p = c.control.front();
     const packet_header& h = header(*p);
     if (!gate_.may_send(cls, h.size, now_ps)) {
       gate_.on_waiting(cls, h.size);
       retry_ps = std::min(retry_ps, gate_.blocked_until_ps(cls, now_ps));
       continue;
     }
-    control_[cls].pop_front();
-    if (control_[cls].empty()) control_mask_ &= ~(1u << cls);
-    ++stats_.control_frames[static_cast<int>(h.kind)];
-    ++stats_.control_out[cls];
-    stats_.control_out_bytes[cls] += h.size;
+    c.control.pop_front();
+    if (c.control.empty()) control_mask_ &= ~(1u << cls);
+    ++control_frames_[static_cast<int>(h.kind)];
+    ++c.sent.control_out;
+    c.sent.control_out_bytes += h.size;
     return p;
   }
   if (parked_mask_) unpark(now_ps);
@@ -126,7 +130,7 @@ tlm::tlm_generic_payload* tx_scheduler::next_frame(uint64_t now_ps, uint64_t& re
     if (!gate_.may_send(cls, frame_bytes(s), now_ps)) {  // park with its class until the gate opens
       gate_.on_waiting(cls, frame_bytes(s));
       pop();
-      parked_[cls].push_back(i);
+      class_[cls].parked.push_back(i);
       parked_mask_ |= 1u << cls;
       continue;
     }
@@ -165,8 +169,9 @@ tlm::tlm_generic_payload* tx_scheduler::build(sender& s, uint64_t now_ps) {
   h.seq = s.sent;
   h.created_ps = now_ps;
   s.sent += payload;
-  ++stats_.frames[h.priority];
-  stats_.bytes[h.priority] += h.size;
+  class_counters& sent = class_[h.priority].sent;
+  ++sent.frames;
+  sent.bytes += h.size;
   f.stats.tx_bytes += payload;
   s.limiter->on_send(now_ps, h.size, f.spec.rate.bps > 0 ? f.spec.rate : mac_.wire().current_rate());
   if (s.rp) {
@@ -181,7 +186,7 @@ uint64_t tx_scheduler::next_ready_ps(uint64_t now_ps) const {
   uint64_t next = never_ps;
   for (uint32_t mask = control_mask_; mask; mask &= mask - 1) {
     int cls = __builtin_ctz(mask);
-    const packet_header& h = header(*control_[cls].front());
+    const packet_header& h = header(*class_[cls].control.front());
     // A class only new input opens (credits) is looked at now anyway: next_frame then tells the
     // gate the frame waits, at the real time it starts waiting.
     const uint64_t open = gate_.may_send(cls, h.size, now_ps) ? now_ps : gate_.blocked_until_ps(cls, now_ps);

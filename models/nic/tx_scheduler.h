@@ -6,6 +6,7 @@
 // Frames the NIC makes itself (CNPs, ACKs) wait in per-class control queues and go first.
 #pragma once
 #include <array>
+#include <memory>
 #include <vector>
 
 #include "models/cc/flow.h"
@@ -31,14 +32,15 @@ struct frame_format {
 
 class tx_scheduler : public frame_source_if {
  public:
-  struct counters {
-    std::array<uint64_t, max_classes> frames{}, bytes{};     // data frames on each class
-    std::array<uint64_t, max_frame_kinds> control_frames{};  // frames the NIC made, by kind
-    // Control frames per class: queued (made) and taken for the wire (the invariants' conservation).
-    std::array<uint64_t, max_classes> control_in{}, control_in_bytes{}, control_out{}, control_out_bytes{};
+  // What one class sent.
+  struct class_counters {
+    uint64_t frames = 0, bytes = 0;  // data frames
+    // Control frames: queued (made) and taken for the wire (the invariants' conservation).
+    uint64_t control_in = 0, control_in_bytes = 0, control_out = 0, control_out_bytes = 0;
   };
 
-  tx_scheduler(mac_port& mac, flow_control_if& gate, flow_table& flows);
+  // classes: the NIC's (its per-class state is sized by them, not by max_classes).
+  tx_scheduler(mac_port& mac, flow_control_if& gate, flow_table& flows, int classes);
 
   void add_flow(uint32_t flow_id, rate_limiter_if* limiter, reaction_point_if* rp);
   void bind_limiter(uint32_t flow_id, rate_limiter_if* limiter);
@@ -51,9 +53,12 @@ class tx_scheduler : public frame_source_if {
 
   tlm::tlm_generic_payload* next_frame(uint64_t now_ps, uint64_t& retry_ps) override;
   uint64_t next_ready_ps(uint64_t now_ps) const override;
-  const counters& stats() const { return stats_; }
+  int classes() const { return classes_; }
+  const class_counters& sent(int cls) const { return class_[cls].sent; }
+  // Frames the NIC made, by kind (registered by address as <nic>.<kind>_sent).
+  const uint64_t& control_frames(frame_kind kind) const { return control_frames_[static_cast<int>(kind)]; }
   // Control frames waiting on a class, and their wire bytes (a walk over the queue: for checks).
-  std::size_t control_queued(int cls) const { return control_[cls].size(); }
+  std::size_t control_queued(int cls) const { return class_[cls].control.size(); }
   uint64_t control_queued_bytes(int cls) const;
 
  private:
@@ -89,18 +94,26 @@ class tx_scheduler : public frame_source_if {
     senders_[i].heap_pos = static_cast<int>(pos);
   }
 
+  // One per class the NIC has (not max_classes: a 10 000-host fabric has 10 000 NICs, and a
+  // CEE NIC has 8 classes of InfiniBand's 16).
+  struct class_state {
+    ring<tlm::tlm_generic_payload*> control;  // frames the NIC made, waiting for the wire
+    std::vector<uint32_t> parked;             // senders waiting for the gate to open the class
+    class_counters sent;
+  };
+
   mac_port& mac_;
   flow_control_if& gate_;
   flow_table& flows_;
   frame_format format_;
   std::vector<sender> senders_;
   std::vector<uint32_t> heap_;
-  std::array<std::vector<uint32_t>, max_classes> parked_;
+  std::unique_ptr<class_state[]> class_;
+  int classes_;
   uint32_t parked_mask_ = 0;
-  std::array<ring<tlm::tlm_generic_payload*>, max_classes> control_;
   uint32_t control_mask_ = 0;
   uint64_t order_ = 0;
-  counters stats_;
+  std::array<uint64_t, max_frame_kinds> control_frames_{};
 };
 
 }  // namespace sluice

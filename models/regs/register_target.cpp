@@ -122,13 +122,14 @@ tlm::tlm_sync_enum register_target::nb_transport_fw(tlm::tlm_generic_payload& t,
   if (phase == tlm::BEGIN_REQ) {
     if (delay == sc_core::SC_ZERO_TIME) {  // the updated path: taken now
       access(t, false);
-      responses_.push_back({&t, now + access_latency()});
-      wake_at(responses_.back().at);
+      const sc_core::sc_time due = now + access_latency();
+      responses_.push_back({&t, due});
+      wake_at(due);
       phase = tlm::END_REQ;
       return tlm::TLM_UPDATED;
     }
     requests_.push_back({&t, now + delay});  // the accepted path: END_REQ at its time
-    wake_at(requests_.back().at);
+    wake_at(now + delay);
     return tlm::TLM_ACCEPTED;
   }
   if (phase == tlm::END_RESP) {

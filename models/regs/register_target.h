@@ -17,12 +17,12 @@
 // TLM_BYTE_ENABLE_ERROR_RESPONSE; a write to a read-only or locked register, or one the model
 // refuses (a value out of range), TLM_COMMAND_ERROR_RESPONSE.
 #pragma once
-#include <deque>
 #include <memory>
 #include <systemc>
 #include <tlm>
 
 #include "models/core/params.h"
+#include "models/core/ring.h"
 #include "models/regs/interrupt_line.h"
 #include "models/regs/register_bank.h"
 
@@ -65,8 +65,10 @@ class register_target : public sc_core::sc_module, public tlm::tlm_fw_transport_
     tlm::tlm_generic_payload* t;
     sc_core::sc_time at;
   };
-  std::deque<pending> requests_;                    // accepted, END_REQ due at `at`
-  std::deque<pending> responses_;                   // accessed, BEGIN_RESP due at `at`
+  // Rings, not deques: an empty std::deque allocates a block (1 KiB for the two), and every
+  // switch and NIC has a target that a run without register accesses never uses.
+  ring<pending> requests_;                          // accepted, END_REQ due at `at`
+  ring<pending> responses_;                         // accessed, BEGIN_RESP due at `at`
   tlm::tlm_generic_payload* responding_ = nullptr;  // BEGIN_RESP sent, END_RESP not yet
   std::unique_ptr<sc_core::sc_event> wake_;
 };

@@ -21,7 +21,7 @@ struct invariant_test_hooks {
     fc.vl_[vl].blocked = true;
     fc.vl_[vl].blocked_since_ps = since_ps;
   }
-  static tx_scheduler::counters& sent(nic& n) { return n.tx_.stats_; }
+  static tx_scheduler::class_counters& sent(nic& n, int cls) { return n.tx_.class_[cls].sent; }
   static uint64_t& arrived(nic& n) { return n.rx_.rx_frames_; }
   static std::size_t stored_counters(const invariant_checker& c) { return c.last_.size(); }
 };
@@ -179,15 +179,15 @@ TEST(Invariants, TheLastCheckComparesWithoutStoring) {
 TEST(Invariants, ANicControlFrameLostIsCaught) {
   auto sim = deadlock_ring();  // no congestion control: no NIC makes control frames
   nic& h = *sim->fabric_model().nics[0];
-  ++hooks::sent(h).control_in[3];  // made, never sent nor queued
-  hooks::sent(h).control_in_bytes[3] += 64;
+  ++hooks::sent(h, 3).control_in;  // made, never sent nor queued
+  hooks::sent(h, 3).control_in_bytes += 64;
   EXPECT_HAS(violation_of(*sim), "h0.port0 prio 3 at 10us: control frame conservation: 1 made != 0 sent + 0 queued");
 }
 
 TEST(Invariants, ANicFrameOnTheWireUncountedIsCaught) {
   auto sim = deadlock_ring();
   nic& h = *sim->fabric_model().nics[0];
-  ++hooks::sent(h).frames[0];  // a data frame counted as sent that the MAC never sent
+  ++hooks::sent(h, 0).frames;  // a data frame counted as sent that the MAC never sent
   EXPECT_HAS(violation_of(*sim), "h0.port0 at 10us: frames on the wire: ");
 }
 

@@ -1,0 +1,60 @@
+// What a built fabric costs per NIC and per port (issue 23, docs/scale.md): per-class state is
+// sized by the object's own classes, a NIC's port keeps no PFC generator or watchdog state, and a
+// register bank no one accesses allocates nothing. The sizeof bounds fail if state sized for
+// max_classes (or a std::deque) comes back into an object; the heap measured around a NIC's
+// construction fails if its per-class state is allocated for more classes than it has.
+#include <gtest/gtest.h>
+#include <malloc.h>
+
+#include "models/nic/nic.h"
+#include "models/regs/register_target.h"
+
+using namespace sluice;
+
+namespace {
+std::size_t heap_in_use() {
+  const struct mallinfo2 m = mallinfo2();
+  return m.uordblks + m.hblkhd;
+}
+}  // namespace
+
+// Measured when the bounds were set (x86-64, libstdc++, SystemC 2.3.4): nic 6 232 bytes (8 600
+// with its transmit scheduler's arrays for 16 classes and a NIC port's PFC generator state),
+// tx_scheduler 288 (2 072), pfc 928 (1 432), register_target 1 032 (1 112 with two deques).
+TEST(MemoryPerObject, ObjectsHoldNoStateForClassesTheyDoNotHave) {
+  EXPECT_LE(sizeof(tx_scheduler), 320u);
+  EXPECT_LE(sizeof(pfc), 960u);
+  EXPECT_LE(sizeof(nic), 6400u);
+  EXPECT_LE(sizeof(regs::register_target), 1040u);
+}
+
+// A transmit scheduler built for 2 classes allocates for 2 (112 bytes a class: its control
+// queue, parked flows and counters), one for 8 for 8; the NIC gives it its own classes.
+TEST(MemoryPerObject, ATransmitSchedulerAllocatesForItsClasses) {
+  flow_table flows;
+  nic n("h0", 0, flows, 2);
+  EXPECT_EQ(n.transmitter().classes(), 2);
+  const auto heap_of = [&](int classes) {
+    const std::size_t before = heap_in_use();
+    tx_scheduler tx(n.port.mac, n.port.gate(), flows, classes);
+    EXPECT_EQ(tx.classes(), classes);
+    return static_cast<long>(heap_in_use()) - static_cast<long>(before);
+  };
+  const long two = heap_of(2), eight = heap_of(8);
+  EXPECT_LE(two, 2 * 160) << "2 classes: " << two << " bytes";
+  EXPECT_GE(eight - two, 6 * 96) << "2 classes: " << two << " bytes, 8 classes: " << eight;
+  EXPECT_LE(eight - two, 6 * 160) << "2 classes: " << two << " bytes, 8 classes: " << eight;
+}
+
+// A NIC's port never sends PFC frames: it has no generator counters or watchdog (0 for each),
+// while a port with a buffer behind it counts what it sends.
+TEST(MemoryPerObject, ANicPortKeepsNoGeneratorState) {
+  flow_table flows;
+  nic n("h0", 0, flows, 8);
+  for (int c = 0; c < 8; ++c) {
+    EXPECT_EQ(n.port.flow_control.xoff_sent(c), 0u);
+    EXPECT_EQ(n.port.flow_control.watchdog_storms(c), 0u);
+    EXPECT_FALSE(n.port.flow_control.in_storm(c));
+  }
+  EXPECT_EQ(n.port.flow_control.quanta, nullptr);
+}
