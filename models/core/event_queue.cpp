@@ -78,26 +78,28 @@ void event_queue::forget(timed_client* c) {
 // A wake-up for a client with none pending, or earlier than the one pending, while the queue
 // drains (the usual case): every call in it is a tail call, so nothing must outlive a call and
 // it pushes two registers where it saved six. A schedule from outside a drain, into the past,
-// by a new client or with no free node takes add_slow.
+// by a new client or with no free node takes add_slow (outside a drain the models' clock reads
+// never_ps: one test finds both the past and no drain).
 void event_queue::add(timed_client* c, uint64_t at_ps, uint64_t sched_ps) {
-  if (!running_ || at_ps < clock_detail::now || c->id_ == timed_client::no_id || free_ == no_node) [[unlikely]]
+  if (at_ps < clock_detail::now || c->id_ == timed_client::no_id || free_ == no_node) [[unlikely]]
     return add_slow(c, at_ps, sched_ps);
-  enqueue(c, at_ps, sched_ps);
+  uint64_t lead;  // sched_ps <= now <= at_ps, but a partition's copy of a link may say otherwise
+  if (__builtin_sub_overflow(at_ps, sched_ps, &lead)) lead = 0;
+  enqueue(c, at_ps, lead);
 }
 
 [[gnu::noinline]] void event_queue::add_slow(timed_client* c, uint64_t at_ps, uint64_t sched_ps) {
   if (at_ps < now_ps()) refuse_past(at_ps);
   if (c->id_ == timed_client::no_id) enrol(c);
-  enqueue(c, at_ps, sched_ps);
+  enqueue(c, at_ps, at_ps - std::min(sched_ps, at_ps));
   if (!running_ && at_ps < armed_ps_) arm(sc_core::sc_time_stamp().value());
 }
 
 // Its entry is written straight into its node (through a copy on the stack it cost a dozen
 // instructions more).
-[[gnu::always_inline]] inline void event_queue::enqueue(timed_client* c, uint64_t at_ps, uint64_t sched_ps) {
+[[gnu::always_inline]] inline void event_queue::enqueue(timed_client* c, uint64_t at_ps, uint64_t lead) {
   if (c->at_ps_ == never_ps) ++pending_;
   c->at_ps_ = at_ps;
-  const uint64_t lead = at_ps - std::min(sched_ps, at_ps);
   const uint32_t lead32 = static_cast<uint32_t>(std::min<uint64_t>(lead, std::numeric_limits<uint32_t>::max()));
   const uint64_t seq = seq_++;
   clients_[c->id_].live_seq = seq;  // an entry queued earlier for this client is now stale
@@ -486,6 +488,7 @@ void event_queue::run() {
     g_running = nullptr;
   }
   const uint64_t reached = clock_detail::now;
+  clock_detail::now = never_ps;
   clock_detail::draining = false;
   running_ = false;
   if (stop_) {

@@ -32,9 +32,9 @@ namespace sluice {
 constexpr uint64_t never_ps = std::numeric_limits<uint64_t>::max();
 
 namespace clock_detail {
-inline bool draining = false;  // inside the queue's drain: the models' clock runs ahead
-inline uint64_t now = 0;       // the models' time while draining
-inline uint64_t kernel = 0;    // the kernel's time during that drain
+inline bool draining = false;    // inside the queue's drain: the models' clock runs ahead
+inline uint64_t now = never_ps;  // the models' time while draining; never_ps outside (add's one test)
+inline uint64_t kernel = 0;      // the kernel's time during that drain
 }  // namespace clock_detail
 
 // The models' current time in picoseconds: the one place models read time from.
@@ -178,7 +178,7 @@ class event_queue : public sc_core::sc_module {
   void forget(timed_client* c);
   void add(timed_client* c, uint64_t at_ps, uint64_t sched_ps);
   void add_slow(timed_client* c, uint64_t at_ps, uint64_t sched_ps);
-  void enqueue(timed_client* c, uint64_t at_ps, uint64_t sched_ps);
+  void enqueue(timed_client* c, uint64_t at_ps, uint64_t lead);
   void enrol(timed_client* c);
   void link(uint32_t n, uint64_t b);
   void to_far(uint64_t at_ps, uint64_t order, uint64_t seq, uint32_t client, uint32_t lead);
