@@ -102,7 +102,7 @@ TEST(EventQueue, KernelActivationsAreFarFewerThanWakeUps) {
   EXPECT_LE(event_queue::instance().activations(), 4u) << event_queue::instance().activations();
 }
 
-// The calendar (1.024 ns buckets over 16.8 us, an overflow heap beyond) keeps one order: by
+// The calendar (1.024 ns buckets over 16.8 us, far lists and a heap beyond) keeps one order: by
 // time, then by the time each wake-up was scheduled, then by its client's order key (clients
 // made outside any order_scope: in the order they were made).
 namespace {
@@ -135,7 +135,7 @@ TEST(EventQueue, OneBucketRunsByTimeThenScheduleOrder) {
 }
 
 TEST(EventQueue, AWakeUpBeyondTheCalendarKeepsItsPlaceAmongTies) {
-  // a is scheduled at time 0 for 20 us, beyond the calendar (16.8 us): it waits in the overflow.
+  // a is scheduled at time 0 for 20 us, beyond the calendar (16.8 us): it waits in a far list.
   // x runs at 10 us and schedules b for 20 us (now inside the calendar) and d for 19.999 us.
   // a was scheduled first, so at 20 us it runs before b; d runs before both.
   event_queue& q = event_queue::instance();
