@@ -36,7 +36,12 @@ event_queue& event_queue::instance() {
 event_queue* event_queue::existing() { return g_queue; }
 
 event_queue::event_queue(sc_core::sc_module_name name)
-    : sc_module(name), calendar_(buckets), busy_(buckets / 64), unsorted_(buckets / 64), armed_ps_(never_armed) {
+    : sc_module(name),
+      calendar_(buckets),
+      busy_(buckets / 64),
+      unsorted_(buckets / 64),
+      far_(far_periods),
+      armed_ps_(never_armed) {
   g_queue = this;
   // The models count time in picoseconds and from_ps() builds sc_times from them bit for bit:
   // the resolution must be 1 ps, and asking for it fixes it (a later sc_set_time_resolution,
@@ -73,35 +78,36 @@ void event_queue::forget(timed_client* c) {
 // A wake-up for a client with none pending, or earlier than the one pending, while the queue
 // drains (the usual case): every call in it is a tail call, so nothing must outlive a call and
 // it pushes two registers where it saved six. A schedule from outside a drain, into the past,
-// by a new client or with no free node takes add_slow.
+// by a new client or with no free node takes add_slow (outside a drain the models' clock reads
+// never_ps: one test finds both the past and no drain).
 void event_queue::add(timed_client* c, uint64_t at_ps, uint64_t sched_ps) {
-  if (!running_ || at_ps < clock_detail::now || c->id_ == timed_client::no_id || free_ == no_node) [[unlikely]]
+  if (at_ps < clock_detail::now || c->id_ == timed_client::no_id || free_ == no_node) [[unlikely]]
     return add_slow(c, at_ps, sched_ps);
-  enqueue(c, at_ps, sched_ps);
+  uint64_t lead;  // sched_ps <= now <= at_ps, but a partition's copy of a link may say otherwise
+  if (__builtin_sub_overflow(at_ps, sched_ps, &lead)) lead = 0;
+  enqueue(c, at_ps, lead);
 }
 
 [[gnu::noinline]] void event_queue::add_slow(timed_client* c, uint64_t at_ps, uint64_t sched_ps) {
   if (at_ps < now_ps()) refuse_past(at_ps);
   if (c->id_ == timed_client::no_id) enrol(c);
-  enqueue(c, at_ps, sched_ps);
+  enqueue(c, at_ps, at_ps - std::min(sched_ps, at_ps));
   if (!running_ && at_ps < armed_ps_) arm(sc_core::sc_time_stamp().value());
 }
 
 // Its entry is written straight into its node (through a copy on the stack it cost a dozen
 // instructions more).
-[[gnu::always_inline]] inline void event_queue::enqueue(timed_client* c, uint64_t at_ps, uint64_t sched_ps) {
+[[gnu::always_inline]] inline void event_queue::enqueue(timed_client* c, uint64_t at_ps, uint64_t lead) {
   if (c->at_ps_ == never_ps) ++pending_;
   c->at_ps_ = at_ps;
-  const uint64_t lead = at_ps - std::min(sched_ps, at_ps);
   const uint32_t lead32 = static_cast<uint32_t>(std::min<uint64_t>(lead, std::numeric_limits<uint32_t>::max()));
   const uint64_t seq = seq_++;
   clients_[c->id_].live_seq = seq;  // an entry queued earlier for this client is now stale
-  const uint64_t b = at_ps >> bucket_shift;
-  if (b >= cur_ + buckets) [[unlikely]]
-    return to_overflow(at_ps, c->order_, seq, c->id_, lead32);
+  if (at_ps >= calendar_end_ps_) [[unlikely]]
+    return to_far(at_ps, c->order_, seq, c->id_, lead32);
   const uint32_t n = new_node();
   nodes_[n].e = {at_ps, c->order_, seq, c->id_, lead32};
-  link(n, b);
+  link(n, at_ps >> bucket_shift);
 }
 
 [[gnu::noinline, gnu::cold]] void event_queue::enrol(timed_client* c) {
@@ -142,11 +148,30 @@ void event_queue::add(timed_client* c, uint64_t at_ps, uint64_t sched_ps) {
   }
 }
 
-// Beyond the calendar: the overflow heap (the fields apart: an entry's address would keep it on
-// add's stack).
-[[gnu::noinline]] void event_queue::to_overflow(uint64_t at_ps, uint64_t order, uint64_t seq, uint32_t client,
-                                                uint32_t lead) {
-  overflow_.push_back({at_ps, order, seq, client, lead});
+// Beyond the calendar: appended to its period's far list, or beyond those into the heap (the
+// fields apart: an entry's address would keep it on add's stack).
+[[gnu::noinline]] void event_queue::to_far(uint64_t at_ps, uint64_t order, uint64_t seq, uint32_t client,
+                                           uint32_t lead) {
+  if (at_ps >= far_end_ps_) [[unlikely]]
+    return to_overflow({at_ps, order, seq, client, lead});
+  const uint32_t n = new_node();
+  nodes_[n].e = {at_ps, order, seq, client, lead};
+  append_far(n);
+}
+
+inline void event_queue::append_far(uint32_t n) {
+  slot_list& l = far_[(nodes_[n].e.at_ps >> (bucket_shift + period_shift)) & (far_periods - 1)];
+  nodes_[n].next = no_node;
+  if (l.tail == no_node)
+    l.head = n;
+  else
+    nodes_[l.tail].next = n;
+  l.tail = n;
+  ++in_far_;
+}
+
+[[gnu::noinline]] void event_queue::to_overflow(const entry& e) {
+  overflow_.push_back(e);
   std::push_heap(overflow_.begin(), overflow_.end(), [](const entry& a, const entry& b) { return b.before(a); });
 }
 
@@ -241,6 +266,8 @@ const event_queue::entry* event_queue::front() {
     }
     take_head(slot);  // stale: dropped
   }
+  if (in_far_ > 0)
+    if (const entry* e = far_front()) return e;
   const auto later = [](const entry& a, const entry& b) { return b.before(a); };
   while (!overflow_.empty() && !live(overflow_.front())) {
     std::pop_heap(overflow_.begin(), overflow_.end(), later);
@@ -250,11 +277,53 @@ const event_queue::entry* event_queue::front() {
   return overflow_.empty() ? nullptr : &overflow_.front();
 }
 
+// The calendar is empty: the earliest live entry of the first far list that holds one, its
+// stale entries dropped on the way (a list is in no order: each is looked at).
+[[gnu::noinline]] const event_queue::entry* event_queue::far_front() {
+  const uint64_t first = (cur_ >> period_shift) + 2;
+  for (uint64_t p = first; p < first + far_periods && in_far_ > 0; ++p) {
+    slot_list& l = far_[p & (far_periods - 1)];
+    uint32_t n = l.head, best = no_node;
+    l.head = l.tail = no_node;
+    while (n != no_node) {
+      const uint32_t next = nodes_[n].next;
+      if (live(nodes_[n].e)) {
+        if (best == no_node || nodes_[n].e.before(nodes_[best].e)) best = n;
+        nodes_[n].next = no_node;  // kept, in the order it came
+        if (l.tail == no_node)
+          l.head = n;
+        else
+          nodes_[l.tail].next = n;
+        l.tail = n;
+      } else {
+        nodes_[n].next = free_;
+        free_ = n;
+        --in_far_;
+      }
+      n = next;
+    }
+    if (best != no_node) {
+      far_min_ = best;
+      front_bucket_ = far_node;
+      return &nodes_[best].e;
+    }
+  }
+  return nullptr;
+}
+
 // Removes the entry front() returned and moves the calendar's start to its bucket.
 void event_queue::pop_front() {
-  if (front_bucket_ != never_ps) {
+  if (front_bucket_ < far_node) {
     take_head(front_bucket_ & (buckets - 1));
     advance_to(front_bucket_);
+    return;
+  }
+  if (front_bucket_ == far_node) {
+    // Its period moves into the calendar with it (the calendar was empty), where it is the head
+    // of the first busy bucket.
+    advance_to(nodes_[far_min_].e.at_ps >> bucket_shift);
+    front();
+    take_head(front_bucket_ & (buckets - 1));
     return;
   }
   const uint64_t b = overflow_.front().at_ps >> bucket_shift;
@@ -263,26 +332,55 @@ void event_queue::pop_front() {
   advance_to(b);
 }
 
-// The buckets before b are empty; the ones that enter the calendar take their wake-ups from the
-// overflow heap, before anything else can be scheduled into them.
+// The buckets before b are empty. Tested here, inline: a new period is rare (one per 8.4 us).
 inline void event_queue::advance_to(uint64_t b) {
   if (b <= cur_) return;
   cur_ = b;
-  // Tested here: the overflow heap usually holds a far wake-up (a PFC refresh) that is not due.
-  if (!overflow_.empty() && (overflow_.front().at_ps >> bucket_shift) < cur_ + buckets) take_overflow();
+  if (b >= next_period_) [[unlikely]]
+    enter_period();
 }
 
-[[gnu::noinline]] void event_queue::take_overflow() {
+// cur_ has entered a later period: the far lists of the periods up to the one after it move
+// into the calendar, into slots it left two periods ago (empty), before anything else can be
+// scheduled there; then the heap's entries that the far lists now reach move into them.
+[[gnu::noinline]] void event_queue::enter_period() {
+  const uint64_t was = (next_period_ >> period_shift) - 1;
+  const uint64_t now = cur_ >> period_shift;
+  next_period_ = (now + 1) << period_shift;
+  calendar_end_ps_ = (now + 2) << (period_shift + bucket_shift);
+  far_end_ps_ = (now + 2 + far_periods) << (period_shift + bucket_shift);
+  for (uint64_t p = was + 2; p <= now + 1 && p < was + 2 + far_periods && in_far_ > 0; ++p)
+    move_in(far_[p & (far_periods - 1)]);
   const auto later = [](const entry& a, const entry& c) { return c.before(a); };
-  while (!overflow_.empty() && (overflow_.front().at_ps >> bucket_shift) < cur_ + buckets) {
+  while (!overflow_.empty() && overflow_.front().at_ps < far_end_ps_) {
     const entry e = overflow_.front();
     std::pop_heap(overflow_.begin(), overflow_.end(), later);
     overflow_.pop_back();
-    if (live(e)) {
-      const uint32_t n = new_node();
-      nodes_[n].e = e;
+    if (!live(e)) continue;
+    const uint32_t n = new_node();
+    nodes_[n].e = e;
+    if (e.at_ps < calendar_end_ps_)
       link(n, e.at_ps >> bucket_shift);
+    else
+      append_far(n);
+  }
+}
+
+// A far list's live entries are linked into their buckets, each placed in order as a schedule
+// is; its stale ones (most: a paused MAC's wake-up at the pause's expiry) go back to the pool.
+void event_queue::move_in(slot_list& far) {
+  uint32_t n = far.head;
+  far.head = far.tail = no_node;
+  while (n != no_node) {
+    const uint32_t next = nodes_[n].next;
+    --in_far_;
+    if (live(nodes_[n].e)) {
+      link(n, nodes_[n].e.at_ps >> bucket_shift);
+    } else {
+      nodes_[n].next = free_;
+      free_ = n;
     }
+    n = next;
   }
 }
 
@@ -390,6 +488,7 @@ void event_queue::run() {
     g_running = nullptr;
   }
   const uint64_t reached = clock_detail::now;
+  clock_detail::now = never_ps;
   clock_detail::draining = false;
   running_ = false;
   if (stop_) {

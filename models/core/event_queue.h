@@ -4,9 +4,10 @@
 // As separate sc_events each costs a kernel timed notification. Here every client has at most
 // one pending wake-up, kept in a calendar: one bucket per nanosecond over the next 16 us (a
 // bitmap finds the next busy one), so a wake-up costs O(1) however many clients are pending (a
-// 1024-host fabric keeps ~8 000). Wake-ups beyond the calendar wait in a heap and move into
-// it as it advances. Each bucket is kept in order by (time, time scheduled, order key):
-// wake-ups due at the same picosecond run in the order they were scheduled in (those scheduled
+// 1024-host fabric keeps ~8 000). Wake-ups beyond the calendar wait in unsorted lists, one per
+// period of half its span, each moved into it whole a period ahead (most are stale by then: a
+// PFC pause's expiry, ~0.8 ms ahead); those beyond ~4.3 ms, in a heap. Each bucket is kept in order by (time, time
+// scheduled, order key): wake-ups due at the same picosecond run in the order they were scheduled in (those scheduled
 // over ~4.3 ms ahead as one), and those scheduled in the same picosecond in the order of their
 // clients' keys. Never by a global count
 // of schedules: a run split into partitions (docs/parallel.md) must order them as the whole
@@ -31,9 +32,9 @@ namespace sluice {
 constexpr uint64_t never_ps = std::numeric_limits<uint64_t>::max();
 
 namespace clock_detail {
-inline bool draining = false;  // inside the queue's drain: the models' clock runs ahead
-inline uint64_t now = 0;       // the models' time while draining
-inline uint64_t kernel = 0;    // the kernel's time during that drain
+inline bool draining = false;    // inside the queue's drain: the models' clock runs ahead
+inline uint64_t now = never_ps;  // the models' time while draining; never_ps outside (add's one test)
+inline uint64_t kernel = 0;      // the kernel's time during that drain
 }  // namespace clock_detail
 
 // The models' current time in picoseconds: the one place models read time from.
@@ -154,6 +155,14 @@ class event_queue : public sc_core::sc_module {
   // An entry placed further than this from its list's tail goes to the tail instead and the
   // bucket is sorted when its turn comes: a burst in no order would otherwise cost n^2 steps.
   static constexpr unsigned max_walk = 16;
+  // Beyond the calendar: one unsorted list of nodes per period of half its span, over the next
+  // far_periods periods (4.3 ms: a PFC pause at 10 Gb/s and up), the heap beyond. The calendar
+  // holds the periods of cur_ and the next: a list is moved into it whole, its live entries
+  // linked and its stale ones dropped, as cur_ enters the period before its own, whose slots
+  // the calendar has left by then (they are the ones two periods before).
+  static constexpr unsigned period_shift = 13;  // in buckets: half the calendar (8.4 us)
+  static constexpr std::size_t far_periods = 512;
+  static constexpr uint64_t far_node = never_ps - 1;  // front_bucket_: a far list's entry
   struct node {
     entry e;
     uint32_t next, prev;  // prev takes what was padding: a node is 40 bytes with or without it
@@ -169,10 +178,12 @@ class event_queue : public sc_core::sc_module {
   void forget(timed_client* c);
   void add(timed_client* c, uint64_t at_ps, uint64_t sched_ps);
   void add_slow(timed_client* c, uint64_t at_ps, uint64_t sched_ps);
-  void enqueue(timed_client* c, uint64_t at_ps, uint64_t sched_ps);
+  void enqueue(timed_client* c, uint64_t at_ps, uint64_t lead);
   void enrol(timed_client* c);
   void link(uint32_t n, uint64_t b);
-  void to_overflow(uint64_t at_ps, uint64_t order, uint64_t seq, uint32_t client, uint32_t lead);
+  void to_far(uint64_t at_ps, uint64_t order, uint64_t seq, uint32_t client, uint32_t lead);
+  void to_overflow(const entry& e);
+  void append_far(uint32_t n);
   void place(std::size_t slot, uint32_t n, uint64_t b);
   void sort_bucket(std::size_t slot);
   void refuse_past(uint64_t at_ps) const;
@@ -182,7 +193,9 @@ class event_queue : public sc_core::sc_module {
   void take_head(std::size_t slot);
   void pop_front();
   void advance_to(uint64_t abs_bucket);
-  void take_overflow();
+  void enter_period();
+  void move_in(slot_list& far);
+  const entry* far_front();
   std::size_t next_busy_slot(std::size_t from) const;
   void run();
   void arm(uint64_t kernel_ps);
@@ -197,15 +210,23 @@ class event_queue : public sc_core::sc_module {
   std::vector<client_slot> clients_;
   std::vector<slot_list> calendar_;
   std::vector<node> nodes_;
-  uint32_t free_ = no_node;           // unused nodes, linked
-  std::vector<uint64_t> busy_;        // one bit per calendar slot: it holds entries
-  std::vector<uint64_t> unsorted_;    // one bit per calendar slot: its list is out of order (max_walk)
-  std::size_t in_calendar_ = 0;       // entries in the calendar, stale ones included
-  uint64_t cur_ = 0;                  // the calendar's first bucket (absolute): that of the last wake-up run
+  uint32_t free_ = no_node;         // unused nodes, linked
+  std::vector<uint64_t> busy_;      // one bit per calendar slot: it holds entries
+  std::vector<uint64_t> unsorted_;  // one bit per calendar slot: its list is out of order (max_walk)
+  std::size_t in_calendar_ = 0;     // entries in the calendar, stale ones included
+  uint64_t cur_ = 0;                // the calendar's first bucket (absolute): that of the last wake-up run
+  uint64_t next_period_ = uint64_t{1} << period_shift;  // the first bucket of the period after cur_'s
+  // Wake-ups at or after this go to the far lists (the end of the period after cur_'s), and at
+  // or after far_end_ps_ to the heap: one comparison per schedule each.
+  uint64_t calendar_end_ps_ = uint64_t{2} << (period_shift + bucket_shift);
+  uint64_t far_end_ps_ = uint64_t{2 + far_periods} << (period_shift + bucket_shift);
+  std::vector<slot_list> far_;        // far_periods lists (linked by next only), period p in p % far_periods
+  std::size_t in_far_ = 0;            // entries in the far lists, stale ones included
+  uint32_t far_min_ = no_node;        // the node far_front() returned
   uint64_t sorted_ = never_ps;        // a bucket front() found in order: entries join it in order at any cost
-  uint64_t front_bucket_ = never_ps;  // the bucket whose head front() returned; never_ps: the overflow's
+  uint64_t front_bucket_ = never_ps;  // the bucket whose head front() returned; far_node, never_ps: far
   std::vector<entry> scratch_;        // sort_bucket's copy
-  std::vector<entry> overflow_;       // min-heap (by before) of wake-ups beyond the calendar
+  std::vector<entry> overflow_;       // min-heap (by before) of wake-ups beyond the far lists
   std::size_t pending_ = 0;           // clients with a wake-up pending
   uint64_t seq_ = 0;
   uint64_t armed_ps_;  // time the kernel event is set for

@@ -102,7 +102,7 @@ TEST(EventQueue, KernelActivationsAreFarFewerThanWakeUps) {
   EXPECT_LE(event_queue::instance().activations(), 4u) << event_queue::instance().activations();
 }
 
-// The calendar (1.024 ns buckets over 16.8 us, an overflow heap beyond) keeps one order: by
+// The calendar (1.024 ns buckets over 16.8 us, far lists and a heap beyond) keeps one order: by
 // time, then by the time each wake-up was scheduled, then by its client's order key (clients
 // made outside any order_scope: in the order they were made).
 namespace {
@@ -135,7 +135,7 @@ TEST(EventQueue, OneBucketRunsByTimeThenScheduleOrder) {
 }
 
 TEST(EventQueue, AWakeUpBeyondTheCalendarKeepsItsPlaceAmongTies) {
-  // a is scheduled at time 0 for 20 us, beyond the calendar (16.8 us): it waits in the overflow.
+  // a is scheduled at time 0 for 20 us, beyond the calendar (16.8 us): it waits in a far list.
   // x runs at 10 us and schedules b for 20 us (now inside the calendar) and d for 19.999 us.
   // a was scheduled first, so at 20 us it runs before b; d runs before both.
   event_queue& q = event_queue::instance();
@@ -309,19 +309,26 @@ TEST(EventQueue, AClientMadeByARunningWakeUpTakesAKeyDerivedFromIt) {
 }
 
 namespace {
+constexpr uint64_t calendar_span_ps = uint64_t{1} << 24;  // 16 384 buckets of 1.024 ns: 16.8 us
+constexpr uint64_t period_ps = calendar_span_ps / 2;      // a far list's period: half the calendar
+
 // Checks every wake-up against the order the queue promises, kept apart in a std::map: (time,
 // time scheduled, key), one pending wake-up per client, a later schedule ignored, an earlier one
-// replacing it (the queue leaves the replaced entry behind, stale).
+// replacing it (the queue leaves the replaced entry behind, stale). Counts the far wake-ups
+// (beyond the calendar's span when scheduled) that ran and those replaced before their time.
 struct oracle {
   using place = std::tuple<uint64_t, uint64_t, uint64_t>;  // time, ~lead (earlier schedule first), key
   std::map<place, timed_client*> order;
   std::map<const timed_client*, place> pending;
-  uint64_t runs = 0, mistakes = 0;
+  uint64_t runs = 0, mistakes = 0, far_runs = 0, far_replaced = 0;
   void schedule(timed_client* c, uint64_t at_ps) {
     event_queue::instance().schedule(c, at_ps);
     const auto was = pending.find(c);
     if (was != pending.end() && std::get<0>(was->second) <= at_ps) return;
-    if (was != pending.end()) order.erase(was->second);
+    if (was != pending.end()) {
+      if (std::get<0>(was->second) - now_ps() >= calendar_span_ps) ++far_replaced;
+      order.erase(was->second);
+    }
     const uint64_t lead = std::min<uint64_t>(at_ps - now_ps(), std::numeric_limits<uint32_t>::max());
     const place p{at_ps, ~lead, c->order_key()};
     order[p] = c;
@@ -331,6 +338,7 @@ struct oracle {
     ++runs;
     if (order.empty() || order.begin()->second != c || std::get<0>(order.begin()->first) != now_ps()) ++mistakes;
     if (const auto was = pending.find(c); was != pending.end()) {
+      if (~std::get<1>(was->second) >= calendar_span_ps) ++far_runs;
       order.erase(was->second);
       pending.erase(was);
     }
@@ -338,47 +346,92 @@ struct oracle {
 };
 
 // Each wake-up schedules up to three clients: at now, in this or the next nanosecond bucket (ties
-// and entries placed before a bucket's tail), a few nanoseconds on, beyond the calendar (16.8 us),
-// or beyond the 4.3 ms a lead can tell apart.
+// and entries placed before a bucket's tail), a few nanoseconds on, about the calendar's span
+// (16.8 us), in the far lists (a whole microsecond up to 5 ms on: ties among them; or the first
+// picosecond of a period or the last before it), or beyond the 4.3 ms a lead can tell apart. With
+// far_only, all but one in ten go beyond the calendar's span, so the calendar is often empty and
+// the next wake-up comes straight from a far list or the heap; the rest, at now, replace the far
+// wake-ups of the clients they pick.
 struct random_client : timed_client {
   oracle* check = nullptr;
   std::vector<std::unique_ptr<random_client>>* all = nullptr;
   std::mt19937_64* rng = nullptr;
+  uint64_t last_run = 0;
+  bool far_only = false;
+  uint64_t far_ahead() {
+    const uint64_t r = (*rng)() % 10;
+    if (r < 6) return ns_ps(1000) * (8 + (*rng)() % 5000);  // 8 us to 5 ms, on whole microseconds
+    const uint64_t now = now_ps();
+    const uint64_t edge = (now / period_ps + 1 + (*rng)() % 600) * period_ps - (r < 8 ? 0 : 1);
+    return edge - now;
+  }
   void on_timer() override {
     check->ran(this);
-    if (check->runs > 40000) return;
+    if (check->runs > last_run) return;
     const int k = static_cast<int>((*rng)() % 4);
     for (int i = 0; i < k; ++i) {
       random_client* other = (*all)[(*rng)() % all->size()].get();
       const uint64_t r = (*rng)() % 100;
-      const uint64_t ahead = r < 10   ? 0
-                             : r < 70 ? (*rng)() % 2048
-                             : r < 95 ? (*rng)() % 20000
-                             : r < 99 ? ns_ps(16000) + (*rng)() % ns_ps(4000)
-                                      : ns_ps(4500000);
+      uint64_t ahead;
+      if (far_only)
+        ahead = r < 10 ? 0 : r < 98 ? far_ahead() : ns_ps(4500000);
+      else
+        ahead = r < 10   ? 0
+                : r < 65 ? (*rng)() % 2048
+                : r < 88 ? (*rng)() % 20000
+                : r < 92 ? ns_ps(16000) + (*rng)() % ns_ps(4000)
+                : r < 99 ? far_ahead()
+                         : ns_ps(4500000);
       check->schedule(other, now_ps() + ahead);
     }
   }
 };
-}  // namespace
 
-TEST(EventQueue, RandomSchedulesRunInTheirPromisedOrder) {
-  // 40 000 wake-ups of 200 clients, checked one by one against the oracle; a start of 150
-  // wake-ups in one bucket in reverse order (more than a bucket's list walks before it gives up
-  // and sorts the bucket when its turn comes).
-  oracle check;
-  std::mt19937_64 rng(23);
+// Runs `clients` random clients until `last_run` wake-ups have run and every one they promised
+// after; they start as a burst into one bucket at burst_ps, in reverse order (more than a
+// bucket's list walks before it gives up and sorts the bucket when its turn comes). Every
+// wake-up must run in its promised order.
+void run_random_clients(oracle& check, int clients, uint64_t seed, bool far_only, uint64_t last_run,
+                        uint64_t burst_ps) {
+  std::mt19937_64 rng(seed);
   std::vector<std::unique_ptr<random_client>> all;
-  for (int i = 0; i < 200; ++i) {
+  for (int i = 0; i < clients; ++i) {
     all.push_back(std::make_unique<random_client>());
     all.back()->check = &check;
     all.back()->all = &all;
     all.back()->rng = &rng;
+    all.back()->far_only = far_only;
+    all.back()->last_run = last_run;
   }
-  for (int i = 149; i >= 0; --i) check.schedule(all[static_cast<std::size_t>(i)].get(), 1000 + (i % 7));
-  start(sc_time(20, sc_core::SC_MS));
-  EXPECT_GT(check.runs, 40000u);
+  for (int i = clients - 1; i >= 0; --i) check.schedule(all[static_cast<std::size_t>(i)].get(), burst_ps + (i % 7));
+  start(sc_time(10, sc_core::SC_SEC));
+  EXPECT_GT(check.runs, last_run);
   EXPECT_EQ(check.mistakes, 0u);
+  EXPECT_TRUE(check.order.empty());
+  EXPECT_EQ(event_queue::instance().pending(), 0u);
+}
+}  // namespace
+
+TEST(EventQueue, RandomSchedulesRunInTheirPromisedOrder) {
+  // 40 000 wake-ups of 200 clients, checked one by one against the oracle, from a burst of 200.
+  // Far wake-ups are few and most are replaced by an earlier one before their time, as a paused
+  // MAC's are.
+  oracle check;
+  run_random_clients(check, 200, 23, false, 40000, 1000);
+  EXPECT_GT(check.far_runs, 10u);
+  EXPECT_GT(check.far_replaced, 2000u);
+}
+
+TEST(EventQueue, RandomFarWakeUpsRunInTheirPromisedOrder) {
+  // 20 000 wake-ups of 60 clients, nearly all scheduled beyond the calendar's span: through the
+  // far lists (moved into the calendar a period ahead, or the next wake-up taken from one while
+  // the calendar is empty) and the heap beyond them (moved into the far lists as they reach it),
+  // many replaced by an earlier wake-up before their time. The first burst is 100 us ahead: in a
+  // far list, and its bucket is sorted once moved into the calendar.
+  oracle check;
+  run_random_clients(check, 60, 24, true, 20000, ns_ps(100000));
+  EXPECT_GT(check.far_runs, 10000u);
+  EXPECT_GT(check.far_replaced, 1000u);
 }
 
 TEST(EventQueue, ABucketOutOfOrderRunsInOrderAndTakesLaterEntriesInOrder) {
