@@ -53,8 +53,9 @@ class ring {
   // By a quarter, not double: a fabric's queues hold about 1.1x their frames in slots, not 1.4x
   // (plus what high-water marks keep), and the switch buffers' descriptors are most of a
   // congested run's memory (docs/scale.md). The extra copies are made only while a queue
-  // reaches a new high-water mark.
-  void grow() {
+  // reaches a new high-water mark. Out of line: push_back then inlines into its callers (a
+  // link's and an egress queue's push per hop), with no registers saved for the rare growth.
+  [[gnu::noinline, gnu::cold]] void grow() {
     std::vector<T> bigger(slots_.size() < 8 ? 8 : slots_.size() + slots_.size() / 4);
     for (std::size_t i = 0; i < count_; ++i) bigger[i] = std::move(slots_[wrap(head_ + i)]);
     slots_.swap(bigger);

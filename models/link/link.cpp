@@ -3,6 +3,8 @@
 #include <algorithm>
 
 #include "models/core/stats.h"
+#include "models/link/direct_hops.h"
+#include "models/link/mac_port.h"
 
 namespace sluice {
 namespace {
@@ -35,35 +37,26 @@ link_channel::link_channel(sc_core::sc_module_name name)
   add_stats(*this, channel_stats, this);
 }
 
+void link_channel::end_of_elaboration() {
+  out_if_ = out.operator->();
+  out_mac_ = direct_hops ? dynamic_cast<mac_port*>(out_if_) : nullptr;  // ours: the direct hop
+}
+
 tlm::tlm_sync_enum link_channel::nb_transport_fw(tlm::tlm_generic_payload& p, tlm::tlm_phase& phase,
                                                  sc_core::sc_time& delay) {
   // The first bit at the kernel's time + delay: the models' time for a transmitter on their
   // clock, a foreign initiator's own annotated time otherwise.
   check_pooled(p);  // the transmitter may be a foreign model
-  const uint64_t now = kernel_ps() + to_ps(delay);
-  if (phase != tlm::BEGIN_REQ || now < tx_end_ps_)
-    SC_REPORT_ERROR(name(), "frame started while the wire is busy (transmitter ignored END_REQ)");
-  const uint32_t size = header(p).size;
-  const uint64_t ser_ps = rate_.serialization_ps(size);
-  ++frames_;
-  bytes_ += size;
-  busy_ps_ += ser_ps;
-  tx_end_ps_ = now + ser_ps;
-  // A frame starts only after the previous one was serialized and, while the delay holds,
-  // every frame takes the same: arrival times never decrease, so the wire is a FIFO. After a
-  // run-time decrease of the delay a frame lands no earlier than the one ahead of it.
-  const bool was_empty = wire_.empty();
-  const uint64_t arrives = std::max(tx_end_ps_ + delay_ps_, last_arrival_ps_);
-  last_arrival_ps_ = arrives;
-  if (shipper_) [[unlikely]] {
-    shipper_->ship(channel_, now, arrives, p);
-  } else {
-    wire_.push_back({arrives, &p});
-    if (was_empty) timers_.schedule(this, arrives);
-  }
+  const uint64_t kernel = kernel_ps();
+  if (phase != tlm::BEGIN_REQ) busy_wire_error();
+  const uint64_t tx_end = start(p, kernel + to_ps(delay));
   phase = tlm::END_REQ;
-  delay += from_ps(ser_ps);
+  delay = from_ps(tx_end - kernel);
   return tlm::TLM_UPDATED;
+}
+
+void link_channel::busy_wire_error() const {
+  SC_REPORT_ERROR(name(), "frame started while the wire is busy (transmitter ignored END_REQ)");
 }
 
 // The whole-fabric link schedules a frame's arrival when it starts on an empty wire (at
@@ -84,9 +77,13 @@ void link_channel::on_timer() {
     tlm::tlm_generic_payload* p = wire_.pop_front().frame;
     ++g_packet_hops;
     ++header(*p).hops;
-    tlm::tlm_phase phase = tlm::BEGIN_REQ;
-    sc_core::sc_time delay = ahead();  // the last bit at the models' time
-    out_if_->nb_transport_fw(*p, phase, delay);
+    if (out_mac_) {
+      out_mac_->arrive(*p);  // our own MAC: the same delivery, no phase or sc_time (direct_hops.h)
+    } else {
+      tlm::tlm_phase phase = tlm::BEGIN_REQ;
+      sc_core::sc_time delay = ahead();  // the last bit at the models' time
+      out_if_->nb_transport_fw(*p, phase, delay);
+    }
   }
   if (!wire_.empty()) timers_.schedule(this, wire_.front().arrives_ps);
 }

@@ -16,6 +16,7 @@
 namespace sluice {
 
 class link;
+class mac_port;
 
 // Where a link direction whose receiver lives in another partition's process sends its frames
 // (docs/parallel.md): at the first bit, with the time the last bit lands.
@@ -39,6 +40,7 @@ class link_channel : public sc_core::sc_module, public timed_client, public fram
   uint64_t last_arrival_ps_ = 0;  // of the latest frame started: none lands before it
   uint64_t frames_ = 0, bytes_ = 0, busy_ps_ = 0;
   tlm::tlm_fw_transport_if<packet_protocol_types>* out_if_ = nullptr;  // what `out` is bound to
+  mac_port* out_mac_ = nullptr;  // `out` bound straight to our own MAC: the direct hop (direct_hops.h)
   struct in_flight {
     uint64_t arrives_ps;  // its last bit at the receiver
     tlm::tlm_generic_payload* frame;
@@ -70,17 +72,25 @@ class link_channel : public sc_core::sc_module, public timed_client, public fram
   }
   void accept(uint64_t sent_ps, uint64_t arrives_ps, tlm::tlm_generic_payload* frame);
 
+  // A frame's first bit at `now_ps`, from our own MAC bound straight to this channel: what
+  // nb_transport_fw does with it, without the phase, the delay and the check at the door
+  // (direct_hops.h). Returns END_REQ's time: when the last bit has left. Inline (below): the
+  // MAC's transmit takes it without a call.
+  uint64_t start(tlm::tlm_generic_payload& p, uint64_t now_ps);
+  // Whether this direction delivers on the direct hop (its receiver is ours); for tests.
+  bool delivers_directly() const { return out_mac_ != nullptr; }
+
  private:
-  // The transmitter's first bit (frame_receiver, through in).
-  tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload& p, tlm::tlm_phase& phase,
-                                     sc_core::sc_time& delay) override;
+  // The transmitter's first bit (frame_receiver, through in). Final: the direct hop stands for it.
+  tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload& p, tlm::tlm_phase& phase, sc_core::sc_time& delay) final;
+  [[gnu::cold, gnu::noinline]] void busy_wire_error() const;
   void on_timer() override;  // the head frame's last bit arrives: deliver every frame now due
   // The head of the FIFO and the receiver it goes to.
   void warm() const override {
     if (!wire_.empty()) __builtin_prefetch(&wire_.front());
     __builtin_prefetch(out_if_);
   }
-  void end_of_elaboration() override { out_if_ = out.operator->(); }
+  void end_of_elaboration() override;
 
   friend class link;
   std::string label_;
@@ -107,5 +117,28 @@ class link : public sc_core::sc_module, public wire_if, private param_listener {
   void set_channels(data_rate r, sc_core::sc_time d);
   void param_changed(const param_base&) override;
 };
+
+[[gnu::always_inline]] inline uint64_t link_channel::start(tlm::tlm_generic_payload& p, uint64_t now) {
+  if (now < tx_end_ps_) busy_wire_error();
+  const uint32_t size = header(p).size;
+  const uint64_t ser_ps = rate_.serialization_ps(size);
+  ++frames_;
+  bytes_ += size;
+  busy_ps_ += ser_ps;
+  tx_end_ps_ = now + ser_ps;
+  // A frame starts only after the previous one was serialized and, while the delay holds,
+  // every frame takes the same: arrival times never decrease, so the wire is a FIFO. After a
+  // run-time decrease of the delay a frame lands no earlier than the one ahead of it.
+  const bool was_empty = wire_.empty();
+  const uint64_t arrives = std::max(tx_end_ps_ + delay_ps_, last_arrival_ps_);
+  last_arrival_ps_ = arrives;
+  if (shipper_) [[unlikely]] {
+    shipper_->ship(channel_, now, arrives, p);
+  } else {
+    wire_.push_back({arrives, &p});
+    if (was_empty) timers_.schedule(this, arrives);
+  }
+  return tx_end_ps_;
+}
 
 }  // namespace sluice

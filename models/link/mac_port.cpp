@@ -2,8 +2,9 @@
 
 #include <algorithm>
 
-#include "models/core/probe.h"
 #include "models/core/stats.h"
+#include "models/link/direct_hops.h"
+#include "models/link/link.h"
 
 namespace sluice {
 namespace {
@@ -30,7 +31,10 @@ const wire_if& mac_port::wire() const {
   return *wire_;
 }
 
-void mac_port::wake_at(uint64_t at_ps) { timers_.schedule(this, std::max(at_ps, now_ps())); }
+void mac_port::end_of_elaboration() {
+  tx_if_ = tx.operator->();
+  tx_link_ = direct_hops ? dynamic_cast<link_channel*>(tx_if_) : nullptr;  // ours: the direct hop
+}
 
 void mac_port::kick() {
   if (sending_) {
@@ -79,16 +83,21 @@ void mac_port::try_send() {
   p->set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
   p->set_data_length(h.image ? h.size : 0);
   if (probes::tx_start.on()) probes::tx_start.emit_frame(this, now, h, index_);
-  tlm::tlm_phase phase = tlm::BEGIN_REQ;
-  // The first bit's time as TLM-2.0 annotates it: the kernel's time + delay (the models' clock
-  // may run ahead of the kernel); the link answers END_REQ at the kernel's time + delay.
-  const uint64_t kernel = now - ahead_ps();
-  sc_core::sc_time delay = from_ps(now - kernel);
-  tx_if_->nb_transport_fw(*p, phase, delay);
-  busy_until_ps_ = kernel + to_ps(delay);  // END_REQ: the last bit will have left
+  if (tx_link_) {
+    busy_until_ps_ = tx_link_->start(*p, now);  // our own link: the same END_REQ, no sc_time (direct_hops.h)
+  } else {
+    tlm::tlm_phase phase = tlm::BEGIN_REQ;
+    // The first bit's time as TLM-2.0 annotates it: the kernel's time + delay (the models' clock
+    // may run ahead of the kernel); the link answers END_REQ at the kernel's time + delay.
+    const uint64_t kernel = now - ahead_ps();
+    sc_core::sc_time delay = from_ps(now - kernel);
+    tx_if_->nb_transport_fw(*p, phase, delay);
+    busy_until_ps_ = kernel + to_ps(delay);  // END_REQ: the last bit will have left
+  }
   uint64_t next =
       again_ || control || !control_.empty() || !source_ ? busy_until_ps_ : source_->next_ready_ps(busy_until_ps_);
-  if (next != never_ps) wake_at(std::max(next, busy_until_ps_));
+  // Not wake_at: busy_until_ps_ is never before now.
+  if (next != never_ps) timers_.schedule(this, std::max(next, busy_until_ps_));
 }
 
 tlm::tlm_sync_enum mac_port::nb_transport_fw(tlm::tlm_generic_payload& p, tlm::tlm_phase& phase,
@@ -104,18 +113,6 @@ tlm::tlm_sync_enum mac_port::receive_observed(tlm::tlm_generic_payload& p) {
   const packet_header& h = header(p);
   probes::rx_end.emit_frame(this, now_ps(), h, index_);
   return receive(p);
-}
-
-inline tlm::tlm_sync_enum mac_port::receive(tlm::tlm_generic_payload& p) {
-  const frame_kind k = header(p).kind;
-  p.set_response_status(tlm::TLM_OK_RESPONSE);               // taken: frames are posted, nothing goes back
-  if (k == frame_kind::pfc || k == frame_kind::ib_credit) {  // link-local: consumed here
-    if (fc_) fc_->on_control_frame(p);
-    p.release();
-    return tlm::TLM_COMPLETED;
-  }
-  sink_->receive_frame(&p, index_);
-  return tlm::TLM_COMPLETED;
 }
 
 }  // namespace sluice

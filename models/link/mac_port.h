@@ -4,15 +4,19 @@
 // that arrive. Other frames come from a frame_source_if and go to a frame_sink_if; the source,
 // not the MAC, asks the flow-control gate which classes may send.
 #pragma once
+#include <algorithm>
 #include <systemc>
 
 #include "models/core/event_queue.h"
+#include "models/core/probe.h"
 #include "models/core/ring.h"
 #include "models/link/flow_control.h"
 #include "models/link/wire_if.h"
 #include "models/protocol/packet_protocol.h"
 
 namespace sluice {
+
+class link_channel;
 
 // The block behind a transmitter (switch egress port, NIC transmit scheduler).
 class frame_source_if {
@@ -43,6 +47,7 @@ class mac_port : public sc_core::sc_module, public timed_client, public frame_re
   frame_source_if* source_ = nullptr;
   frame_sink_if* sink_ = nullptr;
   tlm::tlm_fw_transport_if<packet_protocol_types>* tx_if_ = nullptr;  // what `tx` is bound to
+  link_channel* tx_link_ = nullptr;  // `tx` bound straight to our own link: the direct hop (direct_hops.h)
   int index_;
   bool sending_ = false;  // inside try_send: a nested kick only asks for another look
   bool again_ = false;
@@ -72,10 +77,23 @@ class mac_port : public sc_core::sc_module, public timed_client, public frame_re
   // A frame became available, or a gate may have opened: transmit if the wire is free. Safe to
   // call from inside a source's next_frame (the nested request is served after the current frame).
   void kick();
-  // Look for a frame at at_ps (or earlier, if a wake-up is already due earlier).
-  void wake_at(uint64_t at_ps);
+  // Look for a frame at at_ps (or earlier, if a wake-up is already due earlier). Inline: the
+  // queue's test for an earlier wake-up then costs no call.
+  void wake_at(uint64_t at_ps) { timers_.schedule(this, std::max(at_ps, now_ps())); }
   // Queues a link-local frame (made by this port's owner) ahead of the source's frames.
   void inject(tlm::tlm_generic_payload* frame);
+
+  // A frame's last bit from our own link channel, bound straight to this receiver: what
+  // nb_transport_fw does with it, without the phase, the delay and the check at the door
+  // (direct_hops.h). Inline: one call less per hop.
+  void arrive(tlm::tlm_generic_payload& p) {
+    if (probes::rx_end.on())
+      receive_observed(p);
+    else
+      receive(p);
+  }
+  // Whether this port transmits on the direct hop (its link is ours); for tests.
+  bool transmits_directly() const { return tx_link_ != nullptr; }
 
   // Statistics.
   uint64_t frames_sent() const { return frames_sent_; }
@@ -90,11 +108,20 @@ class mac_port : public sc_core::sc_module, public timed_client, public frame_re
     __builtin_prefetch(fc_);
     __builtin_prefetch(tx_if_);
   }
-  void end_of_elaboration() override { tx_if_ = tx.operator->(); }
-  // A frame's last bit arrived (frame_receiver, through rx).
-  tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload& p, tlm::tlm_phase& phase,
-                                     sc_core::sc_time& delay) override;
-  tlm::tlm_sync_enum receive(tlm::tlm_generic_payload& p);
+  void end_of_elaboration() override;
+  // A frame's last bit arrived (frame_receiver, through rx). Final: the direct hop stands for it.
+  tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload& p, tlm::tlm_phase& phase, sc_core::sc_time& delay) final;
+  tlm::tlm_sync_enum receive(tlm::tlm_generic_payload& p) {
+    const frame_kind k = header(p).kind;
+    p.set_response_status(tlm::TLM_OK_RESPONSE);               // taken: frames are posted, nothing goes back
+    if (k == frame_kind::pfc || k == frame_kind::ib_credit) {  // link-local: consumed here
+      if (fc_) fc_->on_control_frame(p);
+      p.release();
+      return tlm::TLM_COMPLETED;
+    }
+    sink_->receive_frame(&p, index_);
+    return tlm::TLM_COMPLETED;
+  }
   [[gnu::noinline, gnu::cold]] tlm::tlm_sync_enum receive_observed(tlm::tlm_generic_payload& p);
 
   uint64_t mac_;

@@ -79,6 +79,18 @@ struct recording_sink : frame_sink_if {
   }
 };
 
+// All of a <-> b over `wire` but the a -> b direction: b's transmitter to a's receiver, and each
+// MAC's wire, source and sink.
+inline void join_but_a_to_b(link& wire, mac_port& a, mac_port& b, frame_source_if& a_src, frame_sink_if& a_sink,
+                            frame_source_if& b_src, frame_sink_if& b_sink) {
+  b.tx.bind(wire.ba.in);
+  wire.ba.out.bind(a.rx);
+  a.attach_wire(&wire);
+  b.attach_wire(&wire);
+  a.attach(&a_src, &a_sink);
+  b.attach(&b_src, &b_sink);
+}
+
 // a <-> b over one link (default 40 Gb/s, 1 us).
 struct mac_pair {
   link wire;
@@ -89,12 +101,7 @@ struct mac_pair {
       : wire("wire", rate, delay), a("a", 0, 0x020000000001ull), b("b", 0, 0x020000000002ull) {
     a.tx.bind(wire.ab.in);
     wire.ab.out.bind(b.rx);
-    b.tx.bind(wire.ba.in);
-    wire.ba.out.bind(a.rx);
-    a.attach_wire(&wire);
-    b.attach_wire(&wire);
-    a.attach(&a_src, &a_sink);
-    b.attach(&b_src, &b_sink);
+    join_but_a_to_b(wire, a, b, a_src, a_sink, b_src, b_sink);
   }
 };
 

@@ -1,0 +1,22 @@
+// Direct hops: where one of our MACs and one of our link channels are bound to each other (seen
+// at the end of elaboration by a dynamic_cast of the interface a socket is bound to), each calls
+// the other without TLM's phase and `sc_time` delay and without the virtual call through the
+// socket: the MAC's first bit is link_channel::start, the link's last bit mac_port::arrive.
+//
+// It is the same transaction. Both ends run on the models' clock, so the delays they would
+// annotate are fixed by it: the first bit's delay is now_ps() - the kernel's time, END_REQ
+// comes back as that + the serialization, and the last bit's delay is ahead(); the phases are
+// always BEGIN_REQ then END_REQ (TLM_UPDATED), and the receiver answers TLM_COMPLETED. What the
+// payload carries (response status, data length) is set as on the socket path. A foreign model
+// on either end (a third-party target, a wrapper, RTL) is not our type: the socket and its
+// standard path stay, with every annotated time (tests/models/direct_hops_test.cpp checks both
+// paths give the same times, and a fabric run the same outputs with direct hops off).
+#pragma once
+
+namespace sluice {
+
+// Read at the end of elaboration. Tests turn it off, before elaborating, to run every hop
+// through the sockets.
+inline bool direct_hops = true;
+
+}  // namespace sluice

@@ -1,0 +1,197 @@
+// Direct hops (models/link/direct_hops.h): our MACs and link channels bound to each other call
+// each other directly; with a foreign model on one end the socket path stays, with its phases
+// and annotated times. Both paths must give the same behaviour, frame for frame and byte for byte.
+#include "models/link/direct_hops.h"
+
+#include <gtest/gtest.h>
+#include <tlm_utils/simple_target_socket.h>
+
+#include <filesystem>
+
+#include "tests/support/harness.h"
+#include "tests/support/mac_bench.h"
+
+using namespace sluice;
+using sc_core::SC_NS;
+using sc_core::sc_time;
+
+namespace {
+
+// A foreign model between two of ours (a protocol checker, a monitor, a third-party wrapper):
+// plain TLM-2.0 sockets, not a frame_receiver. It passes every call on and records the phase
+// and the annotated time (kernel time + delay) of each call and of each return.
+struct tlm_tap : sc_core::sc_module {
+  struct call {
+    uint64_t annotated_ps;  // the call's kernel time + delay
+    uint64_t returned_ps;   // the answer's kernel time + delay
+    uint64_t model_ps;      // the models' clock during the call
+    uint64_t ahead_ps;      // how far that clock was ahead of the kernel
+    tlm::tlm_phase phase, returned_phase;
+    tlm::tlm_sync_enum status;
+    tlm::tlm_response_status response;
+    uint32_t size;
+  };
+  tlm_utils::simple_target_socket<tlm_tap, 32, packet_protocol_types> in;
+  tlm_utils::simple_initiator_socket<tlm_tap, 32, packet_protocol_types> out;
+  std::vector<call> calls;
+  explicit tlm_tap(sc_core::sc_module_name n) : sc_module(n), in("in"), out("out") {
+    in.register_nb_transport_fw(this, &tlm_tap::forward);
+  }
+  tlm::tlm_sync_enum forward(tlm::tlm_generic_payload& p, tlm::tlm_phase& phase, sc_time& delay) {
+    call c{};
+    c.annotated_ps = sc_core::sc_time_stamp().value() + delay.value();
+    c.model_ps = now_ps();
+    c.ahead_ps = ahead_ps();
+    c.phase = phase;
+    c.size = header(p).size;
+    c.status = out->nb_transport_fw(p, phase, delay);
+    c.returned_ps = sc_core::sc_time_stamp().value() + delay.value();
+    c.returned_phase = phase;
+    c.response = p.get_response_status();
+    calls.push_back(c);
+    return c.status;
+  }
+};
+
+// a -> b over one link, with a tap on the transmitter's side, on the receiver's side, or none;
+// b -> a untouched.
+struct tapped_pair {
+  sluice::link wire;
+  mac_port a, b;
+  test::recording_source a_src, b_src;
+  test::recording_sink a_sink, b_sink;
+  std::unique_ptr<tlm_tap> tx_tap, rx_tap;
+  tapped_pair(const std::string& name, bool tap_tx, bool tap_rx)
+      : wire((name + "_wire").c_str(), data_rate{40e9}, sc_time(1, sc_core::SC_US)),
+        a((name + "_a").c_str(), 0, 0x020000000001ull),
+        b((name + "_b").c_str(), 0, 0x020000000002ull) {
+    if (tap_tx) {
+      tx_tap = std::make_unique<tlm_tap>((name + "_tx_tap").c_str());
+      a.tx.bind(tx_tap->in);
+      tx_tap->out.bind(wire.ab.in);
+    } else {
+      a.tx.bind(wire.ab.in);
+    }
+    if (tap_rx) {
+      rx_tap = std::make_unique<tlm_tap>((name + "_rx_tap").c_str());
+      wire.ab.out.bind(rx_tap->in);
+      rx_tap->out.bind(b.rx);
+    } else {
+      wire.ab.out.bind(b.rx);
+    }
+    test::join_but_a_to_b(wire, a, b, a_src, a_sink, b_src, b_sink);
+    // Back-to-back frames of three sizes on two classes each way, so that the models' clock
+    // runs ahead of the kernel while they cross.
+    a_src.add(1, 1000, 40);
+    a_src.add(3, 64, 25);
+    a_src.add(5, 1500, 10);
+    b_src.add(2, 300, 30);
+  }
+};
+
+std::vector<uint64_t> arrival_times(const test::recording_sink& s) {
+  std::vector<uint64_t> t;
+  for (const auto& f : s.frames) t.push_back(f.at_ps);
+  return t;
+}
+
+}  // namespace
+
+TEST(DirectHops, AForeignModelOnEitherEndKeepsTheSocketPathWithItsAnnotatedTimes) {
+  tapped_pair direct("direct", false, false), tapped("tapped", true, true), half("half", true, false);
+  sluice::start(sc_time(20, sc_core::SC_US));
+
+  // Ours bound to ours take the direct hop; a foreign model on an end keeps the socket.
+  EXPECT_TRUE(direct.a.transmits_directly());
+  EXPECT_TRUE(direct.wire.ab.delivers_directly());
+  EXPECT_FALSE(tapped.a.transmits_directly());
+  EXPECT_FALSE(tapped.wire.ab.delivers_directly());
+  EXPECT_TRUE(tapped.b.transmits_directly());  // the other direction has no tap
+  EXPECT_FALSE(half.a.transmits_directly());
+  EXPECT_TRUE(half.wire.ab.delivers_directly());
+
+  // Frame for frame the same: every start and every arrival at the same picosecond.
+  ASSERT_EQ(direct.a_src.starts.size(), 75u);
+  ASSERT_EQ(direct.b_sink.frames.size(), 75u);
+  for (const tapped_pair* other : {&tapped, &half}) {
+    EXPECT_EQ(other->a_src.starts, direct.a_src.starts);
+    EXPECT_EQ(other->a_src.classes, direct.a_src.classes);
+    EXPECT_EQ(arrival_times(other->b_sink), arrival_times(direct.b_sink));
+    EXPECT_EQ(arrival_times(other->a_sink), arrival_times(direct.a_sink));
+  }
+
+  // The transmitter's side: BEGIN_REQ annotated with the first bit's time, answered END_REQ
+  // (TLM_UPDATED) at the last bit's.
+  ASSERT_EQ(tapped.tx_tap->calls.size(), 75u);
+  int ahead_of_kernel = 0;
+  for (std::size_t i = 0; i < tapped.tx_tap->calls.size(); ++i) {
+    const tlm_tap::call& c = tapped.tx_tap->calls[i];
+    EXPECT_EQ(c.phase, tlm::BEGIN_REQ);
+    EXPECT_EQ(c.annotated_ps, tapped.a_src.starts[i]);
+    EXPECT_EQ(c.annotated_ps, c.model_ps);
+    EXPECT_EQ(c.status, tlm::TLM_UPDATED);
+    EXPECT_EQ(c.returned_phase, tlm::END_REQ);
+    EXPECT_EQ(c.returned_ps, c.annotated_ps + data_rate{40e9}.serialization_ps(c.size)) << "frame " << i;
+    EXPECT_EQ(c.response, tlm::TLM_INCOMPLETE_RESPONSE);
+    ahead_of_kernel += c.ahead_ps > 0;
+  }
+  EXPECT_GT(ahead_of_kernel, 50) << "the calls were not annotated: the clock never ran ahead";
+
+  // The receiver's side: BEGIN_REQ annotated with the last bit's time, taken (TLM_COMPLETED,
+  // TLM_OK_RESPONSE).
+  ASSERT_EQ(tapped.rx_tap->calls.size(), 75u);
+  for (std::size_t i = 0; i < tapped.rx_tap->calls.size(); ++i) {
+    const tlm_tap::call& c = tapped.rx_tap->calls[i];
+    EXPECT_EQ(c.phase, tlm::BEGIN_REQ);
+    EXPECT_EQ(c.annotated_ps, tapped.b_sink.frames[i].at_ps);
+    EXPECT_EQ(c.annotated_ps, c.model_ps);
+    EXPECT_EQ(c.status, tlm::TLM_COMPLETED);
+    EXPECT_EQ(c.response, tlm::TLM_OK_RESPONSE);
+  }
+}
+
+namespace {
+
+// A shipped scenario's outputs (summary.json without its wall times and provenance, every CSV)
+// as one text, and how many MACs and link directions took the direct hop.
+std::string outputs_of(const std::string& scenario, const std::string& until) {
+  run_options o;
+  o.until = parse_time(until);
+  simulation sim(load_scenario_file(test::scenario_path(scenario)), o);
+  sim.run();
+  const std::string dir = ::testing::TempDir() + "/direct-hops-" + std::to_string(getpid());
+  sim.write_outputs(dir);
+  nlohmann::json j = nlohmann::json::parse(test::slurp(dir + "/summary.json"));
+  j["totals"].erase("wall_time_s");
+  j["totals"].erase("elaboration_s");
+  j.erase("provenance");
+  std::string out = j.dump(1);
+  std::vector<std::string> csvs;
+  for (const auto& e : std::filesystem::directory_iterator(dir))
+    if (e.path().extension() == ".csv") csvs.push_back(e.path().string());
+  std::sort(csvs.begin(), csvs.end());
+  for (const std::string& f : csvs)
+    out += "\n== " + std::filesystem::path(f).filename().string() + "\n" + test::slurp(f);
+  std::filesystem::remove_all(dir);
+  int direct = 0;
+  for (const link_entry& l : sim.fabric_model().links)
+    direct += l.a.mac->transmits_directly() + l.b.mac->transmits_directly() + l.model->ab.delivers_directly() +
+              l.model->ba.delivers_directly();
+  return "direct " + std::to_string(direct) + "\n" + out;
+}
+
+}  // namespace
+
+TEST(DirectHops, AFabricRunsByteForByteTheSameThroughTheSockets) {
+  // pcn-basic: PFC pauses, congestion points, CNPs and rate changes, across two switches.
+  const std::string sockets = test::in_child([] {
+    direct_hops = false;
+    return outputs_of("pcn-basic.yaml", "1500us");
+  });
+  const std::string direct = outputs_of("pcn-basic.yaml", "1500us");
+  const std::size_t head = direct.find('\n');
+  ASSERT_EQ(sockets.substr(0, sockets.find('\n')), "direct 0");
+  EXPECT_GT(std::stoi(direct.substr(7, head - 7)), 20);
+  ASSERT_GT(direct.size(), 10000u);
+  EXPECT_TRUE(direct.substr(head) == sockets.substr(sockets.find('\n'))) << "a run differs with direct hops off";
+}
