@@ -1,5 +1,6 @@
 // What a transmitter needs to know of the wire it drives: its current rate and its delay.
-// The MAC and flow control see a link only through this, never through link.h.
+// The MAC's state and flow control see a link only through this; only the MAC's transmit, in
+// mac_port.cpp, calls a link channel of ours directly (direct_hops.h).
 #pragma once
 #include <systemc>
 
