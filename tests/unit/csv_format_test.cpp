@@ -134,7 +134,40 @@ TEST(CsvFormat, ShortPathPrintsWhatPrintfPrints) {
   for (int x = -16; x <= 21; ++x)
     for (double m : {1.0, 1.5, 9.99999, 1.23456, 1.2, 1.23})
       for (double sign : {1.0, -1.0}) expect_as_printf(sign * m * std::pow(10.0, x));
+  // Integers (counts, bytes, rates in b/s) take an integer path: its ties, its rounding to the next
+  // power of ten, every digit count up to 2^53 and past it.
+  for (double v : {999999.0,
+                   1e6,
+                   1000001.0,
+                   1234565.0,
+                   1234575.0,
+                   1234565.000001e3,
+                   9999995.0,
+                   9999996.0,
+                   9999994.0,
+                   99999950.0,
+                   99999949.0,
+                   2.5e9,
+                   4e10,
+                   1.25e15,
+                   9007199254740991.0,
+                   9007199254740992.0,
+                   9007199254740994.0,
+                   9007199254740990.0,
+                   4503599627370497.0,
+                   -1234565.0,
+                   -42.0,
+                   7.0,
+                   100.0})
+    expect_as_printf(v);
   std::mt19937_64 rng(7);
+  for (int i = 0; i < 40'000; ++i) {
+    const uint64_t n = rng() >> (11 + rng() % 53);  // below 2^53, of every digit count
+    expect_as_printf(static_cast<double>(n));
+    const uint64_t unit = static_cast<uint64_t>(std::pow(10.0, static_cast<double>(rng() % 11)));
+    expect_as_printf(static_cast<double>(n / unit * unit + unit / 2));  // a tie when it has over six digits
+    expect_as_printf(-static_cast<double>(n % 10'000'000));
+  }
   std::uniform_int_distribution<int64_t> count(0, 10'000'000);
   std::uniform_int_distribution<int> scale(0, 12), exponent(-330, 310);
   std::uniform_real_distribution<double> unit(0.0, 1.0);
