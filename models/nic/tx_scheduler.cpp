@@ -57,7 +57,15 @@ uint32_t tx_scheduler::frame_bytes(const sender& s) const {
 
 void tx_scheduler::reschedule(uint32_t flow_id) {
   if (flow_id >= flows_.size() || !sends(flow_id)) return;
-  sender& s = senders_[flows_[flow_id].sender_slot];
+  const uint32_t slot = flows_[flow_id].sender_slot;
+  if (building_ != no_sender) {
+    // A frame is being built, its sender still on top. A pop before building took it out of
+    // the heap: its own change is read when it goes back (below), another flow's is ordered
+    // without it, so it is taken out now and pushed back after (the same keys, in the same order).
+    if (slot == building_) return;
+    if (senders_[building_].heap_pos >= 0) pop();
+  }
+  sender& s = senders_[slot];
   if (s.heap_pos < 0) return;  // parked or finished: looked at again when it returns
   uint64_t ready = ready_ps(s, now_ps());
   uint64_t old = s.ready;
@@ -127,8 +135,9 @@ tlm::tlm_generic_payload* tx_scheduler::next_frame(uint64_t now_ps, uint64_t& re
       break;
     }
     const int cls = format_.class_of[flows_[s.flow_id].spec.priority];
-    if (!gate_.may_send(cls, frame_bytes(s), now_ps)) {  // park with its class until the gate opens
-      gate_.on_waiting(cls, frame_bytes(s));
+    const uint32_t bytes = frame_bytes(s);
+    if (!gate_.may_send(cls, bytes, now_ps)) {  // park with its class until the gate opens
+      gate_.on_waiting(cls, bytes);
       pop();
       class_[cls].parked.push_back(i);
       parked_mask_ |= 1u << cls;
@@ -136,13 +145,21 @@ tlm::tlm_generic_payload* tx_scheduler::next_frame(uint64_t now_ps, uint64_t& re
     }
     uint64_t ready = ready_ps(s, now_ps);
     if (ready > now_ps) {  // a bound limiter moved its time without telling: re-order
-      pop();
-      push(i, ready);
+      requeue_top(ready);
       continue;
     }
-    pop();
-    tlm::tlm_generic_payload* p = build(s, now_ps);
-    if (!s.finished) push(i, ready_ps(s, now_ps));
+    // The sender stays on top while its frame is built, then moves down once: a pop and a push
+    // cost two walks of the heap. It counts as out of the heap meanwhile (see reschedule).
+    building_ = i;
+    tlm::tlm_generic_payload* p = build(s, bytes, now_ps);
+    building_ = no_sender;
+    if (s.heap_pos < 0) {  // taken out while building
+      if (!s.finished) push(i, ready_ps(s, now_ps));
+    } else if (s.finished) {
+      pop();
+    } else {
+      requeue_top(ready_ps(s, now_ps));
+    }
     return p;
   }
   for (uint32_t mask = parked_mask_; mask; mask &= mask - 1) {
@@ -152,7 +169,7 @@ tlm::tlm_generic_payload* tx_scheduler::next_frame(uint64_t now_ps, uint64_t& re
   return nullptr;
 }
 
-tlm::tlm_generic_payload* tx_scheduler::build(sender& s, uint64_t now_ps) {
+tlm::tlm_generic_payload* tx_scheduler::build(sender& s, uint32_t bytes, uint64_t now_ps) {
   flow& f = flows_[s.flow_id];
   uint64_t payload = format_.mtu;
   if (f.spec.kind == flow_kind::finite) payload = std::min(payload, f.spec.size - s.sent);
@@ -165,7 +182,7 @@ tlm::tlm_generic_payload* tx_scheduler::build(sender& s, uint64_t now_ps) {
   h.src = format_.node_id;
   h.dst = f.spec.dst;
   h.payload = static_cast<uint32_t>(payload);
-  h.size = frame_bytes(s);
+  h.size = bytes;
   h.seq = s.sent;
   h.created_ps = now_ps;
   s.sent += payload;
@@ -210,6 +227,15 @@ void tx_scheduler::push(uint32_t i, uint64_t ready) {
   heap_.push_back(i);
   s.heap_pos = static_cast<int>(heap_.size() - 1);
   sift_up(heap_.size() - 1);
+}
+
+void tx_scheduler::requeue_top(uint64_t ready) {
+  // As pop() then push(top, ready): the same key and tie counter. At the root one sift-down
+  // restores the heap whatever the new key.
+  sender& s = senders_[heap_[0]];
+  s.ready = ready;
+  s.order = order_++;
+  sift_down(0);
 }
 
 void tx_scheduler::pop() {

@@ -75,7 +75,7 @@ class tx_scheduler : public frame_source_if {
   };
   uint64_t ready_ps(const sender& s, uint64_t now_ps) const;  // limiter, start time, on/off period
   uint32_t frame_bytes(const sender& s) const;
-  tlm::tlm_generic_payload* build(sender& s, uint64_t now_ps);
+  tlm::tlm_generic_payload* build(sender& s, uint32_t bytes, uint64_t now_ps);  // bytes: frame_bytes(s)
   void unpark(uint64_t now_ps);
   // The heap of sender indices.
   bool before(uint32_t a, uint32_t b) const {
@@ -85,6 +85,7 @@ class tx_scheduler : public frame_source_if {
   }
   void push(uint32_t i, uint64_t ready);
   void pop();
+  void requeue_top(uint64_t ready);  // the top's key moves later: pop() and push() in one walk
   void sift_up(std::size_t pos);
   void sift_down(std::size_t pos);
   bool sends(uint32_t flow_id) const;        // flow_id < flows_.size()
@@ -113,6 +114,8 @@ class tx_scheduler : public frame_source_if {
   uint32_t parked_mask_ = 0;
   uint32_t control_mask_ = 0;
   uint64_t order_ = 0;
+  static constexpr uint32_t no_sender = UINT32_MAX;
+  uint32_t building_ = no_sender;  // the sender whose frame next_frame is building (still on top)
   std::array<uint64_t, max_frame_kinds> control_frames_{};
 };
 
