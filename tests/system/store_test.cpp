@@ -4,6 +4,7 @@
 #include <sqlite3.h>
 
 #include <cstdlib>
+#include <filesystem>
 
 #include "platforms/results_store.h"
 #include "tests/support/harness.h"
@@ -12,8 +13,12 @@ using namespace sluice;
 
 namespace {
 
+// Removed first: a store left by an earlier process of the same (reused) pid would make this
+// run's the second one in it.
 std::string temp_path(const std::string& name) {
-  return ::testing::TempDir() + "/store-" + std::to_string(getpid()) + "-" + name;
+  const std::string path = ::testing::TempDir() + "/store-" + std::to_string(getpid()) + "-" + name;
+  std::filesystem::remove_all(path);
+  return path;
 }
 
 test::command_result run_incast(const std::string& options) {
