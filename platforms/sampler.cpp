@@ -251,7 +251,7 @@ void sampler::sample() {
     out.rows.push_back(std::move(row));
   };
   held(
-      pauses_, [&](const pause_ref& r) { return to_ps(r.fc->paused_time(r.priority, now)); }, paused_fraction,
+      pauses_, [&](const pause_ref& r) { return r.fc->paused_ps(r.priority, to_ps(now)); }, paused_fraction,
       max_ports_paused_, max_ports_paused_at_us_);
   if (!blocked_.empty())
     held(
