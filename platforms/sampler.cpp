@@ -23,8 +23,10 @@ void series::write_csv(std::ostream& out, const std::string& time_column) const 
   for (const std::string& c : columns) out << ',' << c;
   out << '\n';
   // csv_number prints what printf's "%.3f" and "%.6g" print, without printf's locale and
-  // format parsing and mostly without std::to_chars's exact path (csv_number.h). A row is
-  // composed in one buffer, sized for its longest possible text, and written once.
+  // format parsing and mostly without std::to_chars's exact path (csv_number.h); a value seen
+  // lately is copied from the memo. A row is composed in one buffer, sized for its longest
+  // possible text, and written once.
+  csv_number::general6_memo memo;
   std::string line;
   for (std::size_t r = 0; r < rows.size(); ++r) {
     const std::size_t longest = csv_number::fixed3_max + rows[r].size() * (1 + csv_number::general6_max) + 1;
@@ -32,7 +34,7 @@ void series::write_csv(std::ostream& out, const std::string& time_column) const 
     char* p = csv_number::fixed3(line.data(), times_us[r]);
     for (double v : rows[r]) {
       *p++ = ',';
-      p = csv_number::general6(p, v);
+      p = memo.write(p, v);
     }
     *p++ = '\n';
     out.write(line.data(), p - line.data());
