@@ -23,10 +23,16 @@ struct dynamic_policy final : threshold_policy {
   // need / alpha, then stepped to the exact least pool by the very product limit() computes
   // (its rounding may put the quotient a unit off either way; truncated, plus one, for no
   // call to ceil).
+  // An estimate within the pool that already reaches the need (the usual case) proves the whole
+  // pool does (the limit never falls as the pool grows), and is only stepped down.
   static uint64_t least_pool(const pg_config& c, uint64_t need, uint64_t pool_size) {
-    if (of(c, pool_size) < need) return never_resumes;
     const double estimate = static_cast<double>(need) / c.alpha + 1;
     uint64_t f = estimate < static_cast<double>(pool_size) ? static_cast<uint64_t>(estimate) : pool_size;
+    if (f < pool_size && of(c, f) >= need) {
+      while (f > 0 && of(c, f - 1) >= need) --f;
+      return f;
+    }
+    if (of(c, pool_size) < need) return never_resumes;
     while (f > 0 && of(c, f - 1) >= need) --f;
     while (of(c, f) < need) ++f;  // ends by pool_size
     return f;
