@@ -96,32 +96,39 @@ void shared_buffer::set_config(int port, int priority, const pg_config& c) {
 uint64_t shared_buffer::threshold(int port, int priority) const { return threshold_index(at(port, priority)); }
 
 inline uint64_t shared_buffer::threshold_index(std::size_t i) const {
-  const group& g = groups_[i];
-  uint64_t free = config_.shared_size > shared_used_ ? config_.shared_size - shared_used_ : 0;
-  return builtin_dynamic_ ? dynamic_policy::of(g.config, free) : policy_->limit(g.config, g.usage, free);
+  return builtin_dynamic_ ? threshold_as<true>(i) : threshold_as<false>(i);
 }
 
-admit_verdict shared_buffer::admit(int port, int priority, uint64_t frame_bytes, bool& xoff_due) {
+template <bool builtin_dynamic>
+uint64_t shared_buffer::threshold_as(std::size_t i) const {
+  const group& g = groups_[i];
+  uint64_t free = config_.shared_size > shared_used_ ? config_.shared_size - shared_used_ : 0;
+  return builtin_dynamic ? dynamic_policy::of(g.config, free) : policy_->limit(g.config, g.usage, free);
+}
+
+// One admission per policy kind: under the built-in rule the threshold is inline and every call
+// left (a pause, a resume point) is a tail call, so an admission saves no registers.
+template <bool builtin_dynamic>
+admit_verdict shared_buffer::admit_as(std::size_t i, uint64_t bytes, bool& xoff_due) {
   xoff_due = false;
-  const uint64_t bytes = occupancy(frame_bytes);
-  std::size_t i = at(port, priority);
   group& g = groups_[i];
   const pg_config& c = g.config;
   pg_usage& u = g.usage;
   if (u.reserved + bytes <= c.reserve) {
     u.reserved += bytes;
-  } else if (u.headroom == 0 && u.shared + bytes <= threshold_index(i) && shared_used_ + bytes <= config_.shared_size) {
+  } else if (u.headroom == 0 && u.shared + bytes <= threshold_as<builtin_dynamic>(i) &&
+             shared_used_ + bytes <= config_.shared_size) {
     u.shared += bytes;
     shared_used_ += bytes;
   } else if (c.lossless && u.headroom + bytes <= c.headroom) {
     u.headroom += bytes;
   } else {
+    if (c.lossless) ++u.overflows;
     // Even a group whose headroom cannot take one frame must still pause its sender.
     if (c.lossless && !g.paused) {
-      pause_index(i);
       xoff_due = true;
+      return pause_then(i, admit_verdict::dropped);
     }
-    if (c.lossless) ++u.overflows;
     return admit_verdict::dropped;
   }
   u.peak_total = std::max(u.peak_total, u.total());
@@ -130,11 +137,24 @@ admit_verdict shared_buffer::admit(int port, int priority, uint64_t frame_bytes,
   peak_in_use_ = std::max(peak_in_use_, in_use_);
   peak_shared_ = std::max(peak_shared_, shared_used_);
   if (g.paused) {
-    if (keeps_resume_free(i)) refresh_resume_free(i);
-  } else if (c.lossless && (u.headroom > 0 || (u.shared > 0 && u.shared >= threshold_index(i)))) {  // XOFF
-    pause_index(i);
-    xoff_due = true;
+    if (keeps_resume_free(i)) return refresh_then_admitted(i);
+  } else if (c.lossless && (u.headroom > 0 || (u.shared > 0 && u.shared >= threshold_as<builtin_dynamic>(i)))) {
+    xoff_due = true;  // XOFF
+    return pause_then(i, admit_verdict::admitted);
   }
+  return admit_verdict::admitted;
+}
+
+template admit_verdict shared_buffer::admit_as<true>(std::size_t, uint64_t, bool&);
+template admit_verdict shared_buffer::admit_as<false>(std::size_t, uint64_t, bool&);
+
+admit_verdict shared_buffer::pause_then(std::size_t i, admit_verdict verdict) {
+  pause_index(i);
+  return verdict;
+}
+
+admit_verdict shared_buffer::refresh_then_admitted(std::size_t i) {
+  refresh_resume_free(i);
   return admit_verdict::admitted;
 }
 

@@ -72,7 +72,10 @@ class shared_buffer {
   shared_buffer(int ports, int priorities, buffer_config config, std::vector<pg_config> pgs);
 
   // `xoff_due` is set when this arrival makes the PG cross into pause.
-  admit_verdict admit(int port, int priority, uint64_t bytes, bool& xoff_due);
+  admit_verdict admit(int port, int priority, uint64_t bytes, bool& xoff_due) {
+    return builtin_dynamic_ ? admit_as<true>(at(port, priority), occupancy(bytes), xoff_due)
+                            : admit_as<false>(at(port, priority), occupancy(bytes), xoff_due);
+  }
   // Returns the bytes. Every group this lets resume is reported to the listener: this group,
   // and under dynamic thresholds any paused group, because the free pool (and with it every
   // group's threshold) grew.
@@ -104,6 +107,13 @@ class shared_buffer {
  private:
   std::size_t at(int port, int priority) const { return static_cast<std::size_t>(port) * priorities_ + priority; }
   uint64_t threshold_index(std::size_t i) const;
+  template <bool builtin_dynamic>
+  uint64_t threshold_as(std::size_t i) const;  // threshold_index, knowing the policy's kind
+  template <bool builtin_dynamic>
+  admit_verdict admit_as(std::size_t i, uint64_t bytes, bool& xoff_due);
+  // The admission's calls, each its last step (a tail call).
+  admit_verdict pause_then(std::size_t i, admit_verdict verdict);
+  admit_verdict refresh_then_admitted(std::size_t i);
   bool resume_index(std::size_t i);  // try_resume by group index
   void pause_index(std::size_t i);
   // Whether group i holds a resume point now (paused, under a policy that follows the pool, with
