@@ -9,6 +9,8 @@
 // huge or tiny magnitude, NaN, infinity) goes to std::to_chars.
 #pragma once
 #include <cstddef>
+#include <cstdint>
+#include <cstring>
 
 namespace sluice::csv_number {
 
@@ -18,5 +20,37 @@ constexpr std::size_t fixed3_max = 330;  // a sign, 309 digits of the largest do
 constexpr std::size_t general6_max = 16;
 char* fixed3(char* out, double v);    // "%.3f"
 char* general6(char* out, double v);  // "%.6g"
+
+// general6 with the texts of recent values kept by their bits. A series repeats few values
+// (rates are whole frames per sample, fractions of a period in whole frame times, zeros, line
+// rates): the 10 ms incast prints 118 000 values, 269 of them distinct, and 256 slots find 97 %
+// of its non-zero values. A value found costs a hash and a 16-byte copy (~12 instructions, not
+// ~100); one not found, the same plus general6. The text is general6's, byte for byte.
+class general6_memo {
+ public:
+  general6_memo() {
+    for (slot& s : slots_) s = slot{0, {'0'}, 1};  // the bits of +0.0, and its text
+  }
+  char* write(char* out, double v) {
+    uint64_t bits;
+    std::memcpy(&bits, &v, sizeof bits);
+    slot& s = slots_[(bits * 0x9e3779b97f4a7c15u) >> (64 - slot_bits)];  // Fibonacci hashing: every bit counts
+    if (s.bits != bits) {
+      s.bits = bits;
+      s.length = static_cast<uint64_t>(general6(s.text, v) - s.text);
+    }
+    std::memcpy(out, s.text, general6_max);  // fixed size, no call: general6 may write as far
+    return out + s.length;
+  }
+
+ private:
+  static constexpr int slot_bits = 8;
+  struct slot {
+    uint64_t bits;
+    char text[general6_max];
+    uint64_t length;
+  };
+  slot slots_[1 << slot_bits];
+};
 
 }  // namespace sluice::csv_number

@@ -23,8 +23,10 @@ void series::write_csv(std::ostream& out, const std::string& time_column) const 
   for (const std::string& c : columns) out << ',' << c;
   out << '\n';
   // csv_number prints what printf's "%.3f" and "%.6g" print, without printf's locale and
-  // format parsing and mostly without std::to_chars's exact path (csv_number.h). A row is
-  // composed in one buffer, sized for its longest possible text, and written once.
+  // format parsing and mostly without std::to_chars's exact path (csv_number.h); a value seen
+  // lately is copied from the memo. A row is composed in one buffer, sized for its longest
+  // possible text, and written once.
+  csv_number::general6_memo memo;
   std::string line;
   for (std::size_t r = 0; r < rows.size(); ++r) {
     const std::size_t longest = csv_number::fixed3_max + rows[r].size() * (1 + csv_number::general6_max) + 1;
@@ -32,7 +34,7 @@ void series::write_csv(std::ostream& out, const std::string& time_column) const 
     char* p = csv_number::fixed3(line.data(), times_us[r]);
     for (double v : rows[r]) {
       *p++ = ',';
-      p = csv_number::general6(p, v);
+      p = memo.write(p, v);
     }
     *p++ = '\n';
     out.write(line.data(), p - line.data());
@@ -178,27 +180,27 @@ void sampler::sample() {
   sample_ps_.push_back(last_sample_ps_);
   const double gbps_per_byte = sluice::gbps_per_byte(elapsed_ps);
 
-  std::vector<double> depth;
-  depth.reserve(queues_.size());
-  for (const queue_ref& q : queues_) depth.push_back(static_cast<double>(q.port->queue(q.priority).bytes));
+  // Each row is made at its full size and filled by index (a push_back tests the capacity per value).
+  std::vector<double> depth(queues_.size());
+  for (std::size_t i = 0; i < queues_.size(); ++i)
+    depth[i] = static_cast<double>(queues_[i].port->queue(queues_[i].priority).bytes);
   queue_depth.times_us.push_back(t_us);
   queue_depth.rows.push_back(std::move(depth));
 
-  std::vector<double> links;
-  links.reserve(channels_.size());
+  std::vector<double> links(channels_.size());
   for (std::size_t i = 0; i < channels_.size(); ++i) {
     uint64_t b = channels_[i]->bytes();
-    links.push_back(static_cast<double>(b - last_link_bytes_[i]) * gbps_per_byte);
+    links[i] = static_cast<double>(b - last_link_bytes_[i]) * gbps_per_byte;
     last_link_bytes_[i] = b;
   }
   link_throughput.times_us.push_back(t_us);
   link_throughput.rows.push_back(std::move(links));
 
-  std::vector<double> flows;
-  flows.reserve(flow_throughput.columns.size());
-  for (uint32_t id : flow_columns_) {
+  std::vector<double> flows(flow_throughput.columns.size());
+  for (std::size_t k = 0; k < flow_columns_.size(); ++k) {
+    const uint32_t id = flow_columns_[k];
     uint64_t b = fabric_.flows[id].stats.rx_bytes;
-    flows.push_back(static_cast<double>(b - last_flow_bytes_[id]) * gbps_per_byte);
+    flows[k] = static_cast<double>(b - last_flow_bytes_[id]) * gbps_per_byte;
     last_flow_bytes_[id] = b;
   }
   if (workload_column_) {
@@ -209,7 +211,7 @@ void sampler::sample() {
         b += fl.stats.rx_bytes;
         if (by_receiver_) workload_by_receiver_.back()[fl.spec.dst] += fl.stats.rx_bytes;
       }
-    flows.push_back(static_cast<double>(b - last_workload_bytes_) * gbps_per_byte);
+    flows.back() = static_cast<double>(b - last_workload_bytes_) * gbps_per_byte;
     last_workload_bytes_ = b;
     workload_rx_bytes_.push_back(b);
   }
@@ -234,12 +236,12 @@ void sampler::sample() {
   // Share of the period each (port, class) was held (paused, or starved for credit), and the
   // most held at once: the extent of the congestion tree.
   auto held = [&](auto& refs, auto total_of, series& out, std::size_t& most, double& most_at_us) {
-    std::vector<double> row;
-    row.reserve(refs.size());
+    std::vector<double> row(refs.size());
     std::size_t ports = 0;
-    for (auto& r : refs) {
+    for (std::size_t k = 0; k < refs.size(); ++k) {
+      auto& r = refs[k];
       const uint64_t total = total_of(r);
-      row.push_back(static_cast<double>(total - r.last_ps) / static_cast<double>(elapsed_ps));
+      row[k] = static_cast<double>(total - r.last_ps) / static_cast<double>(elapsed_ps);
       ports += total > r.last_ps;
       r.last_ps = total;
     }
@@ -251,7 +253,7 @@ void sampler::sample() {
     out.rows.push_back(std::move(row));
   };
   held(
-      pauses_, [&](const pause_ref& r) { return to_ps(r.fc->paused_time(r.priority, now)); }, paused_fraction,
+      pauses_, [&](const pause_ref& r) { return r.fc->paused_ps(r.priority, to_ps(now)); }, paused_fraction,
       max_ports_paused_, max_ports_paused_at_us_);
   if (!blocked_.empty())
     held(

@@ -179,15 +179,16 @@ void pfc::pause_upstream(int cls) {
 
 void pfc::resume_upstream(int cls) { request(cls, 0, reason::xon); }
 
-tlm::tlm_generic_payload* pfc::take_control_frame(uint64_t now_ps) {
-  if (!pending_.class_enable) return nullptr;
+tlm::tlm_generic_payload* pfc::build_control_frame(uint64_t now_ps) {
   tlm::tlm_generic_payload* p = packet_pool::instance().acquire(true);
   packet_header& h = header(*p);
   h.kind = frame_kind::pfc;
   h.size = pfc_frame_bytes;
   h.created_ps = now_ps;
   encode_pfc(pending_, mac_.mac_address(), *h.image);
-  for (int i = 0; i < classes_; ++i) {
+  // The classes in the frame are those with a reason (request sets both).
+  for (unsigned m = pending_.class_enable; m != 0; m &= m - 1) {
+    const int i = __builtin_ctz(m);
     switch (pending_why_[i]) {  // requests come from a generating port (its buffer) only
       case reason::xoff:
         ++generator_[i].xoff_sent;
@@ -305,8 +306,9 @@ void pfc::on_control_frame(tlm::tlm_generic_payload& frame) {
   const data_rate rate = wire_rate();
   bool shortened = false, watch = false;
   const bool watching = probes::pause_on.on() || probes::pause_off.on();
-  for (int i = 0; i < classes_; ++i) {
-    if (!(r.class_enable >> i & 1)) continue;
+  // The classes the frame names, in order (a frame names one or two of eight).
+  for (unsigned m = r.class_enable & ((1u << classes_) - 1); m != 0; m &= m - 1) {
+    const int i = __builtin_ctz(m);
     uint64_t until = effective + to_ps(pause_duration(r.quanta[i], rate));
     pause_state& s = state_[i];
     ++(r.quanta[i] ? s.xoff_received : s.xon_received);
@@ -386,13 +388,6 @@ flow_control_if::on_off_loop pfc::on_off(int cls) const {
   const uint64_t tau =
       2 * to_ps(mac_.wire().propagation()) + to_ps(response()) + to_ps(rate.serialization(pfc_frame_bytes));
   return {buffer_ ? buffer_->xon_gap_bytes(mac_.index(), cls) : 0, tau, rate.bps};
-}
-
-sc_core::sc_time pfc::paused_time(int cls, const sc_core::sc_time& now) const {
-  const pause_state& s = stat(cls);
-  uint64_t t = to_ps(now);
-  uint64_t open = t > s.from_ps ? std::min(t, s.until_ps) - s.from_ps : 0;
-  return from_ps(s.closed_ps + open);
 }
 
 }  // namespace sluice

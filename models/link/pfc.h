@@ -9,6 +9,7 @@
 // meanwhile merge into one frame; XOFF, refresh and XON are counted as they go on the wire.
 // The headroom model (how much a lossless group must absorb after XOFF) lives here too.
 #pragma once
+#include <algorithm>
 #include <array>
 #include <memory>
 #include <systemc>
@@ -65,7 +66,10 @@ class pfc : public sc_core::sc_module, public flow_control_if, public timed_clie
   uint64_t blocked_until_ps(int cls, uint64_t now_ps) const override {
     return paused(cls, now_ps) ? state_[cls].until_ps : now_ps;
   }
-  tlm::tlm_generic_payload* take_control_frame(uint64_t now_ps) override;
+  // Asked at every transmit decision, and mostly nothing waits: no call and no saved registers then.
+  tlm::tlm_generic_payload* take_control_frame(uint64_t now_ps) override {
+    return pending_.class_enable ? build_control_frame(now_ps) : nullptr;
+  }
   bool control_frame_ready() const override { return pending_.class_enable != 0; }
   void on_control_frame(tlm::tlm_generic_payload& frame) override;
   void on_admit(int cls, uint32_t, bool xoff_due) override {
@@ -96,7 +100,14 @@ class pfc : public sc_core::sc_module, public flow_control_if, public timed_clie
     const pause_state& s = state_[cls];
     return s.from_ps <= now_ps && now_ps < s.until_ps;
   }
-  sc_core::sc_time paused_time(int cls, const sc_core::sc_time& now) const;
+  sc_core::sc_time paused_time(int cls, const sc_core::sc_time& now) const {
+    return from_ps(paused_ps(cls, to_ps(now)));
+  }
+  uint64_t paused_ps(int cls, uint64_t now_ps) const {  // the same in picoseconds (the sampler's, every sample)
+    const pause_state& s = stat(cls);
+    const uint64_t open = now_ps > s.from_ps ? std::min(now_ps, s.until_ps) - s.from_ps : 0;
+    return s.closed_ps + open;
+  }
   // Since when the class has been paused without a break (never_ps if it is not paused now):
   // a refresh extends a pause, only an XON or an expiry ends it (deadlock detection).
   uint64_t paused_since_ps(int cls, uint64_t now_ps) const {
@@ -151,6 +162,7 @@ class pfc : public sc_core::sc_module, public flow_control_if, public timed_clie
     return generator_ && cls < classes_ ? generator_[cls] : none;
   }
   void request(int cls, uint16_t quanta, reason why);
+  tlm::tlm_generic_payload* build_control_frame(uint64_t now_ps);  // pending_ as a frame
   void on_timer() override;
   void send_refresh();
   void start_of_simulation() override;

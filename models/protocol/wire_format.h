@@ -10,29 +10,37 @@ inline void put16(uint8_t* b, std::size_t at, uint16_t v) {
   b[at] = static_cast<uint8_t>(v >> 8);
   b[at + 1] = static_cast<uint8_t>(v);
 }
+// Each byte by its own shift, no loop: GCC merges such stores into one byte swap and store
+// (and such loads into one load and swap); a loop of six it ran as six rounds.
 inline void put24(uint8_t* b, std::size_t at, uint32_t v) {
-  for (int i = 0; i < 3; ++i) b[at + i] = static_cast<uint8_t>(v >> (8 * (2 - i)));
+  b[at] = static_cast<uint8_t>(v >> 16);
+  b[at + 1] = static_cast<uint8_t>(v >> 8);
+  b[at + 2] = static_cast<uint8_t>(v);
 }
 inline void put32(uint8_t* b, std::size_t at, uint32_t v) {
-  for (int i = 0; i < 4; ++i) b[at + i] = static_cast<uint8_t>(v >> (8 * (3 - i)));
+  b[at] = static_cast<uint8_t>(v >> 24);
+  b[at + 1] = static_cast<uint8_t>(v >> 16);
+  b[at + 2] = static_cast<uint8_t>(v >> 8);
+  b[at + 3] = static_cast<uint8_t>(v);
 }
 inline void put48(uint8_t* b, std::size_t at, uint64_t v) {
-  for (int i = 0; i < 6; ++i) b[at + i] = static_cast<uint8_t>(v >> (8 * (5 - i)));
+  put16(b, at, static_cast<uint16_t>(v >> 32));
+  put32(b, at + 2, static_cast<uint32_t>(v));
 }
 inline void put64(uint8_t* b, std::size_t at, uint64_t v) {
-  for (int i = 0; i < 8; ++i) b[at + i] = static_cast<uint8_t>(v >> (8 * (7 - i)));
+  put32(b, at, static_cast<uint32_t>(v >> 32));
+  put32(b, at + 4, static_cast<uint32_t>(v));
 }
 inline uint16_t get16(const uint8_t* b, std::size_t at) { return static_cast<uint16_t>(b[at] << 8 | b[at + 1]); }
 inline uint32_t get24(const uint8_t* b, std::size_t at) {
   return static_cast<uint32_t>(b[at]) << 16 | static_cast<uint32_t>(b[at + 1]) << 8 | b[at + 2];
 }
 inline uint32_t get32(const uint8_t* b, std::size_t at) {
-  return static_cast<uint32_t>(get16(b, at)) << 16 | get16(b, at + 2);
+  return static_cast<uint32_t>(b[at]) << 24 | static_cast<uint32_t>(b[at + 1]) << 16 |
+         static_cast<uint32_t>(b[at + 2]) << 8 | b[at + 3];
 }
 inline uint64_t get48(const uint8_t* b, std::size_t at) {
-  uint64_t v = 0;
-  for (int i = 0; i < 6; ++i) v = v << 8 | b[at + i];
-  return v;
+  return static_cast<uint64_t>(get16(b, at)) << 32 | get32(b, at + 2);
 }
 inline uint64_t get64(const uint8_t* b, std::size_t at) {
   return static_cast<uint64_t>(get32(b, at)) << 32 | get32(b, at + 4);

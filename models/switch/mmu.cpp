@@ -164,9 +164,4 @@ double mmu::mean_in_use_bytes(uint64_t now) const {
   return static_cast<double>(static_cast<long double>(total) / static_cast<long double>(now));
 }
 
-bool mmu::admit(int port, int priority, uint32_t bytes, bool& xoff_due) {
-  account(now_ps());
-  return state_->admit(port, priority, bytes, xoff_due) == admit_verdict::admitted;
-}
-
 }  // namespace sluice

@@ -36,7 +36,10 @@ class mmu : public sc_core::sc_module, public mmu_if, private param_listener {
   mmu(sc_core::sc_module_name name, int classes, link_layer layer = link_layer::cee);
   void add_port(const sc_core::sc_object& port);
 
-  bool admit(int port, int priority, uint32_t bytes, bool& xoff_due) override;
+  bool admit(int port, int priority, uint32_t bytes, bool& xoff_due) override {
+    account(now_ps());
+    return state_->admit(port, priority, bytes, xoff_due) == admit_verdict::admitted;
+  }
   void release(int port, int priority, uint32_t bytes) override {
     account(now_ps());
     state_->release(port, priority, bytes);

@@ -17,13 +17,22 @@ struct dynamic_policy final : threshold_policy {
   }
   uint64_t limit(const pg_config& c, const pg_usage&, uint64_t free_pool) const override { return of(c, free_pool); }
   bool follows_pool() const override { return true; }
+  uint64_t free_pool_for(const pg_config& c, const pg_usage&, uint64_t need, uint64_t pool_size) const override {
+    return least_pool(c, need, pool_size);
+  }
   // need / alpha, then stepped to the exact least pool by the very product limit() computes
   // (its rounding may put the quotient a unit off either way; truncated, plus one, for no
   // call to ceil).
-  uint64_t free_pool_for(const pg_config& c, const pg_usage&, uint64_t need, uint64_t pool_size) const override {
-    if (of(c, pool_size) < need) return never_resumes;
+  // An estimate within the pool that already reaches the need (the usual case) proves the whole
+  // pool does (the limit never falls as the pool grows), and is only stepped down.
+  static uint64_t least_pool(const pg_config& c, uint64_t need, uint64_t pool_size) {
     const double estimate = static_cast<double>(need) / c.alpha + 1;
     uint64_t f = estimate < static_cast<double>(pool_size) ? static_cast<uint64_t>(estimate) : pool_size;
+    if (f < pool_size && of(c, f) >= need) {
+      while (f > 0 && of(c, f - 1) >= need) --f;
+      return f;
+    }
+    if (of(c, pool_size) < need) return never_resumes;
     while (f > 0 && of(c, f - 1) >= need) --f;
     while (of(c, f) < need) ++f;  // ends by pool_size
     return f;
@@ -70,6 +79,7 @@ shared_buffer::shared_buffer(int ports, int priorities, buffer_config config, st
               : config.dynamic ? &dynamic_threshold()
                                : &static_threshold()),
       follows_pool_(policy_->follows_pool()),
+      builtin_dynamic_(dynamic_cast<const dynamic_policy*>(policy_) != nullptr),
       config_(config),
       groups_(static_cast<std::size_t>(ports) * priorities) {
   if (pgs.size() != groups_.size()) throw std::invalid_argument("shared_buffer: one pg_config per (port, priority)");
@@ -79,41 +89,46 @@ shared_buffer::shared_buffer(int ports, int priorities, buffer_config config, st
 
 void shared_buffer::set_config(int port, int priority, const pg_config& c) {
   groups_[at(port, priority)].config = c;
-  refresh_resume_free(at(port, priority));  // a live alpha or offset moves the resume point
+  if (keeps_resume_free(at(port, priority)))
+    refresh_resume_free(at(port, priority));  // a live alpha or offset moves the resume point
 }
 
-uint64_t shared_buffer::threshold(int port, int priority) const {
-  const group& g = groups_[at(port, priority)];
+uint64_t shared_buffer::threshold(int port, int priority) const { return threshold_index(at(port, priority)); }
+
+inline uint64_t shared_buffer::threshold_index(std::size_t i) const {
+  return builtin_dynamic_ ? threshold_as<true>(i) : threshold_as<false>(i);
+}
+
+template <bool builtin_dynamic>
+uint64_t shared_buffer::threshold_as(std::size_t i) const {
+  const group& g = groups_[i];
   uint64_t free = config_.shared_size > shared_used_ ? config_.shared_size - shared_used_ : 0;
-  return policy_->limit(g.config, g.usage, free);
+  return builtin_dynamic ? dynamic_policy::of(g.config, free) : policy_->limit(g.config, g.usage, free);
 }
 
-bool shared_buffer::xoff_condition(std::size_t i, const pg_usage& u, uint64_t threshold) const {
-  return u.headroom > 0 || (u.shared > 0 && u.shared >= threshold);
-}
-
-admit_verdict shared_buffer::admit(int port, int priority, uint64_t frame_bytes, bool& xoff_due) {
+// One admission per policy kind: under the built-in rule the threshold is inline and every call
+// left (a pause, a resume point) is a tail call, so an admission saves no registers.
+template <bool builtin_dynamic>
+admit_verdict shared_buffer::admit_as(std::size_t i, uint64_t bytes, bool& xoff_due) {
   xoff_due = false;
-  const uint64_t bytes = occupancy(frame_bytes);
-  std::size_t i = at(port, priority);
   group& g = groups_[i];
   const pg_config& c = g.config;
   pg_usage& u = g.usage;
   if (u.reserved + bytes <= c.reserve) {
     u.reserved += bytes;
-  } else if (u.headroom == 0 && u.shared + bytes <= threshold(port, priority) &&
+  } else if (u.headroom == 0 && u.shared + bytes <= threshold_as<builtin_dynamic>(i) &&
              shared_used_ + bytes <= config_.shared_size) {
     u.shared += bytes;
     shared_used_ += bytes;
   } else if (c.lossless && u.headroom + bytes <= c.headroom) {
     u.headroom += bytes;
   } else {
+    if (c.lossless) ++u.overflows;
     // Even a group whose headroom cannot take one frame must still pause its sender.
     if (c.lossless && !g.paused) {
-      pause_index(i);
       xoff_due = true;
+      return pause_then(i, admit_verdict::dropped);
     }
-    if (c.lossless) ++u.overflows;
     return admit_verdict::dropped;
   }
   u.peak_total = std::max(u.peak_total, u.total());
@@ -122,28 +137,46 @@ admit_verdict shared_buffer::admit(int port, int priority, uint64_t frame_bytes,
   peak_in_use_ = std::max(peak_in_use_, in_use_);
   peak_shared_ = std::max(peak_shared_, shared_used_);
   if (g.paused) {
-    refresh_resume_free(i);
-  } else if (c.lossless && xoff_condition(i, u, threshold(port, priority))) {
-    pause_index(i);
-    xoff_due = true;
+    if (keeps_resume_free(i)) return refresh_then_admitted(i);
+  } else if (c.lossless && (u.headroom > 0 || (u.shared > 0 && u.shared >= threshold_as<builtin_dynamic>(i)))) {
+    xoff_due = true;  // XOFF
+    return pause_then(i, admit_verdict::admitted);
   }
+  return admit_verdict::admitted;
+}
+
+template admit_verdict shared_buffer::admit_as<true>(std::size_t, uint64_t, bool&);
+template admit_verdict shared_buffer::admit_as<false>(std::size_t, uint64_t, bool&);
+
+admit_verdict shared_buffer::pause_then(std::size_t i, admit_verdict verdict) {
+  pause_index(i);
+  return verdict;
+}
+
+admit_verdict shared_buffer::refresh_then_admitted(std::size_t i) {
+  refresh_resume_free(i);
   return admit_verdict::admitted;
 }
 
 void shared_buffer::pause_index(std::size_t i) {
   groups_[i].paused = true;
   paused_list_.push_back(static_cast<uint32_t>(i));
-  refresh_resume_free(i);
+  if (keeps_resume_free(i)) refresh_resume_free(i);
+}
+
+inline bool shared_buffer::keeps_resume_free(std::size_t i) const {
+  const group& g = groups_[i];
+  return follows_pool_ && g.paused && g.usage.headroom == 0;
 }
 
 // resume_index's condition, solved for the free pool: the group resumes once the pool holds
-// resume_free (at once if it holds no shared bytes).
+// resume_free (at once if it holds no shared bytes). For a group that keeps_resume_free.
 void shared_buffer::refresh_resume_free(std::size_t i) {
   group& g = groups_[i];
-  if (!follows_pool_ || !g.paused || g.usage.headroom != 0) return;
+  const uint64_t need = g.usage.shared + g.config.xon_offset;
   g.resume_free = g.usage.shared == 0 ? 0
-                                      : policy_->free_pool_for(g.config, g.usage, g.usage.shared + g.config.xon_offset,
-                                                               config_.shared_size);
+                  : builtin_dynamic_  ? dynamic_policy::least_pool(g.config, need, config_.shared_size)
+                                      : policy_->free_pool_for(g.config, g.usage, need, config_.shared_size);
   least_resume_free_ = std::min(least_resume_free_, g.resume_free);
 }
 
@@ -162,8 +195,7 @@ void shared_buffer::release(int port, int priority, uint64_t frame_bytes) {
   u.reserved -= from_reserve;
   in_use_ -= from_headroom + from_shared + from_reserve;
   if (paused_list_.empty()) return;
-  resumed_.clear();
-  refresh_resume_free(i);
+  if (keeps_resume_free(i)) refresh_resume_free(i);
   if (from_shared > 0 && follows_pool_) {
     // The pool grew: every paused group's threshold rose with it. Those holding no headroom
     // whose resume point the pool has reached resume, in the list's order (resume_index's
@@ -183,15 +215,26 @@ void shared_buffer::release(int port, int priority, uint64_t frame_bytes) {
       paused_list_[k] = paused_list_.back();  // as resume_index removes it
       paused_list_.pop_back();
     }
-  } else if (resume_index(i)) {
+  } else if (groups_[i].paused && groups_[i].usage.headroom == 0 && resume_index(i)) {  // resume_index's first test
     resumed_.push_back(static_cast<uint32_t>(i));
   }
-  if (!listener_) return;
+  if (!resumed_.empty()) report_resumed();
+}
+
+// Out of line: the release above saves no registers for it (most releases resume nothing).
+void shared_buffer::report_resumed() {
+  if (!listener_) {
+    resumed_.clear();
+    return;
+  }
   // Report after the scan: a listener may send XON, start a frame and re-enter release().
   std::vector<uint32_t> done;
   done.swap(resumed_);
   for (uint32_t g : done) listener_->resumed(static_cast<int>(g / priorities_), static_cast<int>(g % priorities_));
-  if (resumed_.empty()) resumed_.swap(done);  // keep the scratch capacity
+  if (resumed_.empty()) {  // keep the scratch capacity
+    done.clear();
+    resumed_.swap(done);
+  }
 }
 
 bool shared_buffer::try_resume(int port, int priority) { return resume_index(at(port, priority)); }
@@ -200,8 +243,7 @@ bool shared_buffer::resume_index(std::size_t i) {
   group& g = groups_[i];
   const pg_usage& u = g.usage;
   if (!g.paused || u.headroom != 0) return false;
-  const int port = static_cast<int>(i / priorities_), priority = static_cast<int>(i % priorities_);
-  if (u.shared + g.config.xon_offset > threshold(port, priority) && u.shared != 0) return false;
+  if (u.shared + g.config.xon_offset > threshold_index(i) && u.shared != 0) return false;
   g.paused = false;
   auto it = std::find(paused_list_.begin(), paused_list_.end(), static_cast<uint32_t>(i));
   *it = paused_list_.back();

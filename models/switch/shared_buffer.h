@@ -72,7 +72,10 @@ class shared_buffer {
   shared_buffer(int ports, int priorities, buffer_config config, std::vector<pg_config> pgs);
 
   // `xoff_due` is set when this arrival makes the PG cross into pause.
-  admit_verdict admit(int port, int priority, uint64_t bytes, bool& xoff_due);
+  admit_verdict admit(int port, int priority, uint64_t bytes, bool& xoff_due) {
+    return builtin_dynamic_ ? admit_as<true>(at(port, priority), occupancy(bytes), xoff_due)
+                            : admit_as<false>(at(port, priority), occupancy(bytes), xoff_due);
+  }
   // Returns the bytes. Every group this lets resume is reported to the listener: this group,
   // and under dynamic thresholds any paused group, because the free pool (and with it every
   // group's threshold) grew.
@@ -103,16 +106,30 @@ class shared_buffer {
 
  private:
   std::size_t at(int port, int priority) const { return static_cast<std::size_t>(port) * priorities_ + priority; }
-  bool xoff_condition(std::size_t i, const pg_usage& u, uint64_t threshold) const;
+  uint64_t threshold_index(std::size_t i) const;
+  template <bool builtin_dynamic>
+  uint64_t threshold_as(std::size_t i) const;  // threshold_index, knowing the policy's kind
+  template <bool builtin_dynamic>
+  admit_verdict admit_as(std::size_t i, uint64_t bytes, bool& xoff_due);
+  // The admission's calls, each its last step (a tail call).
+  admit_verdict pause_then(std::size_t i, admit_verdict verdict);
+  admit_verdict refresh_then_admitted(std::size_t i);
   bool resume_index(std::size_t i);  // try_resume by group index
   void pause_index(std::size_t i);
+  // Whether group i holds a resume point now (paused, under a policy that follows the pool, with
+  // no headroom held): only then does refresh_resume_free do anything.
+  bool keeps_resume_free(std::size_t i) const;
   void refresh_resume_free(std::size_t i);
+  void report_resumed();  // tells the listener of resumed_ (not empty), and empties it
   // What every admission reads first, together.
   int priorities_;
   uint64_t shared_used_ = 0;
   uint64_t in_use_ = 0, peak_in_use_ = 0, peak_shared_ = 0;
   const threshold_policy* policy_;
   bool follows_pool_;  // policy_->follows_pool(), asked once
+  // policy_ is the built-in dynamic rule (the default): its limit and resume point are computed
+  // here, inline, not through the policy's virtual calls (a threshold a hop, ~20 instructions).
+  bool builtin_dynamic_;
   buffer_config config_;
   // A group's configuration, usage and pause state side by side, aligned to two cache lines:
   // an admission reads all three (in a large fabric, separate arrays are three misses).

@@ -131,6 +131,7 @@ void switch_model::start_of_simulation() {
   const bool at_end = buffer_release() == "end";
   for (auto& p : ports) p->egress.set_release_at_end(at_end);
   mmu_ = mmu_port.operator->();
+  own_mmu_ = mmu_ == static_cast<mmu_if*>(&mmu_block) ? &mmu_block : nullptr;
   forward_ = forwarding_port.operator->();
   forwarding.make_selector();
   snooper_ = custom_forwarding_ ? nullptr : forwarding.snooper();
@@ -177,7 +178,8 @@ void switch_model::receive_frame(tlm::tlm_generic_payload* p, int port_index) {
   if (snooper_ && h.kind != frame_kind::data && snoop(h, false)) return p->release();  // acted on here
   if (split_mmu_) return split_mmu_->request(p, port_index, *this);
   bool xoff_due = false;
-  const bool admitted = mmu_->admit(port_index, h.priority, h.size, xoff_due);
+  const bool admitted = own_mmu_ ? own_mmu_->mmu::admit(port_index, h.priority, h.size, xoff_due)
+                                 : mmu_->admit(port_index, h.priority, h.size, xoff_due);
   after_admission(p, h, port_index, admitted, xoff_due);
 }
 
@@ -224,7 +226,11 @@ void switch_model::inject(tlm::tlm_generic_payload* p) {
 }
 
 void switch_model::release(int ingress_port, int cls, uint32_t bytes) {
-  mmu_->release(ingress_port, cls, bytes);  // resumed groups come back through resumed()
+  if (own_mmu_) {  // resumed groups come back through resumed()
+    own_mmu_->mmu::release(ingress_port, cls, bytes);
+  } else {
+    mmu_->release(ingress_port, cls, bytes);
+  }
   path_[ingress_port].gate->on_release(cls, bytes, false);
 }
 

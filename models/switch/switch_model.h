@@ -123,6 +123,9 @@ class switch_model : public sc_core::sc_module,
   };
   std::vector<port_path> path_;
   mmu_if* mmu_ = nullptr;
+  // mmu_ when it is this switch's own block (no bind_mmu): its admit and release are called
+  // qualified, inline, not through mmu_if's thunks (one each per frame).
+  mmu* own_mmu_ = nullptr;
   forwarding_if* forward_ = nullptr;
   split_forwarding_if* split_forward_ = nullptr;  // set: lookups are asked and answered later
   split_mmu_if* split_mmu_ = nullptr;             // set: admissions are asked and answered later

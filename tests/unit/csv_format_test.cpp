@@ -185,5 +185,35 @@ TEST(CsvFormat, ShortPathPrintsWhatPrintfPrints) {
   }
 }
 
+// The memo gives general6's text for every value, whether found, evicted or never seen: repeats
+// of a few values, far more values than slots (evictions), the zeros, NaN and infinity.
+TEST(CsvFormat, MemoPrintsWhatGeneral6Prints) {
+  csv_number::general6_memo memo;
+  auto expect_same = [&](double v) {
+    char want[64], got[64];
+    *csv_number::general6(want, v) = '\0';
+    std::memset(got, 'z', sizeof got);
+    *memo.write(got, v) = '\0';
+    ASSERT_STREQ(got, want) << std::hexfloat << v;
+    ASSERT_EQ(std::string(got + csv_number::general6_max, 8), "zzzzzzzz") << std::hexfloat << v;
+  };
+  const double inf = std::numeric_limits<double>::infinity();
+  for (int round = 0; round < 3; ++round)
+    for (double v : {0.0, -0.0, 1.0, 2.4, 1e10, 0.0512, -3.25, 123456.5, 1e-7, 1e300, 5e-324, inf, -inf,
+                     std::numeric_limits<double>::quiet_NaN(), -std::numeric_limits<double>::quiet_NaN()})
+      expect_same(v);
+  std::mt19937_64 rng(11);
+  std::uniform_int_distribution<int> small(0, 300), frames(0, 40);
+  for (int i = 0; i < 200'000; ++i) {
+    expect_same(frames(rng) * 0.8);                           // rates in whole frames: few values
+    expect_same(small(rng) / 1000.0);                         // more values than slots
+    expect_same(static_cast<double>(rng() >> (rng() % 64)));  // counts: almost never seen twice
+    uint64_t bits = rng();
+    double any;
+    std::memcpy(&any, &bits, sizeof any);
+    expect_same(any);
+  }
+}
+
 }  // namespace
 }  // namespace sluice

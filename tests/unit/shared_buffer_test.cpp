@@ -300,7 +300,9 @@ struct every_threshold_buffer {
 
 TEST(SharedBuffer, ResumePointsResumeWhatEveryThresholdWouldInTheSameOrder) {
   // Random admissions, releases, live alpha and offset writes and refresh re-checks on two
-  // buffers: resume points against every threshold computed. Same XONs in the same order.
+  // buffers: resume points against every threshold computed. Same XONs in the same order. Under
+  // the built-in dynamic rule (computed inline) and the same rule as a policy of its own
+  // (through its virtual calls).
   struct order : resume_listener {
     std::vector<std::size_t> seen;
     int priorities = 2;
@@ -308,8 +310,10 @@ TEST(SharedBuffer, ResumePointsResumeWhatEveryThresholdWouldInTheSameOrder) {
       seen.push_back(static_cast<std::size_t>(port * priorities + priority));
     }
   };
+  const searched_dynamic searched;
   for (uint64_t seed = 1; seed <= 20; ++seed) {
     std::mt19937_64 rng(seed);
+    const threshold_policy* policy = seed % 2 ? nullptr : &searched;
     const int ports = 4, priorities = 2, groups = ports * priorities;
     auto random_config = [&rng](std::size_t i) {
       const double alphas[] = {0.125, 0.25, 0.5, 1.0, 2.0, 1.0 / 3};
@@ -319,7 +323,7 @@ TEST(SharedBuffer, ResumePointsResumeWhatEveryThresholdWouldInTheSameOrder) {
     std::vector<pg_config> pgs;
     for (std::size_t i = 0; i < groups; ++i) pgs.push_back(random_config(i));
     const uint64_t pool = 20000 + rng() % 20000;
-    shared_buffer b(ports, priorities, buffer_config{pool, true}, pgs);
+    shared_buffer b(ports, priorities, buffer_config{pool, true, 1, policy}, pgs);
     order listened;
     b.set_listener(&listened);
     every_threshold_buffer ref{pool, 0, pgs, std::vector<pg_usage>(groups), std::vector<char>(groups, 0), {}, {}};
