@@ -353,7 +353,7 @@ bool valid_node_name(const std::string& n) {
 }
 
 // What a fabric costs to build, measured as the peak RSS of 1 ns runs of leaf-spine fabrics and
-// fat trees of 12 000 to 59 000 ports (docs/scale.md): 16.5-18 KiB per port (link end: MAC, flow
+// fat trees of 12 000 to 59 000 ports (docs/scale.md): 16-17.6 KiB per port (link end: MAC, flow
 // control, egress queues, MMU group, their parameters and statistics) plus the forwarding
 // tables, a 4-byte entry per (switch, NIC). A platform whose estimate exceeds the budget is
 // refused before elaboration. Frames buffered during the run come on top.

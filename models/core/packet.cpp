@@ -5,10 +5,7 @@
 
 namespace sluice {
 
-packet_pool& packet_pool::instance() {
-  static packet_pool pool;
-  return pool;
-}
+packet_pool packet_pool::pool_;
 
 tlm::tlm_generic_payload* packet_pool::acquire(bool with_image) {
   std::vector<pooled_payload*>& list = with_image ? free_control_ : free_;
@@ -41,16 +38,9 @@ tlm::tlm_generic_payload* packet_pool::acquire(bool with_image) {
   return p;
 }
 
-tlm::tlm_generic_payload* packet_pool::acquire_queued(const frame_fields& f) {
-  if (free_.empty()) {
-    all_.push_back(std::make_unique<pooled_payload>(this));
-    free_.push_back(all_.back().get());
-  }
-  pooled_payload* p = free_.back();
-  free_.pop_back();
-  p->own.fields() = f;
-  p->acquire();
-  return p;
+void packet_pool::add_free() {
+  all_.push_back(std::make_unique<pooled_payload>(this));
+  free_.push_back(all_.back().get());
 }
 
 void packet_pool::free(tlm::tlm_generic_payload* p) {

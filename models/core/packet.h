@@ -49,8 +49,8 @@ constexpr uint8_t fecn = 1u << 0;    // IB BTH forward explicit congestion notif
 constexpr uint8_t becn = 1u << 1;    // IB BTH backward explicit congestion notification
 constexpr uint8_t probe = 1u << 2;   // QCN SONAR: a data frame the reaction point sent as a ping
 constexpr uint8_t tcd_ue = 1u << 3;  // IB BTH reserved bit (BTH byte 4, mask 0x20): TCD's UE (CE is FECN)
-// Switch-local, on a queued descriptor only (egress_port): its payload waits beside it. Cleared
-// before the frame leaves the queue, so no frame carries it.
+// Switch-local, on a queued descriptor only (queued_frame in egress_port): its payload waits
+// beside it. Never set in a frame's header, so no frame carries it.
 constexpr uint8_t kept_payload = 1u << 7;
 }  // namespace frame_flags
 
@@ -127,18 +127,28 @@ struct pooled_payload : tlm::tlm_generic_payload {
 
 class packet_pool : public tlm::tlm_mm_interface {
  public:
-  static packet_pool& instance();
+  // One pool per process, reached without a call: a frame leaving a switch queue takes a payload
+  // here (docs/scale.md, fifth memory round).
+  static packet_pool& instance() { return pool_; }
   // Returns a payload with reference count 1 and a reset header; with_image: the header carries
   // a wire image (control frames).
   tlm::tlm_generic_payload* acquire(bool with_image = false);
-  // A payload without an image for a frame that was queued as a descriptor: its fields (and so
-  // its id) are f's.
-  tlm::tlm_generic_payload* acquire_queued(const frame_fields& f);
+  // A payload without an image for a frame that was queued as a descriptor: the caller writes
+  // every field of its header (and so its id) from the descriptor. Inline: once per switch hop.
+  tlm::tlm_generic_payload* acquire_queued() {
+    if (free_.empty()) add_free();
+    pooled_payload* p = free_.back();
+    free_.pop_back();
+    p->acquire();
+    return p;
+  }
   void free(tlm::tlm_generic_payload* p) override;
   std::size_t allocated() const { return all_.size(); }
   std::size_t in_use() const { return all_.size() - free_.size() - free_control_.size(); }
 
  private:
+  static packet_pool pool_;
+  [[gnu::noinline, gnu::cold]] void add_free();  // a new payload without an image on the free list
   std::vector<std::unique_ptr<pooled_payload>> all_;
   std::vector<pooled_payload*> free_, free_control_;  // without and with an image
   uint64_t next_id_ = 1;                              // 0: no id (a header not from the pool)

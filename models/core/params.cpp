@@ -1,6 +1,7 @@
 #include "models/core/params.h"
 
 #include <algorithm>
+#include <deque>
 #include <map>
 #include <stdexcept>
 #include <systemc>
@@ -20,10 +21,31 @@ std::string param_base::name() const {
   return n + text_->leaf;
 }
 
+const param_hooks param_hooks::none{};
+
+namespace {
+std::deque<param_hooks>& interned_hooks() {
+  static std::deque<param_hooks> all;  // a deque: its elements never move
+  return all;
+}
+}  // namespace
+
+const param_hooks* param_hooks::intern(const param_hooks& h) {
+  if (h == none) return &none;
+  std::deque<param_hooks>& all = interned_hooks();
+  constexpr std::size_t lookback = 8;
+  for (std::size_t i = all.size(); i > 0 && i + lookback > all.size(); --i)
+    if (all[i - 1] == h) return &all[i - 1];
+  all.push_back(h);
+  return &all.back();
+}
+
+std::size_t param_hooks::made() { return interned_hooks().size(); }
+
 void param_base::on_change(param_listener* listener) {
   if (!live_) throw std::logic_error(name() + ": an on-change hook on a parameter that is not live");
-  if (listener_ && listener_ != listener) throw std::logic_error(name() + ": a second on-change hook");
-  listener_ = listener;
+  if (hooks_->listener && hooks_->listener != listener) throw std::logic_error(name() + ": a second on-change hook");
+  hooks_ = param_hooks::intern({listener, hooks_->check, hooks_->model});
 }
 
 void param_base::refuse_fixed() const {
@@ -33,7 +55,7 @@ void param_base::refuse_fixed() const {
 void param_base::write_live(const std::string& text) {
   if (!live_) refuse_fixed();
   set_from_string(text);
-  if (listener_) listener_->param_changed(*this);
+  if (hooks_->listener) hooks_->listener->param_changed(*this);
 }
 
 void param_base::set_default_from_string(const std::string&) {

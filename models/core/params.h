@@ -53,6 +53,25 @@ struct choice_spec : param_text {
 };
 
 class param_base;
+class param_listener;
+
+// What a parameter tells and asks its model: the listener of its run-time writes and its
+// inertness check (param_base::on_change, inert_when). Interned: a port's dozens of parameters
+// share a few (listener, check, model) triples, so a parameter keeps one pointer to its triple,
+// not the three (a 10 240-host fabric has 1.5 million parameters; docs/scale.md).
+struct param_hooks {
+  using inert_check = std::string (*)(const void* model, const param_base& self);
+  param_listener* listener = nullptr;
+  inert_check check = nullptr;
+  const void* model = nullptr;
+  bool operator==(const param_hooks& o) const { return listener == o.listener && check == o.check && model == o.model; }
+  // The one triple equal to h, for the life of the process. Parameters are declared model by
+  // model, so a new triple is looked for among the last few made; a repeat further back is
+  // made again (a few bytes, never a wrong hook).
+  static const param_hooks* intern(const param_hooks& h);
+  static const param_hooks none;
+  static std::size_t made();  // triples interned so far (MemoryPerObject tests)
+};
 
 // The owner of live parameters: told after a run-time write changed one of them, at the
 // models' current time, so that it recomputes what it derived from the value (and only then).
@@ -106,12 +125,11 @@ class param_base {
   // `model` and the parameter (its leaf and class) and returns why it is inert, or "" when it
   // has an effect. Asked once the overrides are final (platforms/inert_settings.*), never per
   // frame. One check per model usually serves all its parameters.
-  using inert_check = std::string (*)(const void* model, const param_base& self);
+  using inert_check = param_hooks::inert_check;
   void inert_when(inert_check check, const void* model) {
-    inert_check_ = check;
-    inert_model_ = model;
+    hooks_ = param_hooks::intern({hooks_->listener, check, model});
   }
-  std::string inert_reason() const { return inert_check_ ? inert_check_(inert_model_, *this) : std::string(); }
+  std::string inert_reason() const { return hooks_->check ? hooks_->check(hooks_->model, *this) : std::string(); }
 
  protected:
   bool overridden_ = false;
@@ -125,9 +143,7 @@ class param_base {
   uint32_t slot_ = 0;  // position in the registry
   const sc_core::sc_object* owner_;
   const param_text* text_;
-  param_listener* listener_ = nullptr;
-  inert_check inert_check_ = nullptr;
-  const void* inert_model_ = nullptr;
+  const param_hooks* hooks_ = &param_hooks::none;  // interned
 };
 
 // How a value type is parsed, printed and named.

@@ -8,7 +8,10 @@ namespace sluice {
 namespace {
 // The ingress priority group a frame's bytes return to: its arrival class (an InfiniBand switch
 // may move a frame to another VL on the way out, by the output port's SL-to-VL table).
-int arrival_class(const frame_fields& h, int queue) { return h.ingress_cls == same_class ? queue : h.ingress_cls; }
+template <typename frame>  // frame_fields or queued_frame
+int arrival_class(const frame& h, int queue) {
+  return h.ingress_cls == same_class ? queue : h.ingress_cls;
+}
 }  // namespace
 
 egress_port::egress_port(mac_port& mac, flow_control_if& gate, buffer_release_if& buffer, int classes)
@@ -78,15 +81,13 @@ void egress_port::enqueue(tlm::tlm_generic_payload* p) {
     nonempty_ |= 1u << h.priority;
     head_[h.priority] = h.size;
   }
-  if (h.image == nullptr) {
-    c.queue.push_back(h.fields());
+  queued_frame& e = c.queue.emplace_back();
+  if (e.pack(h.fields()) && h.image == nullptr) {
     p->release();
   } else {
+    e.add_flags(frame_flags::kept_payload);
     if (!kept_) kept_ = std::make_unique<ring<tlm::tlm_generic_payload*>[]>(static_cast<std::size_t>(classes_));
-    kept_[h.priority].push_back(p);
-    frame_fields f = h.fields();
-    f.flags |= frame_flags::kept_payload;
-    c.queue.push_back(f);
+    kept_[h.priority].push_back(p);  // its header holds the fields
   }
   mac_.kick();
 }
@@ -95,7 +96,7 @@ tlm::tlm_generic_payload* egress_port::next_frame(uint64_t now_ps, uint64_t& ret
   uint32_t eligible = 0;
   for (uint32_t m = nonempty_; m; m &= m - 1) {
     const int q = __builtin_ctz(m);
-    const frame_fields& h = class_[q].queue.front();
+    const queued_frame& h = class_[q].queue.front();
     if (!gate_.may_send(q, h.size, now_ps))
       retry_ps = std::min(retry_ps, refused(q, h, now_ps));
     else if (h.ready_ps > now_ps)
@@ -123,10 +124,19 @@ tlm::tlm_generic_payload* egress_port::next_frame(uint64_t now_ps, uint64_t& ret
     return nullptr;
   }
   class_state& c = class_[q];
-  frame_fields e = c.queue.pop_front();
+  tlm::tlm_generic_payload* p;
+  const queued_frame& e = c.queue.front();  // read in place, then dropped
+  if (e.flags() & frame_flags::kept_payload) {
+    p = kept_[q].pop_front();
+  } else {
+    p = packet_pool::instance().acquire_queued();
+    e.unpack(q, header(*p).fields());
+  }
+  packet_header& h = header(*p);
+  c.queue.drop_front();
   if (c.ready_n) {  // the frame leaving had cleared the pipeline
     --c.ready_n;
-    c.ready_bytes -= e.size;
+    c.ready_bytes -= h.size;
   }
   if (c.queue.empty()) {
     nonempty_ &= ~(1u << q);
@@ -135,9 +145,6 @@ tlm::tlm_generic_payload* egress_port::next_frame(uint64_t now_ps, uint64_t& ret
   } else {
     head_[q] = c.queue.front().size;
   }
-  tlm::tlm_generic_payload* p =
-      e.flags & frame_flags::kept_payload ? take_kept(q, e) : packet_pool::instance().acquire_queued(e);
-  packet_header& h = header(*p);
   queue_stats& s = c.stats;
   s.update(now_ps);
   s.bytes -= h.size;
@@ -164,15 +171,6 @@ tlm::tlm_generic_payload* egress_port::next_frame(uint64_t now_ps, uint64_t& ret
   return p;
 }
 
-// The payload of a dequeued descriptor flagged kept_payload, with the descriptor's fields (the
-// flag cleared).
-tlm::tlm_generic_payload* egress_port::take_kept(int cls, frame_fields& f) {
-  f.flags &= ~frame_flags::kept_payload;
-  tlm::tlm_generic_payload* p = kept_[cls].pop_front();
-  header(*p).fields() = f;
-  return p;
-}
-
 int egress_port::split_decision(uint32_t eligible) {
   request_decision(eligible);
   if (!answered_) return awaiting_answer;
@@ -194,7 +192,7 @@ void egress_port::decide_ahead(uint64_t now_ps) {
   uint32_t eligible = 0;
   for (uint32_t m = nonempty_; m; m &= m - 1) {
     const int q = __builtin_ctz(m);
-    const frame_fields& h = class_[q].queue.front();
+    const queued_frame& h = class_[q].queue.front();
     if (h.ready_ps <= now_ps && gate_.may_send(q, h.size, now_ps)) eligible |= 1u << q;
   }
   if (eligible) request_decision(eligible);
@@ -224,12 +222,18 @@ void egress_port::set_discard(int cls, bool on) {
   class_state& c = class_[cls];
   c.stats.update(now_ps());
   while (!c.queue.empty()) {
-    frame_fields e = c.queue.pop_front();
+    const queued_frame e = c.queue.pop_front();
     c.stats.bytes -= e.size;
     --c.stats.frames;
-    tlm::tlm_generic_payload* kept = e.flags & frame_flags::kept_payload ? take_kept(cls, e) : nullptr;
-    discard(cls, e);
-    if (kept) kept->release();
+    if (e.flags() & frame_flags::kept_payload) {
+      tlm::tlm_generic_payload* kept = kept_[cls].pop_front();
+      discard(cls, header(*kept).fields());
+      kept->release();
+    } else {
+      frame_fields f;
+      e.unpack(cls, f);
+      discard(cls, f);
+    }
   }
   c.ready_n = 0;  // nothing left past the pipeline either
   c.ready_bytes = 0;
@@ -249,7 +253,7 @@ void egress_port::on_timer() {
 // A head frame the gate refuses at now_ps (real time): if it has cleared the pipeline it waits
 // for the gate from now (the gate hears it: credit starvation starts here); a gate that only new
 // input opens is looked at again when the frame clears the pipeline, to hear it then.
-uint64_t egress_port::refused(int q, const frame_fields& h, uint64_t now_ps) {
+uint64_t egress_port::refused(int q, const queued_frame& h, uint64_t now_ps) {
   const uint64_t open = gate_.blocked_until_ps(q, now_ps);
   if (h.ready_ps <= now_ps) {
     gate_.on_waiting(q, h.size);
@@ -259,9 +263,9 @@ uint64_t egress_port::refused(int q, const frame_fields& h, uint64_t now_ps) {
 }
 
 bool egress_port::holds_from(int cls, int ingress_port, int ingress_cls) const {
-  const ring<frame_fields>& q = class_[cls].queue;
+  const ring<queued_frame>& q = class_[cls].queue;
   for (std::size_t i = 0; i < q.size(); ++i) {
-    const frame_fields& f = q[i];
+    const queued_frame& f = q[i];
     if (f.ingress_port == ingress_port && arrival_class(f, cls) == ingress_cls) return true;
   }
   return false;
@@ -271,7 +275,7 @@ uint64_t egress_port::next_ready_ps(uint64_t now_ps) const {
   uint64_t next = never_ps;
   for (uint32_t m = nonempty_; m; m &= m - 1) {
     const int q = __builtin_ctz(m);
-    const frame_fields& h = class_[q].queue.front();
+    const queued_frame& h = class_[q].queue.front();
     // A class only new input opens (credits): look when its frame is ready anyway, so that
     // next_frame tells the gate it waits at the real time it starts waiting.
     uint64_t t = h.ready_ps;

@@ -14,6 +14,7 @@
 #include "models/core/event_queue.h"
 #include "models/core/ring.h"
 #include "models/link/mac_port.h"
+#include "models/switch/queued_frame.h"
 #include "models/switch/scheduler_if.h"
 #include "models/switch/split_scheduler.h"
 
@@ -93,7 +94,7 @@ class egress_port : public frame_source_if, public timed_client, public schedule
   friend struct invariant_test_hooks;
   void on_timer() override;  // end of a frame on the wire: release its buffer (release_at_end)
   queue_view view(int cls, uint64_t now_ps);
-  uint64_t refused(int q, const frame_fields& h, uint64_t now_ps);
+  uint64_t refused(int q, const queued_frame& h, uint64_t now_ps);
   void publish_mark(const packet_header& h, uint16_t before) const;
   void count_marks(const packet_header& h, uint16_t before);
   // The split-phase decision: the answered queue, or awaiting_answer (the answer kicks the MAC).
@@ -118,15 +119,16 @@ class egress_port : public frame_source_if, public timed_client, public schedule
   // hands the scheduler its head sizes without rebuilding them per call (0: empty).
   uint32_t nonempty_ = 0;
   std::array<uint32_t, max_classes> head_{};
-  // A queued frame is a descriptor (its fields, one cache line) and a data frame's payload goes
-  // back to the pool: a congested fabric holds hundreds of thousands of queued frames, and
+  // A queued frame is a descriptor (queued_frame: its fields in 48 bytes) and a data frame's
+  // payload goes back to the pool: a congested fabric holds millions of queued frames, and
   // scheduling reads only the queue's own memory. Frames with a wire image (switch-made and
-  // feedback frames) keep their payload, in a queue of their own per class beside the
-  // descriptors (flag frame_flags::kept_payload), so that a descriptor needs no pointer.
+  // feedback frames) and the rare frame whose fields the descriptor cannot hold keep their
+  // payload, in a queue of their own per class beside the descriptors (flag
+  // frame_flags::kept_payload), so that a descriptor needs no pointer.
   // One class's queue, congestion point and statistics in cache lines of their own: an enqueue
   // or a dequeue touches only these (and the lines above).
   struct alignas(64) class_state {
-    ring<frame_fields> queue;
+    ring<queued_frame> queue;
     congestion_point_if* cp = nullptr;  // not owned
     queue_stats stats;
     // The first ready_n frames of the queue have cleared the pipeline (ready_bytes of them);
@@ -143,7 +145,6 @@ class egress_port : public frame_source_if, public timed_client, public schedule
   // The payloads of the queued frames flagged kept_payload, per class in queue order; made at
   // the first such frame (most ports of a fabric without congestion control never see one).
   std::unique_ptr<ring<tlm::tlm_generic_payload*>[]> kept_;  // one per class
-  tlm::tlm_generic_payload* take_kept(int cls, frame_fields& f);
   struct in_flight {
     uint64_t end_ps;
     uint16_t ingress_port;

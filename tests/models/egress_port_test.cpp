@@ -6,6 +6,8 @@
 // leaves after the 500 ns pipeline, at 1.8 us.
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 #include "tests/support/mac_bench.h"
 #include "tests/support/switch_bench.h"
 
@@ -157,4 +159,30 @@ TEST(EgressPort, BufferIsReleasedAsTheLastBitLeavesWithReleaseAtEnd) {
   ASSERT_EQ(t.mmu.releases.size(), 1u);
   EXPECT_EQ(t.mmu.releases[0].at_ps, ns_ps(2100));  // 1.8 us + 1500 B at 40 Gb/s
   EXPECT_EQ(t.mmu.releases[0].bytes, 1500u);
+}
+
+// A queued frame is a 48-byte descriptor (queued_frame): each frame leaves the queue with
+// exactly the fields it came with, whether the descriptor holds them (the first frame) or the
+// frame keeps its payload because one field is outside the descriptor's range (the second: an
+// ECM CPID tag).
+TEST(EgressPort, EveryFrameLeavesWithTheFieldsItWasQueuedWith) {
+  bench t("3000B");
+  std::vector<frame_fields> in, out;
+  t.cp.on_enq = [&](packet_header& h) {
+    if (in.size() == 1) h.cp_tag = 0xC0FFEE;
+    in.push_back(h.fields());
+  };
+  t.cp.on_deq = [&](packet_header& h) { out.push_back(h.fields()); };
+  t.sim->run();
+  ASSERT_EQ(in.size(), 2u);
+  ASSERT_EQ(out.size(), 2u);
+  queued_frame e;
+  EXPECT_TRUE(e.pack(in[0]));
+  EXPECT_FALSE(e.pack(in[1]));
+  for (int i = 0; i < 2; ++i) {
+    in[i].ecn = 3;  // the recording congestion point marks CE as a frame leaves
+    EXPECT_EQ(std::memcmp(&in[i], &out[i], sizeof(frame_fields)), 0) << i;
+    EXPECT_EQ(out[i].flags & frame_flags::kept_payload, 0) << i;
+  }
+  EXPECT_EQ(out[1].cp_tag, 0xC0FFEEu);
 }

@@ -50,3 +50,21 @@ TEST(Ring, ADrainedRingHalvesPerDrainDownToItsSpareSlots) {
   }
   EXPECT_EQ(r.capacity(), ring<int>::spare_slots);
 }
+
+// An egress queue packs a frame's descriptor straight into its slot (emplace_back) and unpacks
+// it from the front before dropping it (drop_front): FIFO order as push_back and pop_front, across
+// growth and wrap. A ring is an array and its capacity (32 bytes; a std::vector made it 40).
+TEST(Ring, WritesInPlaceAndReadsTheFrontInPlace) {
+  EXPECT_LE(sizeof(ring<int>), 32u);
+  ring<int> r;
+  int next_in = 0, next_out = 0;
+  for (int round = 0; round < 50; ++round) {
+    for (int i = 0; i < 7 * round + 3; ++i) r.emplace_back() = next_in++;
+    for (int i = 0; i < 5 * round + 1; ++i) {
+      EXPECT_EQ(r.front(), next_out++);
+      r.drop_front();
+    }
+  }
+  while (!r.empty()) EXPECT_EQ(r.pop_front(), next_out++);
+  EXPECT_EQ(next_out, next_in);
+}
