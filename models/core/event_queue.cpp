@@ -470,6 +470,33 @@ void event_queue::run() {
           }
         }
       }
+    } else if (in_calendar_ > 0) {
+      // A bucket change, front() and pop_front() in one: the next busy bucket (the calendar holds
+      // one), sorted if a burst reached it out of order; its head, if live, runs and the calendar
+      // moves to it. Inline: the two calls saved and restored registers and found the head twice.
+      const std::size_t first = cur_ & (buckets - 1);
+      std::size_t w = first >> 6;
+      uint64_t bits = busy_[w] & (~uint64_t{0} << (first & 63));
+      while (!bits) {
+        w = (w + 1) & (buckets / 64 - 1);
+        bits = busy_[w];
+      }
+      const std::size_t slot = (w << 6) + static_cast<std::size_t>(__builtin_ctzll(bits));
+      const uint64_t b = cur_ + ((slot - first) & (buckets - 1));
+      if (b != sorted_) {
+        if (unsorted_[w] & (uint64_t{1} << (slot & 63))) sort_bucket(slot);
+        sorted_ = b;
+      }
+      const node& n = nodes_[calendar_[slot].head];
+      if (!live(n.e)) {
+        take_head(slot);  // stale: dropped
+        continue;
+      }
+      at_ps = n.e.at_ps;
+      if (at_ps > limit) break;
+      client = n.e.client;
+      take_head(slot);
+      advance_to(b);
     } else {
       const entry* next = front();
       if (!next || next->at_ps > limit) break;
