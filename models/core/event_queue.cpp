@@ -105,7 +105,7 @@ void event_queue::add(timed_client* c, uint64_t at_ps, uint64_t sched_ps) {
   const uint32_t lead32 = static_cast<uint32_t>(std::min<uint64_t>(lead, std::numeric_limits<uint32_t>::max()));
   const uint32_t n = new_node();
   c->node_ = n;
-  nodes_[n].e = {at_ps, c->order_, c, lead32};
+  nodes_[n].e = {at_ps, c, lead32};
   if (at_ps >= calendar_end_ps_) [[unlikely]]
     return to_far(n);
   link(n, at_ps >> bucket_shift);
@@ -140,10 +140,10 @@ void event_queue::add(timed_client* c, uint64_t at_ps, uint64_t sched_ps) {
     --in_far_;
     return;
   }
-  --in_calendar_;
   if (l.head == no_node) {
     busy_[slot >> 6] &= ~(uint64_t{1} << (slot & 63));
     unsorted_[slot >> 6] &= ~(uint64_t{1} << (slot & 63));
+    --busy_buckets_;
   }
 }
 
@@ -172,10 +172,10 @@ inline void event_queue::free_node(uint32_t n) {
   node& x = nodes_[n];
   x.next = no_node;
   slot_list& l = calendar_[slot];
-  ++in_calendar_;
   if (l.tail == no_node) {
     l.head = l.tail = n;
     busy_[slot >> 6] |= uint64_t{1} << (slot & 63);
+    ++busy_buckets_;
   } else if (!x.e.before(nodes_[l.tail].e)) {
     x.prev = l.tail;
     nodes_[l.tail].next = n;
@@ -206,8 +206,9 @@ inline void event_queue::append_far(uint32_t n) {
 }
 
 [[gnu::noinline]] void event_queue::to_overflow(uint32_t n) {
-  overflow_.push_back(n);
-  std::push_heap(overflow_.begin(), overflow_.end(), later());
+  const entry& e = nodes_[n].e;
+  overflow_.push_back({e.at_ps, e.client->order_, e.lead, n});
+  std::push_heap(overflow_.begin(), overflow_.end(), later);
 }
 
 // Node n (not yet linked) goes before its bucket's tail: found walking back from the tail. The
@@ -282,14 +283,14 @@ inline void event_queue::take_head(std::size_t slot) {
   if (l.head == no_node) {
     l.tail = no_node;
     busy_[slot >> 6] &= ~(uint64_t{1} << (slot & 63));
+    --busy_buckets_;
   }
-  --in_calendar_;
 }
 
 // The next wake-up (nullptr: none). It does not move the calendar: a foreign process may still
 // schedule before it.
 const event_queue::entry* event_queue::front() {
-  if (in_calendar_ > 0) {
+  if (busy_buckets_ > 0) {
     const std::size_t first = cur_ & (buckets - 1);
     const std::size_t slot = next_busy_slot(first);
     const uint64_t b = cur_ + ((slot - first) & (buckets - 1));
@@ -302,14 +303,14 @@ const event_queue::entry* event_queue::front() {
   }
   if (in_far_ > 0)
     if (const entry* e = far_front()) return e;
-  while (!overflow_.empty() && !nodes_[overflow_.front()].e.client) {  // taken out: dropped
-    const uint32_t n = overflow_.front();
-    std::pop_heap(overflow_.begin(), overflow_.end(), later());
+  while (!overflow_.empty() && !nodes_[overflow_.front().node].e.client) {  // taken out: dropped
+    const uint32_t n = overflow_.front().node;
+    std::pop_heap(overflow_.begin(), overflow_.end(), later);
     overflow_.pop_back();
     free_node(n);
   }
   front_bucket_ = never_ps;
-  return overflow_.empty() ? nullptr : &nodes_[overflow_.front()].e;
+  return overflow_.empty() ? nullptr : &nodes_[overflow_.front().node].e;
 }
 
 // The calendar is empty: the earliest entry of the first far list that holds one (a list is in
@@ -344,9 +345,9 @@ void event_queue::pop_front() {
     take_head(front_bucket_ & (buckets - 1));
     return;
   }
-  const uint32_t n = overflow_.front();
-  const uint64_t b = nodes_[n].e.at_ps >> bucket_shift;
-  std::pop_heap(overflow_.begin(), overflow_.end(), later());
+  const uint32_t n = overflow_.front().node;
+  const uint64_t b = overflow_.front().at_ps >> bucket_shift;
+  std::pop_heap(overflow_.begin(), overflow_.end(), later);
   overflow_.pop_back();
   free_node(n);
   advance_to(b);
@@ -371,9 +372,9 @@ inline void event_queue::advance_to(uint64_t b) {
   far_end_ps_ = (now + 2 + far_periods) << (period_shift + bucket_shift);
   for (uint64_t p = was + 2; p <= now + 1 && p < was + 2 + far_periods && in_far_ > 0; ++p)
     move_in(far_[p & (far_periods - 1)]);
-  while (!overflow_.empty() && nodes_[overflow_.front()].e.at_ps < far_end_ps_) {
-    const uint32_t n = overflow_.front();
-    std::pop_heap(overflow_.begin(), overflow_.end(), later());
+  while (!overflow_.empty() && overflow_.front().at_ps < far_end_ps_) {
+    const uint32_t n = overflow_.front().node;
+    std::pop_heap(overflow_.begin(), overflow_.end(), later);
     overflow_.pop_back();
     const uint64_t at_ps = nodes_[n].e.at_ps;
     if (!nodes_[n].e.client)
@@ -455,11 +456,11 @@ void event_queue::run() {
       l.head = n.next;
       n.next = free_;
       free_ = h;
-      --in_calendar_;
       if (l.head == no_node) {  // the bucket is done
         l.tail = no_node;
         const std::size_t slot = cur_ & (buckets - 1);
         busy_[slot >> 6] &= ~(uint64_t{1} << (slot & 63));
+        --busy_buckets_;
       } else {
         // A large fabric's clients are cache misses. A bucket usually holds dozens of wake-ups,
         // so work ahead in two stages (counted from the wake-up about to run): the client's
@@ -477,7 +478,7 @@ void event_queue::run() {
           }
         }
       }
-    } else if (in_calendar_ > 0) {
+    } else if (busy_buckets_ > 0) {
       // A bucket change, front() and pop_front() in one: the next busy bucket (the calendar holds
       // one), sorted if a burst reached it out of order; its head runs and the calendar moves to
       // it. Inline: the two calls saved and restored registers and found the head twice.

@@ -134,17 +134,28 @@ class event_queue : public sc_core::sc_module {
  private:
   // A wake-up as queued: one per client with a wake-up pending (rescheduling a client earlier
   // or destroying it takes its entry out, so the drain never meets one that must not run). Ties
-  // in time run by the client's order key (keys of queued entries differ).
+  // in time run by the client's order key (keys of queued entries differ), read from the client:
+  // only a tie in time and lead needs it, and without it a node is 32 bytes, not 40.
   struct entry {
-    uint64_t at_ps, order;
+    uint64_t at_ps;
     timed_client* client;  // nullptr: taken out of the heap (overflow_), which cannot unlink
     // How long before at_ps it was scheduled, at most ~4.3 ms: wake-ups scheduled longer ahead
-    // tie on it (still the same in every partition). 32 bits keep an entry at 32 bytes.
+    // tie on it (still the same in every partition).
     uint32_t lead;
     bool before(const entry& o) const {
+      return at_ps != o.at_ps ? at_ps < o.at_ps : lead != o.lead ? lead > o.lead : client->order_ < o.client->order_;
+    }
+  };
+  // The heap keeps each entry's key beside its node: an entry taken out (client nullptr) keeps
+  // its place by the key it came in with.
+  struct heap_item {
+    uint64_t at_ps, order;
+    uint32_t lead, node;
+    bool before(const heap_item& o) const {
       return at_ps != o.at_ps ? at_ps < o.at_ps : lead != o.lead ? lead > o.lead : order < o.order;
     }
   };
+  static bool later(const heap_item& a, const heap_item& b) { return b.before(a); }
   // The calendar: bucket b holds the wake-ups due in [b, b + 1) << bucket_shift, in slot
   // b % buckets, as a list of nodes from one pool (a burst fills thousands of entries into one
   // nanosecond: per-slot vectors would each keep their largest capacity). A bucket's list is kept
@@ -190,10 +201,6 @@ class event_queue : public sc_core::sc_module {
   void sort_bucket(std::size_t slot);
   void refuse_past(uint64_t at_ps) const;
   uint32_t new_node();
-  // The heap's order (of node indices): its top is the earliest entry.
-  auto later() const {
-    return [this](uint32_t a, uint32_t b) { return nodes_[b].e.before(nodes_[a].e); };
-  }
   const entry* front();
   void take_head(std::size_t slot);
   void pop_front();
@@ -211,7 +218,7 @@ class event_queue : public sc_core::sc_module {
   uint32_t free_ = no_node;         // unused nodes, linked
   std::vector<uint64_t> busy_;      // one bit per calendar slot: it holds entries
   std::vector<uint64_t> unsorted_;  // one bit per calendar slot: its list is out of order (max_walk)
-  std::size_t in_calendar_ = 0;     // entries in the calendar
+  std::size_t busy_buckets_ = 0;    // calendar buckets that hold entries
   uint64_t cur_ = 0;                // the calendar's first bucket (absolute): that of the last wake-up run
   uint64_t next_period_ = uint64_t{1} << period_shift;  // the first bucket of the period after cur_'s
   // Wake-ups at or after this go to the far lists (the end of the period after cur_'s), and at
@@ -224,7 +231,7 @@ class event_queue : public sc_core::sc_module {
   uint64_t sorted_ = never_ps;        // a bucket front() found in order: entries join it in order at any cost
   uint64_t front_bucket_ = never_ps;  // the bucket whose head front() returned; far_node, never_ps: far
   std::vector<entry> scratch_;        // sort_bucket's copy
-  std::vector<uint32_t> overflow_;    // min-heap (by their entries' before) of the nodes beyond the far lists
+  std::vector<heap_item> overflow_;   // min-heap (by before) of the wake-ups beyond the far lists
   std::size_t pending_ = 0;           // clients with a wake-up pending
   uint64_t armed_ps_;                 // time the kernel event is set for
   uint64_t end_ps_ = 0;
