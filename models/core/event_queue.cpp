@@ -9,10 +9,9 @@
 namespace sluice {
 namespace {
 constexpr uint64_t never_armed = std::numeric_limits<uint64_t>::max();
-constexpr uint64_t dead_seq = std::numeric_limits<uint64_t>::max();  // matches no entry
-event_queue* g_queue = nullptr;                                      // the queue, once made
-timed_client* g_running = nullptr;                                   // the client whose on_timer() runs, if any
-uint64_t g_owner = 0;                                                // the open order_scope's owner
+event_queue* g_queue = nullptr;     // the queue, once made
+timed_client* g_running = nullptr;  // the client whose on_timer() runs, if any
+uint64_t g_owner = 0;               // the open order_scope's owner
 // Clients made so far per owner: a scope opened again for the same owner goes on counting.
 std::unordered_map<uint64_t, uint32_t>& owner_counts() {
   static std::unordered_map<uint64_t, uint32_t> counts;
@@ -58,14 +57,14 @@ event_queue::event_queue(sc_core::sc_module_name name)
 event_queue::~event_queue() { g_queue = nullptr; }
 
 timed_client::~timed_client() {
-  if (id_ != no_id)
+  if (node_ != no_node)
     if (event_queue* q = event_queue::existing()) q->forget(this);
 }
 
-// A client going away leaves its entries behind, never live: they are skipped, not run.
+// A client going away takes its pending wake-up with it.
 void event_queue::forget(timed_client* c) {
-  if (c->at_ps_ != never_ps) --pending_;
-  clients_[c->id_] = {nullptr, dead_seq};
+  take_out(c);
+  --pending_;
 }
 
 // Out of line and cold: the message's strings would otherwise weigh on every schedule.
@@ -75,22 +74,26 @@ void event_queue::forget(timed_client* c) {
                               .c_str());
 }
 
-// A wake-up for a client with none pending, or earlier than the one pending, while the queue
-// drains (the usual case): every call in it is a tail call, so nothing must outlive a call and
-// it pushes two registers where it saved six. A schedule from outside a drain, into the past,
-// by a new client or with no free node takes add_slow (outside a drain the models' clock reads
-// never_ps: one test finds both the past and no drain).
+// A wake-up for a client with none pending while the queue drains (the usual case): every call
+// in it is a tail call, so nothing must outlive a call and it pushes two registers where it
+// saved six. A schedule from outside a drain, into the past, moving a pending wake-up earlier
+// or with no free node takes add_slow (outside a drain the models' clock reads never_ps: one
+// test finds both the past and no drain).
 void event_queue::add(timed_client* c, uint64_t at_ps, uint64_t sched_ps) {
-  if (at_ps < clock_detail::now || c->id_ == timed_client::no_id || free_ == no_node) [[unlikely]]
+  if (at_ps < clock_detail::now || c->node_ != no_node || free_ == no_node) [[unlikely]]
     return add_slow(c, at_ps, sched_ps);
   uint64_t lead;  // sched_ps <= now <= at_ps, but a partition's copy of a link may say otherwise
   if (__builtin_sub_overflow(at_ps, sched_ps, &lead)) lead = 0;
+  ++pending_;
   enqueue(c, at_ps, lead);
 }
 
 [[gnu::noinline]] void event_queue::add_slow(timed_client* c, uint64_t at_ps, uint64_t sched_ps) {
   if (at_ps < now_ps()) refuse_past(at_ps);
-  if (c->id_ == timed_client::no_id) enrol(c);
+  if (c->node_ != no_node)
+    take_out(c);  // an earlier wake-up replaces the pending one
+  else
+    ++pending_;
   enqueue(c, at_ps, at_ps - std::min(sched_ps, at_ps));
   if (!running_ && at_ps < armed_ps_) arm(sc_core::sc_time_stamp().value());
 }
@@ -98,21 +101,55 @@ void event_queue::add(timed_client* c, uint64_t at_ps, uint64_t sched_ps) {
 // Its entry is written straight into its node (through a copy on the stack it cost a dozen
 // instructions more).
 [[gnu::always_inline]] inline void event_queue::enqueue(timed_client* c, uint64_t at_ps, uint64_t lead) {
-  if (c->at_ps_ == never_ps) ++pending_;
   c->at_ps_ = at_ps;
   const uint32_t lead32 = static_cast<uint32_t>(std::min<uint64_t>(lead, std::numeric_limits<uint32_t>::max()));
-  const uint64_t seq = seq_++;
-  clients_[c->id_].live_seq = seq;  // an entry queued earlier for this client is now stale
-  if (at_ps >= calendar_end_ps_) [[unlikely]]
-    return to_far(at_ps, c->order_, seq, c->id_, lead32);
   const uint32_t n = new_node();
-  nodes_[n].e = {at_ps, c->order_, seq, c->id_, lead32};
+  c->node_ = n;
+  nodes_[n].e = {at_ps, c, lead32};
+  if (at_ps >= calendar_end_ps_) [[unlikely]]
+    return to_far(n);
   link(n, at_ps >> bucket_shift);
 }
 
-[[gnu::noinline, gnu::cold]] void event_queue::enrol(timed_client* c) {
-  c->id_ = static_cast<uint32_t>(clients_.size());
-  clients_.push_back({c, dead_seq});
+// Takes a client's pending entry out of the queue, wherever it is: its bucket or its far list
+// (both doubly linked; a head's prev is not kept, so the head is found by its index), or the
+// heap, where it stays, marked, until it comes up. Where it is follows from its time: the
+// calendar and the far lists take in their entries as soon as their ends move past them.
+[[gnu::noinline]] void event_queue::take_out(timed_client* c) {
+  const uint32_t n = c->node_;
+  c->node_ = no_node;
+  node& x = nodes_[n];
+  const uint64_t at_ps = x.e.at_ps;
+  if (at_ps >= far_end_ps_) {
+    x.e.client = nullptr;
+    return;
+  }
+  const bool far = at_ps >= calendar_end_ps_;
+  const std::size_t slot = (at_ps >> bucket_shift) & (buckets - 1);
+  slot_list& l = far ? far_[(at_ps >> (bucket_shift + period_shift)) & (far_periods - 1)] : calendar_[slot];
+  if (l.head == n)
+    l.head = x.next;
+  else
+    nodes_[x.prev].next = x.next;
+  if (l.tail == n)
+    l.tail = l.head == no_node ? no_node : x.prev;
+  else
+    nodes_[x.next].prev = x.prev;
+  free_node(n);
+  if (far) {
+    --in_far_;
+    return;
+  }
+  if (l.head == no_node) {
+    busy_[slot >> 6] &= ~(uint64_t{1} << (slot & 63));
+    unsorted_[slot >> 6] &= ~(uint64_t{1} << (slot & 63));
+    --busy_buckets_;
+  }
+}
+
+inline void event_queue::free_node(uint32_t n) {
+  nodes_[n].next = free_;
+  free_ = n;
 }
 
 [[gnu::always_inline]] inline uint32_t event_queue::new_node() {
@@ -135,10 +172,10 @@ void event_queue::add(timed_client* c, uint64_t at_ps, uint64_t sched_ps) {
   node& x = nodes_[n];
   x.next = no_node;
   slot_list& l = calendar_[slot];
-  ++in_calendar_;
   if (l.tail == no_node) {
     l.head = l.tail = n;
     busy_[slot >> 6] |= uint64_t{1} << (slot & 63);
+    ++busy_buckets_;
   } else if (!x.e.before(nodes_[l.tail].e)) {
     x.prev = l.tail;
     nodes_[l.tail].next = n;
@@ -148,20 +185,18 @@ void event_queue::add(timed_client* c, uint64_t at_ps, uint64_t sched_ps) {
   }
 }
 
-// Beyond the calendar: appended to its period's far list, or beyond those into the heap (the
-// fields apart: an entry's address would keep it on add's stack).
-[[gnu::noinline]] void event_queue::to_far(uint64_t at_ps, uint64_t order, uint64_t seq, uint32_t client,
-                                           uint32_t lead) {
-  if (at_ps >= far_end_ps_) [[unlikely]]
-    return to_overflow({at_ps, order, seq, client, lead});
-  const uint32_t n = new_node();
-  nodes_[n].e = {at_ps, order, seq, client, lead};
+// Beyond the calendar: node n (its entry written) is appended to its period's far list, or
+// beyond those goes into the heap.
+[[gnu::noinline]] void event_queue::to_far(uint32_t n) {
+  if (nodes_[n].e.at_ps >= far_end_ps_) [[unlikely]]
+    return to_overflow(n);
   append_far(n);
 }
 
 inline void event_queue::append_far(uint32_t n) {
   slot_list& l = far_[(nodes_[n].e.at_ps >> (bucket_shift + period_shift)) & (far_periods - 1)];
   nodes_[n].next = no_node;
+  nodes_[n].prev = l.tail;
   if (l.tail == no_node)
     l.head = n;
   else
@@ -170,9 +205,10 @@ inline void event_queue::append_far(uint32_t n) {
   ++in_far_;
 }
 
-[[gnu::noinline]] void event_queue::to_overflow(const entry& e) {
-  overflow_.push_back(e);
-  std::push_heap(overflow_.begin(), overflow_.end(), [](const entry& a, const entry& b) { return b.before(a); });
+[[gnu::noinline]] void event_queue::to_overflow(uint32_t n) {
+  const entry& e = nodes_[n].e;
+  overflow_.push_back({e.at_ps, e.client->order_, e.lead, n});
+  std::push_heap(overflow_.begin(), overflow_.end(), later);
 }
 
 // Node n (not yet linked) goes before its bucket's tail: found walking back from the tail. The
@@ -217,7 +253,10 @@ inline void event_queue::append_far(uint32_t n) {
   for (uint32_t n = calendar_[slot].head; n != no_node; n = nodes_[n].next) scratch_.push_back(nodes_[n].e);
   std::sort(scratch_.begin(), scratch_.end(), [](const entry& x, const entry& y) { return x.before(y); });
   std::size_t i = 0;
-  for (uint32_t n = calendar_[slot].head; n != no_node; n = nodes_[n].next) nodes_[n].e = scratch_[i++];
+  for (uint32_t n = calendar_[slot].head; n != no_node; n = nodes_[n].next) {
+    nodes_[n].e = scratch_[i++];
+    nodes_[n].e.client->node_ = n;
+  }
 }
 
 // The first busy slot at or after `from`, going round: the calendar holds at least one entry.
@@ -244,14 +283,14 @@ inline void event_queue::take_head(std::size_t slot) {
   if (l.head == no_node) {
     l.tail = no_node;
     busy_[slot >> 6] &= ~(uint64_t{1} << (slot & 63));
+    --busy_buckets_;
   }
-  --in_calendar_;
 }
 
-// The next live wake-up (nullptr: none), dropping stale entries on the way. It does not move
-// the calendar: a foreign process may still schedule before it.
+// The next wake-up (nullptr: none). It does not move the calendar: a foreign process may still
+// schedule before it.
 const event_queue::entry* event_queue::front() {
-  while (in_calendar_ > 0) {
+  if (busy_buckets_ > 0) {
     const std::size_t first = cur_ & (buckets - 1);
     const std::size_t slot = next_busy_slot(first);
     const uint64_t b = cur_ + ((slot - first) & (buckets - 1));
@@ -259,49 +298,29 @@ const event_queue::entry* event_queue::front() {
       if (unsorted_[slot >> 6] & (uint64_t{1} << (slot & 63))) sort_bucket(slot);
       sorted_ = b;
     }
-    const node& h = nodes_[calendar_[slot].head];
-    if (live(h.e)) {
-      front_bucket_ = b;
-      return &h.e;
-    }
-    take_head(slot);  // stale: dropped
+    front_bucket_ = b;
+    return &nodes_[calendar_[slot].head].e;
   }
   if (in_far_ > 0)
     if (const entry* e = far_front()) return e;
-  const auto later = [](const entry& a, const entry& b) { return b.before(a); };
-  while (!overflow_.empty() && !live(overflow_.front())) {
+  while (!overflow_.empty() && !nodes_[overflow_.front().node].e.client) {  // taken out: dropped
+    const uint32_t n = overflow_.front().node;
     std::pop_heap(overflow_.begin(), overflow_.end(), later);
     overflow_.pop_back();
+    free_node(n);
   }
   front_bucket_ = never_ps;
-  return overflow_.empty() ? nullptr : &overflow_.front();
+  return overflow_.empty() ? nullptr : &nodes_[overflow_.front().node].e;
 }
 
-// The calendar is empty: the earliest live entry of the first far list that holds one, its
-// stale entries dropped on the way (a list is in no order: each is looked at).
+// The calendar is empty: the earliest entry of the first far list that holds one (a list is in
+// no order: each is looked at).
 [[gnu::noinline]] const event_queue::entry* event_queue::far_front() {
   const uint64_t first = (cur_ >> period_shift) + 2;
-  for (uint64_t p = first; p < first + far_periods && in_far_ > 0; ++p) {
-    slot_list& l = far_[p & (far_periods - 1)];
-    uint32_t n = l.head, best = no_node;
-    l.head = l.tail = no_node;
-    while (n != no_node) {
-      const uint32_t next = nodes_[n].next;
-      if (live(nodes_[n].e)) {
-        if (best == no_node || nodes_[n].e.before(nodes_[best].e)) best = n;
-        nodes_[n].next = no_node;  // kept, in the order it came
-        if (l.tail == no_node)
-          l.head = n;
-        else
-          nodes_[l.tail].next = n;
-        l.tail = n;
-      } else {
-        nodes_[n].next = free_;
-        free_ = n;
-        --in_far_;
-      }
-      n = next;
-    }
+  for (uint64_t p = first; p < first + far_periods; ++p) {
+    uint32_t best = no_node;
+    for (uint32_t n = far_[p & (far_periods - 1)].head; n != no_node; n = nodes_[n].next)
+      if (best == no_node || nodes_[n].e.before(nodes_[best].e)) best = n;
     if (best != no_node) {
       far_min_ = best;
       front_bucket_ = far_node;
@@ -326,9 +345,11 @@ void event_queue::pop_front() {
     take_head(front_bucket_ & (buckets - 1));
     return;
   }
+  const uint32_t n = overflow_.front().node;
   const uint64_t b = overflow_.front().at_ps >> bucket_shift;
-  std::pop_heap(overflow_.begin(), overflow_.end(), [](const entry& a, const entry& c) { return c.before(a); });
+  std::pop_heap(overflow_.begin(), overflow_.end(), later);
   overflow_.pop_back();
+  free_node(n);
   advance_to(b);
 }
 
@@ -351,35 +372,28 @@ inline void event_queue::advance_to(uint64_t b) {
   far_end_ps_ = (now + 2 + far_periods) << (period_shift + bucket_shift);
   for (uint64_t p = was + 2; p <= now + 1 && p < was + 2 + far_periods && in_far_ > 0; ++p)
     move_in(far_[p & (far_periods - 1)]);
-  const auto later = [](const entry& a, const entry& c) { return c.before(a); };
   while (!overflow_.empty() && overflow_.front().at_ps < far_end_ps_) {
-    const entry e = overflow_.front();
+    const uint32_t n = overflow_.front().node;
     std::pop_heap(overflow_.begin(), overflow_.end(), later);
     overflow_.pop_back();
-    if (!live(e)) continue;
-    const uint32_t n = new_node();
-    nodes_[n].e = e;
-    if (e.at_ps < calendar_end_ps_)
-      link(n, e.at_ps >> bucket_shift);
+    const uint64_t at_ps = nodes_[n].e.at_ps;
+    if (!nodes_[n].e.client)
+      free_node(n);  // taken out
+    else if (at_ps < calendar_end_ps_)
+      link(n, at_ps >> bucket_shift);
     else
       append_far(n);
   }
 }
 
-// A far list's live entries are linked into their buckets, each placed in order as a schedule
-// is; its stale ones (most: a paused MAC's wake-up at the pause's expiry) go back to the pool.
+// A far list's entries are linked into their buckets, each placed in order as a schedule is.
 void event_queue::move_in(slot_list& far) {
   uint32_t n = far.head;
   far.head = far.tail = no_node;
   while (n != no_node) {
     const uint32_t next = nodes_[n].next;
     --in_far_;
-    if (live(nodes_[n].e)) {
-      link(n, nodes_[n].e.at_ps >> bucket_shift);
-    } else {
-      nodes_[n].next = free_;
-      free_ = n;
-    }
+    link(n, nodes_[n].e.at_ps >> bucket_shift);
     n = next;
   }
 }
@@ -429,58 +443,73 @@ void event_queue::run() {
   break_ = false;
   while (!break_) {
     uint64_t at_ps;
-    uint32_t client;
+    timed_client* c;
     slot_list& l = calendar_[cur_ & (buckets - 1)];
     const uint32_t h = l.head;
-    if (sorted_ == cur_ && h != no_node && live(nodes_[h].e)) {
+    if (sorted_ == cur_ && h != no_node) {
       // The usual case under load, front() and pop_front() in short: the next wake-up is the
       // head of the bucket being run.
       node& n = nodes_[h];
       at_ps = n.e.at_ps;
       if (at_ps > limit) break;
-      client = n.e.client;
+      c = n.e.client;
       l.head = n.next;
       n.next = free_;
       free_ = h;
-      --in_calendar_;
       if (l.head == no_node) {  // the bucket is done
         l.tail = no_node;
         const std::size_t slot = cur_ & (buckets - 1);
         busy_[slot >> 6] &= ~(uint64_t{1} << (slot & 63));
+        --busy_buckets_;
       } else {
         // A large fabric's clients are cache misses. A bucket usually holds dozens of wake-ups,
-        // so work ahead in three stages (counted from the wake-up about to run): the table slot
-        // five wake-ups on, the client's first two lines three on (a model's own per-wake-up
-        // fields follow its timer's), and two on the client's warm(), which prefetches what it
-        // reaches through pointers. The list is walked to them again each time: a few loads
-        // from lines just used.
+        // so work ahead in two stages (counted from the wake-up about to run): the client's
+        // first two lines three on (a model's own per-wake-up fields follow its timer's), and
+        // two on the client's warm(), which prefetches what it reaches through pointers. The
+        // list is walked to them again each time: a few loads from lines just used.
         uint32_t a = nodes_[l.head].next;
         if (a != no_node) {
-          if (const timed_client* c = clients_[nodes_[a].e.client].client) c->warm();
+          nodes_[a].e.client->warm();
           a = nodes_[a].next;
           if (a != no_node) {
-            const char* later = reinterpret_cast<const char*>(clients_[nodes_[a].e.client].client);
-            __builtin_prefetch(later);
-            __builtin_prefetch(later + 64);
-            a = nodes_[a].next;
-            if (a != no_node) {
-              a = nodes_[a].next;
-              if (a != no_node) __builtin_prefetch(&clients_[nodes_[a].e.client]);
-            }
+            const char* ahead = reinterpret_cast<const char*>(nodes_[a].e.client);
+            __builtin_prefetch(ahead);
+            __builtin_prefetch(ahead + 64);
           }
         }
       }
+    } else if (busy_buckets_ > 0) {
+      // A bucket change, front() and pop_front() in one: the next busy bucket (the calendar holds
+      // one), sorted if a burst reached it out of order; its head runs and the calendar moves to
+      // it. Inline: the two calls saved and restored registers and found the head twice.
+      const std::size_t first = cur_ & (buckets - 1);
+      std::size_t w = first >> 6;
+      uint64_t bits = busy_[w] & (~uint64_t{0} << (first & 63));
+      while (!bits) {
+        w = (w + 1) & (buckets / 64 - 1);
+        bits = busy_[w];
+      }
+      const std::size_t slot = (w << 6) + static_cast<std::size_t>(__builtin_ctzll(bits));
+      const uint64_t b = cur_ + ((slot - first) & (buckets - 1));
+      if (b != sorted_) {
+        if (unsorted_[w] & (uint64_t{1} << (slot & 63))) sort_bucket(slot);
+        sorted_ = b;
+      }
+      const node& n = nodes_[calendar_[slot].head];
+      at_ps = n.e.at_ps;
+      if (at_ps > limit) break;
+      c = n.e.client;
+      take_head(slot);
+      advance_to(b);
     } else {
       const entry* next = front();
       if (!next || next->at_ps > limit) break;
       at_ps = next->at_ps;
-      client = next->client;
+      c = next->client;
       pop_front();
     }
-    client_slot& slot = clients_[client];
-    timed_client* c = slot.client;
-    slot.live_seq = dead_seq;
     c->at_ps_ = never_ps;
+    c->node_ = no_node;
     --pending_;
     clock_detail::now = std::max(clock_detail::now, at_ps);
     g_running = c;

@@ -5,8 +5,9 @@
 // one pending wake-up, kept in a calendar: one bucket per nanosecond over the next 16 us (a
 // bitmap finds the next busy one), so a wake-up costs O(1) however many clients are pending (a
 // 1024-host fabric keeps ~8 000). Wake-ups beyond the calendar wait in unsorted lists, one per
-// period of half its span, each moved into it whole a period ahead (most are stale by then: a
-// PFC pause's expiry, ~0.8 ms ahead); those beyond ~4.3 ms, in a heap. Each bucket is kept in order by (time, time
+// period of half its span, each moved into it whole a period ahead (a PFC pause's expiry,
+// ~0.8 ms ahead, is usually replaced before); those beyond ~4.3 ms, in a heap. A wake-up
+// replaced by an earlier one is taken out where it is. Each bucket is kept in order by (time, time
 // scheduled, order key): wake-ups due at the same picosecond run in the order they were scheduled in (those scheduled
 // over ~4.3 ms ahead as one), and those scheduled in the same picosecond in the order of their
 // clients' keys. Never by a global count
@@ -86,10 +87,10 @@ class timed_client {
  private:
   friend class event_queue;
   friend class order_scope;
-  static constexpr uint32_t no_id = std::numeric_limits<uint32_t>::max();
+  static constexpr uint32_t no_node = std::numeric_limits<uint32_t>::max();
   uint64_t at_ps_ = never_ps;  // the pending wake-up
   uint64_t order_;             // ties at one time run in key order (order_scope)
-  uint32_t id_ = no_id;        // slot in the queue's client table, given at the first schedule
+  uint32_t node_ = no_node;    // the queue's node holding the pending wake-up
   uint32_t spawned_ = 0;       // clients this one made while running (their keys derive from order_)
 };
 
@@ -131,19 +132,30 @@ class event_queue : public sc_core::sc_module {
   uint64_t activations() const { return activations_; }
 
  private:
-  // A wake-up as queued. Rescheduling a client earlier queues a new entry and leaves the old
-  // one behind, stale: an entry is live while its sequence is its client's current one. Ties in
-  // time run by the client's order key (a client has one live entry: keys of live entries differ).
+  // A wake-up as queued: one per client with a wake-up pending (rescheduling a client earlier
+  // or destroying it takes its entry out, so the drain never meets one that must not run). Ties
+  // in time run by the client's order key (keys of queued entries differ), read from the client:
+  // only a tie in time and lead needs it, and without it a node is 32 bytes, not 40.
   struct entry {
-    uint64_t at_ps, order, seq;
-    uint32_t client;  // index into clients_
+    uint64_t at_ps;
+    timed_client* client;  // nullptr: taken out of the heap (overflow_), which cannot unlink
     // How long before at_ps it was scheduled, at most ~4.3 ms: wake-ups scheduled longer ahead
-    // tie on it (still the same in every partition). 32 bits keep an entry at 32 bytes.
+    // tie on it (still the same in every partition).
     uint32_t lead;
     bool before(const entry& o) const {
+      return at_ps != o.at_ps ? at_ps < o.at_ps : lead != o.lead ? lead > o.lead : client->order_ < o.client->order_;
+    }
+  };
+  // The heap keeps each entry's key beside its node: an entry taken out (client nullptr) keeps
+  // its place by the key it came in with.
+  struct heap_item {
+    uint64_t at_ps, order;
+    uint32_t lead, node;
+    bool before(const heap_item& o) const {
       return at_ps != o.at_ps ? at_ps < o.at_ps : lead != o.lead ? lead > o.lead : order < o.order;
     }
   };
+  static bool later(const heap_item& a, const heap_item& b) { return b.before(a); }
   // The calendar: bucket b holds the wake-ups due in [b, b + 1) << bucket_shift, in slot
   // b % buckets, as a list of nodes from one pool (a burst fills thousands of entries into one
   // nanosecond: per-slot vectors would each keep their largest capacity). A bucket's list is kept
@@ -151,21 +163,21 @@ class event_queue : public sc_core::sc_module {
   // they arrive nearly in order), so the drain runs a bucket from its list, no copy, no sort.
   static constexpr unsigned bucket_shift = 10;  // 1.024 ns
   static constexpr std::size_t buckets = std::size_t{1} << 14;
-  static constexpr uint32_t no_node = std::numeric_limits<uint32_t>::max();
+  static constexpr uint32_t no_node = timed_client::no_node;
   // An entry placed further than this from its list's tail goes to the tail instead and the
   // bucket is sorted when its turn comes: a burst in no order would otherwise cost n^2 steps.
   static constexpr unsigned max_walk = 16;
   // Beyond the calendar: one unsorted list of nodes per period of half its span, over the next
   // far_periods periods (4.3 ms: a PFC pause at 10 Gb/s and up), the heap beyond. The calendar
-  // holds the periods of cur_ and the next: a list is moved into it whole, its live entries
-  // linked and its stale ones dropped, as cur_ enters the period before its own, whose slots
+  // holds the periods of cur_ and the next: a list is moved into it whole, its entries linked
+  // into their buckets, as cur_ enters the period before its own, whose slots
   // the calendar has left by then (they are the ones two periods before).
   static constexpr unsigned period_shift = 13;  // in buckets: half the calendar (8.4 us)
   static constexpr std::size_t far_periods = 512;
   static constexpr uint64_t far_node = never_ps - 1;  // front_bucket_: a far list's entry
   struct node {
     entry e;
-    uint32_t next, prev;  // prev takes what was padding: a node is 40 bytes with or without it
+    uint32_t next, prev;  // doubly linked, so that a client's entry can be taken out where it is
   };
   struct slot_list {
     uint32_t head = no_node, tail = no_node;
@@ -179,15 +191,15 @@ class event_queue : public sc_core::sc_module {
   void add(timed_client* c, uint64_t at_ps, uint64_t sched_ps);
   void add_slow(timed_client* c, uint64_t at_ps, uint64_t sched_ps);
   void enqueue(timed_client* c, uint64_t at_ps, uint64_t lead);
-  void enrol(timed_client* c);
+  void take_out(timed_client* c);
   void link(uint32_t n, uint64_t b);
-  void to_far(uint64_t at_ps, uint64_t order, uint64_t seq, uint32_t client, uint32_t lead);
-  void to_overflow(const entry& e);
+  void to_far(uint32_t n);
+  void to_overflow(uint32_t n);
   void append_far(uint32_t n);
+  void free_node(uint32_t n);
   void place(std::size_t slot, uint32_t n, uint64_t b);
   void sort_bucket(std::size_t slot);
   void refuse_past(uint64_t at_ps) const;
-  bool live(const entry& e) const { return clients_[e.client].live_seq == e.seq; }
   uint32_t new_node();
   const entry* front();
   void take_head(std::size_t slot);
@@ -201,35 +213,27 @@ class event_queue : public sc_core::sc_module {
   void arm(uint64_t kernel_ps);
   uint64_t drain_limit(uint64_t kernel_ps) const;
 
-  // Per client: who, and the sequence of its pending entry (or dead_seq), side by side: a
-  // wake-up reads both, and in a large fabric each is a cache miss of its own.
-  struct client_slot {
-    timed_client* client;
-    uint64_t live_seq;
-  };
-  std::vector<client_slot> clients_;
   std::vector<slot_list> calendar_;
   std::vector<node> nodes_;
   uint32_t free_ = no_node;         // unused nodes, linked
   std::vector<uint64_t> busy_;      // one bit per calendar slot: it holds entries
   std::vector<uint64_t> unsorted_;  // one bit per calendar slot: its list is out of order (max_walk)
-  std::size_t in_calendar_ = 0;     // entries in the calendar, stale ones included
+  std::size_t busy_buckets_ = 0;    // calendar buckets that hold entries
   uint64_t cur_ = 0;                // the calendar's first bucket (absolute): that of the last wake-up run
   uint64_t next_period_ = uint64_t{1} << period_shift;  // the first bucket of the period after cur_'s
   // Wake-ups at or after this go to the far lists (the end of the period after cur_'s), and at
   // or after far_end_ps_ to the heap: one comparison per schedule each.
   uint64_t calendar_end_ps_ = uint64_t{2} << (period_shift + bucket_shift);
   uint64_t far_end_ps_ = uint64_t{2 + far_periods} << (period_shift + bucket_shift);
-  std::vector<slot_list> far_;        // far_periods lists (linked by next only), period p in p % far_periods
-  std::size_t in_far_ = 0;            // entries in the far lists, stale ones included
+  std::vector<slot_list> far_;        // far_periods lists, period p in p % far_periods
+  std::size_t in_far_ = 0;            // entries in the far lists
   uint32_t far_min_ = no_node;        // the node far_front() returned
   uint64_t sorted_ = never_ps;        // a bucket front() found in order: entries join it in order at any cost
   uint64_t front_bucket_ = never_ps;  // the bucket whose head front() returned; far_node, never_ps: far
   std::vector<entry> scratch_;        // sort_bucket's copy
-  std::vector<entry> overflow_;       // min-heap (by before) of wake-ups beyond the far lists
+  std::vector<heap_item> overflow_;   // min-heap (by before) of the wake-ups beyond the far lists
   std::size_t pending_ = 0;           // clients with a wake-up pending
-  uint64_t seq_ = 0;
-  uint64_t armed_ps_;  // time the kernel event is set for
+  uint64_t armed_ps_;                 // time the kernel event is set for
   uint64_t end_ps_ = 0;
   uint64_t activations_ = 0;
   bool running_ = false, stop_ = false;

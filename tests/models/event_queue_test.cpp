@@ -314,13 +314,15 @@ constexpr uint64_t period_ps = calendar_span_ps / 2;      // a far list's period
 
 // Checks every wake-up against the order the queue promises, kept apart in a std::map: (time,
 // time scheduled, key), one pending wake-up per client, a later schedule ignored, an earlier one
-// replacing it (the queue leaves the replaced entry behind, stale). Counts the far wake-ups
-// (beyond the calendar's span when scheduled) that ran and those replaced before their time.
+// replacing it (the queue takes the replaced entry out), none for a client destroyed. Counts the
+// far wake-ups (beyond the calendar's span when scheduled) that ran and those replaced before
+// their time, and the wake-ups of destroyed clients: in the calendar, far, beyond the far lists.
 struct oracle {
   using place = std::tuple<uint64_t, uint64_t, uint64_t>;  // time, ~lead (earlier schedule first), key
   std::map<place, timed_client*> order;
   std::map<const timed_client*, place> pending;
   uint64_t runs = 0, mistakes = 0, far_runs = 0, far_replaced = 0;
+  uint64_t destroyed[3] = {0, 0, 0};
   void schedule(timed_client* c, uint64_t at_ps) {
     event_queue::instance().schedule(c, at_ps);
     const auto was = pending.find(c);
@@ -333,6 +335,14 @@ struct oracle {
     const place p{at_ps, ~lead, c->order_key()};
     order[p] = c;
     pending[c] = p;
+  }
+  void destroying(const timed_client* c) {
+    const auto was = pending.find(c);
+    if (was == pending.end()) return;
+    const uint64_t ahead = std::get<0>(was->second) - now_ps();
+    ++destroyed[ahead < calendar_span_ps / 2 ? 0 : ahead < ns_ps(4000000) ? 1 : 2];
+    order.erase(was->second);
+    pending.erase(was);
   }
   void ran(timed_client* c) {
     ++runs;
@@ -351,13 +361,14 @@ struct oracle {
 // picosecond of a period or the last before it), or beyond the 4.3 ms a lead can tell apart. With
 // far_only, all but one in ten go beyond the calendar's span, so the calendar is often empty and
 // the next wake-up comes straight from a far list or the heap; the rest, at now, replace the far
-// wake-ups of the clients they pick.
+// wake-ups of the clients they pick. With churn, one wake-up in ten also destroys another
+// client, whatever it has pending, and puts a new one in its place.
 struct random_client : timed_client {
   oracle* check = nullptr;
   std::vector<std::unique_ptr<random_client>>* all = nullptr;
   std::mt19937_64* rng = nullptr;
   uint64_t last_run = 0;
-  bool far_only = false;
+  bool far_only = false, churn = false;
   uint64_t far_ahead() {
     const uint64_t r = (*rng)() % 10;
     if (r < 6) return ns_ps(1000) * (8 + (*rng)() % 5000);  // 8 us to 5 ms, on whole microseconds
@@ -368,6 +379,13 @@ struct random_client : timed_client {
   void on_timer() override {
     check->ran(this);
     if (check->runs > last_run) return;
+    if (churn && (*rng)() % 10 == 0) {
+      std::unique_ptr<random_client>& other = (*all)[(*rng)() % all->size()];
+      if (other.get() != this) {
+        check->destroying(other.get());
+        other = std::make_unique<random_client>(*this);  // a copy is a client of its own, none pending
+      }
+    }
     const int k = static_cast<int>((*rng)() % 4);
     for (int i = 0; i < k; ++i) {
       random_client* other = (*all)[(*rng)() % all->size()].get();
@@ -388,12 +406,13 @@ struct random_client : timed_client {
 };
 
 // Runs `clients` random clients until `last_run` wake-ups have run and every one they promised
-// after; they start as a burst into one bucket at burst_ps, in reverse order (more than a
+// after; they start as a burst into one bucket burst_ps on, in reverse order (more than a
 // bucket's list walks before it gives up and sorts the bucket when its turn comes). Every
 // wake-up must run in its promised order.
-void run_random_clients(oracle& check, int clients, uint64_t seed, bool far_only, uint64_t last_run,
-                        uint64_t burst_ps) {
+void run_random_clients(oracle& check, int clients, uint64_t seed, bool far_only, uint64_t last_run, uint64_t burst_ps,
+                        bool churn = false) {
   std::mt19937_64 rng(seed);
+  const uint64_t first = now_ps();  // the start of this run (a test may run two)
   std::vector<std::unique_ptr<random_client>> all;
   for (int i = 0; i < clients; ++i) {
     all.push_back(std::make_unique<random_client>());
@@ -401,9 +420,11 @@ void run_random_clients(oracle& check, int clients, uint64_t seed, bool far_only
     all.back()->all = &all;
     all.back()->rng = &rng;
     all.back()->far_only = far_only;
+    all.back()->churn = churn;
     all.back()->last_run = last_run;
   }
-  for (int i = clients - 1; i >= 0; --i) check.schedule(all[static_cast<std::size_t>(i)].get(), burst_ps + (i % 7));
+  for (int i = clients - 1; i >= 0; --i)
+    check.schedule(all[static_cast<std::size_t>(i)].get(), first + burst_ps + (i % 7));
   start(sc_time(10, sc_core::SC_SEC));
   EXPECT_GT(check.runs, last_run);
   EXPECT_EQ(check.mistakes, 0u);
@@ -432,6 +453,17 @@ TEST(EventQueue, RandomFarWakeUpsRunInTheirPromisedOrder) {
   run_random_clients(check, 60, 24, true, 20000, ns_ps(100000));
   EXPECT_GT(check.far_runs, 10000u);
   EXPECT_GT(check.far_replaced, 1000u);
+}
+
+TEST(EventQueue, RandomSchedulesWithClientsDestroyedRunInTheirPromisedOrder) {
+  // As above, near and far, while one wake-up in ten destroys another client: its pending
+  // wake-up, in the calendar, a far list or the heap, goes with it and nothing else moves.
+  oracle near, far;
+  run_random_clients(near, 200, 25, false, 40000, 1000, true);
+  run_random_clients(far, 60, 26, true, 20000, ns_ps(100000), true);
+  EXPECT_GT(near.destroyed[0], 500u);
+  EXPECT_GT(near.destroyed[1] + far.destroyed[1], 500u);
+  EXPECT_GT(far.destroyed[2], 10u);
 }
 
 TEST(EventQueue, ABucketOutOfOrderRunsInOrderAndTakesLaterEntriesInOrder) {
