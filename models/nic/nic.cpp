@@ -244,20 +244,22 @@ rate_limiter_if& nic::limiter(uint32_t flow_id) {
   // The scheduler's, which is the one bound or the flow's own: a sampler asks for every flow's
   // rate at every sample, and two map look-ups were 60 instructions a flow.
   if (rate_limiter_if* l = tx_.limiter_of(flow_id)) return *l;
+  not_sent(flow_id);
+}
+
+void nic::not_sent(uint32_t flow_id) const {
   throw config_error(std::string(name()) + ": flow " + std::to_string(flow_id) + " is not sent by this NIC");
 }
 
 void nic::bind_limiter(uint32_t flow_id, rate_limiter_if& replacement) {
-  if (!sends(flow_id))
-    throw config_error(std::string(name()) + ": flow " + std::to_string(flow_id) + " is not sent by this NIC");
+  if (!sends(flow_id)) not_sent(flow_id);
   replacement.on_change([this, flow_id] { limit_changed(flow_id); });
   tx_.bind_limiter(flow_id, &replacement);
   bound_limiters_[flow_id] = &replacement;
 }
 
 void nic::set_reaction_point(uint32_t flow_id, reaction_point_if* rp) {
-  if (!sends(flow_id))
-    throw config_error(std::string(name()) + ": flow " + std::to_string(flow_id) + " is not sent by this NIC");
+  if (!sends(flow_id)) not_sent(flow_id);
   tx_.set_reaction_point(flow_id, rp);
   rx_.set_reaction_point(flow_id, rp);
   reaction_points_[flow_id] = rp;

@@ -115,10 +115,20 @@ class tx_scheduler : public frame_source_if {
   }
   void push(uint32_t i, uint64_t ready);
   void pop();
-  void requeue_top(uint64_t ready);  // the top's key moves later: pop() and push() in one walk
+  // The top's key moves later: pop() and push() in one walk, with the same key and tie counter
+  // (at the root one sift-down restores the heap whatever the new key). Inline: once a frame.
+  void requeue_top(uint64_t ready) {
+    sender& s = senders_[heap_[0]];
+    s.ready = ready;
+    s.order = order_++;
+    if (heap_.size() > 1) sift_down(0);  // alone (a NIC sending one flow): already in place
+  }
   void sift_up(std::size_t pos);
   void sift_down(std::size_t pos);
-  bool sends(uint32_t flow_id) const;        // flow_id < flows_.size()
+  bool sends(uint32_t flow_id) const {  // flow_id < flows_.size()
+    const uint32_t slot = flows_[flow_id].sender_slot;
+    return slot < senders_.size() && senders_[slot].flow_id == flow_id;
+  }
   uint32_t slot_of(uint32_t flow_id) const;  // its index in senders_; throws if not sent here
   void place(std::size_t pos, uint32_t i) {
     heap_[pos] = i;

@@ -38,12 +38,12 @@ std::vector<frame_seen> run(bool own) {
     fl.spec.dst = 1;
     fl.spec.priority = static_cast<uint8_t>(f % 2);
     fl.spec.kind = f % 3 == 0 ? flow_kind::finite : f % 3 == 1 ? flow_kind::constant : flow_kind::onoff;
-    fl.spec.size = (2 + f) * mtu + 100;                                        // a short last frame
-    fl.spec.rate = data_rate{f % 4 == 0 ? 40'000'000'000u : 25'000'000'000u};  // (0 would ask the link)
+    fl.spec.size = (2 + f) * mtu + 100;                  // a short last frame
+    fl.spec.rate = data_rate{f % 4 == 0 ? 40e9 : 25e9};  // (0 would ask the link)
     fl.spec.start = sc_core::sc_time(static_cast<double>(f * 150), sc_core::SC_NS);
     fl.spec.on = sc_core::sc_time(2, sc_core::SC_US);
     fl.spec.off = sc_core::sc_time(1, sc_core::SC_US);
-    pacers.push_back(std::make_unique<pacing_limiter>(data_rate{f % 2 ? 20'000'000'000u : 0u}));
+    pacers.push_back(std::make_unique<pacing_limiter>(data_rate{f % 2 ? 20e9 : 0.0}));
     pacers.back()->on_change([&tx, f] { tx.reschedule(f); });
     if (own)
       tx.add_flow(f, *pacers.back());
@@ -59,7 +59,7 @@ std::vector<frame_seen> run(bool own) {
   uint64_t now = 0, first_id = 0;
   for (int step = 0; step < 3000; ++step) {
     if (step % 40 == 39)  // a rate change, told: re-ordered at once
-      pacers[static_cast<uint32_t>(step / 40) % n]->set_rate(data_rate{uint64_t{5'000'000'000} * (1 + step % 7)});
+      pacers[static_cast<uint32_t>(step / 40) % n]->set_rate(data_rate{5e9 * (1 + step % 7)});
     uint64_t retry = never_ps;
     tlm::tlm_generic_payload* p = tx.next_frame(now, retry);
     if (!p) {
@@ -111,7 +111,7 @@ struct silent_limiter : rate_limiter_if {
 // A limiter bound in place of the flow's own pacer is used, and read again before each frame.
 TEST(TransmitScheduler, ALimiterBoundInPlaceOfTheOwnPacerIsUsedAndReadBeforeEachFrame) {
   flow_table flows(1);
-  flows[0].spec.rate = data_rate{100'000'000'000};
+  flows[0].spec.rate = data_rate{100e9};
   nic host("h0", 0, flows, 1);
   tx_scheduler tx(host.port.mac, host.port.gate(), flows, 1);
   pacing_limiter own;
