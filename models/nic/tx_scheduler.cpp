@@ -247,7 +247,7 @@ void tx_scheduler::push(uint32_t i, uint64_t ready) {
   s.order = order_++;
   heap_.push_back(i);
   s.heap_pos = static_cast<int>(heap_.size() - 1);
-  sift_up(heap_.size() - 1);
+  if (heap_.size() > 1) sift_up(heap_.size() - 1);  // the only one (a NIC sending one flow): in place
 }
 
 void tx_scheduler::pop() {
