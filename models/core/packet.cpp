@@ -5,6 +5,14 @@
 
 namespace sluice {
 
+packet_pool* packet_pool::instance_ = nullptr;
+
+packet_pool& packet_pool::first_instance() {
+  static packet_pool pool;  // made at first use, as before: destroyed before the statics made earlier
+  instance_ = &pool;
+  return pool;
+}
+
 void packet_pool::grow(std::vector<pooled_payload*>& list, bool with_image) {
   all_.push_back(std::make_unique<pooled_payload>(this));
   pooled_payload& n = *all_.back();
