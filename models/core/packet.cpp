@@ -7,29 +7,31 @@ namespace sluice {
 
 packet_pool packet_pool::pool_;
 
+void packet_pool::grow(std::vector<pooled_payload*>& list, bool with_image) {
+  all_.push_back(std::make_unique<pooled_payload>(this));
+  pooled_payload& n = *all_.back();
+  // A posted write (see packet.h); these fields never change afterwards.
+  n.set_command(tlm::TLM_WRITE_COMMAND);
+  n.set_address(0);
+  n.set_byte_enable_ptr(nullptr);
+  n.set_byte_enable_length(0);
+  n.set_dmi_allowed(false);
+  if (with_image) {
+    n.own.image = new frame_image;
+    n.set_data_ptr(n.own.image->data());
+    n.set_streaming_width(max_image_bytes);
+  } else {
+    n.set_data_ptr(nullptr);
+    n.set_streaming_width(0);
+  }
+  n.set_data_length(0);
+  n.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+  list.push_back(&n);
+}
+
 tlm::tlm_generic_payload* packet_pool::acquire(bool with_image) {
   std::vector<pooled_payload*>& list = with_image ? free_control_ : free_;
-  if (list.empty()) {
-    all_.push_back(std::make_unique<pooled_payload>(this));
-    pooled_payload& n = *all_.back();
-    // A posted write (see packet.h); these fields never change afterwards.
-    n.set_command(tlm::TLM_WRITE_COMMAND);
-    n.set_address(0);
-    n.set_byte_enable_ptr(nullptr);
-    n.set_byte_enable_length(0);
-    n.set_dmi_allowed(false);
-    if (with_image) {
-      n.own.image = new frame_image;
-      n.set_data_ptr(n.own.image->data());
-      n.set_streaming_width(max_image_bytes);
-    } else {
-      n.set_data_ptr(nullptr);
-      n.set_streaming_width(0);
-    }
-    n.set_data_length(0);
-    n.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-    list.push_back(&n);
-  }
+  if (list.empty()) grow(list, with_image);
   pooled_payload* p = list.back();
   list.pop_back();
   p->own.reset();

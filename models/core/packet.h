@@ -142,6 +142,18 @@ class packet_pool : public tlm::tlm_mm_interface {
     p->acquire();
     return p;
   }
+  // A payload without an image whose fields are f's under a new id, as acquire() then each field
+  // written: a NIC keeps what all frames of a flow carry alike, and a data frame is that copy and
+  // the four fields that change (tx_scheduler::build).
+  tlm::tlm_generic_payload* acquire_as(const frame_fields& f) {
+    if (__builtin_expect(free_.empty(), 0)) grow(free_, false);
+    pooled_payload* p = free_.back();
+    free_.pop_back();
+    p->own.fields() = f;
+    p->own.set_id(next_id_++);
+    p->acquire();
+    return p;
+  }
   void free(tlm::tlm_generic_payload* p) override;
   std::size_t allocated() const { return all_.size(); }
   std::size_t in_use() const { return all_.size() - free_.size() - free_control_.size(); }
@@ -149,6 +161,8 @@ class packet_pool : public tlm::tlm_mm_interface {
  private:
   static packet_pool pool_;
   [[gnu::noinline, gnu::cold]] void add_free();  // a new payload without an image on the free list
+  // A new payload on `list`: a posted write (see above), with a wire image if with_image.
+  void grow(std::vector<pooled_payload*>& list, bool with_image);
   std::vector<std::unique_ptr<pooled_payload>> all_;
   std::vector<pooled_payload*> free_, free_control_;  // without and with an image
   uint64_t next_id_ = 1;                              // 0: no id (a header not from the pool)

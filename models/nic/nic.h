@@ -121,6 +121,7 @@ class nic : public sc_core::sc_module, public control_sender_if {
   void limit_changed(uint32_t flow_id);  // a flow's limiter changed: reorder it, publish rate_change
   void start_of_simulation() override;
   bool sends(uint32_t flow_id) const;
+  [[noreturn, gnu::cold]] void not_sent(uint32_t flow_id) const;  // config_error naming the flow
   void make_multipath_flows(reaction_point_maker* maker);
 
   nic_registers register_device_;  // what `registers` reads besides parameters and statistics

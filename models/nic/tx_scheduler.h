@@ -5,6 +5,7 @@
 // scan over flows: a frame costs O(log flows).
 // Frames the NIC makes itself (CNPs, ACKs) wait in per-class control queues and go first.
 #pragma once
+#include <algorithm>
 #include <array>
 #include <memory>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "models/cc/flow.h"
 #include "models/cc/rate_limiter.h"
 #include "models/cc/reaction_point.h"
+#include "models/core/packet.h"
 #include "models/core/ring.h"
 #include "models/link/mac_port.h"
 
@@ -43,7 +45,16 @@ class tx_scheduler : public frame_source_if {
   tx_scheduler(mac_port& mac, flow_control_if& gate, flow_table& flows, int classes);
 
   void add_flow(uint32_t flow_id, rate_limiter_if* limiter, reaction_point_if* rp);
+  // A flow paced by its own pacing_limiter whose change hook calls reschedule() (the NIC's
+  // default): it tells every move of its next send time, so its key is never stale and is not
+  // read again before each frame, and it is called directly, not through the interface. Until a
+  // limiter is bound in its place (bind_limiter).
+  void add_flow(uint32_t flow_id, pacing_limiter& own);
   void bind_limiter(uint32_t flow_id, rate_limiter_if* limiter);
+  // The flow's limiter (the one bound, or its own); null if this scheduler does not send it.
+  rate_limiter_if* limiter_of(uint32_t flow_id) const {
+    return flow_id < flows_.size() && sends(flow_id) ? senders_[flows_[flow_id].sender_slot].limiter : nullptr;
+  }
   void set_reaction_point(uint32_t flow_id, reaction_point_if* rp);
   // Orders the flows by start; call once parameters are final (start of simulation).
   void start(const frame_format& format);
@@ -64,18 +75,37 @@ class tx_scheduler : public frame_source_if {
  private:
   friend struct invariant_test_hooks;
   struct sender {
-    uint32_t flow_id;
-    rate_limiter_if* limiter;
-    reaction_point_if* rp;
-    uint64_t sent = 0;   // payload bytes handed to the MAC
-    uint64_t ready = 0;  // heap key: earliest send time
-    uint64_t order = 0;  // heap key: ties in queueing order
-    int heap_pos = -1;   // -1: not in the heap (parked or finished)
+    uint32_t flow_id = 0;
+    rate_limiter_if* limiter = nullptr;
+    reaction_point_if* rp = nullptr;
+    pacing_limiter* own = nullptr;  // = limiter, if the flow's own (add_flow): called directly
+    uint64_t sent = 0;              // payload bytes handed to the MAC
+    uint64_t ready = 0;             // heap key: earliest send time
+    uint64_t order = 0;             // heap key: ties in queueing order
+    int heap_pos = -1;              // -1: not in the heap (parked or finished)
     bool finished = false;
+    // Set by start(), from the flow's spec (fixed by then): what every frame of the flow carries
+    // alike (kind, class, service level, flow and node ids), copied into each frame whole.
+    bool finite = false, onoff = false;
+    uint64_t start_ps = 0;
+    frame_fields header;
   };
-  uint64_t ready_ps(const sender& s, uint64_t now_ps) const;  // limiter, start time, on/off period
-  uint32_t frame_bytes(const sender& s) const;
-  tlm::tlm_generic_payload* build(sender& s, uint32_t bytes, uint64_t now_ps);  // bytes: frame_bytes(s)
+  // The earliest time the sender may send: its limiter's, its start, its on/off period.
+  uint64_t ready_ps(const sender& s) const {
+    const uint64_t t = std::max(s.own ? s.own->pacing_limiter::next_send_ps() : s.limiter->next_send_ps(), s.start_ps);
+    return s.onoff ? next_on_ps(s, t) : t;
+  }
+  uint64_t next_on_ps(const sender& s, uint64_t t) const;  // t, or the start of the next on-period
+  uint64_t payload_of(const sender& s) const {
+    const uint64_t mtu = format_.mtu;
+    return s.finite ? std::min(mtu, flows_[s.flow_id].spec.size - s.sent) : mtu;
+  }
+  uint32_t frame_bytes(uint64_t payload) const {
+    return static_cast<uint32_t>(std::max(payload + format_.header, format_.min_frame));
+  }
+  tlm::tlm_generic_payload* build(sender& s, uint64_t payload, uint32_t bytes, uint64_t now_ps);
+  tlm::tlm_generic_payload* next_control_frame(uint64_t now_ps, uint64_t& retry_ps);
+  uint64_t next_ready_gated_ps(uint64_t now_ps) const;  // next_ready_ps with control frames or parked flows
   void unpark(uint64_t now_ps);
   // The heap of sender indices.
   bool before(uint32_t a, uint32_t b) const {
@@ -85,10 +115,20 @@ class tx_scheduler : public frame_source_if {
   }
   void push(uint32_t i, uint64_t ready);
   void pop();
-  void requeue_top(uint64_t ready);  // the top's key moves later: pop() and push() in one walk
+  // The top's key moves later: pop() and push() in one walk, with the same key and tie counter
+  // (at the root one sift-down restores the heap whatever the new key). Inline: once a frame.
+  void requeue_top(uint64_t ready) {
+    sender& s = senders_[heap_[0]];
+    s.ready = ready;
+    s.order = order_++;
+    if (heap_.size() > 1) sift_down(0);  // alone (a NIC sending one flow): already in place
+  }
   void sift_up(std::size_t pos);
   void sift_down(std::size_t pos);
-  bool sends(uint32_t flow_id) const;        // flow_id < flows_.size()
+  bool sends(uint32_t flow_id) const {  // flow_id < flows_.size()
+    const uint32_t slot = flows_[flow_id].sender_slot;
+    return slot < senders_.size() && senders_[slot].flow_id == flow_id;
+  }
   uint32_t slot_of(uint32_t flow_id) const;  // its index in senders_; throws if not sent here
   void place(std::size_t pos, uint32_t i) {
     heap_[pos] = i;
@@ -106,6 +146,7 @@ class tx_scheduler : public frame_source_if {
   mac_port& mac_;
   flow_control_if& gate_;
   flow_table& flows_;
+  packet_pool& pool_ = packet_pool::instance();
   frame_format format_;
   std::vector<sender> senders_;
   std::vector<uint32_t> heap_;
