@@ -1,10 +1,12 @@
 #include "models/link/mac_port.h"
 
 #include <algorithm>
+#include <typeinfo>
 
 #include "models/core/stats.h"
 #include "models/link/direct_hops.h"
 #include "models/link/link.h"
+#include "models/link/pfc.h"
 
 namespace sluice {
 namespace {
@@ -34,6 +36,19 @@ const wire_if& mac_port::wire() const {
 void mac_port::end_of_elaboration() {
   tx_if_ = tx.operator->();
   tx_link_ = direct_hops ? dynamic_cast<link_channel*>(tx_if_) : nullptr;  // ours: the direct hop
+  // Exactly our PFC: a subclass may answer differently, so it keeps the interface's calls.
+  pfc_ = fc_ && typeid(*fc_) == typeid(pfc) ? static_cast<pfc*>(fc_) : nullptr;
+}
+
+// Nearly every transmit decision finds no control frame waiting: with our PFC that is a test of
+// its pending request here (pfc::take_control_frame gives nullptr exactly when none waits).
+inline tlm::tlm_generic_payload* mac_port::take_control_frame(uint64_t now) {
+  if (pfc_) return pfc_->pfc::control_frame_ready() ? pfc_->pfc::take_control_frame(now) : nullptr;
+  return fc_ ? fc_->take_control_frame(now) : nullptr;
+}
+
+inline bool mac_port::control_frame_ready() const {
+  return pfc_ ? pfc_->pfc::control_frame_ready() : fc_->control_frame_ready();
 }
 
 void mac_port::kick() {
@@ -61,10 +76,10 @@ void mac_port::try_send() {
   }
   sending_ = true;
   again_ = false;
-  tlm::tlm_generic_payload* p = fc_ ? fc_->take_control_frame(now) : nullptr;
+  tlm::tlm_generic_payload* p = take_control_frame(now);
   // The component may have more ready (a credit refresh readies one packet per VL): after one of
   // its frames, look again as soon as the wire is free, whatever the source has.
-  const bool control = p != nullptr && fc_->control_frame_ready();
+  const bool control = p != nullptr && control_frame_ready();
   if (!p && !control_.empty()) p = control_.pop_front();
   uint64_t retry = never_ps;
   if (!p && source_) p = source_->next_frame(now, retry);
@@ -79,7 +94,12 @@ void mac_port::try_send() {
   packet_header& h = header(*p);
   ++frames_sent_;
   bytes_sent_ += h.size;
-  if (fc_ && h.kind != frame_kind::pfc && h.kind != frame_kind::ib_credit) fc_->on_transmit(h.priority, h.size);
+  if (fc_ && h.kind != frame_kind::pfc && h.kind != frame_kind::ib_credit) {
+    if (pfc_)
+      pfc_->pfc::on_transmit(h.priority, h.size);  // inline: PFC counts nothing per frame sent
+    else
+      fc_->on_transmit(h.priority, h.size);
+  }
   p->set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
   p->set_data_length(h.image ? h.size : 0);
   if (probes::tx_start.on()) probes::tx_start.emit_frame(this, now, h, index_);

@@ -17,6 +17,7 @@
 namespace sluice {
 
 class link_channel;
+class pfc;
 
 // The block behind a transmitter (switch egress port, NIC transmit scheduler).
 class frame_source_if {
@@ -48,6 +49,9 @@ class mac_port : public sc_core::sc_module, public timed_client, public frame_re
   frame_sink_if* sink_ = nullptr;
   tlm::tlm_fw_transport_if<packet_protocol_types>* tx_if_ = nullptr;  // what `tx` is bound to
   link_channel* tx_link_ = nullptr;  // `tx` bound straight to our own link: the direct hop (direct_hops.h)
+  // fc_ when it is our PFC itself, not a subclass (seen at the end of elaboration): whether a
+  // control frame waits is then a test inline, not a virtual call per transmit decision.
+  pfc* pfc_ = nullptr;
   int index_;
   bool sending_ = false;  // inside try_send: a nested kick only asks for another look
   bool again_ = false;
@@ -65,7 +69,10 @@ class mac_port : public sc_core::sc_module, public timed_client, public frame_re
     source_ = source;
     sink_ = sink;
   }
-  void attach_flow_control(flow_control_if* fc) { fc_ = fc; }
+  void attach_flow_control(flow_control_if* fc) {
+    fc_ = fc;
+    pfc_ = nullptr;  // the interface's calls until the end of elaboration looks at its type
+  }
   const flow_control_if* flow_control() const { return fc_; }
   void attach_wire(const wire_if* w) { wire_ = w; }
   // The wire this port transmits on; a port used before it is attached is a model error.
@@ -94,6 +101,8 @@ class mac_port : public sc_core::sc_module, public timed_client, public frame_re
   }
   // Whether this port transmits on the direct hop (its link is ours); for tests.
   bool transmits_directly() const { return tx_link_ != nullptr; }
+  // Whether this port asks its PFC without virtual calls (it is a pfc, not a subclass); for tests.
+  bool asks_pfc_directly() const { return pfc_ != nullptr; }
 
   // Statistics.
   uint64_t frames_sent() const { return frames_sent_; }
@@ -101,6 +110,8 @@ class mac_port : public sc_core::sc_module, public timed_client, public frame_re
 
  private:
   void try_send();
+  tlm::tlm_generic_payload* take_control_frame(uint64_t now);
+  bool control_frame_ready() const;
   void on_timer() override { try_send(); }
   // The objects a transmit decision reaches: the source, the gate and the link.
   void warm() const override {

@@ -1,8 +1,10 @@
 #include "models/switch/egress_port.h"
 
 #include <algorithm>
+#include <typeinfo>
 
 #include "models/core/probe.h"
+#include "models/link/pfc.h"
 
 namespace sluice {
 namespace {
@@ -17,6 +19,8 @@ int arrival_class(const frame& h, int queue) {
 egress_port::egress_port(mac_port& mac, flow_control_if& gate, buffer_release_if& buffer, int classes)
     : mac_(mac),
       gate_(gate),
+      // The gate is built before its port's egress (switch_port's members), so its type is final here.
+      pfc_gate_(typeid(gate) == typeid(pfc) ? static_cast<const pfc*>(&gate) : nullptr),
       buffer_(buffer),
       classes_(classes),
       class_(std::make_unique<class_state[]>(static_cast<std::size_t>(classes))),
@@ -40,6 +44,10 @@ void egress_port::count_marks(const packet_header& h, uint16_t before) {
   constexpr uint8_t ce = 3;
   if (h.ecn == ce && (before & 0xff) != ce) ++class_[h.priority].marks.ecn;
   if ((h.flags & frame_flags::fecn) && !(before >> 8 & frame_flags::fecn)) ++class_[h.priority].marks.fecn;
+}
+
+inline bool egress_port::may_send(int cls, uint32_t bytes, uint64_t now_ps) const {
+  return pfc_gate_ ? pfc_gate_->pfc::may_send(cls, bytes, now_ps) : gate_.may_send(cls, bytes, now_ps);
 }
 
 queue_view egress_port::view(int cls, uint64_t now_ps) {
@@ -97,7 +105,7 @@ tlm::tlm_generic_payload* egress_port::next_frame(uint64_t now_ps, uint64_t& ret
   for (uint32_t m = nonempty_; m; m &= m - 1) {
     const int q = __builtin_ctz(m);
     const queued_frame& h = class_[q].queue.front();
-    if (!gate_.may_send(q, h.size, now_ps))
+    if (!may_send(q, h.size, now_ps))
       retry_ps = std::min(retry_ps, refused(q, h, now_ps));
     else if (h.ready_ps > now_ps)
       retry_ps = std::min(retry_ps, h.ready_ps);  // still in the pipeline
@@ -193,7 +201,7 @@ void egress_port::decide_ahead(uint64_t now_ps) {
   for (uint32_t m = nonempty_; m; m &= m - 1) {
     const int q = __builtin_ctz(m);
     const queued_frame& h = class_[q].queue.front();
-    if (h.ready_ps <= now_ps && gate_.may_send(q, h.size, now_ps)) eligible |= 1u << q;
+    if (h.ready_ps <= now_ps && may_send(q, h.size, now_ps)) eligible |= 1u << q;
   }
   if (eligible) request_decision(eligible);
 }
@@ -279,7 +287,7 @@ uint64_t egress_port::next_ready_ps(uint64_t now_ps) const {
     // A class only new input opens (credits): look when its frame is ready anyway, so that
     // next_frame tells the gate it waits at the real time it starts waiting.
     uint64_t t = h.ready_ps;
-    if (!gate_.may_send(q, h.size, now_ps)) {
+    if (!may_send(q, h.size, now_ps)) {
       const uint64_t open = gate_.blocked_until_ps(q, now_ps);
       if (open != never_ps) t = open;
     }

@@ -20,6 +20,8 @@
 
 namespace sluice {
 
+class pfc;
+
 struct queue_stats {
   uint64_t bytes = 0, frames = 0;  // current depth
   uint64_t max_bytes = 0;
@@ -72,6 +74,8 @@ class egress_port : public frame_source_if, public timed_client, public schedule
 
   int classes() const { return classes_; }
   const queue_stats& queue(int cls) const { return class_[cls].stats; }
+  // Whether the port asks its PFC gate without virtual calls (it is a pfc, not a subclass); for tests.
+  bool asks_pfc_directly() const { return pfc_gate_ != nullptr; }
   // Frames (and their bytes) the port discarded from its queue: the PFC watchdog's drop action.
   struct discarded {
     uint64_t frames = 0, bytes = 0;
@@ -94,6 +98,7 @@ class egress_port : public frame_source_if, public timed_client, public schedule
   friend struct invariant_test_hooks;
   void on_timer() override;  // end of a frame on the wire: release its buffer (release_at_end)
   queue_view view(int cls, uint64_t now_ps);
+  bool may_send(int cls, uint32_t bytes, uint64_t now_ps) const;
   uint64_t refused(int q, const queued_frame& h, uint64_t now_ps);
   void publish_mark(const packet_header& h, uint16_t before) const;
   void count_marks(const packet_header& h, uint16_t before);
@@ -108,6 +113,9 @@ class egress_port : public frame_source_if, public timed_client, public schedule
   // Read by every enqueue and transmit decision, declared together.
   mac_port& mac_;
   flow_control_if& gate_;
+  // gate_ when it is our PFC itself, not a subclass (a switch port's on CEE): its pause test
+  // inline, not a virtual call per class and transmit decision.
+  const pfc* pfc_gate_;
   buffer_release_if& buffer_;
   scheduler_if* scheduler_ = nullptr;
   split_scheduler_if* split_ = nullptr;

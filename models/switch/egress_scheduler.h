@@ -30,6 +30,8 @@ class egress_scheduler : public scheduler_if {
 
  private:
   static int next_in(uint32_t mask, int after);  // next set bit after `after`, wrapping
+  int select_alone(int q, uint32_t head);        // q the only eligible DWRR queue: no visits
+  [[gnu::noinline]] int select_visiting(const std::array<uint32_t, max_classes>& head_bytes, uint32_t eligible);
   // What select() reads, first (it runs once per frame; the configuration it needs is folded
   // into the masks and the per-class grant).
   uint32_t strict_mask_ = 0, dwrr_mask_ = 0;

@@ -4,10 +4,14 @@
 // waits for the wire; and the buffer release point (first or last bit on the wire).
 // One frame of 1500 B on 40 Gb/s, 1 us links: 300 ns a hop; it reaches sw0 at 1.3 us and
 // leaves after the 500 ns pipeline, at 1.8 us.
+#include "models/switch/egress_port.h"
+
 #include <gtest/gtest.h>
 
 #include <cstring>
 
+#include "models/link/pfc.h"
+#include "models/switch/egress_scheduler.h"
 #include "tests/support/mac_bench.h"
 #include "tests/support/switch_bench.h"
 
@@ -185,4 +189,58 @@ TEST(EgressPort, EveryFrameLeavesWithTheFieldsItWasQueuedWith) {
     EXPECT_EQ(out[i].flags & frame_flags::kept_payload, 0) << i;
   }
   EXPECT_EQ(out[1].cp_tag, 0xC0FFEEu);
+}
+
+// An egress port whose gate is our PFC itself asks it inline (egress_port.h); a subclass of PFC
+// may answer differently, so it is asked through the interface. Here a's gate is a subclass that
+// keeps class 3 closed: had the port taken the inline test for it, a's frame would leave.
+namespace {
+struct closed_pfc : pfc {
+  using pfc::pfc;
+  bool may_send(int cls, uint32_t, uint64_t) const override { return cls != 3; }
+  uint64_t blocked_until_ps(int cls, uint64_t now_ps) const override { return cls == 3 ? never_ps : now_ps; }
+};
+struct no_buffer : buffer_release_if {
+  void release(int, int, uint32_t) override {}
+};
+tlm::tlm_generic_payload* data_frame(int cls, uint32_t bytes) {
+  tlm::tlm_generic_payload* p = packet_pool::instance().acquire();
+  packet_header& h = header(*p);
+  h.kind = frame_kind::data;
+  h.priority = static_cast<uint8_t>(cls);
+  h.size = bytes;
+  h.ingress_port = no_ingress;
+  h.ready_ps = now_ps();
+  return p;
+}
+}  // namespace
+
+TEST(EgressPort, AsksOurPfcGateInlineAndASubclassThroughTheInterface) {
+  test::mac_pair m;
+  closed_pfc a_gate("a_pfc", m.a, 8, nullptr);
+  pfc b_gate("b_pfc", m.b, 8, nullptr);
+  no_buffer buffer;
+  scheduler_config dwrr;
+  dwrr.weight.fill(1);
+  egress_scheduler a_sched(dwrr), b_sched(dwrr);
+  egress_port a_out(m.a, a_gate, buffer, 8), b_out(m.b, b_gate, buffer, 8);
+  a_out.set_scheduler(&a_sched);
+  b_out.set_scheduler(&b_sched);
+  m.a.attach_flow_control(&a_gate);
+  m.b.attach_flow_control(&b_gate);
+  m.a.attach(&a_out, &m.a_sink);
+  m.b.attach(&b_out, &m.b_sink);
+  test::step_driver d("driver");
+  d.at(sc_time(100, sc_core::SC_NS), [&] {
+    a_out.enqueue(data_frame(3, 1000));
+    b_out.enqueue(data_frame(3, 1000));
+  });
+  start(sc_time(5, SC_US));
+  EXPECT_FALSE(a_out.asks_pfc_directly());
+  EXPECT_TRUE(b_out.asks_pfc_directly());
+  EXPECT_EQ(m.a.frames_sent(), 0u);  // class 3 closed by the subclass
+  EXPECT_EQ(a_out.queue(3).frames, 1u);
+  EXPECT_EQ(m.b.frames_sent(), 1u);  // our PFC has paused nothing
+  ASSERT_EQ(m.a_sink.frames.size(), 1u);
+  EXPECT_EQ(m.a_sink.frames[0].at_ps, test::ns_ps(100 + 200 + 1000));  // 1000 B at 40 Gb/s, 1 us of cable
 }

@@ -48,7 +48,8 @@ TEST(PfcComponent, RequestsMadeWhileTheWireIsBusyMergeIntoOneFrame) {
     b.gen.pause_upstream(5);
   });
   start(sc_time(2, SC_US));
-  EXPECT_EQ(b.gen.frames_sent(), 1u);  // one PFC frame with two class-enable bits
+  EXPECT_TRUE(b.m.a.asks_pfc_directly());  // the inline test for a waiting frame (mac_port.h)
+  EXPECT_EQ(b.gen.frames_sent(), 1u);      // one PFC frame with two class-enable bits
   EXPECT_EQ(b.gen.xoff_sent(3), 1u);
   EXPECT_EQ(b.gen.xoff_sent(5), 1u);
   EXPECT_EQ(b.gen.refresh_sent(3), 0u);
@@ -196,4 +197,38 @@ TEST(PfcComponent, TheGateReportsTheEndOfTheLatestOffPeriodAndItsLoop) {
   EXPECT_DOUBLE_EQ(rcv.rate_bps, 40e9);
   EXPECT_EQ(gen.tau_ps, ns_ps(2012.8));
   EXPECT_EQ(gen.gap_bytes, 3000u);
+}
+
+// A MAC whose gate is our PFC itself tests for a waiting control frame inline (mac_port.h);
+// a subclass of PFC may answer differently, so it is asked through the interface. This one keeps
+// its control frames: had the MAC taken the inline test for it, the XOFF would go on the wire.
+namespace {
+struct silent_pfc : pfc {
+  using pfc::pfc;
+  uint64_t asked = 0;
+  tlm::tlm_generic_payload* take_control_frame(uint64_t) override {
+    ++asked;
+    return nullptr;
+  }
+};
+}  // namespace
+
+TEST(PfcComponent, TheMacAsksOurPfcInlineAndASubclassThroughTheInterface) {
+  test::mac_pair m;
+  fake_buffer buffer;
+  silent_pfc gen("a_pfc", m.a, 8, &buffer);
+  pfc rcv("b_pfc", m.b, 8, nullptr);
+  m.a.attach_flow_control(&gen);
+  m.b.attach_flow_control(&rcv);
+  m.a_src.add(0, 1500, 2);
+  m.b_src.add(0, 1500, 2);
+  test::step_driver d("driver");
+  d.at(sc_time(100, SC_NS), [&] { gen.pause_upstream(3); });
+  start(sc_time(2, SC_US));
+  EXPECT_FALSE(m.a.asks_pfc_directly());
+  EXPECT_TRUE(m.b.asks_pfc_directly());
+  EXPECT_EQ(gen.asked, 2u);          // a's transmit decisions, at 0 and 300 ns, asked the subclass
+  EXPECT_EQ(m.a.frames_sent(), 2u);  // its two data frames, no XOFF
+  EXPECT_EQ(rcv.frames_received(), 0u);
+  EXPECT_EQ(m.b.frames_sent(), 2u);
 }

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <iterator>
+#include <random>
+
 #include "models/switch/switch_policies.h"
 
 using namespace sluice;
@@ -82,6 +85,75 @@ TEST(EgressScheduler, IneligibleQueueIsSkippedWithoutStarvingOthers) {
   sizes[2] = 1000;
   sizes[3] = 1000;
   for (int i = 0; i < 10; ++i) EXPECT_EQ(s.select(sizes, 1u << 3), 3);  // queue 2 paused
+}
+
+// The DWRR of egress_scheduler::select as a plain loop over the eligible queues, without its
+// shortcut for one eligible queue: the reference the scheduler must agree with, choice by choice.
+namespace {
+struct reference_dwrr {
+  std::array<uint64_t, max_classes> deficit{}, grant{};
+  uint32_t credited = 0;
+  int current = 0;
+  bool fresh = true;
+  int select(const std::array<uint32_t, max_classes>& head, uint32_t eligible) {
+    for (uint32_t idle = credited & ~eligible; idle; idle &= idle - 1) {
+      const int q = __builtin_ctz(idle);
+      if (head[q] == 0) {
+        deficit[q] = 0;
+        credited &= ~(1u << q);
+      }
+    }
+    if (!eligible) return -1;
+    for (;;) {
+      const int q = current;
+      if (eligible >> q & 1) {
+        if (fresh) {
+          deficit[q] += grant[q];
+          credited |= 1u << q;
+          fresh = false;
+        }
+        if (head[q] <= deficit[q]) {
+          deficit[q] -= head[q];
+          if (deficit[q] == 0) credited &= ~(1u << q);
+          return q;
+        }
+      }
+      const uint32_t higher = eligible & ~((2u << current) - 1);
+      current = __builtin_ctz(higher ? higher : eligible);
+      fresh = true;
+    }
+  }
+};
+}  // namespace
+
+TEST(EgressScheduler, OneEligibleQueueIsServedAsTheRoundRobinLoopServesIt) {
+  scheduler_config c = all_dwrr();
+  for (int q = 0; q < 4; ++q) c.weight[q] = static_cast<uint32_t>(q % 3 + 1);
+  egress_scheduler s(c);
+  reference_dwrr ref;
+  for (int q = 0; q < max_classes; ++q) ref.grant[q] = static_cast<uint64_t>(c.weight[q]) * c.quantum;
+  std::mt19937_64 rng(23);
+  const uint32_t sizes[] = {64, 1000, 1048, 1500, 1501, 3000, 4000, 9000};
+  std::array<uint32_t, max_classes> head{};
+  int alone = 0;
+  for (int step = 0; step < 200000; ++step) {
+    // Four classes, each empty or holding a head of some size; of the non-empty, a random subset
+    // may send (often one: the shortcut), sometimes none.
+    uint32_t nonempty = 0;
+    for (int q = 0; q < 4; ++q) {
+      head[q] = rng() % 4 ? sizes[rng() % std::size(sizes)] : 0;
+      if (head[q]) nonempty |= 1u << q;
+    }
+    uint32_t eligible = nonempty & static_cast<uint32_t>(rng());
+    if (rng() % 2 && nonempty) {  // one of them alone
+      uint32_t m = nonempty;
+      for (auto skip = rng() % __builtin_popcount(m); skip; --skip) m &= m - 1;
+      eligible = m & (~m + 1);
+    }
+    alone += eligible && !(eligible & (eligible - 1));
+    ASSERT_EQ(s.select(head, eligible), ref.select(head, eligible)) << "step " << step;
+  }
+  EXPECT_GT(alone, 50000);
 }
 
 // ib-vlarb (models/switch/policies/ib_vl_arbiter.cpp), made by name as a port makes it.
