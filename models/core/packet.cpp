@@ -7,7 +7,7 @@ namespace sluice {
 
 packet_pool packet_pool::pool_;
 
-void packet_pool::grow(std::vector<pooled_payload*>& list, bool with_image) {
+void packet_pool::grow(pooled_payload*& list, bool with_image) {
   all_.push_back(std::make_unique<pooled_payload>(this));
   pooled_payload& n = *all_.back();
   // A posted write (see packet.h); these fields never change afterwards.
@@ -26,14 +26,13 @@ void packet_pool::grow(std::vector<pooled_payload*>& list, bool with_image) {
   }
   n.set_data_length(0);
   n.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-  list.push_back(&n);
+  push(list, &n);
 }
 
 tlm::tlm_generic_payload* packet_pool::acquire(bool with_image) {
-  std::vector<pooled_payload*>& list = with_image ? free_control_ : free_;
-  if (list.empty()) grow(list, with_image);
-  pooled_payload* p = list.back();
-  list.pop_back();
+  pooled_payload*& list = with_image ? free_control_ : free_;
+  if (list == nullptr) grow(list, with_image);
+  pooled_payload* p = pop(list);
   p->own.reset();
   p->own.set_id(next_id_++);
   p->acquire();
@@ -42,12 +41,19 @@ tlm::tlm_generic_payload* packet_pool::acquire(bool with_image) {
 
 void packet_pool::add_free() {
   all_.push_back(std::make_unique<pooled_payload>(this));
-  free_.push_back(all_.back().get());
+  push(free_, all_.back().get());
 }
 
 void packet_pool::free(tlm::tlm_generic_payload* p) {
   auto* pp = static_cast<pooled_payload*>(p);
-  (pp->own.image ? free_control_ : free_).push_back(pp);
+  push(pp->own.image ? free_control_ : free_, pp);
+}
+
+std::size_t packet_pool::in_use() const {
+  std::size_t n = all_.size();
+  for (const pooled_payload* l : {free_, free_control_})
+    for (const pooled_payload* p = l; p != nullptr; p = p->next_free) --n;
+  return n;
 }
 
 void refuse_foreign_payload(const tlm::tlm_generic_payload& p) {

@@ -123,6 +123,7 @@ struct pooled_payload : tlm::tlm_generic_payload {
     delete own.image;
   }
   packet_header own;
+  pooled_payload* next_free = nullptr;  // the pool's free list runs through its payloads
 };
 
 class packet_pool : public tlm::tlm_mm_interface {
@@ -136,9 +137,8 @@ class packet_pool : public tlm::tlm_mm_interface {
   // A payload without an image for a frame that was queued as a descriptor: the caller writes
   // every field of its header (and so its id) from the descriptor. Inline: once per switch hop.
   tlm::tlm_generic_payload* acquire_queued() {
-    if (free_.empty()) add_free();
-    pooled_payload* p = free_.back();
-    free_.pop_back();
+    if (free_ == nullptr) add_free();
+    pooled_payload* p = pop(free_);
     p->acquire();
     return p;
   }
@@ -146,9 +146,8 @@ class packet_pool : public tlm::tlm_mm_interface {
   // written: a NIC keeps what all frames of a flow carry alike, and a data frame is that copy and
   // the four fields that change (tx_scheduler::build).
   tlm::tlm_generic_payload* acquire_as(const frame_fields& f) {
-    if (__builtin_expect(free_.empty(), 0)) grow(free_, false);
-    pooled_payload* p = free_.back();
-    free_.pop_back();
+    if (__builtin_expect(free_ == nullptr, 0)) grow(free_, false);
+    pooled_payload* p = pop(free_);
     p->own.fields() = f;
     p->own.set_id(next_id_++);
     p->acquire();
@@ -156,16 +155,28 @@ class packet_pool : public tlm::tlm_mm_interface {
   }
   void free(tlm::tlm_generic_payload* p) override;
   std::size_t allocated() const { return all_.size(); }
-  std::size_t in_use() const { return all_.size() - free_.size() - free_control_.size(); }
+  std::size_t in_use() const;
 
  private:
   static packet_pool pool_;
   [[gnu::noinline, gnu::cold]] void add_free();  // a new payload without an image on the free list
   // A new payload on `list`: a posted write (see above), with a wire image if with_image.
-  void grow(std::vector<pooled_payload*>& list, bool with_image);
+  void grow(pooled_payload*& list, bool with_image);
+  static pooled_payload* pop(pooled_payload*& list) {
+    pooled_payload* p = list;
+    list = p->next_free;
+    return p;
+  }
+  static void push(pooled_payload*& list, pooled_payload* p) {
+    p->next_free = list;
+    list = p;
+  }
   std::vector<std::unique_ptr<pooled_payload>> all_;
-  std::vector<pooled_payload*> free_, free_control_;  // without and with an image
-  uint64_t next_id_ = 1;                              // 0: no id (a header not from the pool)
+  // Free payloads without and with an image, last freed first (as a vector's back was): lists
+  // through the payloads themselves, so a free is two stores, with no capacity to test.
+  pooled_payload* free_ = nullptr;
+  pooled_payload* free_control_ = nullptr;
+  uint64_t next_id_ = 1;  // 0: no id (a header not from the pool)
 };
 
 // A payload that did not come from the pool (a foreign model's plain tlm_generic_payload):

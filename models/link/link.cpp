@@ -104,14 +104,21 @@ link::link(sc_core::sc_module_name name, data_rate default_rate, sc_core::sc_tim
 void link::start_of_simulation() { set_channels(rate(), delay()); }
 
 void link::set_channels(data_rate r, sc_core::sc_time d) {
-  ab.rate_ = ba.rate_ = r;
+  set_channel_rates(r);
   ab.delay_ps_ = ba.delay_ps_ = to_ps(d);
 }
 
 void link::set_rate(data_rate r) {
   if (!(r.bps > 0)) SC_REPORT_ERROR(name(), "link rate must be positive");
   rate.set(r);
-  ab.rate_ = ba.rate_ = r;
+  set_channel_rates(r);
+}
+
+void link::set_channel_rates(data_rate r) {
+  for (link_channel* c : {&ab, &ba}) {
+    c->rate_ = r;
+    c->ser_bytes_ = c->ser_ps_ = 0;  // the serialization of 0 B: none cached at the old rate
+  }
 }
 
 // A run-time write to `rate` or `delay`: frames that start from now on see it; frames on the

@@ -30,12 +30,18 @@ class frame_shipper {
 // One direction. It is also the constant-latency FIFO its frames wait in: every frame takes
 // the same propagation delay, so frames in flight leave in the order they started, through one
 // pending wake-up, for the head (no time-ordered structure of its own).
-class link_channel : public sc_core::sc_module, public timed_client, public frame_receiver {
+// timed_client first: the queue's wake-up (on_timer, warm) then reaches this object without a
+// this-adjusting thunk, and its schedule passes `this` as it is.
+class link_channel : public timed_client, public sc_core::sc_module, public frame_receiver {
   // What a frame touches, declared first and together (not behind the sockets): at 1024 hosts
   // every cache line a frame touches is likely a miss. The owner's rate and delay are copied
   // here, at the start of simulation and on a rate change.
   uint64_t tx_end_ps_ = 0;
   data_rate rate_;
+  // The serialization of the latest frame's size: a direction's frames mostly have one size, so
+  // the division by the rate is done when the size or the rate changes (0 B take 0 ps at any rate).
+  uint32_t ser_bytes_ = 0;
+  uint64_t ser_ps_ = 0;
   uint64_t delay_ps_ = 0;
   uint64_t last_arrival_ps_ = 0;  // of the latest frame started: none lands before it
   uint64_t frames_ = 0, bytes_ = 0, busy_ps_ = 0;
@@ -115,13 +121,18 @@ class link : public sc_core::sc_module, public wire_if, private param_listener {
  private:
   void start_of_simulation() override;
   void set_channels(data_rate r, sc_core::sc_time d);
+  void set_channel_rates(data_rate r);
   void param_changed(const param_base&) override;
 };
 
 [[gnu::always_inline]] inline uint64_t link_channel::start(tlm::tlm_generic_payload& p, uint64_t now) {
   if (now < tx_end_ps_) busy_wire_error();
   const uint32_t size = header(p).size;
-  const uint64_t ser_ps = rate_.serialization_ps(size);
+  if (size != ser_bytes_) [[unlikely]] {
+    ser_bytes_ = size;
+    ser_ps_ = rate_.serialization_ps(size);
+  }
+  const uint64_t ser_ps = ser_ps_;
   ++frames_;
   bytes_ += size;
   busy_ps_ += ser_ps;

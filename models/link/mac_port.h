@@ -39,7 +39,9 @@ class frame_sink_if {
   virtual void receive_frame(tlm::tlm_generic_payload* frame, int port_index) = 0;
 };
 
-class mac_port : public sc_core::sc_module, public timed_client, public frame_receiver {
+// timed_client first: the queue's wake-up (on_timer, warm) then reaches this object without a
+// this-adjusting thunk, and its schedules pass `this` as it is.
+class mac_port : public timed_client, public sc_core::sc_module, public frame_receiver {
   // What every transmit decision and arrival reads, declared first: next to the timer's fields,
   // in two cache lines rather than spread behind the sockets (a large fabric misses the cache
   // on each line a frame touches).
