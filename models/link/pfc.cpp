@@ -297,6 +297,19 @@ void pfc::schedule_refresh() {
   event_queue::instance().schedule(this, refresh_due_ps_);
 }
 
+inline void pfc::apply_pause(int cls, uint64_t effective_ps, uint64_t until_ps) {  // inline: once a class a frame
+  pause_state& s = state_[cls];
+  if (s.from_ps <= effective_ps && effective_ps < s.until_ps) {
+    s.until_ps = std::max(until_ps, effective_ps);  // refresh or resume an ongoing pause
+  } else {
+    if (s.until_ps > s.from_ps) s.prev_until_ps = s.until_ps;
+    if (s.until_ps < s.from_ps) invariant_failed(name(), cls, "a pause interval ends before it began");
+    s.closed_ps += s.until_ps - s.from_ps;
+    s.from_ps = effective_ps;
+    s.until_ps = until_ps;
+  }
+}
+
 void pfc::on_control_frame(tlm::tlm_generic_payload& frame) {
   pfc_request r;
   const packet_header& h = header(frame);
@@ -309,7 +322,7 @@ void pfc::on_control_frame(tlm::tlm_generic_payload& frame) {
   // The classes the frame names, in order (a frame names one or two of eight).
   for (unsigned m = r.class_enable & ((1u << classes_) - 1); m != 0; m &= m - 1) {
     const int i = __builtin_ctz(m);
-    uint64_t until = effective + to_ps(pause_duration(r.quanta[i], rate));
+    uint64_t until = effective + pause_ps(r.quanta[i], rate);
     pause_state& s = state_[i];
     ++(r.quanta[i] ? s.xoff_received : s.xon_received);
     if (action_ != storm_action::off) {  // a watchdog, which only a generating port has
@@ -337,19 +350,6 @@ void pfc::on_control_frame(tlm::tlm_generic_payload& frame) {
   // A resume (or a shorter pause) may let frames go at `effective`: look again then. A longer
   // pause needs no wake-up: the source finds the priority paused and asks again at its end.
   if (shortened) mac_.wake_at(effective);
-}
-
-void pfc::apply_pause(int cls, uint64_t effective_ps, uint64_t until_ps) {
-  pause_state& s = state_[cls];
-  if (s.from_ps <= effective_ps && effective_ps < s.until_ps) {
-    s.until_ps = std::max(until_ps, effective_ps);  // refresh or resume an ongoing pause
-  } else {
-    if (s.until_ps > s.from_ps) s.prev_until_ps = s.until_ps;
-    if (s.until_ps < s.from_ps) invariant_failed(name(), cls, "a pause interval ends before it began");
-    s.closed_ps += s.until_ps - s.from_ps;
-    s.from_ps = effective_ps;
-    s.until_ps = until_ps;
-  }
 }
 
 void pfc::watch_pauses() {

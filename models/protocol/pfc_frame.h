@@ -25,8 +25,11 @@ void encode_pfc(const pfc_request& request, uint64_t source_mac, frame_image& ou
 bool decode_pfc(const frame_image& in, pfc_request& out);
 
 // One quantum is 512 bit times at the rate of the link the frame arrived on.
+inline uint64_t pause_ps(uint16_t quanta, data_rate link_rate) {  // inline: each class of each frame received
+  return link_rate.serialization_ps(static_cast<uint64_t>(quanta) * 512 / 8);
+}
 inline sc_core::sc_time pause_duration(uint16_t quanta, data_rate link_rate) {
-  return link_rate.serialization(static_cast<uint64_t>(quanta) * 512 / 8);
+  return from_ps(pause_ps(quanta, link_rate));
 }
 
 }  // namespace sluice

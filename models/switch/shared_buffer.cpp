@@ -11,31 +11,53 @@ struct static_policy final : threshold_policy {
   uint64_t limit(const pg_config& c, const pg_usage&, uint64_t) const override { return c.xoff; }
   bool follows_pool() const override { return false; }
 };
+// The built-in rule's fast range: a pool and a resume need of at most 2^52 bytes and an alpha in
+// (0, 1024] keep every product below 2^62, so it may convert through signed integers.
+constexpr uint64_t fast_bytes = uint64_t{1} << 52;
+bool in_fast_range(const pg_config& c) { return c.alpha > 0 && c.alpha <= 1024 && c.xon_offset <= fast_bytes; }
+
+// uint64 <-> double: in the fast range through int64, which needs no sign-bit tests (an
+// unsigned conversion is four or five instructions, a signed one one; the value is the same).
+template <bool fast>
+double as_double(uint64_t v) {
+  if constexpr (fast) return static_cast<double>(static_cast<int64_t>(v));
+  return static_cast<double>(v);
+}
+template <bool fast>
+uint64_t as_bytes(double d) {
+  if constexpr (fast) return static_cast<uint64_t>(static_cast<int64_t>(d));
+  return static_cast<uint64_t>(d);
+}
+
 struct dynamic_policy final : threshold_policy {
+  template <bool fast = false>
   static uint64_t of(const pg_config& c, uint64_t free_pool) {
-    return static_cast<uint64_t>(c.alpha * static_cast<double>(free_pool));
+    return as_bytes<fast>(c.alpha * as_double<fast>(free_pool));
   }
   uint64_t limit(const pg_config& c, const pg_usage&, uint64_t free_pool) const override { return of(c, free_pool); }
   bool follows_pool() const override { return true; }
   uint64_t free_pool_for(const pg_config& c, const pg_usage&, uint64_t need, uint64_t pool_size) const override {
-    return least_pool(c, need, pool_size);
+    return in_fast_range(c) && pool_size <= fast_bytes && need <= 2 * fast_bytes
+               ? least_pool<true>(c, need, pool_size)
+               : least_pool<false>(c, need, pool_size);
   }
-  // need / alpha, then stepped to the exact least pool by the very product limit() computes
-  // (its rounding may put the quotient a unit off either way; truncated, plus one, for no
-  // call to ceil).
-  // An estimate within the pool that already reaches the need (the usual case) proves the whole
-  // pool does (the limit never falls as the pool grows), and is only stepped down.
+  // From the estimate need / alpha, truncated, stepped to the exact least pool by the very product
+  // limit() computes (its rounding may put the quotient a unit off either way). Usually two
+  // products: for an alpha of 1/2^k the quotient is exact, the estimate reaches the need and the
+  // pool below it does not; otherwise the estimate falls short and the pool above it reaches.
+  // An estimate within the pool that reaches the need proves the whole pool does (the limit
+  // never falls as the pool grows).
+  template <bool fast>
   static uint64_t least_pool(const pg_config& c, uint64_t need, uint64_t pool_size) {
-    const double estimate = static_cast<double>(need) / c.alpha + 1;
-    uint64_t f = estimate < static_cast<double>(pool_size) ? static_cast<uint64_t>(estimate) : pool_size;
-    if (f < pool_size && of(c, f) >= need) {
-      while (f > 0 && of(c, f - 1) >= need) --f;
+    const double estimate = as_double<fast>(need) / c.alpha;
+    uint64_t f = estimate < as_double<fast>(pool_size) ? as_bytes<fast>(estimate) : pool_size;
+    if (of<fast>(c, f) >= need) {
+      while (f > 0 && of<fast>(c, f - 1) >= need) --f;
       return f;
     }
-    if (of(c, pool_size) < need) return never_resumes;
-    while (f > 0 && of(c, f - 1) >= need) --f;
-    while (of(c, f) < need) ++f;  // ends by pool_size
-    return f;
+    while (f < pool_size)
+      if (of<fast>(c, ++f) >= need) return f;
+    return never_resumes;
   }
 };
 const policy_registrar<threshold_policies> static_reg{"static",
@@ -79,16 +101,20 @@ shared_buffer::shared_buffer(int ports, int priorities, buffer_config config, st
               : config.dynamic ? &dynamic_threshold()
                                : &static_threshold()),
       follows_pool_(policy_->follows_pool()),
-      builtin_dynamic_(dynamic_cast<const dynamic_policy*>(policy_) != nullptr),
+      builtin_dynamic_(dynamic_cast<const dynamic_policy*>(policy_) != nullptr && config.shared_size <= fast_bytes),
       config_(config),
       groups_(static_cast<std::size_t>(ports) * priorities) {
   if (pgs.size() != groups_.size()) throw std::invalid_argument("shared_buffer: one pg_config per (port, priority)");
-  for (std::size_t i = 0; i < pgs.size(); ++i) groups_[i].config = pgs[i];
+  for (std::size_t i = 0; i < pgs.size(); ++i) {
+    groups_[i].config = pgs[i];
+    builtin_dynamic_ = builtin_dynamic_ && in_fast_range(pgs[i]);  // else the policy's calls, exact everywhere
+  }
   if (config_.cell == 0) throw std::invalid_argument("shared_buffer: cell size must be positive");
 }
 
 void shared_buffer::set_config(int port, int priority, const pg_config& c) {
   groups_[at(port, priority)].config = c;
+  builtin_dynamic_ = builtin_dynamic_ && in_fast_range(c);
   if (keeps_resume_free(at(port, priority)))
     refresh_resume_free(at(port, priority));  // a live alpha or offset moves the resume point
 }
@@ -103,7 +129,7 @@ template <bool builtin_dynamic>
 uint64_t shared_buffer::threshold_as(std::size_t i) const {
   const group& g = groups_[i];
   uint64_t free = config_.shared_size > shared_used_ ? config_.shared_size - shared_used_ : 0;
-  return builtin_dynamic ? dynamic_policy::of(g.config, free) : policy_->limit(g.config, g.usage, free);
+  return builtin_dynamic ? dynamic_policy::of<true>(g.config, free) : policy_->limit(g.config, g.usage, free);
 }
 
 // One admission per policy kind: under the built-in rule the threshold is inline and every call
@@ -114,14 +140,17 @@ admit_verdict shared_buffer::admit_as(std::size_t i, uint64_t bytes, bool& xoff_
   group& g = groups_[i];
   const pg_config& c = g.config;
   pg_usage& u = g.usage;
+  // Each high-water mark is raised where its count grows (no other admission moves it).
   if (u.reserved + bytes <= c.reserve) {
     u.reserved += bytes;
   } else if (u.headroom == 0 && u.shared + bytes <= threshold_as<builtin_dynamic>(i) &&
              shared_used_ + bytes <= config_.shared_size) {
     u.shared += bytes;
     shared_used_ += bytes;
+    peak_shared_ = std::max(peak_shared_, shared_used_);
   } else if (c.lossless && u.headroom + bytes <= c.headroom) {
     u.headroom += bytes;
+    u.peak_headroom = std::max(u.peak_headroom, u.headroom);
   } else {
     if (c.lossless) ++u.overflows;
     // Even a group whose headroom cannot take one frame must still pause its sender.
@@ -132,10 +161,8 @@ admit_verdict shared_buffer::admit_as(std::size_t i, uint64_t bytes, bool& xoff_
     return admit_verdict::dropped;
   }
   u.peak_total = std::max(u.peak_total, u.total());
-  u.peak_headroom = std::max(u.peak_headroom, u.headroom);
   in_use_ += bytes;
   peak_in_use_ = std::max(peak_in_use_, in_use_);
-  peak_shared_ = std::max(peak_shared_, shared_used_);
   if (g.paused) {
     if (keeps_resume_free(i)) return refresh_then_admitted(i);
   } else if (c.lossless && (u.headroom > 0 || (u.shared > 0 && u.shared >= threshold_as<builtin_dynamic>(i)))) {
@@ -170,12 +197,13 @@ inline bool shared_buffer::keeps_resume_free(std::size_t i) const {
 }
 
 // resume_index's condition, solved for the free pool: the group resumes once the pool holds
-// resume_free (at once if it holds no shared bytes). For a group that keeps_resume_free.
-void shared_buffer::refresh_resume_free(std::size_t i) {
+// resume_free (at once if it holds no shared bytes). For a group that keeps_resume_free. Inline:
+// most of the incast's releases happen while their group is paused (~40 instructions, not a call).
+inline void shared_buffer::refresh_resume_free(std::size_t i) {
   group& g = groups_[i];
   const uint64_t need = g.usage.shared + g.config.xon_offset;
   g.resume_free = g.usage.shared == 0 ? 0
-                  : builtin_dynamic_  ? dynamic_policy::least_pool(g.config, need, config_.shared_size)
+                  : builtin_dynamic_  ? dynamic_policy::least_pool<true>(g.config, need, config_.shared_size)
                                       : policy_->free_pool_for(g.config, g.usage, need, config_.shared_size);
   least_resume_free_ = std::min(least_resume_free_, g.resume_free);
 }

@@ -149,7 +149,8 @@ void switch_model::start_of_simulation() {
   }
   pipeline_ps_ = to_ps(pipeline());
   path_.clear();
-  for (auto& p : ports) path_.push_back({&p->gate(), &p->egress, p->credits.get()});
+  for (auto& p : ports)
+    path_.push_back({&p->gate(), &p->egress, p->credits.get(), p->credits ? nullptr : &p->flow_control});
 }
 
 // A run-time write to `pipeline`: frames arriving from now on take the new latency. Frames
@@ -160,7 +161,12 @@ void switch_model::param_changed(const param_base&) { pipeline_ps_ = to_ps(pipel
 // The verdict's consequences, immediate or split-phase: PFC hears it, then the frame is dropped or forwarded.
 inline void switch_model::after_admission(tlm::tlm_generic_payload* p, packet_header& h, int port_index, bool admitted,
                                           bool xoff_due) {
-  path_[port_index].gate->on_admit(h.priority, h.size, xoff_due);  // XOFF also when the tipping frame is dropped
+  const port_path& in = path_[port_index];  // XOFF also when the tipping frame is dropped
+  if (!in.own_pfc) {
+    in.gate->on_admit(h.priority, h.size, xoff_due);
+  } else if (xoff_due) {
+    in.own_pfc->pause_upstream(h.priority);  // pfc::on_admit
+  }
   if (!admitted) {
     ports[port_index]->count_drop(h.priority);
     if (probes::drop.on())
@@ -231,7 +237,7 @@ void switch_model::release(int ingress_port, int cls, uint32_t bytes) {
   } else {
     mmu_->release(ingress_port, cls, bytes);
   }
-  path_[ingress_port].gate->on_release(cls, bytes, false);
+  if (!path_[ingress_port].own_pfc) path_[ingress_port].gate->on_release(cls, bytes, false);  // pfc's does nothing
 }
 
 ingress_state_if::pause_check switch_model::recheck_pause(int port, int cls) {

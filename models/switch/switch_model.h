@@ -120,6 +120,9 @@ class switch_model : public sc_core::sc_module,
     flow_control_if* gate;
     egress_port* egress;
     const credit_flow_control* credits;
+    // gate when it is the port's own PFC (no credits): asked by its qualified names, inline (an
+    // admission pauses only on XOFF; a release without XON is nothing to it), not through thunks.
+    pfc* own_pfc;
   };
   std::vector<port_path> path_;
   mmu_if* mmu_ = nullptr;

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <random>
+
 using namespace sluice;
 
 TEST(PfcFrame, EncodesThe8021QbbLayout) {
@@ -43,4 +46,42 @@ TEST(PfcFrame, QuantumIs512BitTimes) {
   // 0xFFFF quanta at 40 Gb/s: 65535 x 512 / 40e9 s = 838.848 us.
   EXPECT_EQ(pause_duration(0xFFFF, data_rate{40e9}), sc_core::sc_time(838848, sc_core::SC_NS));
   EXPECT_EQ(pause_duration(1, data_rate{10e9}), sc_core::sc_time(51.2, sc_core::SC_NS));
+}
+
+TEST(PfcFrame, RandomRequestsAreWrittenAndReadByteByByteAsTheStandardLaysThemOut) {
+  // The quanta are swapped four lanes a word: against each field written and read a byte at a
+  // time, big-endian, at its offset (random timers, enable vectors and source addresses).
+  std::mt19937_64 rng(23);
+  for (int n = 0; n < 20000; ++n) {
+    pfc_request r;
+    r.class_enable = static_cast<uint8_t>(rng());
+    for (auto& q : r.quanta) q = static_cast<uint16_t>(rng() % 3 == 0 ? 0 : rng());
+    const uint64_t source = rng() & 0xFFFFFFFFFFFFull;
+    frame_image b;
+    b.fill(0xA5);
+    encode_pfc(r, source, b);
+    frame_image want;
+    want.fill(0xA5);
+    std::fill(want.begin(), want.begin() + pfc_frame_bytes, 0);
+    const uint8_t head[] = {0x01, 0x80, 0xC2, 0x00, 0x00, 0x01};
+    for (int i = 0; i < 6; ++i) want[i] = head[i];
+    for (int i = 0; i < 6; ++i) want[6 + i] = static_cast<uint8_t>(source >> (40 - 8 * i));
+    want[12] = 0x88, want[13] = 0x08, want[14] = 0x01, want[15] = 0x01, want[17] = r.class_enable;
+    for (int i = 0; i < pfc_priorities; ++i) {
+      want[18 + 2 * i] = static_cast<uint8_t>(r.quanta[i] >> 8);
+      want[19 + 2 * i] = static_cast<uint8_t>(r.quanta[i]);
+    }
+    ASSERT_EQ(b, want) << n;
+    pfc_request back;
+    ASSERT_TRUE(decode_pfc(b, back));
+    EXPECT_EQ(back.class_enable, r.class_enable);
+    ASSERT_EQ(back.quanta, r.quanta) << n;
+  }
+}
+
+TEST(PfcFrame, PausePicosecondsAreThePauseDurations) {
+  for (double bps : {1e9, 10e9, 25e9, 40e9, 56e9, 100e9, 400e9, 3e9 + 7})
+    for (uint16_t q : {0, 1, 2, 3, 255, 1000, 0x7FFF, 0xFFFF})
+      EXPECT_EQ(pause_ps(q, data_rate{bps}), to_ps(data_rate{bps}.serialization(static_cast<uint64_t>(q) * 64)))
+          << bps << " " << q;
 }

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <deque>
 #include <memory>
 #include <random>
@@ -178,6 +179,24 @@ TEST(SharedBuffer, TheResumePointIsTheLeastFreePoolWhoseThresholdReachesTheNeed)
   }
 }
 
+TEST(SharedBuffer, TheResumePointOnRandomPoolsAlphasAndNeedsIsTheSearchs) {
+  // The dynamic rule's own answer (in its fast range: signed conversions) against the default
+  // search by halves (through limit(), unsigned conversions), on pools up to 64 GiB, alphas across
+  // the parameter's range and needs below, near and above what the pool can reach.
+  const searched_dynamic searched;
+  std::mt19937_64 rng(7);
+  for (int n = 0; n < 200000; ++n) {
+    const uint64_t pool = rng() % (uint64_t{1} << (1 + rng() % 36));
+    const double alpha = std::exp2(-10.0 + 20.0 * static_cast<double>(rng() % 1000000) / 1e6);
+    const pg_config c{true, n % 4 == 0 ? std::ldexp(1.0, static_cast<int>(rng() % 21) - 10) : alpha, 0, 0, 0, 0};
+    const pg_usage u;
+    const uint64_t reach = dynamic_threshold().limit(c, u, pool);
+    const uint64_t need = rng() % 3 == 0 ? reach + rng() % 3 - 1 : 1 + rng() % (reach + 2);
+    ASSERT_EQ(dynamic_threshold().free_pool_for(c, u, need, pool), searched.free_pool_for(c, u, need, pool))
+        << "pool " << pool << " alpha " << c.alpha << " need " << need;
+  }
+}
+
 TEST(SharedBuffer, ALiveAlphaMovesAPausedGroupsResumePoint) {
   // alpha 1 on a 20000-byte pool. Port 0 pauses at 7000 bytes with 7000 free; with the
   // offset 3000 it would resume at 10000 free. A live alpha of 2 makes that 5000: the next
@@ -317,7 +336,11 @@ TEST(SharedBuffer, ResumePointsResumeWhatEveryThresholdWouldInTheSameOrder) {
     const int ports = 4, priorities = 2, groups = ports * priorities;
     auto random_config = [&rng](std::size_t i) {
       const double alphas[] = {0.125, 0.25, 0.5, 1.0, 2.0, 1.0 / 3};
-      pg_config c{i % 5 != 4, alphas[rng() % 6], rng() % 2 ? 0 : 1000, 0, (rng() % 4) * 1000, rng() % 3 ? 6000 : 0};
+      // Half the time any alpha between 1/16 and 4 (the built-in rule's products and quotients
+      // then round in every way).
+      const double alpha =
+          rng() % 2 ? alphas[rng() % 6] : std::ldexp(1.0, -4) * std::exp2(6.0 * (rng() % 100000) / 1e5);
+      pg_config c{i % 5 != 4, alpha, rng() % 2 ? 0 : 1000, 0, (rng() % 4) * 1000, rng() % 3 ? 6000 : 0};
       return c;
     };
     std::vector<pg_config> pgs;
@@ -328,6 +351,8 @@ TEST(SharedBuffer, ResumePointsResumeWhatEveryThresholdWouldInTheSameOrder) {
     b.set_listener(&listened);
     every_threshold_buffer ref{pool, 0, pgs, std::vector<pg_usage>(groups), std::vector<char>(groups, 0), {}, {}};
     std::vector<std::deque<uint64_t>> held(groups);  // each group's admitted frames, oldest first
+    uint64_t peak_shared = 0, peak_in_use = 0;
+    std::vector<uint64_t> peak_total(groups), peak_headroom(groups);
     for (int step = 0; step < 20000; ++step) {
       const std::size_t i = rng() % groups;
       const int port = static_cast<int>(i) / priorities, priority = static_cast<int>(i) % priorities;
@@ -353,6 +378,17 @@ TEST(SharedBuffer, ResumePointsResumeWhatEveryThresholdWouldInTheSameOrder) {
         EXPECT_EQ(b.try_resume(port, priority), ref.resume(i));
       }
       ASSERT_EQ(listened.seen, ref.seen) << "seed " << seed << " step " << step;
+      ASSERT_EQ(b.threshold(port, priority), ref.threshold(i)) << "seed " << seed << " step " << step;
+      // The high-water marks: the largest counts seen after any step.
+      peak_shared = std::max(peak_shared, b.shared_used());
+      peak_in_use = std::max(peak_in_use, b.in_use());
+      const pg_usage& now = b.usage(port, priority);
+      peak_total[i] = std::max(peak_total[i], now.total());
+      peak_headroom[i] = std::max(peak_headroom[i], now.headroom);
+      ASSERT_EQ(b.peak_shared(), peak_shared) << "seed " << seed << " step " << step;
+      ASSERT_EQ(b.peak_in_use(), peak_in_use) << "seed " << seed << " step " << step;
+      ASSERT_EQ(now.peak_total, peak_total[i]) << "seed " << seed << " step " << step;
+      ASSERT_EQ(now.peak_headroom, peak_headroom[i]) << "seed " << seed << " step " << step;
       for (std::size_t g = 0; g < groups; ++g)
         ASSERT_EQ(b.paused(static_cast<int>(g) / priorities, static_cast<int>(g) % priorities), ref.paused[g] != 0)
             << "seed " << seed << " step " << step;
