@@ -208,21 +208,7 @@ inline void shared_buffer::refresh_resume_free(std::size_t i) {
   least_resume_free_ = std::min(least_resume_free_, g.resume_free);
 }
 
-void shared_buffer::release(int port, int priority, uint64_t frame_bytes) {
-  uint64_t bytes = occupancy(frame_bytes);
-  std::size_t i = at(port, priority);
-  pg_usage& u = groups_[i].usage;
-  uint64_t from_headroom = std::min(u.headroom, bytes);
-  u.headroom -= from_headroom;
-  bytes -= from_headroom;
-  uint64_t from_shared = std::min(u.shared, bytes);
-  u.shared -= from_shared;
-  shared_used_ -= from_shared;
-  bytes -= from_shared;
-  const uint64_t from_reserve = std::min(u.reserved, bytes);
-  u.reserved -= from_reserve;
-  in_use_ -= from_headroom + from_shared + from_reserve;
-  if (paused_list_.empty()) return;
+void shared_buffer::after_release(std::size_t i, uint64_t from_shared) {
   if (keeps_resume_free(i)) refresh_resume_free(i);
   if (from_shared > 0 && follows_pool_) {
     // The pool grew: every paused group's threshold rose with it. Those holding no headroom

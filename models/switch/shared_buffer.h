@@ -8,6 +8,7 @@
 // fallen xon_offset below the threshold (or to zero).
 // Bytes are returned headroom first, then shared, then reserved.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -79,7 +80,24 @@ class shared_buffer {
   // Returns the bytes. Every group this lets resume is reported to the listener: this group,
   // and under dynamic thresholds any paused group, because the free pool (and with it every
   // group's threshold) grew.
-  void release(int port, int priority, uint64_t bytes);
+  // Inline: the accounting. A release while no group is paused (half the incast's) is only that,
+  // with no call and no saved registers; the paused groups' part is after_release.
+  void release(int port, int priority, uint64_t frame_bytes) {
+    uint64_t bytes = occupancy(frame_bytes);
+    const std::size_t i = at(port, priority);
+    pg_usage& u = groups_[i].usage;
+    const uint64_t from_headroom = std::min(u.headroom, bytes);
+    u.headroom -= from_headroom;
+    bytes -= from_headroom;
+    const uint64_t from_shared = std::min(u.shared, bytes);
+    u.shared -= from_shared;
+    shared_used_ -= from_shared;
+    bytes -= from_shared;
+    const uint64_t from_reserve = std::min(u.reserved, bytes);
+    u.reserved -= from_reserve;
+    in_use_ -= from_headroom + from_shared + from_reserve;
+    if (!paused_list_.empty()) after_release(i, from_shared);
+  }
   void set_listener(resume_listener* l) { listener_ = l; }
 
   // Re-evaluates the XON condition of a paused group (the PFC refresh asks before re-pausing,
@@ -121,6 +139,9 @@ class shared_buffer {
   bool keeps_resume_free(std::size_t i) const;
   void refresh_resume_free(std::size_t i);
   void report_resumed();  // tells the listener of resumed_ (not empty), and empties it
+  // A release's resume points and XONs, while some group is paused (from_shared: the bytes it
+  // returned to the pool).
+  void after_release(std::size_t i, uint64_t from_shared);
   // What every admission reads first, together.
   int priorities_;
   uint64_t shared_used_ = 0;

@@ -232,12 +232,21 @@ void switch_model::inject(tlm::tlm_generic_payload* p) {
 }
 
 void switch_model::release(int ingress_port, int cls, uint32_t bytes) {
+  // Our MMU and PFC: the MMU's release is all (its paused groups' part a tail call); PFC hears
+  // XONs through resumed().
+  if (own_mmu_ && path_[ingress_port].own_pfc) [[likely]]
+    return own_mmu_->mmu::release(ingress_port, cls, bytes);
+  release_through_interfaces(ingress_port, cls, bytes);
+}
+
+void switch_model::release_through_interfaces(int ingress_port, int cls, uint32_t bytes) {
   if (own_mmu_) {  // resumed groups come back through resumed()
     own_mmu_->mmu::release(ingress_port, cls, bytes);
   } else {
     mmu_->release(ingress_port, cls, bytes);
   }
-  if (!path_[ingress_port].own_pfc) path_[ingress_port].gate->on_release(cls, bytes, false);  // pfc's does nothing
+  const port_path& in = path_[ingress_port];
+  if (!in.own_pfc) in.gate->on_release(cls, bytes, false);  // pfc's does nothing without an XON
 }
 
 ingress_state_if::pause_check switch_model::recheck_pause(int port, int cls) {

@@ -92,6 +92,9 @@ class switch_model : public sc_core::sc_module,
   std::string never_pauses() const override;
   void resumed(int port, int cls) override { ports[port]->gate().on_release(cls, 0, true); }
   void drop_unroutable(tlm::tlm_generic_payload* frame);
+  // A release through a bound MMU or a gate other than our PFC: out of line, so that release()'s
+  // own path (our MMU and PFC) saves no registers and ends in the MMU's tail call.
+  [[gnu::noinline]] void release_through_interfaces(int ingress_port, int cls, uint32_t bytes);
   // The congestion view an adaptive forwarding policy reads (congestion_view.h).
   uint64_t queue_bytes(int port, const frame_fields& f) const override;
   bool blocked(int port, const frame_fields& f, uint64_t now_ps) const override;
