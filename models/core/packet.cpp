@@ -49,13 +49,6 @@ void packet_pool::free(tlm::tlm_generic_payload* p) {
   push(pp->own.image ? free_control_ : free_, pp);
 }
 
-std::size_t packet_pool::in_use() const {
-  std::size_t n = all_.size();
-  for (const pooled_payload* l : {free_, free_control_})
-    for (const pooled_payload* p = l; p != nullptr; p = p->next_free) --n;
-  return n;
-}
-
 void refuse_foreign_payload(const tlm::tlm_generic_payload& p) {
   std::ostringstream m;
   m << "a frame on a Sluice link must come from sluice::packet_pool (it carries the packet_header); this "

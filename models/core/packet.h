@@ -155,7 +155,6 @@ class packet_pool : public tlm::tlm_mm_interface {
   }
   void free(tlm::tlm_generic_payload* p) override;
   std::size_t allocated() const { return all_.size(); }
-  std::size_t in_use() const;
 
  private:
   static packet_pool pool_;

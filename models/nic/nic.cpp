@@ -240,13 +240,6 @@ void nic::start_of_simulation() {
   tx_.start(format);
 }
 
-rate_limiter_if& nic::limiter(uint32_t flow_id) {
-  // The scheduler's, which is the one bound or the flow's own: a sampler asks for every flow's
-  // rate at every sample, and two map look-ups were 60 instructions a flow.
-  if (rate_limiter_if* l = tx_.limiter_of(flow_id)) return *l;
-  not_sent(flow_id);
-}
-
 void nic::not_sent(uint32_t flow_id) const {
   throw config_error(std::string(name()) + ": flow " + std::to_string(flow_id) + " is not sent by this NIC");
 }

@@ -70,7 +70,12 @@ class nic : public sc_core::sc_module, public control_sender_if {
   const sc_core::sc_event& flow_completed_event() { return rx_.completion_signal().event(); }
   uint32_t last_completed_flow() const { return rx_.last_completed(); }
   // The flow's rate limiter, for congestion control to drive; valid for the whole run.
-  rate_limiter_if& limiter(uint32_t flow_id);
+  rate_limiter_if& limiter(uint32_t flow_id) {
+    // The scheduler's (the one bound or the flow's own), inline: a sampler asks for every flow's
+    // rate at every sample.
+    if (rate_limiter_if* l = tx_.limiter_of(flow_id)) return *l;
+    not_sent(flow_id);
+  }
   const rate_limiter_if& limiter(uint32_t flow_id) const { return const_cast<nic*>(this)->limiter(flow_id); }
   // Replaces the flow's default pacing limiter (e.g. with an RTL or firmware model); before
   // the flow starts sending.

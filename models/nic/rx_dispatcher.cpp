@@ -8,35 +8,6 @@ namespace sluice {
 
 void rx_dispatcher::set_reaction_point(uint32_t flow_id, reaction_point_if* rp) { flows_.at(flow_id).rp = rp; }
 
-void rx_dispatcher::receive_frame(tlm::tlm_generic_payload* p, int) {
-  packet_header& h = header(*p);
-  const auto k = static_cast<uint8_t>(h.kind);
-  if (k < max_frame_kinds) ++by_kind_[k];
-  switch (kinds_.role(h.kind)) {  // what to do with a kind is in its registration
-    case frame_role::data:
-      receive_data(h);
-      break;
-    case frame_role::feedback:
-      if (h.dst == node_id_ && h.flow_id < flows_.size() && flows_[h.flow_id].spec.src == node_id_)
-        ++flows_[h.flow_id].stats.feedback_rx[k];  // k < max_frame_kinds: a registered feedback kind
-      if (h.dst == node_id_ && h.flow_id < flows_.size() && flows_[h.flow_id].rp) {
-        if (probes::feedback_received.on())
-          probes::feedback_received.emit(this, now_ps(), &h.fields(), 0, h.priority, 1);
-        flows_[h.flow_id].rp->on_feedback(h, now_ps());
-      } else {
-        if (h.kind != frame_kind::ack || h.dst != node_id_)  // a transport ACK needs no reaction point
-          ++unmatched_feedback_;  // no reaction point for this flow here: counted, not lost silently
-        if (probes::feedback_received.on())
-          probes::feedback_received.emit(this, now_ps(), &h.fields(), 0, h.priority, 0);
-      }
-      break;
-    default:
-      ++misdelivered_;
-      break;
-  }
-  p->release();
-}
-
 inline void rx_dispatcher::deliver(flow& f, uint32_t payload, uint64_t now) {
   if (f.stats.rx_frames == 0) f.stats.first_rx_ps = now;
   ++f.stats.rx_frames;
@@ -53,7 +24,7 @@ inline void rx_dispatcher::deliver(flow& f, uint32_t payload, uint64_t now) {
 // A data frame is delivered to the application in its flow's byte order: a frame whose seq is
 // past the bytes delivered so far waits (counted, with its wait) until the gap fills. The
 // notification point and the transport ACKs see frames as they arrive.
-void rx_dispatcher::receive_data(packet_header& h) {
+inline void rx_dispatcher::receive_data(packet_header& h) {
   ++rx_frames_;
   if (h.dst != node_id_ || h.flow_id >= flows_.size()) {
     ++misdelivered_;
@@ -71,6 +42,38 @@ void rx_dispatcher::receive_data(packet_header& h) {
   }
   if (acks_) acks_->on_data(h, now);
   if (np_) np_->on_data(h, now);
+}
+
+// Out of line: the data path, most frames, then saves no registers for it.
+void rx_dispatcher::receive_feedback(const packet_header& h, uint8_t k) {
+  if (h.dst == node_id_ && h.flow_id < flows_.size() && flows_[h.flow_id].spec.src == node_id_)
+    ++flows_[h.flow_id].stats.feedback_rx[k];  // k < max_frame_kinds: a registered feedback kind
+  if (h.dst == node_id_ && h.flow_id < flows_.size() && flows_[h.flow_id].rp) {
+    if (probes::feedback_received.on()) probes::feedback_received.emit(this, now_ps(), &h.fields(), 0, h.priority, 1);
+    flows_[h.flow_id].rp->on_feedback(h, now_ps());
+  } else {
+    if (h.kind != frame_kind::ack || h.dst != node_id_)  // a transport ACK needs no reaction point
+      ++unmatched_feedback_;  // no reaction point for this flow here: counted, not lost silently
+    if (probes::feedback_received.on()) probes::feedback_received.emit(this, now_ps(), &h.fields(), 0, h.priority, 0);
+  }
+}
+
+void rx_dispatcher::receive_frame(tlm::tlm_generic_payload* p, int) {
+  packet_header& h = header(*p);
+  const auto k = static_cast<uint8_t>(h.kind);
+  if (k < max_frame_kinds) ++by_kind_[k];
+  switch (kinds_.role(h.kind)) {  // what to do with a kind is in its registration
+    case frame_role::data:
+      receive_data(h);
+      break;
+    case frame_role::feedback:
+      receive_feedback(h, k);
+      break;
+    default:
+      ++misdelivered_;
+      break;
+  }
+  p->release();
 }
 
 void rx_dispatcher::hold(flow& f, const packet_header& h, uint64_t now) {

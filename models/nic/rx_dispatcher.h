@@ -54,7 +54,10 @@ class rx_dispatcher : public frame_sink_if {
 
  private:
   friend struct invariant_test_hooks;
-  void receive_data(packet_header& h);
+  // Inlined into receive_frame, its one caller: the call and its register saves were 10
+  // instructions a data frame.
+  [[gnu::always_inline]] inline void receive_data(packet_header& h);
+  [[gnu::noinline]] void receive_feedback(const packet_header& h, uint8_t kind);
   // Inlined into receive_data (as before resequencing): a call there cost 7 instructions a hop.
   [[gnu::always_inline]] inline void deliver(flow& f, uint32_t payload, uint64_t now);
   void hold(flow& f, const packet_header& h, uint64_t now);

@@ -3,11 +3,17 @@
 #include <algorithm>
 #include <stdexcept>
 #include <string>
+#include <typeinfo>
 
 namespace sluice {
 
 tx_scheduler::tx_scheduler(mac_port& mac, flow_control_if& gate, flow_table& flows, int classes)
-    : mac_(mac), gate_(gate), flows_(flows), class_(std::make_unique<class_state[]>(classes)), classes_(classes) {}
+    : mac_(mac),
+      gate_(gate),
+      pfc_gate_(typeid(gate) == typeid(pfc) ? static_cast<const pfc*>(&gate) : nullptr),
+      flows_(flows),
+      class_(std::make_unique<class_state[]>(classes)),
+      classes_(classes) {}
 
 void tx_scheduler::add_flow(uint32_t flow_id, rate_limiter_if* limiter, reaction_point_if* rp) {
   flows_[flow_id].sender_slot = static_cast<uint32_t>(senders_.size());
@@ -21,6 +27,7 @@ void tx_scheduler::add_flow(uint32_t flow_id, rate_limiter_if* limiter, reaction
 void tx_scheduler::add_flow(uint32_t flow_id, pacing_limiter& own) {
   add_flow(flow_id, &own, nullptr);
   senders_.back().own = &own;
+  senders_.back().plain_now();
 }
 
 uint32_t tx_scheduler::slot_of(uint32_t flow_id) const {
@@ -33,9 +40,14 @@ void tx_scheduler::bind_limiter(uint32_t flow_id, rate_limiter_if* limiter) {
   sender& s = senders_[slot_of(flow_id)];
   s.limiter = limiter;
   s.own = nullptr;
+  s.plain_now();
 }
 
-void tx_scheduler::set_reaction_point(uint32_t flow_id, reaction_point_if* rp) { senders_[slot_of(flow_id)].rp = rp; }
+void tx_scheduler::set_reaction_point(uint32_t flow_id, reaction_point_if* rp) {
+  sender& s = senders_[slot_of(flow_id)];
+  s.rp = rp;
+  s.plain_now();
+}
 
 void tx_scheduler::start(const frame_format& format) {
   format_ = format;
@@ -44,6 +56,9 @@ void tx_scheduler::start(const frame_format& format) {
     s.finite = f.spec.kind == flow_kind::finite;
     s.onoff = f.spec.kind == flow_kind::onoff;
     s.start_ps = to_ps(f.spec.start);
+    s.size = f.spec.size;
+    s.full_bytes = frame_bytes(format_.mtu);
+    s.source = f.spec.rate.bps > 0 ? f.spec.rate : data_rate{0};
     frame_fields& h = s.header;
     h.kind = frame_kind::data;
     h.priority = format_.class_of[f.spec.priority];
@@ -108,7 +123,7 @@ uint64_t tx_scheduler::control_queued_bytes(int cls) const {
 void tx_scheduler::unpark(uint64_t now_ps) {
   for (uint32_t mask = parked_mask_; mask; mask &= mask - 1) {
     int cls = __builtin_ctz(mask);
-    if (!gate_.may_send(cls, format_.min_frame, now_ps)) continue;
+    if (!may_send(cls, static_cast<uint32_t>(format_.min_frame), now_ps)) continue;
     std::vector<uint32_t>& parked = class_[cls].parked;
     for (uint32_t i : parked) push(i, ready_ps(senders_[i]));
     parked.clear();
@@ -122,7 +137,7 @@ tlm::tlm_generic_payload* tx_scheduler::next_control_frame(uint64_t now_ps, uint
     class_state& c = class_[cls];
     tlm::tlm_generic_payload* p = c.control.front();
     const packet_header& h = header(*p);
-    if (!gate_.may_send(cls, h.size, now_ps)) {
+    if (!may_send(cls, h.size, now_ps)) {
       gate_.on_waiting(cls, h.size);
       retry_ps = std::min(retry_ps, gate_.blocked_until_ps(cls, now_ps));
       continue;
@@ -137,11 +152,11 @@ tlm::tlm_generic_payload* tx_scheduler::next_control_frame(uint64_t now_ps, uint
   return nullptr;
 }
 
-// Inlined into next_frame, its one caller: the call and its register saves were 20 instructions a
-// frame.
+// Inlined where it is used (next_frame's short path, send_general): a call and its register
+// saves were 20 instructions a frame. plain: the sender's own pacer and no reaction point.
+template <bool plain>
 [[gnu::always_inline]] inline tlm::tlm_generic_payload* tx_scheduler::build(sender& s, uint64_t payload, uint32_t bytes,
                                                                             uint64_t now_ps) {
-  flow& f = flows_[s.flow_id];
   tlm::tlm_generic_payload* p = pool_.acquire_as(s.header);
   packet_header& h = header(*p);
   h.payload = static_cast<uint32_t>(payload);
@@ -152,17 +167,18 @@ tlm::tlm_generic_payload* tx_scheduler::next_control_frame(uint64_t now_ps, uint
   class_counters& sent = class_[h.priority].sent;
   ++sent.frames;
   sent.bytes += bytes;
-  f.stats.tx_bytes += payload;
-  const data_rate source = f.spec.rate.bps > 0 ? f.spec.rate : mac_.wire().current_rate();
-  if (s.own)
+  flows_[s.flow_id].stats.tx_bytes += payload;
+  const data_rate source = s.source.bps > 0 ? s.source : mac_.wire().current_rate();
+  if (plain || s.own) {
     s.own->pacing_limiter::on_send(now_ps, bytes, source);
-  else
+  } else {
     s.limiter->on_send(now_ps, bytes, source);
-  if (s.rp) {
+  }
+  if (!plain && s.rp) {
     s.rp->tag(h);
     s.rp->on_send(h, now_ps);
   }
-  s.finished = s.finite && s.sent >= f.spec.size;
+  s.finished = s.finite && s.sent >= s.size;
   return p;
 }
 
@@ -178,41 +194,64 @@ tlm::tlm_generic_payload* tx_scheduler::next_frame(uint64_t now_ps, uint64_t& re
       break;
     }
     const int cls = s.header.priority;
-    const uint64_t payload = payload_of(s);
-    const uint32_t bytes = frame_bytes(payload);
-    if (!gate_.may_send(cls, bytes, now_ps)) {  // park with its class until the gate opens
-      gate_.on_waiting(cls, bytes);
-      pop();
-      class_[cls].parked.push_back(i);
-      parked_mask_ |= 1u << cls;
+    uint64_t payload = format_.mtu;
+    uint32_t bytes = s.full_bytes;
+    if (s.finite && s.size - s.sent < payload) {  // the flow's last frame
+      payload = s.size - s.sent;
+      bytes = frame_bytes(payload);
+    }
+    if (!may_send(cls, bytes, now_ps)) {  // park with its class until the gate opens
+      park(i, cls, bytes);
       continue;
     }
-    if (!s.own) {
-      const uint64_t ready = ready_ps(s);
-      if (ready > now_ps) {  // a bound limiter moved its time without telling: re-order
-        requeue_top(ready);
-        continue;
-      }
+    if (s.plain) {  // nothing reschedules a flow while the frame is built: it stays on top meanwhile
+      tlm::tlm_generic_payload* p = build<true>(s, payload, bytes, now_ps);
+      if (s.finished)
+        pop();
+      else
+        requeue_top(ready_ps(s));
+      return p;
     }
-    // The sender stays on top while its frame is built, then moves down once: a pop and a push
-    // cost two walks of the heap. It counts as out of the heap meanwhile (see reschedule).
-    building_ = i;
-    tlm::tlm_generic_payload* p = build(s, payload, bytes, now_ps);
-    building_ = no_sender;
-    if (s.heap_pos < 0) {  // taken out while building
-      if (!s.finished) push(i, ready_ps(s));
-    } else if (s.finished) {
-      pop();
-    } else {
-      requeue_top(ready_ps(s));
-    }
-    return p;
+    if (tlm::tlm_generic_payload* p = send_general(i, payload, bytes, now_ps)) return p;
   }
   for (uint32_t mask = parked_mask_; mask; mask &= mask - 1) {
     int cls = __builtin_ctz(mask);
     retry_ps = std::min(retry_ps, gate_.blocked_until_ps(cls, now_ps));
   }
   return nullptr;
+}
+
+void tx_scheduler::park(uint32_t i, int cls, uint32_t bytes) {
+  gate_.on_waiting(cls, bytes);
+  pop();
+  class_[cls].parked.push_back(i);
+  parked_mask_ |= 1u << cls;
+}
+
+// The frame of the top sender i, whose class may send, when its limiter is bound or it has a
+// reaction point; null if a bound limiter moved its time without telling (the sender re-ordered).
+tlm::tlm_generic_payload* tx_scheduler::send_general(uint32_t i, uint64_t payload, uint32_t bytes, uint64_t now_ps) {
+  sender& s = senders_[i];
+  if (!s.own) {
+    const uint64_t ready = ready_ps(s);
+    if (ready > now_ps) {  // a bound limiter moved its time without telling: re-order
+      requeue_top(ready);
+      return nullptr;
+    }
+  }
+  // The sender stays on top while its frame is built, then moves down once: a pop and a push
+  // cost two walks of the heap. It counts as out of the heap meanwhile (see reschedule).
+  building_ = i;
+  tlm::tlm_generic_payload* p = build<false>(s, payload, bytes, now_ps);
+  building_ = no_sender;
+  if (s.heap_pos < 0) {  // taken out while building
+    if (!s.finished) push(i, ready_ps(s));
+  } else if (s.finished) {
+    pop();
+  } else {
+    requeue_top(ready_ps(s));
+  }
+  return p;
 }
 
 uint64_t tx_scheduler::next_ready_ps(uint64_t now_ps) const {
@@ -227,13 +266,14 @@ uint64_t tx_scheduler::next_ready_gated_ps(uint64_t now_ps) const {
     const packet_header& h = header(*class_[cls].control.front());
     // A class only new input opens (credits) is looked at now anyway: next_frame then tells the
     // gate the frame waits, at the real time it starts waiting.
-    const uint64_t open = gate_.may_send(cls, h.size, now_ps) ? now_ps : gate_.blocked_until_ps(cls, now_ps);
+    const uint64_t open = may_send(cls, h.size, now_ps) ? now_ps : gate_.blocked_until_ps(cls, now_ps);
     next = std::min(next, open == never_ps ? now_ps : open);
   }
   for (uint32_t mask = parked_mask_; mask; mask &= mask - 1) {
     int cls = __builtin_ctz(mask);
-    next =
-        std::min(next, gate_.may_send(cls, format_.min_frame, now_ps) ? now_ps : gate_.blocked_until_ps(cls, now_ps));
+    next = std::min(next, may_send(cls, static_cast<uint32_t>(format_.min_frame), now_ps)
+                              ? now_ps
+                              : gate_.blocked_until_ps(cls, now_ps));
   }
   // The heap's top at its ready time, even if its class is closed then: next_frame parks it and
   // serves the flows behind it (waiting for the top's gate would starve every other class).

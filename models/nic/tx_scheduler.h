@@ -16,6 +16,7 @@
 #include "models/core/packet.h"
 #include "models/core/ring.h"
 #include "models/link/mac_port.h"
+#include "models/link/pfc.h"
 
 namespace sluice {
 
@@ -84,11 +85,19 @@ class tx_scheduler : public frame_source_if {
     uint64_t order = 0;             // heap key: ties in queueing order
     int heap_pos = -1;              // -1: not in the heap (parked or finished)
     bool finished = false;
+    // Its own pacer and no reaction point: nothing it calls while its frame is built can
+    // reschedule a flow, so that frame takes next_frame's short path (set by plain_now()).
+    bool plain = false;
     // Set by start(), from the flow's spec (fixed by then): what every frame of the flow carries
-    // alike (kind, class, service level, flow and node ids), copied into each frame whole.
+    // alike (kind, class, service level, flow and node ids), copied into each frame whole; the
+    // wire bytes of a full frame (all but a finite flow's last), its size and its own pace.
     bool finite = false, onoff = false;
+    uint32_t full_bytes = 0;
+    uint64_t size = 0;
+    data_rate source{0};  // 0: the wire's current rate, read at each frame
     uint64_t start_ps = 0;
     frame_fields header;
+    void plain_now() { plain = own != nullptr && rp == nullptr; }
   };
   // The earliest time the sender may send: its limiter's, its start, its on/off period.
   uint64_t ready_ps(const sender& s) const {
@@ -96,14 +105,19 @@ class tx_scheduler : public frame_source_if {
     return s.onoff ? next_on_ps(s, t) : t;
   }
   uint64_t next_on_ps(const sender& s, uint64_t t) const;  // t, or the start of the next on-period
-  uint64_t payload_of(const sender& s) const {
-    const uint64_t mtu = format_.mtu;
-    return s.finite ? std::min(mtu, flows_[s.flow_id].spec.size - s.sent) : mtu;
-  }
   uint32_t frame_bytes(uint64_t payload) const {
     return static_cast<uint32_t>(std::max(payload + format_.header, format_.min_frame));
   }
+  // Our own PFC is asked inline (a virtual call through a thunk was ≈ 25 instructions a frame);
+  // credits or a subclass of PFC, which may answer differently, through the interface.
+  bool may_send(int cls, uint32_t bytes, uint64_t now_ps) const {
+    return pfc_gate_ ? pfc_gate_->pfc::may_send(cls, bytes, now_ps) : gate_.may_send(cls, bytes, now_ps);
+  }
+  template <bool plain>
   tlm::tlm_generic_payload* build(sender& s, uint64_t payload, uint32_t bytes, uint64_t now_ps);
+  [[gnu::noinline]] tlm::tlm_generic_payload* send_general(uint32_t i, uint64_t payload, uint32_t bytes,
+                                                           uint64_t now_ps);
+  [[gnu::noinline]] void park(uint32_t i, int cls, uint32_t bytes);
   tlm::tlm_generic_payload* next_control_frame(uint64_t now_ps, uint64_t& retry_ps);
   uint64_t next_ready_gated_ps(uint64_t now_ps) const;  // next_ready_ps with control frames or parked flows
   void unpark(uint64_t now_ps);
@@ -145,6 +159,7 @@ class tx_scheduler : public frame_source_if {
 
   mac_port& mac_;
   flow_control_if& gate_;
+  const pfc* pfc_gate_;  // gate_, when it is our PFC itself (not a subclass): asked inline
   flow_table& flows_;
   packet_pool& pool_ = packet_pool::instance();
   frame_format format_;
