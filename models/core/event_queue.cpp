@@ -4,6 +4,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "models/core/merge_runs.h"
 #include "models/core/random.h"
 
 namespace sluice {
@@ -245,18 +246,35 @@ inline void event_queue::append_far(uint32_t n) {
   l.tail = n;
 }
 
-// Puts a bucket's entries in order along its list (the nodes keep their places). Only a bucket
-// that a burst reached out of order comes here (thousands of frames in one nanosecond).
+// Puts a bucket's entries in order by relinking its nodes. Only a bucket that a burst reached
+// out of order comes here (thousands of frames in one nanosecond, or a large fabric's
+// synchronized hops: most of its entries then tie in time and lead, in a few runs of the order
+// their causes ran in, which merge_runs merges). Each entry's order key is
+// read from its client once, into the copy sorted, rather than in every comparison: a client is
+// a cache miss on a large fabric. Relinking leaves every entry in its node, so no client is
+// written.
 [[gnu::noinline]] void event_queue::sort_bucket(std::size_t slot) {
   unsorted_[slot >> 6] &= ~(uint64_t{1} << (slot & 63));
   scratch_.clear();
-  for (uint32_t n = calendar_[slot].head; n != no_node; n = nodes_[n].next) scratch_.push_back(nodes_[n].e);
-  std::sort(scratch_.begin(), scratch_.end(), [](const entry& x, const entry& y) { return x.before(y); });
-  std::size_t i = 0;
+  constexpr uint64_t within_bucket = (uint64_t{1} << bucket_shift) - 1;
   for (uint32_t n = calendar_[slot].head; n != no_node; n = nodes_[n].next) {
-    nodes_[n].e = scratch_[i++];
-    nodes_[n].e.client->node_ = n;
+    const entry& e = nodes_[n].e;
+    // One bucket's entries differ in time only within the bucket: (time, lead descending) fit a word.
+    scratch_.push_back({((e.at_ps & within_bucket) << 32) | ~e.lead, e.client->order_, n});
   }
+  merge_runs(scratch_, merge_buffer_, run_bounds_, [](const sort_item& x, const sort_item& y) { return x.before(y); });
+  slot_list& l = calendar_[slot];
+  uint32_t prev = no_node;
+  for (const sort_item& h : scratch_) {
+    nodes_[h.node].prev = prev;
+    if (prev == no_node)
+      l.head = h.node;
+    else
+      nodes_[prev].next = h.node;
+    prev = h.node;
+  }
+  nodes_[prev].next = no_node;
+  l.tail = prev;
 }
 
 // The first busy slot at or after `from`, going round: the calendar holds at least one entry.

@@ -156,6 +156,16 @@ class event_queue : public sc_core::sc_module {
     }
   };
   static bool later(const heap_item& a, const heap_item& b) { return b.before(a); }
+  // sort_bucket's copy of an entry: (time within the bucket, lead descending) in one word and the
+  // order key in another, compared as one 128-bit number (no branch per field), and its node.
+  struct sort_item {
+    uint64_t time_lead, order;
+    uint32_t node;
+    bool before(const sort_item& o) const {
+      return ((static_cast<unsigned __int128>(time_lead) << 64) | order) <
+             ((static_cast<unsigned __int128>(o.time_lead) << 64) | o.order);
+    }
+  };
   // The calendar: bucket b holds the wake-ups due in [b, b + 1) << bucket_shift, in slot
   // b % buckets, as a list of nodes from one pool (a burst fills thousands of entries into one
   // nanosecond: per-slot vectors would each keep their largest capacity). A bucket's list is kept
@@ -225,15 +235,17 @@ class event_queue : public sc_core::sc_module {
   // or after far_end_ps_ to the heap: one comparison per schedule each.
   uint64_t calendar_end_ps_ = uint64_t{2} << (period_shift + bucket_shift);
   uint64_t far_end_ps_ = uint64_t{2 + far_periods} << (period_shift + bucket_shift);
-  std::vector<slot_list> far_;        // far_periods lists, period p in p % far_periods
-  std::size_t in_far_ = 0;            // entries in the far lists
-  uint32_t far_min_ = no_node;        // the node far_front() returned
-  uint64_t sorted_ = never_ps;        // a bucket front() found in order: entries join it in order at any cost
-  uint64_t front_bucket_ = never_ps;  // the bucket whose head front() returned; far_node, never_ps: far
-  std::vector<entry> scratch_;        // sort_bucket's copy
-  std::vector<heap_item> overflow_;   // min-heap (by before) of the wake-ups beyond the far lists
-  std::size_t pending_ = 0;           // clients with a wake-up pending
-  uint64_t armed_ps_;                 // time the kernel event is set for
+  std::vector<slot_list> far_;           // far_periods lists, period p in p % far_periods
+  std::size_t in_far_ = 0;               // entries in the far lists
+  uint32_t far_min_ = no_node;           // the node far_front() returned
+  uint64_t sorted_ = never_ps;           // a bucket front() found in order: entries join it in order at any cost
+  uint64_t front_bucket_ = never_ps;     // the bucket whose head front() returned; far_node, never_ps: far
+  std::vector<sort_item> scratch_;       // sort_bucket's copy: keys and nodes
+  std::vector<sort_item> merge_buffer_;  // and its working storage
+  std::vector<std::size_t> run_bounds_;
+  std::vector<heap_item> overflow_;  // min-heap (by before) of the wake-ups beyond the far lists
+  std::size_t pending_ = 0;          // clients with a wake-up pending
+  uint64_t armed_ps_;                // time the kernel event is set for
   uint64_t end_ps_ = 0;
   uint64_t activations_ = 0;
   bool running_ = false, stop_ = false;

@@ -492,3 +492,38 @@ TEST(EventQueue, ABucketOutOfOrderRunsInOrderAndTakesLaterEntriesInOrder) {
   }
   EXPECT_EQ(log, want);
 }
+
+namespace {
+// A synchronized fabric's pattern (a 1 024-host leaf-spine, every link alike): the thousands of
+// wake-ups due at one time each schedule another client at one later time, in the order they
+// run, so the later bucket fills in a few ascending runs of keys, far beyond the list walk,
+// and is sorted by merging its runs when its turn comes.
+struct relay : timed_client {
+  oracle* check = nullptr;
+  std::vector<std::unique_ptr<relay>>* all = nullptr;
+  std::size_t next = 0;
+  uint64_t spread = 0;  // picoseconds after the common time: some entries differ within the bucket
+  void on_timer() override {
+    check->ran(this);
+    if (check->runs < 20000) check->schedule((*all)[next].get(), now_ps() + 5000 + spread);
+  }
+};
+}  // namespace
+
+TEST(EventQueue, ASynchronizedBurstInAFewRunsOfKeysRunsInOrder) {
+  oracle check;
+  const std::size_t n = 2000;  // client i hands over to (i * 37) % n: 37 runs of ascending keys
+  std::vector<std::unique_ptr<relay>> all;
+  for (std::size_t i = 0; i < n; ++i) all.push_back(std::make_unique<relay>());
+  for (std::size_t i = 0; i < n; ++i) {
+    all[i]->check = &check;
+    all[i]->all = &all;
+    all[i]->next = (i * 37) % n;
+    all[i]->spread = i % 11 == 0 ? i % 3 : 0;
+  }
+  for (std::size_t i = 0; i < n; i += 2) check.schedule(all[i].get(), now_ps() + 1000);
+  start(sc_time(10, sc_core::SC_SEC));
+  EXPECT_GE(check.runs, 20000u);
+  EXPECT_EQ(check.mistakes, 0u);
+  EXPECT_TRUE(check.order.empty());
+}
