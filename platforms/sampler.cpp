@@ -5,6 +5,13 @@
 
 namespace sluice {
 
+namespace {
+// A count (bytes, picoseconds) as a double. Counts here stay below 2^63 (2^63 ps is 106 days):
+// a signed conversion is one instruction, an unsigned one tests the sign first (x86-64 without
+// AVX-512), and both give the same double.
+double as_double(uint64_t count) { return static_cast<double>(static_cast<int64_t>(count)); }
+}  // namespace
+
 std::vector<uint32_t> series_order::topology_link_index(const fabric& f) {
   // Ports are numbered in link order on each node: a link is known by its first end's port.
   const topology_spec& t = f.spec().topology;
@@ -110,10 +117,10 @@ void sampler::start_of_simulation() {
   for (uint32_t id : flow_columns_) {
     const flow& fl = fabric_.flows[id];
     flow_rate.add_column(fl.spec.name, fl.spec.src, series_order::flow(id, false));
-    if (fabric_.owns(fl.spec.src) && fabric_.nic_at(fl.spec.src).reaction_point(id)) {
-      target_columns_.push_back(id);
-      flow_rate.add_column(fl.spec.name + " target", fl.spec.src, series_order::flow(id, true));
-    }
+    const nic* sender = fabric_.owns(fl.spec.src) ? &fabric_.nic_at(fl.spec.src) : nullptr;
+    const bool target = sender && sender->reaction_point(id);
+    if (target) flow_rate.add_column(fl.spec.name + " target", fl.spec.src, series_order::flow(id, true));
+    rates_.push_back({sender, fl.spec.rate.bps, id, target});
   }
   for (std::size_t i = 0; i < queues_.size(); ++i)  // the congestion points exist now too
     if (const congestion_point_if* cp = queues_[i].port->congestion_point(queues_[i].priority);
@@ -133,13 +140,10 @@ void sampler::start_of_simulation() {
   tick_.notify(period_);
 }
 
-double sampler::flow_rate_now(uint32_t id) const {
-  const flow& fl = fabric_.flows[id];
-  if (!fabric_.owns(fl.spec.src)) return 0;  // another partition's column
-  const nic& n = fabric_.nic_at(fl.spec.src);
-  double pace = n.port.mac.wire().current_rate().bps;
-  if (fl.spec.rate.bps > 0 && fl.spec.rate.bps < pace) pace = fl.spec.rate.bps;
-  const double limit = n.limiter(id).rate().bps;
+double sampler::rate_now(const rate_ref& f) const {
+  double pace = f.sender->port.mac.wire().current_rate().bps;
+  if (f.own_pace_bps > 0 && f.own_pace_bps < pace) pace = f.own_pace_bps;
+  const double limit = f.sender->limiter(f.id).rate().bps;
   return limit > 0 && limit < pace ? limit : pace;
 }
 
@@ -159,12 +163,12 @@ void sampler::sample() {
   // a push_back would test the capacity per value).
   double* depth = queue_depth.add_sample(t_us);
   for (std::size_t i = 0; i < queues_.size(); ++i)
-    depth[i] = static_cast<double>(queues_[i].port->queue(queues_[i].priority).bytes);
+    depth[i] = as_double(queues_[i].port->queue(queues_[i].priority).bytes);
 
   double* links = link_throughput.add_sample(t_us);
   for (std::size_t i = 0; i < channels_.size(); ++i) {
     uint64_t b = channels_[i]->bytes();
-    links[i] = static_cast<double>(b - last_link_bytes_[i]) * gbps_per_byte;
+    links[i] = as_double(b - last_link_bytes_[i]) * gbps_per_byte;
     last_link_bytes_[i] = b;
   }
 
@@ -172,7 +176,7 @@ void sampler::sample() {
   for (std::size_t k = 0; k < flow_columns_.size(); ++k) {
     const uint32_t id = flow_columns_[k];
     uint64_t b = fabric_.flows[id].stats.rx_bytes;
-    flows[k] = static_cast<double>(b - last_flow_bytes_[id]) * gbps_per_byte;
+    flows[k] = as_double(b - last_flow_bytes_[id]) * gbps_per_byte;
     last_flow_bytes_[id] = b;
   }
   if (workload_column_) {  // the last column
@@ -183,19 +187,17 @@ void sampler::sample() {
         b += fl.stats.rx_bytes;
         if (by_receiver_) workload_by_receiver_.back()[fl.spec.dst] += fl.stats.rx_bytes;
       }
-    flows[flow_columns_.size()] = static_cast<double>(b - last_workload_bytes_) * gbps_per_byte;
+    flows[flow_columns_.size()] = as_double(b - last_workload_bytes_) * gbps_per_byte;
     last_workload_bytes_ = b;
     workload_rx_bytes_.push_back(b);
   }
 
   double* rates = flow_rate.add_sample(t_us);
-  std::size_t next_target = 0;
-  for (uint32_t id : flow_columns_) {
-    const double rate = flow_rate_now(id);
+  for (const rate_ref& f : rates_) {
+    const double rate = f.sender ? rate_now(f) : 0;  // no sender here: another partition's column
     *rates++ = rate;
-    if (next_target < target_columns_.size() && target_columns_[next_target] == id) {
-      ++next_target;
-      const double target = fabric_.nic_at(fabric_.flows[id].spec.src).reaction_point(id)->target_rate().bps;
+    if (f.target) {
+      const double target = f.sender->reaction_point(f.id)->target_rate().bps;
       *rates++ = target > 0 ? target : rate;
     }
   }
@@ -204,11 +206,11 @@ void sampler::sample() {
   // most held at once: the extent of the congestion tree.
   auto held = [&](auto& refs, auto total_of, series& out, std::size_t& most, double& most_at_us) {
     double* row = out.add_sample(t_us);
+    const double elapsed = as_double(elapsed_ps);
     std::size_t ports = 0;
-    for (std::size_t k = 0; k < refs.size(); ++k) {
-      auto& r = refs[k];
+    for (auto& r : refs) {
       const uint64_t total = total_of(r);
-      row[k] = static_cast<double>(total - r.last_ps) / static_cast<double>(elapsed_ps);
+      *row++ = as_double(total - r.last_ps) / elapsed;
       ports += total > r.last_ps;
       r.last_ps = total;
     }
@@ -227,7 +229,7 @@ void sampler::sample() {
 
   double* buffers = buffer_occupancy.add_sample(t_us);
   for (std::size_t i = 0; i < fabric_.switches.size(); ++i)
-    buffers[i] = static_cast<double>(fabric_.switches[i]->mmu_block.in_use_bytes());
+    buffers[i] = as_double(fabric_.switches[i]->mmu_block.in_use_bytes());
 
   if (!states_.empty()) {
     double* states = cp_state.add_sample(t_us);

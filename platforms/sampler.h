@@ -116,8 +116,16 @@ class sampler : public sc_core::sc_module {
   double max_ports_blocked_at_us_ = 0;
   std::vector<uint64_t> last_link_bytes_, last_flow_bytes_;  // the latter by flow id
   std::vector<uint32_t> flow_columns_;                       // flow ids with a column of their own
-  std::vector<uint32_t> target_columns_;                     // of those, flow ids with a reaction point
-  double flow_rate_now(uint32_t flow_id) const;
+  // flow_rate's columns, found once (the sender's NIC and the flow's pace were two look-ups a
+  // flow and sample).
+  struct rate_ref {
+    const nic* sender;    // nullptr: the sender is another partition's (the column stays 0)
+    double own_pace_bps;  // the flow's configured rate (0: line rate)
+    uint32_t id;
+    bool target;  // a reaction point's target rate follows, in a column of its own
+  };
+  std::vector<rate_ref> rates_;
+  double rate_now(const rate_ref& f) const;
   bool workload_column_ = false;
   uint64_t last_workload_bytes_ = 0;
   std::vector<uint64_t> workload_rx_bytes_, sample_ps_;
