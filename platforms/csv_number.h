@@ -34,6 +34,10 @@ class general6_memo {
   char* write(char* out, double v) {
     uint64_t bits;
     std::memcpy(&bits, &v, sizeof bits);
+    if (bits == 0) {  // +0.0, the commonest value (idle queues and links, unpaused ports): no hash
+      *out = '0';
+      return out + 1;
+    }
     slot& s = slots_[(bits * 0x9e3779b97f4a7c15u) >> (64 - slot_bits)];  // Fibonacci hashing: every bit counts
     if (s.bits != bits) {
       s.bits = bits;

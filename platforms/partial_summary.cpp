@@ -143,7 +143,7 @@ json held_per_sample(const sampler& s, const fabric& f) {
   auto counts = [&](const series& fractions) {
     std::vector<std::size_t> held;
     held.reserve(fractions.rows.size());
-    for (const std::vector<double>& row : fractions.rows) {
+    for (series_rows::const_row row : fractions.rows) {
       std::size_t n = 0;
       for (std::size_t c = 0; c < row.size(); ++c) n += row[c] > 0 && f.owns(fractions.column_nodes[c]);
       held.push_back(n);
@@ -279,7 +279,7 @@ json partial_series(const simulation& sim) {
       columns.push_back(ser->columns[c]);
       keys.push_back(ser->column_keys[c]);
     }
-    for (const std::vector<double>& row : ser->rows) {
+    for (series_rows::const_row row : ser->rows) {
       std::vector<double> values;
       values.reserve(mine.size());
       for (std::size_t c : mine) values.push_back(row[c]);
@@ -327,13 +327,17 @@ std::vector<std::pair<std::string, series>> merge_series(const std::vector<json>
       merged.columns.push_back(c.part->at("columns")[c.index].get<std::string>());
       merged.column_keys.push_back(c.key);
     }
-    merged.rows.assign(merged.times_us.size(), {});  // a row at each sample, with columns or without
-    for (std::size_t r = 0; r < merged.rows.size(); ++r) {
-      merged.rows[r].reserve(columns.size());
-      for (const column& c : columns) merged.rows[r].push_back(c.part->at("rows").at(r)[c.index].get<double>());
+    // The workload flows' column, the last, is the sampler's arithmetic on the bytes of every
+    // receiver.
+    const bool workload = name == "flow_throughput" && partials.front().contains("workload");
+    const std::size_t width = columns.size() + workload;
+    merged.rows.reserve(merged.times_us.size(), width);
+    for (std::size_t r = 0; r < merged.times_us.size(); ++r) {  // a row at each sample, with columns or without
+      double* row = merged.rows.append(width);
+      for (std::size_t k = 0; k < columns.size(); ++k)
+        row[k] = columns[k].part->at("rows").at(r)[columns[k].index].get<double>();
     }
-    // The workload flows' column: the sampler's arithmetic on the bytes of every receiver.
-    if (name == "flow_throughput" && partials.front().contains("workload")) {
+    if (workload) {
       std::vector<uint64_t> bytes;
       for (const json& p : partials) {
         const json& rx = p.at("workload").at("rx_bytes");
@@ -343,10 +347,9 @@ std::vector<std::pair<std::string, series>> merge_series(const std::vector<json>
       const auto times = partials.front().at("workload").at("times_ps").get<std::vector<uint64_t>>();
       if (times.size() != bytes.size() || bytes.size() != merged.times_us.size())
         bad_partial("the workload bytes do not cover every sample");
-      merged.rows.resize(bytes.size());
       uint64_t last = 0, last_ps = 0;
       for (std::size_t t = 0; t < bytes.size(); ++t) {
-        merged.rows[t].push_back(static_cast<double>(bytes[t] - last) * gbps_per_byte(times[t] - last_ps));
+        merged.rows[t].back() = static_cast<double>(bytes[t] - last) * gbps_per_byte(times[t] - last_ps);
         last = bytes[t];
         last_ps = times[t];
       }

@@ -1,45 +1,16 @@
 #include "platforms/sampler.h"
 
-#include <cerrno>
-#include <cstring>
-#include <fstream>
 #include <set>
 #include <unordered_map>
 
-#include "platforms/csv_number.h"
-
 namespace sluice {
 
-void series::write_csv(const std::string& path, const std::string& time_column) const {
-  std::ofstream out(path);
-  if (!out) throw config_error("--out: cannot write '" + path + "'");
-  write_csv(out, time_column);
-  // A full disk fails the write or the flush, not the open: a truncated series is an error.
-  if (!out.flush()) throw config_error("--out: cannot write '" + path + "': " + std::strerror(errno));
-}
-
-void series::write_csv(std::ostream& out, const std::string& time_column) const {
-  out << time_column;
-  for (const std::string& c : columns) out << ',' << c;
-  out << '\n';
-  // csv_number prints what printf's "%.3f" and "%.6g" print, without printf's locale and
-  // format parsing and mostly without std::to_chars's exact path (csv_number.h); a value seen
-  // lately is copied from the memo. A row is composed in one buffer, sized for its longest
-  // possible text, and written once.
-  csv_number::general6_memo memo;
-  std::string line;
-  for (std::size_t r = 0; r < rows.size(); ++r) {
-    const std::size_t longest = csv_number::fixed3_max + rows[r].size() * (1 + csv_number::general6_max) + 1;
-    if (line.size() < longest) line.resize(longest);
-    char* p = csv_number::fixed3(line.data(), times_us[r]);
-    for (double v : rows[r]) {
-      *p++ = ',';
-      p = memo.write(p, v);
-    }
-    *p++ = '\n';
-    out.write(line.data(), p - line.data());
-  }
-}
+namespace {
+// A count (bytes, picoseconds) as a double. Counts here stay below 2^63 (2^63 ps is 106 days):
+// a signed conversion is one instruction, an unsigned one tests the sign first (x86-64 without
+// AVX-512), and both give the same double.
+double as_double(uint64_t count) { return static_cast<double>(static_cast<int64_t>(count)); }
+}  // namespace
 
 std::vector<uint32_t> series_order::topology_link_index(const fabric& f) {
   // Ports are numbered in link order on each node: a link is known by its first end's port.
@@ -130,12 +101,14 @@ std::vector<std::pair<std::string, const series*>> sampler::all_series() const {
 }
 
 double sampler::estimated_bytes(double samples) const {
-  std::size_t columns = 0;
+  // Per sample: each series' values and its time (series_rows keeps rows with nothing beside
+  // them), and the sample's time in picoseconds.
+  std::size_t values = 1;
   for (const series* s : {&queue_depth, &link_throughput, &flow_throughput, &paused_fraction, &credit_blocked_fraction,
                           &buffer_occupancy})
-    columns += s->columns.size() + (sizeof(std::vector<double>) + 16 + sizeof(double)) / sizeof(double);
-  columns += 2 * flow_columns_.size();  // flow_rate: its columns are chosen at the start of the run
-  return samples * static_cast<double>(columns) * sizeof(double);
+    values += s->columns.size() + 1;
+  values += 2 * flow_columns_.size() + 1;  // flow_rate: its columns are chosen at the start of the run
+  return samples * static_cast<double>(values) * sizeof(double);
 }
 
 void sampler::start_of_simulation() {
@@ -144,10 +117,10 @@ void sampler::start_of_simulation() {
   for (uint32_t id : flow_columns_) {
     const flow& fl = fabric_.flows[id];
     flow_rate.add_column(fl.spec.name, fl.spec.src, series_order::flow(id, false));
-    if (fabric_.owns(fl.spec.src) && fabric_.nic_at(fl.spec.src).reaction_point(id)) {
-      target_columns_.push_back(id);
-      flow_rate.add_column(fl.spec.name + " target", fl.spec.src, series_order::flow(id, true));
-    }
+    const nic* sender = fabric_.owns(fl.spec.src) ? &fabric_.nic_at(fl.spec.src) : nullptr;
+    const bool target = sender && sender->reaction_point(id);
+    if (target) flow_rate.add_column(fl.spec.name + " target", fl.spec.src, series_order::flow(id, true));
+    rates_.push_back({sender, fl.spec.rate.bps, id, target});
   }
   for (std::size_t i = 0; i < queues_.size(); ++i)  // the congestion points exist now too
     if (const congestion_point_if* cp = queues_[i].port->congestion_point(queues_[i].priority);
@@ -155,16 +128,22 @@ void sampler::start_of_simulation() {
       states_.push_back(cp);
       cp_state.add_column(queue_depth.columns[i], queue_depth.column_nodes[i], queue_depth.column_keys[i]);
     }
+  if (expected_samples_) {  // every column is known now
+    for (series* s :
+         {&queue_depth, &link_throughput, &flow_throughput, &paused_fraction, &flow_rate, &buffer_occupancy})
+      s->reserve(expected_samples_);
+    if (!blocked_.empty()) credit_blocked_fraction.reserve(expected_samples_);
+    if (!states_.empty()) cp_state.reserve(expected_samples_);
+    sample_ps_.reserve(expected_samples_);
+    if (workload_column_) workload_rx_bytes_.reserve(expected_samples_);
+  }
   tick_.notify(period_);
 }
 
-double sampler::flow_rate_now(uint32_t id) const {
-  const flow& fl = fabric_.flows[id];
-  if (!fabric_.owns(fl.spec.src)) return 0;  // another partition's column
-  const nic& n = fabric_.nic_at(fl.spec.src);
-  double pace = n.port.mac.wire().current_rate().bps;
-  if (fl.spec.rate.bps > 0 && fl.spec.rate.bps < pace) pace = fl.spec.rate.bps;
-  const double limit = n.limiter(id).rate().bps;
+double sampler::rate_now(const rate_ref& f) const {
+  double pace = f.sender->port.mac.wire().current_rate().bps;
+  if (f.own_pace_bps > 0 && f.own_pace_bps < pace) pace = f.own_pace_bps;
+  const double limit = f.sender->limiter(f.id).rate().bps;
   return limit > 0 && limit < pace ? limit : pace;
 }
 
@@ -180,30 +159,27 @@ void sampler::sample() {
   sample_ps_.push_back(last_sample_ps_);
   const double gbps_per_byte = sluice::gbps_per_byte(elapsed_ps);
 
-  // Each row is made at its full size and filled by index (a push_back tests the capacity per value).
-  std::vector<double> depth(queues_.size());
+  // Each row is filled by index where its series keeps it (series_rows: no vector per row, and
+  // a push_back would test the capacity per value).
+  double* depth = queue_depth.add_sample(t_us);
   for (std::size_t i = 0; i < queues_.size(); ++i)
-    depth[i] = static_cast<double>(queues_[i].port->queue(queues_[i].priority).bytes);
-  queue_depth.times_us.push_back(t_us);
-  queue_depth.rows.push_back(std::move(depth));
+    depth[i] = as_double(queues_[i].port->queue(queues_[i].priority).bytes);
 
-  std::vector<double> links(channels_.size());
+  double* links = link_throughput.add_sample(t_us);
   for (std::size_t i = 0; i < channels_.size(); ++i) {
     uint64_t b = channels_[i]->bytes();
-    links[i] = static_cast<double>(b - last_link_bytes_[i]) * gbps_per_byte;
+    links[i] = as_double(b - last_link_bytes_[i]) * gbps_per_byte;
     last_link_bytes_[i] = b;
   }
-  link_throughput.times_us.push_back(t_us);
-  link_throughput.rows.push_back(std::move(links));
 
-  std::vector<double> flows(flow_throughput.columns.size());
+  double* flows = flow_throughput.add_sample(t_us);
   for (std::size_t k = 0; k < flow_columns_.size(); ++k) {
     const uint32_t id = flow_columns_[k];
     uint64_t b = fabric_.flows[id].stats.rx_bytes;
-    flows[k] = static_cast<double>(b - last_flow_bytes_[id]) * gbps_per_byte;
+    flows[k] = as_double(b - last_flow_bytes_[id]) * gbps_per_byte;
     last_flow_bytes_[id] = b;
   }
-  if (workload_column_) {
+  if (workload_column_) {  // the last column
     uint64_t b = 0;
     if (by_receiver_) workload_by_receiver_.emplace_back(fabric_.spec().topology.nodes.size(), 0);
     for (const flow& fl : fabric_.flows)
@@ -211,37 +187,30 @@ void sampler::sample() {
         b += fl.stats.rx_bytes;
         if (by_receiver_) workload_by_receiver_.back()[fl.spec.dst] += fl.stats.rx_bytes;
       }
-    flows.back() = static_cast<double>(b - last_workload_bytes_) * gbps_per_byte;
+    flows[flow_columns_.size()] = as_double(b - last_workload_bytes_) * gbps_per_byte;
     last_workload_bytes_ = b;
     workload_rx_bytes_.push_back(b);
   }
-  flow_throughput.times_us.push_back(t_us);
-  flow_throughput.rows.push_back(std::move(flows));
 
-  std::vector<double> rates;
-  rates.reserve(flow_rate.columns.size());
-  std::size_t next_target = 0;
-  for (uint32_t id : flow_columns_) {
-    const double rate = flow_rate_now(id);
-    rates.push_back(rate);
-    if (next_target < target_columns_.size() && target_columns_[next_target] == id) {
-      ++next_target;
-      const double target = fabric_.nic_at(fabric_.flows[id].spec.src).reaction_point(id)->target_rate().bps;
-      rates.push_back(target > 0 ? target : rate);
+  double* rates = flow_rate.add_sample(t_us);
+  for (const rate_ref& f : rates_) {
+    const double rate = f.sender ? rate_now(f) : 0;  // no sender here: another partition's column
+    *rates++ = rate;
+    if (f.target) {
+      const double target = f.sender->reaction_point(f.id)->target_rate().bps;
+      *rates++ = target > 0 ? target : rate;
     }
   }
-  flow_rate.times_us.push_back(t_us);
-  flow_rate.rows.push_back(std::move(rates));
 
   // Share of the period each (port, class) was held (paused, or starved for credit), and the
   // most held at once: the extent of the congestion tree.
   auto held = [&](auto& refs, auto total_of, series& out, std::size_t& most, double& most_at_us) {
-    std::vector<double> row(refs.size());
+    double* row = out.add_sample(t_us);
+    const double elapsed = as_double(elapsed_ps);
     std::size_t ports = 0;
-    for (std::size_t k = 0; k < refs.size(); ++k) {
-      auto& r = refs[k];
+    for (auto& r : refs) {
       const uint64_t total = total_of(r);
-      row[k] = static_cast<double>(total - r.last_ps) / static_cast<double>(elapsed_ps);
+      *row++ = as_double(total - r.last_ps) / elapsed;
       ports += total > r.last_ps;
       r.last_ps = total;
     }
@@ -249,8 +218,6 @@ void sampler::sample() {
       most = ports;
       most_at_us = t_us;
     }
-    out.times_us.push_back(t_us);
-    out.rows.push_back(std::move(row));
   };
   held(
       pauses_, [&](const pause_ref& r) { return r.fc->paused_ps(r.priority, to_ps(now)); }, paused_fraction,
@@ -260,18 +227,13 @@ void sampler::sample() {
         blocked_, [&](const blocked_ref& r) { return r.fc->blocked_ps(r.vl, to_ps(now)); }, credit_blocked_fraction,
         max_ports_blocked_, max_ports_blocked_at_us_);
 
-  std::vector<double> buffers;
-  buffers.reserve(fabric_.switches.size());
-  for (auto& sw : fabric_.switches) buffers.push_back(static_cast<double>(sw->mmu_block.in_use_bytes()));
-  buffer_occupancy.times_us.push_back(t_us);
-  buffer_occupancy.rows.push_back(std::move(buffers));
+  double* buffers = buffer_occupancy.add_sample(t_us);
+  for (std::size_t i = 0; i < fabric_.switches.size(); ++i)
+    buffers[i] = as_double(fabric_.switches[i]->mmu_block.in_use_bytes());
 
   if (!states_.empty()) {
-    std::vector<double> states;
-    states.reserve(states_.size());
-    for (const congestion_point_if* cp : states_) states.push_back(cp->state());
-    cp_state.times_us.push_back(t_us);
-    cp_state.rows.push_back(std::move(states));
+    double* states = cp_state.add_sample(t_us);
+    for (std::size_t i = 0; i < states_.size(); ++i) states[i] = states_[i]->state();
   }
 
   if (on_sample_) on_sample_(to_ps(now));

@@ -3,32 +3,15 @@
 // in memory (one row per period, not per packet) and written as CSV at the end.
 #pragma once
 #include <functional>
-#include <iosfwd>
 #include <string>
 #include <systemc>
 #include <utility>
 #include <vector>
 
 #include "platforms/fabric.h"
+#include "platforms/series.h"
 
 namespace sluice {
-
-struct series {
-  std::vector<std::string> columns;
-  std::vector<double> times_us;
-  std::vector<std::vector<double>> rows;
-  // For partitioned runs (platforms/partial_summary.h): the node that measured each column, and
-  // the column's place in the single-process run's order (series_order keys).
-  std::vector<uint32_t> column_nodes;
-  std::vector<uint64_t> column_keys;
-  void add_column(std::string name, uint32_t node, uint64_t key) {
-    columns.push_back(std::move(name));
-    column_nodes.push_back(node);
-    column_keys.push_back(key);
-  }
-  void write_csv(const std::string& path, const std::string& time_column) const;
-  void write_csv(std::ostream& out, const std::string& time_column) const;
-};
 
 // Where a column or a summary entry stands in the single-process run's order, whichever
 // partition emitted it: switch ports (in node order, then port, then class) before NIC ports;
@@ -70,9 +53,12 @@ class sampler : public sc_core::sc_module {
   // bytes), column = the switch's name.
   series buffer_occupancy;
 
-  // Memory the rows of a run of `samples` samples will hold: columns x 8 B per sample, plus each
-  // row's vector and its time, in the four series.
+  // Memory the rows of a run of `samples` samples will hold: columns x 8 B per sample, plus
+  // each series' time (cp_state's columns, at most the queues', are not known yet).
   double estimated_bytes(double samples) const;
+  // A run that knows its end: room for this many samples is made once every column is known
+  // (at the start of the simulation), so the rows take what they hold and are never copied.
+  void expect_samples(std::size_t samples) { expected_samples_ = samples; }
 
   // Every series, by CSV file name without ".csv", in the order written (csv_written says which are).
   std::vector<std::pair<std::string, const series*>> all_series() const;
@@ -130,14 +116,23 @@ class sampler : public sc_core::sc_module {
   double max_ports_blocked_at_us_ = 0;
   std::vector<uint64_t> last_link_bytes_, last_flow_bytes_;  // the latter by flow id
   std::vector<uint32_t> flow_columns_;                       // flow ids with a column of their own
-  std::vector<uint32_t> target_columns_;                     // of those, flow ids with a reaction point
-  double flow_rate_now(uint32_t flow_id) const;
+  // flow_rate's columns, found once (the sender's NIC and the flow's pace were two look-ups a
+  // flow and sample).
+  struct rate_ref {
+    const nic* sender;    // nullptr: the sender is another partition's (the column stays 0)
+    double own_pace_bps;  // the flow's configured rate (0: line rate)
+    uint32_t id;
+    bool target;  // a reaction point's target rate follows, in a column of its own
+  };
+  std::vector<rate_ref> rates_;
+  double rate_now(const rate_ref& f) const;
   bool workload_column_ = false;
   uint64_t last_workload_bytes_ = 0;
   std::vector<uint64_t> workload_rx_bytes_, sample_ps_;
   bool by_receiver_ = false;
   std::vector<std::vector<uint64_t>> workload_by_receiver_;
   uint64_t last_sample_ps_ = 0;
+  std::size_t expected_samples_ = 0;
   std::size_t max_ports_paused_ = 0;
   double max_ports_paused_at_us_ = 0;
   std::function<void(uint64_t)> on_sample_;

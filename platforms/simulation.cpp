@@ -131,6 +131,7 @@ simulation::simulation(const scenario& s, const run_options& options) : store_op
                        format_number(std::ceil(bytes / (1 << 30) * 10) / 10) + " GiB of samples in memory (" +
                        format_number(samples) + " rows; at most " + format_number(max_sample_bytes / (1 << 30)) +
                        " GiB): set run.sample_period or --sample-period longer");
+  if (!s.stop_when_done) sampler_->expect_samples(static_cast<std::size_t>(samples));
   events_ = std::make_unique<event_player>("events", *fabric_, s.events);
   deadlocks_ = std::make_unique<deadlock_detector>("deadlock", *fabric_);
   invariants_ = std::make_unique<invariant_checker>(*fabric_);

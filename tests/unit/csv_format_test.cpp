@@ -12,7 +12,7 @@
 #include <sstream>
 
 #include "platforms/csv_number.h"
-#include "platforms/sampler.h"
+#include "platforms/series.h"
 
 namespace sluice {
 namespace {
@@ -32,7 +32,9 @@ TEST(CsvFormat, NumbersReadAsPrintfWroteThem) {
   series s;
   s.columns = {"a", "b", "c"};
   s.times_us = {0.0, 1.5, 20000.0005};
-  s.rows = {{0.0, 0.5, 12.0}, {1234567.0, 1e-7, -3.25}, {40e9, 123456.0, 0.1}};
+  s.rows.push_back({0.0, 0.5, 12.0});
+  s.rows.push_back({1234567.0, 1e-7, -3.25});
+  s.rows.push_back({40e9, 123456.0, 0.1});
   const std::string path = path_for("hand");
   s.write_csv(path, "time_us");
   // By hand: %.3f keeps three decimals (20000.0005 is just below ...0005 in binary: .000);
@@ -63,6 +65,44 @@ TEST(CsvFormat, SameBytesAsPrintfOverManyValues) {
   s.write_csv(path, "t");
   EXPECT_EQ(read_all(path), expected);
   std::filesystem::remove(path);
+}
+
+// write_csv composes rows in one buffer and writes it when nearly full: long series (many
+// writes), rows wider than the usual buffer, rows equal to the one before, and zero-width rows
+// must read as printf's rows, one at a time.
+TEST(CsvFormat, TheBufferedRowsReadAsPrintfsRowsOneAtATime) {
+  std::mt19937_64 rng(5);
+  std::uniform_int_distribution<int> frames(0, 40);
+  for (const auto& [width, rows] : {std::pair<std::size_t, int>{60, 3000}, {6000, 12}, {1, 20000}, {0, 50}, {17, 0}}) {
+    series s;
+    for (std::size_t c = 0; c < width; ++c) s.add_column("c" + std::to_string(c), 0, c);
+    std::string expected = "t";
+    for (const std::string& c : s.columns) expected += "," + c;
+    expected += "\n";
+    char buf[512];
+    for (int r = 0; r < rows; ++r) {
+      const double t = r * 10.0 + (rng() % 3 ? 0 : 0.0004);
+      double* row = s.add_sample(t);
+      const bool same = r > 0 && rng() % 4 == 0;  // the row before, bit for bit
+      for (std::size_t c = 0; c < width; ++c) {
+        uint64_t bits = rng();
+        double any;
+        std::memcpy(&any, &bits, sizeof any);
+        const int kind = static_cast<int>(rng() % 8);
+        row[c] = same ? s.rows[r - 1][c] : kind < 3 ? 0.0 : kind < 6 ? frames(rng) * 0.8 : kind < 7 ? -0.0 : any;
+      }
+      std::snprintf(buf, sizeof buf, "%.3f", t);
+      expected += buf;
+      for (std::size_t c = 0; c < width; ++c) {
+        std::snprintf(buf, sizeof buf, ",%.6g", s.rows[r][c]);
+        expected += buf;
+      }
+      expected += "\n";
+    }
+    std::ostringstream out;
+    s.write_csv(out, "t");
+    ASSERT_EQ(out.str(), expected) << width << " columns, " << rows << " rows";
+  }
 }
 
 // csv_number's short path (a scaled product, exact away from rounding ties) against printf on

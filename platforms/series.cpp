@@ -1,0 +1,84 @@
+#include "platforms/series.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <stdexcept>
+
+#include "models/core/units.h"
+#include "platforms/csv_number.h"
+
+namespace sluice {
+
+void series_rows::first_width(std::size_t width) {
+  if (rows_ != 0)
+    throw std::logic_error("series: a row of " + std::to_string(width) + " values after rows of " +
+                           std::to_string(width_));
+  width_ = width;
+}
+
+series_rows::series_rows(const series_rows& o)
+    : values_(new double[o.rows_ * o.width_]), capacity_(o.rows_ * o.width_), width_(o.width_), rows_(o.rows_) {
+  std::copy(o.values_.get(), o.values_.get() + rows_ * width_, values_.get());
+}
+
+void series_rows::reallocate(std::size_t capacity) {
+  std::unique_ptr<double[]> values(new double[capacity]);  // not value-initialized: not zeroed
+  std::copy(values_.get(), values_.get() + rows_ * width_, values.get());
+  values_ = std::move(values);
+  capacity_ = capacity;
+}
+
+void series_rows::grow(std::size_t values) {
+  // Doubling: a run of unknown length copies each value about once more in all.
+  reallocate(std::max(values, 2 * capacity_));
+}
+
+void series_rows::reserve(std::size_t rows, std::size_t width) {
+  if (width != width_) first_width(width);
+  if (rows * width > capacity_) reallocate(rows * width);
+}
+
+void series::write_csv(const std::string& path, const std::string& time_column) const {
+  std::ofstream out(path);
+  if (!out) throw config_error("--out: cannot write '" + path + "'");
+  write_csv(out, time_column);
+  // A full disk fails the write or the flush, not the open: a truncated series is an error.
+  if (!out.flush()) throw config_error("--out: cannot write '" + path + "': " + std::strerror(errno));
+}
+
+void series::write_csv(std::ostream& out, const std::string& time_column) const {
+  out << time_column;
+  for (const std::string& c : columns) out << ',' << c;
+  out << '\n';
+  // csv_number prints what printf's "%.3f" and "%.6g" print, without printf's locale and
+  // format parsing and mostly without std::to_chars's exact path (csv_number.h); a value seen
+  // lately is copied from the memo. Rows are composed in one buffer, with room for at least
+  // a few of the longest possible rows, and written when it is nearly full: one ostream call
+  // per 64 KiB, not per row (each cost about 100 instructions).
+  csv_number::general6_memo memo;
+  const std::size_t longest = csv_number::fixed3_max + rows.width() * (1 + csv_number::general6_max) + 1;
+  const std::size_t size = std::max<std::size_t>(64 << 10, 4 * longest);
+  const std::unique_ptr<char[]> buffer(new char[size]);  // not zeroed: written before it is read
+  char* const start = buffer.get();
+  char* const last_start = start + size - longest;  // a row may begin at or before it
+  char* p = start;
+  const double* v = rows.data();
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    if (p > last_start) {
+      out.write(start, p - start);
+      p = start;
+    }
+    p = csv_number::fixed3(p, times_us[r]);
+    for (const double* row_end = v + rows.width(); v != row_end; ++v) {
+      *p++ = ',';
+      p = memo.write(p, *v);
+    }
+    *p++ = '\n';
+  }
+  out.write(start, p - start);
+}
+
+}  // namespace sluice
