@@ -48,8 +48,9 @@ tlm::tlm_sync_enum link_channel::nb_transport_fw(tlm::tlm_generic_payload& p, tl
   // clock, a foreign initiator's own annotated time otherwise.
   check_pooled(p);  // the transmitter may be a foreign model
   const uint64_t kernel = kernel_ps();
-  if (phase != tlm::BEGIN_REQ) busy_wire_error();
-  const uint64_t tx_end = start(p, kernel + to_ps(delay));
+  const uint64_t first_bit = kernel + to_ps(delay);
+  if (phase != tlm::BEGIN_REQ || first_bit < tx_end_ps_) busy_wire_error();
+  const uint64_t tx_end = start(p, first_bit, now_ps());
   phase = tlm::END_REQ;
   delay = from_ps(tx_end - kernel);
   return tlm::TLM_UPDATED;
@@ -71,9 +72,11 @@ void link_channel::accept(uint64_t sent_ps, uint64_t arrives_ps, tlm::tlm_generi
   if (was_empty) timers_.schedule_as_of(this, arrives_ps, scheduled);
 }
 
+// Woken only for a head that is due (a wire's frames leave only here, in order): the first
+// frame needs no test.
 void link_channel::on_timer() {
   const uint64_t now = now_ps();
-  while (!wire_.empty() && wire_.front().arrives_ps <= now) {
+  do {
     tlm::tlm_generic_payload* p = wire_.pop_front().frame;
     ++g_packet_hops;
     ++header(*p).hops;
@@ -84,8 +87,8 @@ void link_channel::on_timer() {
       sc_core::sc_time delay = ahead();  // the last bit at the models' time
       out_if_->nb_transport_fw(*p, phase, delay);
     }
-  }
-  if (!wire_.empty()) timers_.schedule(this, wire_.front().arrives_ps);
+  } while (!wire_.empty() && wire_.front().arrives_ps <= now);
+  if (!wire_.empty()) timers_.schedule_as_of(this, wire_.front().arrives_ps, now);  // as schedule, now read once
 }
 
 sc_core::sc_time link_channel::busy_time(const sc_core::sc_time& now) const {

@@ -51,16 +51,16 @@ inline bool mac_port::control_frame_ready() const {
   return pfc_ ? pfc_->pfc::control_frame_ready() : fc_->control_frame_ready();
 }
 
-void mac_port::kick() {
+void mac_port::look() {
   if (sending_) {
     again_ = true;  // served once the frame being started is on the wire
     return;
   }
-  uint64_t now = now_ps();
+  const uint64_t now = now_ps();
   if (now < busy_until_ps_)
-    wake_at(busy_until_ps_);
+    timers_.schedule_as_of(this, busy_until_ps_, now);
   else
-    try_send();
+    mac_port::on_timer();
 }
 
 void mac_port::inject(tlm::tlm_generic_payload* frame) {
@@ -68,10 +68,12 @@ void mac_port::inject(tlm::tlm_generic_payload* frame) {
   kick();
 }
 
-void mac_port::try_send() {
+// Its schedules pass the time read at its start (schedule_as_of ... now): the same as schedule,
+// without reading the clock again.
+void mac_port::on_timer() {
   const uint64_t now = now_ps();
   if (now < busy_until_ps_) {
-    wake_at(busy_until_ps_);
+    timers_.schedule_as_of(this, busy_until_ps_, now);
     return;
   }
   sending_ = true;
@@ -86,25 +88,23 @@ void mac_port::try_send() {
   sending_ = false;
   if (!p) {
     if (again_)
-      wake_at(now);
+      timers_.schedule_as_of(this, now, now);
     else if (retry != never_ps)
-      wake_at(retry);
+      timers_.schedule_as_of(this, std::max(retry, now), now);
     return;
   }
   packet_header& h = header(*p);
   ++frames_sent_;
   bytes_sent_ += h.size;
-  if (fc_ && h.kind != frame_kind::pfc && h.kind != frame_kind::ib_credit) {
-    if (pfc_)
-      pfc_->pfc::on_transmit(h.priority, h.size);  // inline: PFC counts nothing per frame sent
-    else
-      fc_->on_transmit(h.priority, h.size);
-  }
+  // Our PFC counts nothing per frame sent (pfc::on_transmit is the interface's empty default):
+  // with it, no test of the frame's kind.
+  if (!pfc_ && fc_ && h.kind != frame_kind::pfc && h.kind != frame_kind::ib_credit)
+    fc_->on_transmit(h.priority, h.size);
   p->set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
   p->set_data_length(h.image ? h.size : 0);
   if (probes::tx_start.on()) probes::tx_start.emit_frame(this, now, h, index_);
   if (tx_link_) {
-    busy_until_ps_ = tx_link_->start(*p, now);  // our own link: the same END_REQ, no sc_time (direct_hops.h)
+    busy_until_ps_ = tx_link_->start(*p, now, now);  // our own link: the same END_REQ, no sc_time (direct_hops.h)
   } else {
     tlm::tlm_phase phase = tlm::BEGIN_REQ;
     // The first bit's time as TLM-2.0 annotates it: the kernel's time + delay (the models' clock
@@ -116,8 +116,8 @@ void mac_port::try_send() {
   }
   uint64_t next =
       again_ || control || !control_.empty() || !source_ ? busy_until_ps_ : source_->next_ready_ps(busy_until_ps_);
-  // Not wake_at: busy_until_ps_ is never before now.
-  if (next != never_ps) timers_.schedule(this, std::max(next, busy_until_ps_));
+  // busy_until_ps_ is never before now.
+  if (next != never_ps) timers_.schedule_as_of(this, std::max(next, busy_until_ps_), now);
 }
 
 tlm::tlm_sync_enum mac_port::nb_transport_fw(tlm::tlm_generic_payload& p, tlm::tlm_phase& phase,
