@@ -1,5 +1,7 @@
 #include "models/switch/switch_model.h"
 
+#include <typeinfo>
+
 #include "models/core/frame_kinds.h"
 #include "models/core/probe.h"
 #include "models/core/stats.h"
@@ -149,7 +151,7 @@ void switch_model::start_of_simulation() {
   }
   pipeline_ps_ = to_ps(pipeline());
   path_.clear();
-  for (auto& p : ports) path_.push_back({&p->gate(), &p->egress, p->credits.get()});
+  for (auto& p : ports) path_.push_back({&p->gate(), &p->egress, p->credits.get(), typeid(p->gate()) == typeid(pfc)});
 }
 
 // A run-time write to `pipeline`: frames arriving from now on take the new latency. Frames
@@ -160,7 +162,9 @@ void switch_model::param_changed(const param_base&) { pipeline_ps_ = to_ps(pipel
 // The verdict's consequences, immediate or split-phase: PFC hears it, then the frame is dropped or forwarded.
 inline void switch_model::after_admission(tlm::tlm_generic_payload* p, packet_header& h, int port_index, bool admitted,
                                           bool xoff_due) {
-  path_[port_index].gate->on_admit(h.priority, h.size, xoff_due);  // XOFF also when the tipping frame is dropped
+  const port_path& in = path_[port_index];
+  if (xoff_due || !in.plain_pfc)
+    in.gate->on_admit(h.priority, h.size, xoff_due);  // XOFF also when the tipping frame is dropped
   if (!admitted) {
     ports[port_index]->count_drop(h.priority);
     if (probes::drop.on())

@@ -120,6 +120,9 @@ class switch_model : public sc_core::sc_module,
     flow_control_if* gate;
     egress_port* egress;
     const credit_flow_control* credits;
+    // The gate is our PFC itself (not a subclass), whose on_admit does nothing unless an XOFF is
+    // due: the call is skipped then (most admissions).
+    bool plain_pfc;
   };
   std::vector<port_path> path_;
   mmu_if* mmu_ = nullptr;
