@@ -64,7 +64,6 @@ void egress_port::enqueue(tlm::tlm_generic_payload* p) {
   if (h.priority >= classes_) SC_REPORT_ERROR("sluice/egress_port", "frame of a class this port does not have");
   class_state& c = class_[h.priority];
   queue_stats& s = c.stats;
-  s.update(now_ps());
   ++s.frames_in;
   s.bytes_in += h.size;
   if (discard_ >> h.priority & 1) {
@@ -72,18 +71,11 @@ void egress_port::enqueue(tlm::tlm_generic_payload* p) {
     p->release();
     return;
   }
+  s.arrive(h.size, now_ps());
   s.bytes += h.size;
   ++s.frames;
   s.max_bytes = std::max(s.max_bytes, s.bytes);
-  if (c.cp && h.kind == frame_kind::data) {
-    const uint16_t before = static_cast<uint16_t>(h.ecn | h.flags << 8);
-    queue_view v = view(h.priority, now_ps());  // the arriving frame is not in c.queue yet
-    v.bytes += h.size;                          // the queue it joins, itself included
-    ++v.frames;
-    c.cp->on_enqueue(h, v);
-    if (static_cast<uint16_t>(h.ecn | h.flags << 8) != before) count_marks(h, before);
-    if (probes::mark.on()) publish_mark(h, before);
-  }
+  if (c.cp && h.kind == frame_kind::data) enqueue_seen(h);
   if (probes::enqueue.on()) probes::enqueue.emit(this, now_ps(), &h.fields(), mac_.index(), h.priority, s.bytes);
   if (c.queue.empty()) {
     nonempty_ |= 1u << h.priority;
@@ -93,14 +85,56 @@ void egress_port::enqueue(tlm::tlm_generic_payload* p) {
   if (e.pack(h.fields()) && h.image == nullptr) {
     p->release();
   } else {
-    e.add_flags(frame_flags::kept_payload);
-    if (!kept_) kept_ = std::make_unique<ring<tlm::tlm_generic_payload*>[]>(static_cast<std::size_t>(classes_));
-    kept_[h.priority].push_back(p);  // its header holds the fields
+    keep_payload(p, e);
   }
   mac_.kick();
 }
 
+// Out of line, as enqueue_seen and dequeue_seen: their registers are not saved at every frame.
+void egress_port::keep_payload(tlm::tlm_generic_payload* p, queued_frame& e) {
+  e.add_flags(frame_flags::kept_payload);
+  if (!kept_) kept_ = std::make_unique<ring<tlm::tlm_generic_payload*>[]>(static_cast<std::size_t>(classes_));
+  kept_[header(*p).priority].push_back(p);  // its header holds the fields
+}
+
+// A data frame arriving at a class with a congestion point: the point sees it (and may mark it).
+void egress_port::enqueue_seen(packet_header& h) {
+  const uint16_t before = static_cast<uint16_t>(h.ecn | h.flags << 8);
+  queue_view v = view(h.priority, now_ps());  // the arriving frame is not in its queue yet
+  v.bytes += h.size;                          // the queue it joins, itself included
+  ++v.frames;
+  class_[h.priority].cp->on_enqueue(h, v);
+  if (static_cast<uint16_t>(h.ecn | h.flags << 8) != before) count_marks(h, before);
+  if (probes::mark.on()) publish_mark(h, before);
+}
+
+// A data frame leaving a class with a congestion point.
+void egress_port::dequeue_seen(packet_header& h, int q, uint64_t now_ps) {
+  const uint16_t before = static_cast<uint16_t>(h.ecn | h.flags << 8);
+  class_[q].cp->on_dequeue(h, view(q, now_ps));
+  if (static_cast<uint16_t>(h.ecn | h.flags << 8) != before) count_marks(h, before);
+  if (probes::mark.on()) publish_mark(h, before);
+}
+
 tlm::tlm_generic_payload* egress_port::next_frame(uint64_t now_ps, uint64_t& retry_ps) {
+  // One busy class, its head past the pipeline and not paused by our PFC, the built-in scheduler
+  // deciding at once (most ports, most frames): no loop over the classes, and no registers saved
+  // for the general path.
+  const uint32_t busy = nonempty_;
+  if (busy && !(busy & (busy - 1)) && pfc_gate_ && own_scheduler_ && !split_) {
+    const int q = __builtin_ctz(busy);
+    const queued_frame& h = class_[q].queue.front();
+    if (h.ready_ps <= now_ps && pfc_gate_->pfc::may_send(q, h.size, now_ps)) {
+      // With one eligible queue the built-in scheduler chooses it (strict or DWRR, every class
+      // is one of them), charging its deficit as the general path's call does.
+      own_scheduler_->egress_scheduler::select(head_, busy);
+      return take(q, now_ps);
+    }
+  }
+  return next_frame_any(now_ps, retry_ps);
+}
+
+tlm::tlm_generic_payload* egress_port::next_frame_any(uint64_t now_ps, uint64_t& retry_ps) {
   uint32_t eligible = 0;
   for (uint32_t m = nonempty_; m; m &= m - 1) {
     const int q = __builtin_ctz(m);
@@ -113,7 +147,9 @@ tlm::tlm_generic_payload* egress_port::next_frame(uint64_t now_ps, uint64_t& ret
       eligible |= 1u << q;
   }
   if (!eligible) return nullptr;
-  int q = split_ ? split_decision(eligible) : scheduler_->select(head_, eligible);
+  int q = split_           ? split_decision(eligible)
+          : own_scheduler_ ? own_scheduler_->egress_scheduler::select(head_, eligible)
+                           : scheduler_->select(head_, eligible);
   if (q == awaiting_answer) return nullptr;
   if (split_ && q >= 0 && !(eligible >> q & 1)) {
     // The answered queue closed or emptied while the decision was being taken: ask again.
@@ -131,6 +167,12 @@ tlm::tlm_generic_payload* egress_port::next_frame(uint64_t now_ps, uint64_t& ret
         std::min(retry_ps, now_ps + std::max<uint64_t>(1, mac_.wire().current_rate().serialization_ps(smallest)));
     return nullptr;
   }
+  return take(q, now_ps);
+}
+
+// The head frame of class q leaves: its payload (from the pool, or the one it kept), the
+// statistics, its congestion point, and its bytes back to the buffer.
+tlm::tlm_generic_payload* egress_port::take(int q, uint64_t now_ps) {
   class_state& c = class_[q];
   tlm::tlm_generic_payload* p;
   const queued_frame& e = c.queue.front();  // read in place, then dropped
@@ -154,17 +196,12 @@ tlm::tlm_generic_payload* egress_port::next_frame(uint64_t now_ps, uint64_t& ret
     head_[q] = c.queue.front().size;
   }
   queue_stats& s = c.stats;
-  s.update(now_ps);
+  s.leave(h.size, now_ps);
   s.bytes -= h.size;
   --s.frames;
   ++s.frames_out;
   s.bytes_out += h.size;
-  if (c.cp && h.kind == frame_kind::data) {
-    const uint16_t before = static_cast<uint16_t>(h.ecn | h.flags << 8);
-    c.cp->on_dequeue(h, view(q, now_ps));
-    if (static_cast<uint16_t>(h.ecn | h.flags << 8) != before) count_marks(h, before);
-    if (probes::mark.on()) publish_mark(h, before);
-  }
+  if (c.cp && h.kind == frame_kind::data) dequeue_seen(h, q, now_ps);
   if (probes::dequeue.on()) probes::dequeue.emit(this, now_ps, &h.fields(), mac_.index(), q, s.bytes);
   if (split_ && ahead_) decide_ahead(now_ps);
   if (h.ingress_port != no_ingress) {
@@ -228,9 +265,9 @@ void egress_port::set_discard(int cls, bool on) {
   }
   discard_ |= bit;
   class_state& c = class_[cls];
-  c.stats.update(now_ps());
   while (!c.queue.empty()) {
     const queued_frame e = c.queue.pop_front();
+    c.stats.leave(e.size, now_ps());
     c.stats.bytes -= e.size;
     --c.stats.frames;
     if (e.flags() & frame_flags::kept_payload) {
@@ -280,6 +317,18 @@ bool egress_port::holds_from(int cls, int ingress_port, int ingress_cls) const {
 }
 
 uint64_t egress_port::next_ready_ps(uint64_t now_ps) const {
+  // One busy class behind our PFC (most ports): its head's time inline, with no loop and no
+  // registers saved for the general one.
+  const uint32_t busy = nonempty_;
+  if (busy && !(busy & (busy - 1)) && pfc_gate_) {
+    const int q = __builtin_ctz(busy);
+    const queued_frame& h = class_[q].queue.front();
+    if (pfc_gate_->pfc::may_send(q, h.size, now_ps)) return std::max(h.ready_ps, now_ps);
+  }
+  return next_ready_any(now_ps);
+}
+
+uint64_t egress_port::next_ready_any(uint64_t now_ps) const {
   uint64_t next = never_ps;
   for (uint32_t m = nonempty_; m; m &= m - 1) {
     const int q = __builtin_ctz(m);

@@ -9,11 +9,13 @@
 #include <array>
 #include <memory>
 #include <string>
+#include <typeinfo>
 
 #include "models/cc/congestion_point.h"
 #include "models/core/event_queue.h"
 #include "models/core/ring.h"
 #include "models/link/mac_port.h"
+#include "models/switch/egress_scheduler.h"
 #include "models/switch/queued_frame.h"
 #include "models/switch/scheduler_if.h"
 #include "models/switch/split_scheduler.h"
@@ -27,19 +29,19 @@ struct queue_stats {
   uint64_t max_bytes = 0;
   uint64_t frames_out = 0, bytes_out = 0;
   uint64_t frames_in = 0;  // enqueued (conservation: in = out + queued + dropped)
-  // Integral of depth over time, for the mean: exact integers (a 64 x 64-bit product and an add
-  // per change, not x87 arithmetic), as the MMU's buffer mean. Below 2^64 byte-ps the 80-bit
-  // sum it replaces was exact too, so the mean prints the same.
+  // Integral of depth over time, for the mean: exact integers, as the MMU's buffer mean. Kept as
+  // the sum of size x time over the bytes that left (and were dropped) less that over the bytes
+  // that came, so a change is one product and one add (no time of the last change to read and
+  // write); the queued bytes' share is added when read. Wraps modulo 2^128 in between, and the
+  // integral itself is far below 2^128 (below 2^64 byte-ps the 80-bit sum of earlier rounds was
+  // exact too, so the mean prints the same).
   unsigned __int128 byte_ps = 0;
-  uint64_t last_change_ps = 0;
-  uint64_t bytes_in = 0;  // the stats keep their 80 bytes
-  void update(uint64_t now_ps) {
-    byte_ps += static_cast<unsigned __int128>(bytes) * (now_ps - last_change_ps);
-    last_change_ps = now_ps;
-  }
+  uint64_t bytes_in = 0;
+  void arrive(uint32_t size, uint64_t now_ps) { byte_ps -= static_cast<unsigned __int128>(size) * now_ps; }
+  void leave(uint32_t size, uint64_t now_ps) { byte_ps += static_cast<unsigned __int128>(size) * now_ps; }
   double mean_bytes(uint64_t now_ps) const {
     if (now_ps == 0) return 0;
-    const unsigned __int128 total = byte_ps + static_cast<unsigned __int128>(bytes) * (now_ps - last_change_ps);
+    const unsigned __int128 total = byte_ps + static_cast<unsigned __int128>(bytes) * now_ps;
     return static_cast<double>(static_cast<long double>(total) / static_cast<long double>(now_ps));
   }
 };
@@ -61,7 +63,10 @@ class egress_port : public frame_source_if, public timed_client, public schedule
   tlm::tlm_generic_payload* next_frame(uint64_t now_ps, uint64_t& retry_ps) override;
   uint64_t next_ready_ps(uint64_t now_ps) const override;
 
-  void set_scheduler(scheduler_if* s) { scheduler_ = s; }
+  void set_scheduler(scheduler_if* s) {
+    scheduler_ = s;
+    own_scheduler_ = s && typeid(*s) == typeid(egress_scheduler) ? static_cast<egress_scheduler*>(s) : nullptr;
+  }
   // A split-phase scheduler in place of the scheduler (null: the immediate one). Each decision
   // is asked when the port looks for a frame and the frame leaves when the answer comes.
   void set_split_scheduler(split_scheduler_if* s) { split_ = s; }
@@ -76,6 +81,8 @@ class egress_port : public frame_source_if, public timed_client, public schedule
   const queue_stats& queue(int cls) const { return class_[cls].stats; }
   // Whether the port asks its PFC gate without virtual calls (it is a pfc, not a subclass); for tests.
   bool asks_pfc_directly() const { return pfc_gate_ != nullptr; }
+  // Whether the port's scheduler decides inline (the built-in one, not a subclass); for tests.
+  bool asks_scheduler_directly() const { return own_scheduler_ != nullptr; }
   // Frames (and their bytes) the port discarded from its queue: the PFC watchdog's drop action.
   struct discarded {
     uint64_t frames = 0, bytes = 0;
@@ -98,8 +105,14 @@ class egress_port : public frame_source_if, public timed_client, public schedule
   friend struct invariant_test_hooks;
   void on_timer() override;  // end of a frame on the wire: release its buffer (release_at_end)
   queue_view view(int cls, uint64_t now_ps);
+  [[gnu::noinline]] uint64_t next_ready_any(uint64_t now_ps) const;  // next_ready_ps's general path
+  [[gnu::noinline]] tlm::tlm_generic_payload* next_frame_any(uint64_t now_ps, uint64_t& retry_ps);  // and next_frame's
+  [[gnu::noinline]] tlm::tlm_generic_payload* take(int q, uint64_t now_ps);  // the head of q leaves
   bool may_send(int cls, uint32_t bytes, uint64_t now_ps) const;
   uint64_t refused(int q, const queued_frame& h, uint64_t now_ps);
+  [[gnu::noinline]] void keep_payload(tlm::tlm_generic_payload* p, queued_frame& e);
+  [[gnu::noinline]] void enqueue_seen(packet_header& h);
+  [[gnu::noinline]] void dequeue_seen(packet_header& h, int q, uint64_t now_ps);
   void publish_mark(const packet_header& h, uint16_t before) const;
   void count_marks(const packet_header& h, uint16_t before);
   // The split-phase decision: the answered queue, or awaiting_answer (the answer kicks the MAC).
@@ -118,6 +131,9 @@ class egress_port : public frame_source_if, public timed_client, public schedule
   const pfc* pfc_gate_;
   buffer_release_if& buffer_;
   scheduler_if* scheduler_ = nullptr;
+  // scheduler_ when it is the built-in strict-DWRR one itself (not a subclass or an RTL twin):
+  // its choice inline, not a virtual call per frame.
+  egress_scheduler* own_scheduler_ = nullptr;
   split_scheduler_if* split_ = nullptr;
   int classes_;
   bool release_at_end_ = false;

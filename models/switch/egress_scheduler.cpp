@@ -24,36 +24,6 @@ void egress_scheduler::reconfigure(const scheduler_config& config) {
   for (int q = 0; q < max_classes; ++q) grant_[q] = static_cast<uint64_t>(config_.weight[q]) * config_.quantum;
 }
 
-// What the visits do when q is the only eligible DWRR queue: they move to q, then grant q a
-// quantum per fresh visit until its head fits.
-inline int egress_scheduler::select_alone(int q, uint32_t head) {
-  const uint32_t bit = 1u << q;
-  if (current_ != q) {
-    current_ = q;
-    fresh_ = true;
-  }
-  uint64_t deficit = deficit_[q];
-  bool granted = fresh_;
-  if (fresh_) deficit += grant_[q];
-  for (; head > deficit; granted = true) deficit += grant_[q];
-  fresh_ = false;
-  if (granted) credited_ |= bit;
-  deficit -= head;
-  deficit_[q] = deficit;
-  if (deficit == 0) credited_ &= ~bit;
-  return q;
-}
-
-int egress_scheduler::select(const std::array<uint32_t, max_classes>& head_bytes, uint32_t eligible) {
-  if (uint32_t strict = eligible & strict_mask_) return 31 - __builtin_clz(strict);  // highest first
-  const uint32_t dwrr = eligible & dwrr_mask_;
-  // One DWRR queue eligible and none idle with a deficit to forfeit (a port with one busy
-  // class, as most are): no visits, and no registers saved for them.
-  if (dwrr && !(dwrr & (dwrr - 1)) && !(dwrr_mask_ & credited_ & ~eligible))
-    return select_alone(__builtin_ctz(dwrr), head_bytes[__builtin_ctz(dwrr)]);
-  return select_visiting(head_bytes, eligible);
-}
-
 int egress_scheduler::select_visiting(const std::array<uint32_t, max_classes>& head_bytes, uint32_t eligible) {
   const uint32_t dwrr = eligible & dwrr_mask_;
   for (uint32_t idle = dwrr_mask_ & credited_ & ~eligible; idle; idle &= idle - 1) {

@@ -24,13 +24,41 @@ class egress_scheduler : public scheduler_if {
   // head_bytes[q] is the size of queue q's head frame, 0 if q is empty; eligible has bit q set if
   // q may send now (non-empty, not paused, head past the pipeline). Returns the queue to serve, or -1.
   // Serving is committed: the DWRR deficit is charged for the frame.
-  int select(const std::array<uint32_t, max_classes>& head_bytes, uint32_t eligible) override;
+  // Inline, so that a port whose scheduler is exactly this one (egress_port::set_scheduler) calls
+  // it without a virtual call and saved registers, once per frame.
+  int select(const std::array<uint32_t, max_classes>& head_bytes, uint32_t eligible) override {
+    if (uint32_t strict = eligible & strict_mask_) return 31 - __builtin_clz(strict);  // highest first
+    const uint32_t dwrr = eligible & dwrr_mask_;
+    // One DWRR queue eligible and none idle with a deficit to forfeit (a port with one busy
+    // class, as most are): no visits, and no registers saved for them.
+    if (dwrr && !(dwrr & (dwrr - 1)) && !(dwrr_mask_ & credited_ & ~eligible))
+      return select_alone(__builtin_ctz(dwrr), head_bytes[__builtin_ctz(dwrr)]);
+    return select_visiting(head_bytes, eligible);
+  }
   // New weights or quantum: each queue's grant per round from now on (deficits are kept).
   void reconfigure(const scheduler_config& config) override;
 
  private:
   static int next_in(uint32_t mask, int after);  // next set bit after `after`, wrapping
-  int select_alone(int q, uint32_t head);        // q the only eligible DWRR queue: no visits
+  // q the only eligible DWRR queue: what the visits do, without them (they move to q, then grant
+  // q a quantum per fresh visit until its head fits).
+  int select_alone(int q, uint32_t head) {
+    const uint32_t bit = 1u << q;
+    if (current_ != q) {
+      current_ = q;
+      fresh_ = true;
+    }
+    uint64_t deficit = deficit_[q];
+    bool granted = fresh_;
+    if (fresh_) deficit += grant_[q];
+    for (; head > deficit; granted = true) deficit += grant_[q];
+    fresh_ = false;
+    if (granted) credited_ |= bit;
+    deficit -= head;
+    deficit_[q] = deficit;
+    if (deficit == 0) credited_ &= ~bit;
+    return q;
+  }
   [[gnu::noinline]] int select_visiting(const std::array<uint32_t, max_classes>& head_bytes, uint32_t eligible);
   // What select() reads, first (it runs once per frame; the configuration it needs is folded
   // into the masks and the per-class grant).

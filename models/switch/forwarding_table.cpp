@@ -23,7 +23,10 @@ void forwarding_table::set_route(uint32_t dst, std::vector<uint16_t> ports) {
     return;
   }
   auto [it, added] = set_index_.try_emplace(ports, static_cast<uint32_t>(sets_.size()));
-  if (added) sets_.push_back(std::move(ports));
+  if (added) {
+    sole_.push_back(ports.size() == 1 ? ports[0] : several);
+    sets_.push_back(std::move(ports));
+  }
   routes_[dst] = it->second;
 }
 

@@ -53,8 +53,9 @@ class forwarding_table {
   // Returns the output port for the flow, or -1 if dst is unknown.
   int lookup(uint32_t dst, uint32_t src, uint32_t flow_id) const {
     if (dst >= routes_.size()) return -1;
-    const std::vector<uint16_t>& set = sets_[routes_[dst]];
-    if (set.size() <= 1) return set.empty() ? -1 : set[0];
+    const uint32_t i = routes_[dst];
+    if (const int sole = sole_[i]; sole != several) return sole;  // one port or none: no set to read
+    const std::vector<uint16_t>& set = sets_[i];
     if (selector_) return set[selector_->select(set, dst, src, flow_id, salt_)];
     return set[ecmp_index(set.size(), dst, src, flow_id, salt_)];
   }
@@ -77,6 +78,10 @@ class forwarding_table {
   // cost 56 B (at 10 240 hosts, 300 MB of the 1.6 GB), an index costs 4 (docs/scale.md).
   std::vector<uint32_t> routes_;
   std::vector<std::vector<uint16_t>> sets_{1};
+  // Per set: its one port, -1 if empty, `several` if a choice: a lookup of a destination with
+  // one way (most, below the top of a tree) reads one number, not the set's two ends and a port.
+  static constexpr int several = -2;
+  std::vector<int> sole_{-1};
   std::map<std::vector<uint16_t>, uint32_t> set_index_;  // sets_ -> index, while routes are set
 };
 

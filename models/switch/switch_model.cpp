@@ -1,5 +1,7 @@
 #include "models/switch/switch_model.h"
 
+#include <typeinfo>
+
 #include "models/core/frame_kinds.h"
 #include "models/core/probe.h"
 #include "models/core/stats.h"

@@ -9,6 +9,8 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <random>
+#include <vector>
 
 #include "models/link/pfc.h"
 #include "models/switch/egress_scheduler.h"
@@ -203,6 +205,16 @@ struct closed_pfc : pfc {
 struct no_buffer : buffer_release_if {
   void release(int, int, uint32_t) override {}
 };
+// Each end's egress port as its MAC's source, with its scheduler and gate.
+void attach_both(test::mac_pair& m, egress_port& a_out, egress_port& b_out, scheduler_if& a_sched,
+                 scheduler_if& b_sched, pfc& a_gate, pfc& b_gate) {
+  a_out.set_scheduler(&a_sched);
+  b_out.set_scheduler(&b_sched);
+  m.a.attach_flow_control(&a_gate);
+  m.b.attach_flow_control(&b_gate);
+  m.a.attach(&a_out, &m.a_sink);
+  m.b.attach(&b_out, &m.b_sink);
+}
 tlm::tlm_generic_payload* data_frame(int cls, uint32_t bytes) {
   tlm::tlm_generic_payload* p = packet_pool::instance().acquire();
   packet_header& h = header(*p);
@@ -224,12 +236,7 @@ TEST(EgressPort, AsksOurPfcGateInlineAndASubclassThroughTheInterface) {
   dwrr.weight.fill(1);
   egress_scheduler a_sched(dwrr), b_sched(dwrr);
   egress_port a_out(m.a, a_gate, buffer, 8), b_out(m.b, b_gate, buffer, 8);
-  a_out.set_scheduler(&a_sched);
-  b_out.set_scheduler(&b_sched);
-  m.a.attach_flow_control(&a_gate);
-  m.b.attach_flow_control(&b_gate);
-  m.a.attach(&a_out, &m.a_sink);
-  m.b.attach(&b_out, &m.b_sink);
+  attach_both(m, a_out, b_out, a_sched, b_sched, a_gate, b_gate);
   test::step_driver d("driver");
   d.at(sc_time(100, sc_core::SC_NS), [&] {
     a_out.enqueue(data_frame(3, 1000));
@@ -243,4 +250,130 @@ TEST(EgressPort, AsksOurPfcGateInlineAndASubclassThroughTheInterface) {
   EXPECT_EQ(m.b.frames_sent(), 1u);  // our PFC has paused nothing
   ASSERT_EQ(m.a_sink.frames.size(), 1u);
   EXPECT_EQ(m.a_sink.frames[0].at_ps, test::ns_ps(100 + 200 + 1000));  // 1000 B at 40 Gb/s, 1 us of cable
+}
+
+// The fast paths (egress_port.cpp: one busy class behind our PFC chosen by the built-in
+// scheduler inline, next_ready_ps without its loop) must send what the general paths send. a's
+// port takes them; b's has a PFC and a scheduler of subclasses that change nothing, so it asks
+// both through their interfaces and takes the loops. Both get the same random frames (mostly one
+// class, sometimes several, some still in the pipeline) and the same pauses from the far end: each
+// wire must carry the same frames at the same picoseconds, and each buffer get the same bytes back.
+namespace {
+struct same_pfc : pfc {
+  using pfc::pfc;
+};
+struct same_scheduler : egress_scheduler {
+  using egress_scheduler::egress_scheduler;
+};
+struct never_refreshed : ingress_state_if {  // a pause ends when its quanta run out
+  pause_check recheck_pause(int, int) override { return pause_check::not_paused; }
+};
+struct recording_buffer : buffer_release_if {
+  std::vector<std::array<uint64_t, 4>> released;  // time, port, class, bytes
+  void release(int port, int cls, uint32_t bytes) override {
+    released.push_back({now_ps(), static_cast<uint64_t>(port), static_cast<uint64_t>(cls), bytes});
+  }
+};
+}  // namespace
+
+TEST(EgressPort, FastPathsSendWhatTheGeneralPathsSend) {
+  test::mac_pair m;
+  never_refreshed a_ingress, b_ingress;
+  pfc a_gate("a_pfc", m.a, 8, &a_ingress);
+  same_pfc b_gate("b_pfc", m.b, 8, &b_ingress);
+  a_gate.quanta->set(150);  // 150 x 512 bit at 40 Gb/s: a pause of 1.92 us
+  b_gate.quanta->set(150);
+  recording_buffer a_buffer, b_buffer;
+  scheduler_config config;
+  for (int q = 0; q < 8; ++q) config.weight[q] = 1 + q % 3;
+  config.strict[7] = true;
+  config.quantum = 700;
+  egress_scheduler a_sched(config);
+  same_scheduler b_sched(config);
+  egress_port a_out(m.a, a_gate, a_buffer, 8), b_out(m.b, b_gate, b_buffer, 8);
+  attach_both(m, a_out, b_out, a_sched, b_sched, a_gate, b_gate);
+  std::mt19937_64 rng(11);
+  test::step_driver d("driver");
+  uint64_t t_ns = 0, frames = 0;
+  for (int step = 0; step < 1500; ++step) {
+    t_ns += 20 + rng() % 600;                                           // about 70 % of the wire, in bursts
+    const int busy = rng() % 10 < 7 ? 3 : static_cast<int>(rng() % 8);  // mostly one class
+    const int n = 1 + static_cast<int>(rng() % 2);
+    const uint64_t seed = rng();
+    const int pause = rng() % 25 == 0 ? static_cast<int>(rng() % 8) : -1;  // both far ends pause a class
+    frames += static_cast<uint64_t>(n);
+    d.at(sc_time(static_cast<double>(t_ns), sc_core::SC_NS), [&, busy, n, seed, pause] {
+      for (egress_port* out : {&a_out, &b_out}) {
+        std::mt19937_64 r(seed);  // the same frames on both ports
+        for (int i = 0; i < n; ++i) {
+          tlm::tlm_generic_payload* p = data_frame(r() % 3 ? busy : static_cast<int>(r() % 8), 64 + r() % 1437);
+          packet_header& h = header(*p);
+          h.ready_ps = now_ps() + r() % 1500000;  // up to 1.5 us in the pipeline
+          h.ingress_port = static_cast<uint16_t>(r() % 4);
+          h.ingress_cls = r() % 5 ? same_class : static_cast<uint8_t>(r() % 8);
+          out->enqueue(p);
+        }
+      }
+      if (pause >= 0) {
+        a_gate.pause_upstream(pause);  // a's far end (b's port) pauses, and the other way round
+        b_gate.pause_upstream(pause);
+      }
+    });
+  }
+  start(sc_time(static_cast<double>(t_ns + 200000), sc_core::SC_NS));
+  EXPECT_TRUE(a_out.asks_pfc_directly() && a_out.asks_scheduler_directly());
+  EXPECT_FALSE(b_out.asks_pfc_directly() || b_out.asks_scheduler_directly());
+  ASSERT_EQ(m.b_sink.frames.size(), m.a_sink.frames.size());
+  uint64_t data = 0;
+  for (std::size_t i = 0; i < m.b_sink.frames.size(); ++i) {
+    const auto &fast = m.b_sink.frames[i], &general = m.a_sink.frames[i];  // a's frames reach b
+    ASSERT_EQ(fast.at_ps, general.at_ps) << i;
+    ASSERT_EQ(fast.kind, general.kind) << i;
+    ASSERT_EQ(fast.cls, general.cls) << i;
+    ASSERT_EQ(fast.size, general.size) << i;
+    data += fast.kind == frame_kind::data;
+  }
+  EXPECT_EQ(data, frames);  // all sent
+  uint64_t pauses = 0;
+  for (int q = 0; q < 8; ++q) pauses += a_gate.pause_received(q);
+  EXPECT_GT(pauses, 30u);
+  EXPECT_EQ(a_buffer.released, b_buffer.released);
+  const uint64_t end = now_ps();
+  for (int q = 0; q < 8; ++q) {
+    EXPECT_EQ(a_out.queue(q).frames_out, b_out.queue(q).frames_out) << q;
+    EXPECT_EQ(a_out.queue(q).max_bytes, b_out.queue(q).max_bytes) << q;
+    EXPECT_EQ(a_out.queue(q).mean_bytes(end), b_out.queue(q).mean_bytes(end)) << q;
+  }
+}
+
+// The mean depth from sums of size x time (queue_stats) is the integral of the depth over time
+// the earlier form kept, a product of the depth and the time since the last change at each one.
+TEST(EgressPort, TheMeanDepthFromSumsIsTheIntegralOfTheDepth) {
+  std::mt19937_64 rng(5);
+  queue_stats s;
+  unsigned __int128 integral = 0;
+  uint64_t t = 0, last = 0;
+  std::vector<uint32_t> queued;
+  for (int i = 0; i < 200000; ++i) {
+    t += rng() % 3 ? rng() % 100000 : (rng() % 2 ? 0 : rng() % (uint64_t{1} << 40));  // ties and long gaps
+    integral += static_cast<unsigned __int128>(s.bytes) * (t - last);
+    last = t;
+    if (queued.empty() || rng() % 2) {
+      const uint32_t size = 64 + rng() % 9000;
+      s.arrive(size, t);
+      s.bytes += size;
+      queued.push_back(size);
+    } else {
+      s.leave(queued.front(), t);
+      s.bytes -= queued.front();
+      queued.erase(queued.begin());
+    }
+    if (i % 997 == 0) {
+      const uint64_t now = t + rng() % 1000;
+      const unsigned __int128 total = integral + static_cast<unsigned __int128>(s.bytes) * (now - last);
+      ASSERT_EQ(s.mean_bytes(now), static_cast<double>(static_cast<long double>(total) / static_cast<long double>(now)))
+          << i;
+    }
+  }
+  EXPECT_GT(static_cast<double>(integral), 1e20);  // well past 2^64
 }

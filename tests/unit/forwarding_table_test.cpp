@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <random>
+#include <vector>
 
 using namespace sluice;
 
@@ -35,4 +37,30 @@ TEST(ForwardingTable, SaltChangesThePlacement) {
   int differ = 0;
   for (uint32_t f = 0; f < 1000; ++f) differ += a.lookup(0, 1, f) != b.lookup(0, 1, f);
   EXPECT_GT(differ, 300);  // independent hashes disagree about half the time
+}
+
+// A destination with one port or none is answered from its set's sole port (forwarding_table.h),
+// without reading the set: every lookup must answer what the set itself answers, as routes are
+// set, replaced and shared between destinations.
+TEST(ForwardingTable, OneWayLookupsAnswerAsTheirSetDoes) {
+  forwarding_table t(99);
+  std::mt19937_64 rng(7);
+  const std::vector<std::vector<uint16_t>> sets = {{}, {4}, {9}, {0}, {2, 5}, {1, 3, 6}, {7, 8}};
+  int sole = 0, none = 0, chosen = 0;
+  for (int round = 0; round < 2000; ++round) {
+    const uint32_t dst = static_cast<uint32_t>(rng() % 64);
+    t.set_route(dst, sets[rng() % sets.size()]);
+    for (uint32_t d = 0; d < 70; ++d) {
+      const std::vector<uint16_t>& ports = t.ports(d);
+      const uint32_t src = static_cast<uint32_t>(rng() % 100), flow = static_cast<uint32_t>(rng());
+      const int want = ports.empty()       ? -1
+                       : ports.size() == 1 ? ports[0]
+                                           : ports[ecmp_index(ports.size(), d, src, flow, 99)];
+      ASSERT_EQ(t.lookup(d, src, flow), want) << "destination " << d << " in round " << round;
+      (ports.empty() ? none : ports.size() == 1 ? sole : chosen) += 1;
+    }
+  }
+  EXPECT_GT(sole, 10000);
+  EXPECT_GT(none, 10000);
+  EXPECT_GT(chosen, 10000);
 }
