@@ -63,9 +63,16 @@ timed_client::~timed_client() {
 }
 
 // A client going away takes its pending wake-up with it.
-void event_queue::forget(timed_client* c) {
-  take_out(c);
-  --pending_;
+void event_queue::forget(timed_client* c) { take_out(c); }
+
+// Counted when asked (a statistic at the end of a run), not kept on every schedule and wake-up:
+// every node not free holds a pending wake-up, but for the heap's entries taken out.
+std::size_t event_queue::pending() const {
+  std::size_t in_use = nodes_.size();
+  for (uint32_t n = free_; n != no_node; n = nodes_[n].next) --in_use;
+  for (const heap_item& h : overflow_)
+    if (!nodes_[h.node].e.client) --in_use;
+  return in_use;
 }
 
 // Out of line and cold: the message's strings would otherwise weigh on every schedule.
@@ -75,38 +82,45 @@ void event_queue::forget(timed_client* c) {
                               .c_str());
 }
 
-// A wake-up for a client with none pending while the queue drains (the usual case): every call
-// in it is a tail call, so nothing must outlive a call and it pushes two registers where it
-// saved six. A schedule from outside a drain, into the past, moving a pending wake-up earlier
-// or with no free node takes add_slow (outside a drain the models' clock reads never_ps: one
-// test finds both the past and no drain).
-void event_queue::add(timed_client* c, uint64_t at_ps, uint64_t sched_ps) {
-  if (at_ps < clock_detail::now || c->node_ != no_node || free_ == no_node) [[unlikely]]
+// A wake-up for a client with none pending while the queue drains (the usual case), scheduled
+// now: every call in it is a tail call, so nothing must outlive a call and it saves no
+// registers. Its lead is at_ps - now, and one unsigned test of it sends a schedule into the
+// past, from outside a drain (clock_detail::idle_now) or with a lead beyond 32 bits (4.3 ms)
+// to add_slow, as it does one moving a pending wake-up earlier or with no free node.
+void event_queue::add(timed_client* c, uint64_t at_ps) {
+  const uint64_t lead = at_ps - clock_detail::now;
+  if (lead > std::numeric_limits<uint32_t>::max() || c->node_ != no_node || free_ == no_node) [[unlikely]]
+    return add_slow(c, at_ps, sched_now);  // not now_ps() here: its kernel call would cost add saved registers
+  enqueue(c, at_ps, static_cast<uint32_t>(lead));
+}
+
+// As add, its lead from sched_ps (a partition's copy of a link, schedule_as_of).
+void event_queue::add_as_of(timed_client* c, uint64_t at_ps, uint64_t sched_ps) {
+  if (at_ps - clock_detail::now > std::numeric_limits<uint32_t>::max() || c->node_ != no_node || free_ == no_node)
+      [[unlikely]]
     return add_slow(c, at_ps, sched_ps);
   uint64_t lead;  // sched_ps <= now <= at_ps, but a partition's copy of a link may say otherwise
   if (__builtin_sub_overflow(at_ps, sched_ps, &lead)) lead = 0;
-  ++pending_;
-  enqueue(c, at_ps, lead);
+  enqueue(c, at_ps, static_cast<uint32_t>(std::min<uint64_t>(lead, std::numeric_limits<uint32_t>::max())));
 }
 
 [[gnu::noinline]] void event_queue::add_slow(timed_client* c, uint64_t at_ps, uint64_t sched_ps) {
-  if (at_ps < now_ps()) refuse_past(at_ps);
-  if (c->node_ != no_node)
-    take_out(c);  // an earlier wake-up replaces the pending one
-  else
-    ++pending_;
-  enqueue(c, at_ps, at_ps - std::min(sched_ps, at_ps));
+  const uint64_t now = now_ps();
+  if (sched_ps == sched_now) sched_ps = now;
+  if (at_ps < now) refuse_past(at_ps);
+  if (c->node_ != no_node) take_out(c);  // an earlier wake-up replaces the pending one
+  const uint64_t lead = at_ps - std::min(sched_ps, at_ps);
+  enqueue(c, at_ps, static_cast<uint32_t>(std::min<uint64_t>(lead, std::numeric_limits<uint32_t>::max())));
   if (!running_ && at_ps < armed_ps_) arm(sc_core::sc_time_stamp().value());
 }
 
 // Its entry is written straight into its node (through a copy on the stack it cost a dozen
 // instructions more).
-[[gnu::always_inline]] inline void event_queue::enqueue(timed_client* c, uint64_t at_ps, uint64_t lead) {
+[[gnu::always_inline]] inline void event_queue::enqueue(timed_client* c, uint64_t at_ps, uint32_t lead) {
   c->at_ps_ = at_ps;
-  const uint32_t lead32 = static_cast<uint32_t>(std::min<uint64_t>(lead, std::numeric_limits<uint32_t>::max()));
   const uint32_t n = new_node();
   c->node_ = n;
-  nodes_[n].e = {at_ps, c, lead32};
+  nodes_[n].e = {at_ps, c, lead};
   if (at_ps >= calendar_end_ps_) [[unlikely]]
     return to_far(n);
   link(n, at_ps >> bucket_shift);
@@ -182,7 +196,7 @@ inline void event_queue::free_node(uint32_t n) {
     nodes_[l.tail].next = n;
     l.tail = n;
   } else {
-    return place(slot, n, b);
+    return place(n);  // it finds its slot again: fewer values live here, no saved registers
   }
 }
 
@@ -215,9 +229,11 @@ inline void event_queue::append_far(uint32_t n) {
 // Node n (not yet linked) goes before its bucket's tail: found walking back from the tail. The
 // bucket front() found in order (sorted_) stays in order whatever the walk costs: the drain may
 // be running it. Another bucket takes n at its tail after max_walk steps and is sorted later.
-[[gnu::noinline]] void event_queue::place(std::size_t slot, uint32_t n, uint64_t b) {
-  slot_list& l = calendar_[slot];
+[[gnu::noinline]] void event_queue::place(uint32_t n) {
   node& x = nodes_[n];
+  const uint64_t b = x.e.at_ps >> bucket_shift;
+  const std::size_t slot = b & (buckets - 1);
+  slot_list& l = calendar_[slot];
   const uint64_t flag = uint64_t{1} << (slot & 63);
   uint64_t& unsorted = unsorted_[slot >> 6];
   if (!(unsorted & flag)) {
@@ -456,50 +472,63 @@ void event_queue::run() {
   const uint64_t limit = drain_limit(kernel);
   running_ = true;
   clock_detail::draining = true;
-  clock_detail::now = kernel;
+  uint64_t now = kernel;  // clock_detail::now, kept in a register (only the drain moves it)
+  clock_detail::now = now;
   clock_detail::kernel = kernel;
   break_ = false;
+  // One wake-up: the models' clock moves to it and its client runs.
+  const auto wake = [&](timed_client* c, uint64_t at_ps) {
+    c->at_ps_ = never_ps;
+    c->node_ = no_node;
+    now = std::max(now, at_ps);
+    clock_detail::now = now;
+    g_running = c;  // cleared after the drain, not after each wake-up: nothing runs in between
+    c->on_timer();  // may schedule again, including at now
+  };
   while (!break_) {
-    uint64_t at_ps;
-    timed_client* c;
-    slot_list& l = calendar_[cur_ & (buckets - 1)];
-    const uint32_t h = l.head;
-    if (sorted_ == cur_ && h != no_node) {
+    if (sorted_ == cur_) {
       // The usual case under load, front() and pop_front() in short: the next wake-up is the
-      // head of the bucket being run.
-      node& n = nodes_[h];
-      at_ps = n.e.at_ps;
-      if (at_ps > limit) break;
-      c = n.e.client;
-      l.head = n.next;
-      n.next = free_;
-      free_ = h;
-      if (l.head == no_node) {  // the bucket is done
-        l.tail = no_node;
-        const std::size_t slot = cur_ & (buckets - 1);
-        busy_[slot >> 6] &= ~(uint64_t{1} << (slot & 63));
-        --busy_buckets_;
-      } else {
-        // A large fabric's clients are cache misses. A bucket usually holds dozens of wake-ups,
-        // so work ahead in two stages (counted from the wake-up about to run): the client's
-        // first two lines three on (a model's own per-wake-up fields follow its timer's), and
-        // two on the client's warm(), which prefetches what it reaches through pointers. The
-        // list is walked to them again each time: a few loads from lines just used.
-        uint32_t a = nodes_[l.head].next;
-        if (a != no_node) {
-          nodes_[a].e.client->warm();
-          a = nodes_[a].next;
+      // head of the bucket being run. Its list stays in a register across the wake-ups (a
+      // model's on_timer() does not move the calendar), so each wake-up tests one head.
+      slot_list& l = calendar_[cur_ & (buckets - 1)];
+      for (uint32_t h; (h = l.head) != no_node;) {
+        node& n = nodes_[h];
+        const uint64_t at_ps = n.e.at_ps;
+        if (at_ps > limit) goto drained;
+        timed_client* const c = n.e.client;
+        l.head = n.next;
+        n.next = free_;
+        free_ = h;
+        if (l.head == no_node) {  // the bucket is done
+          l.tail = no_node;
+          const std::size_t slot = cur_ & (buckets - 1);
+          busy_[slot >> 6] &= ~(uint64_t{1} << (slot & 63));
+          --busy_buckets_;
+        } else {
+          // A large fabric's clients are cache misses. A bucket usually holds dozens of wake-ups,
+          // so work ahead in two stages (counted from the wake-up about to run): the client's
+          // first two lines three on (a model's own per-wake-up fields follow its timer's), and
+          // two on the client's warm(), which prefetches what it reaches through pointers. The
+          // list is walked to them again each time: a few loads from lines just used.
+          uint32_t a = nodes_[l.head].next;
           if (a != no_node) {
-            const char* ahead = reinterpret_cast<const char*>(nodes_[a].e.client);
-            __builtin_prefetch(ahead);
-            __builtin_prefetch(ahead + 64);
+            nodes_[a].e.client->warm();
+            a = nodes_[a].next;
+            if (a != no_node) {
+              const char* ahead = reinterpret_cast<const char*>(nodes_[a].e.client);
+              __builtin_prefetch(ahead);
+              __builtin_prefetch(ahead + 64);
+            }
           }
         }
+        wake(c, at_ps);
+        if (break_) goto drained;
       }
-    } else if (busy_buckets_ > 0) {
+    }
+    if (busy_buckets_ > 0) {
       // A bucket change, front() and pop_front() in one: the next busy bucket (the calendar holds
-      // one), sorted if a burst reached it out of order; its head runs and the calendar moves to
-      // it. Inline: the two calls saved and restored registers and found the head twice.
+      // one), sorted if a burst reached it out of order; its head runs, the calendar moves to it
+      // and the loop above runs the rest. Inline: the two calls saved and restored registers.
       const std::size_t first = cur_ & (buckets - 1);
       std::size_t w = first >> 6;
       uint64_t bits = busy_[w] & (~uint64_t{0} << (first & 63));
@@ -514,28 +543,25 @@ void event_queue::run() {
         sorted_ = b;
       }
       const node& n = nodes_[calendar_[slot].head];
-      at_ps = n.e.at_ps;
+      const uint64_t at_ps = n.e.at_ps;
       if (at_ps > limit) break;
-      c = n.e.client;
-      take_head(slot);
+      timed_client* const c = n.e.client;
+      take_head(slot);  // here, not in the loop above: a bucket's first wake-up warms none ahead
       advance_to(b);
-    } else {
-      const entry* next = front();
-      if (!next || next->at_ps > limit) break;
-      at_ps = next->at_ps;
-      c = next->client;
-      pop_front();
+      wake(c, at_ps);
+      continue;
     }
-    c->at_ps_ = never_ps;
-    c->node_ = no_node;
-    --pending_;
-    clock_detail::now = std::max(clock_detail::now, at_ps);
-    g_running = c;
-    c->on_timer();  // may schedule again, including at now
-    g_running = nullptr;
+    const entry* next = front();
+    if (!next || next->at_ps > limit) break;
+    const uint64_t at_ps = next->at_ps;
+    timed_client* const c = next->client;
+    pop_front();
+    wake(c, at_ps);
   }
-  const uint64_t reached = clock_detail::now;
-  clock_detail::now = never_ps;
+drained:
+  g_running = nullptr;
+  const uint64_t reached = now;
+  clock_detail::now = clock_detail::idle_now;
   clock_detail::draining = false;
   running_ = false;
   if (stop_) {

@@ -32,10 +32,17 @@ namespace sluice {
 
 constexpr uint64_t never_ps = std::numeric_limits<uint64_t>::max();
 
+// Hidden: every model reads these through now_ps(), and a position-independent build reaches a
+// variable of default visibility through the GOT (one instruction more per read). The models
+// are linked whole into each binary or Python module, so one copy per binary is the only copy.
 namespace clock_detail {
-inline bool draining = false;    // inside the queue's drain: the models' clock runs ahead
-inline uint64_t now = never_ps;  // the models' time while draining; never_ps outside (add's one test)
-inline uint64_t kernel = 0;      // the kernel's time during that drain
+// Outside a drain `now` holds idle_now, so that add's one unsigned test (at_ps - now < 2^32)
+// sends a schedule from outside a drain, like one into the past, to its slow path: at_ps -
+// idle_now wraps beyond 2^32 for every time before 2^63 ps (106 days) and for never_ps.
+constexpr uint64_t idle_now = uint64_t{1} << 63;
+[[gnu::visibility("hidden")]] inline bool draining = false;    // inside the queue's drain: the models' clock runs ahead
+[[gnu::visibility("hidden")]] inline uint64_t now = idle_now;  // the models' time while draining
+[[gnu::visibility("hidden")]] inline uint64_t kernel = 0;      // the kernel's time during that drain
 }  // namespace clock_detail
 
 // The models' current time in picoseconds: the one place models read time from.
@@ -100,22 +107,24 @@ class event_queue : public sc_core::sc_module {
   static event_queue& instance();
   // Calls client->on_timer() at absolute time at_ps, or earlier if the client already has an
   // earlier wake-up pending (a client has at most one). A time before now is a model error.
+  // A wake-up at never_ps is none.
   void schedule(timed_client* client, uint64_t at_ps) {
-    // Inline: many calls find an earlier wake-up pending and change nothing (one that is pending
-    // is never in the past, so the check for a time in the past can wait for add).
-    if (client->at_ps_ <= at_ps && client->at_ps_ != never_ps) return;
-    add(client, at_ps, now_ps());
+    // Inline: many calls find a wake-up pending no later and change nothing (one that is pending
+    // is never in the past, so the check for a time in the past can wait for add; with none
+    // pending, at_ps_ is never_ps, which only never_ps reaches). add reads the clock itself.
+    if (client->at_ps_ <= at_ps) return;
+    add(client, at_ps);
   }
   // As schedule, ordered among ties as if scheduled at sched_ps (<= now): for a partition's copy
   // of a link whose transmitter is in another process, which learns of a frame later than the
   // whole fabric's link would have scheduled its arrival (docs/parallel.md).
   void schedule_as_of(timed_client* client, uint64_t at_ps, uint64_t sched_ps) {
-    if (client->at_ps_ <= at_ps && client->at_ps_ != never_ps) return;
-    add(client, at_ps, sched_ps);
+    if (client->at_ps_ <= at_ps) return;
+    add_as_of(client, at_ps, sched_ps);
   }
   // The wake-up time pending for `client`, never_ps if none.
   uint64_t pending_at(const timed_client* client) const { return client->at_ps_; }
-  std::size_t pending() const { return pending_; }
+  std::size_t pending() const;
   // Bounds the drain: no wake-up at or after end_ps runs inside the current sc_start. Without a
   // bound the queue never runs ahead of the kernel (see sluice::start).
   void set_end(uint64_t end_ps) { end_ps_ = end_ps; }
@@ -198,16 +207,18 @@ class event_queue : public sc_core::sc_module {
   friend class timed_client;
   static event_queue* existing();
   void forget(timed_client* c);
-  void add(timed_client* c, uint64_t at_ps, uint64_t sched_ps);
+  void add(timed_client* c, uint64_t at_ps);
+  void add_as_of(timed_client* c, uint64_t at_ps, uint64_t sched_ps);
+  static constexpr uint64_t sched_now = never_ps;  // add_slow's sched_ps: now_ps()
   void add_slow(timed_client* c, uint64_t at_ps, uint64_t sched_ps);
-  void enqueue(timed_client* c, uint64_t at_ps, uint64_t lead);
+  void enqueue(timed_client* c, uint64_t at_ps, uint32_t lead);
   void take_out(timed_client* c);
   void link(uint32_t n, uint64_t b);
   void to_far(uint32_t n);
   void to_overflow(uint32_t n);
   void append_far(uint32_t n);
   void free_node(uint32_t n);
-  void place(std::size_t slot, uint32_t n, uint64_t b);
+  void place(uint32_t n);
   void sort_bucket(std::size_t slot);
   void refuse_past(uint64_t at_ps) const;
   uint32_t new_node();
@@ -244,7 +255,6 @@ class event_queue : public sc_core::sc_module {
   std::vector<sort_item> merge_buffer_;  // and its working storage
   std::vector<std::size_t> run_bounds_;
   std::vector<heap_item> overflow_;  // min-heap (by before) of the wake-ups beyond the far lists
-  std::size_t pending_ = 0;          // clients with a wake-up pending
   uint64_t armed_ps_;                // time the kernel event is set for
   uint64_t end_ps_ = 0;
   uint64_t activations_ = 0;
