@@ -50,7 +50,7 @@ tlm::tlm_sync_enum link_channel::nb_transport_fw(tlm::tlm_generic_payload& p, tl
   const uint64_t kernel = kernel_ps();
   const uint64_t first_bit = kernel + to_ps(delay);
   if (phase != tlm::BEGIN_REQ || first_bit < tx_end_ps_) busy_wire_error();
-  const uint64_t tx_end = start(p, first_bit, now_ps());
+  const uint64_t tx_end = start(p, first_bit);
   phase = tlm::END_REQ;
   delay = from_ps(tx_end - kernel);
   return tlm::TLM_UPDATED;
@@ -88,7 +88,7 @@ void link_channel::on_timer() {
       out_if_->nb_transport_fw(*p, phase, delay);
     }
   } while (!wire_.empty() && wire_.front().arrives_ps <= now);
-  if (!wire_.empty()) timers_.schedule_as_of(this, wire_.front().arrives_ps, now);  // as schedule, now read once
+  if (!wire_.empty()) timers_.schedule(this, wire_.front().arrives_ps);
 }
 
 sc_core::sc_time link_channel::busy_time(const sc_core::sc_time& now) const {

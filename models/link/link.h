@@ -81,9 +81,9 @@ class link_channel : public timed_client, public sc_core::sc_module, public fram
   // A frame's first bit at `now_ps`, from our own MAC bound straight to this channel: what
   // nb_transport_fw does with it, without the phase, the delay and the checks at the door
   // (direct_hops.h; our MAC starts no frame before END_REQ). Returns END_REQ's time: when the
-  // last bit has left. `sched_ps` is the models' time now (now_ps()), which the MAC has read.
+  // last bit has left.
   // Inline (below): the MAC's transmit takes it without a call.
-  uint64_t start(tlm::tlm_generic_payload& p, uint64_t now_ps, uint64_t sched_ps);
+  uint64_t start(tlm::tlm_generic_payload& p, uint64_t now_ps);
   // Whether this direction delivers on the direct hop (its receiver is ours); for tests.
   bool delivers_directly() const { return out_mac_ != nullptr; }
 
@@ -126,8 +126,7 @@ class link : public sc_core::sc_module, public wire_if, private param_listener {
   void param_changed(const param_base&) override;
 };
 
-[[gnu::always_inline]] inline uint64_t link_channel::start(tlm::tlm_generic_payload& p, uint64_t now,
-                                                           uint64_t sched_ps) {
+[[gnu::always_inline]] inline uint64_t link_channel::start(tlm::tlm_generic_payload& p, uint64_t now) {
   const uint32_t size = header(p).size;
   if (size != ser_bytes_) [[unlikely]] {
     ser_bytes_ = size;
@@ -148,7 +147,7 @@ class link : public sc_core::sc_module, public wire_if, private param_listener {
     shipper_->ship(channel_, now, arrives, p);
   } else {
     wire_.push_back({arrives, &p});
-    if (was_empty) timers_.schedule_as_of(this, arrives, sched_ps);  // as schedule, without reading the clock
+    if (was_empty) timers_.schedule(this, arrives);
   }
   return tx_end_ps_;
 }

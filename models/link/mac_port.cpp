@@ -58,7 +58,7 @@ void mac_port::look() {
   }
   const uint64_t now = now_ps();
   if (now < busy_until_ps_)
-    timers_.schedule_as_of(this, busy_until_ps_, now);
+    timers_.schedule(this, busy_until_ps_);
   else
     mac_port::on_timer();
 }
@@ -68,12 +68,10 @@ void mac_port::inject(tlm::tlm_generic_payload* frame) {
   kick();
 }
 
-// Its schedules pass the time read at its start (schedule_as_of ... now): the same as schedule,
-// without reading the clock again.
 void mac_port::on_timer() {
   const uint64_t now = now_ps();
   if (now < busy_until_ps_) {
-    timers_.schedule_as_of(this, busy_until_ps_, now);
+    timers_.schedule(this, busy_until_ps_);
     return;
   }
   sending_ = true;
@@ -88,9 +86,9 @@ void mac_port::on_timer() {
   sending_ = false;
   if (!p) {
     if (again_)
-      timers_.schedule_as_of(this, now, now);
+      timers_.schedule(this, now);
     else if (retry != never_ps)
-      timers_.schedule_as_of(this, std::max(retry, now), now);
+      timers_.schedule(this, std::max(retry, now));
     return;
   }
   packet_header& h = header(*p);
@@ -104,7 +102,7 @@ void mac_port::on_timer() {
   p->set_data_length(h.image ? h.size : 0);
   if (probes::tx_start.on()) probes::tx_start.emit_frame(this, now, h, index_);
   if (tx_link_) {
-    busy_until_ps_ = tx_link_->start(*p, now, now);  // our own link: the same END_REQ, no sc_time (direct_hops.h)
+    busy_until_ps_ = tx_link_->start(*p, now);  // our own link: the same END_REQ, no sc_time (direct_hops.h)
   } else {
     tlm::tlm_phase phase = tlm::BEGIN_REQ;
     // The first bit's time as TLM-2.0 annotates it: the kernel's time + delay (the models' clock
@@ -117,7 +115,7 @@ void mac_port::on_timer() {
   uint64_t next =
       again_ || control || !control_.empty() || !source_ ? busy_until_ps_ : source_->next_ready_ps(busy_until_ps_);
   // busy_until_ps_ is never before now.
-  if (next != never_ps) timers_.schedule_as_of(this, std::max(next, busy_until_ps_), now);
+  if (next != never_ps) timers_.schedule(this, std::max(next, busy_until_ps_));
 }
 
 tlm::tlm_sync_enum mac_port::nb_transport_fw(tlm::tlm_generic_payload& p, tlm::tlm_phase& phase,

@@ -99,7 +99,7 @@ class mac_port : public timed_client, public sc_core::sc_module, public frame_re
   // queue's test for an earlier wake-up then costs no call.
   void wake_at(uint64_t at_ps) {
     const uint64_t now = now_ps();
-    timers_.schedule_as_of(this, std::max(at_ps, now), now);  // as schedule, with now read once
+    timers_.schedule(this, std::max(at_ps, now));
   }
   // Queues a link-local frame (made by this port's owner) ahead of the source's frames.
   void inject(tlm::tlm_generic_payload* frame);
