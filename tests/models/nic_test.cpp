@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "tests/support/harness.h"
+#include "tests/support/scripted_limiter.h"
 
 using namespace sluice;
 using sc_core::sc_time;
@@ -87,14 +88,9 @@ TEST(Nic, ALimiterStaysValidAfterOtherFlowsFinish) {
 
 namespace {
 // A limiter that lets a frame go only every 1 us, whatever its size: 1000-byte frames at 8 Gb/s.
-struct one_per_microsecond : rate_limiter_if {
-  uint64_t next = 0;
-  int sends = 0;
-  void set_rate(data_rate) override {}
-  data_rate rate() const override { return data_rate{0}; }
-  uint64_t next_send_ps() const override { return next; }
-  void on_send(uint64_t now_ps, uint64_t, data_rate) override {
-    ++sends;
+struct one_per_microsecond : test::scripted_limiter {
+  void on_send(uint64_t now_ps, uint64_t bytes, data_rate r) override {
+    scripted_limiter::on_send(now_ps, bytes, r);
     next = now_ps + 1000000;
   }
 };

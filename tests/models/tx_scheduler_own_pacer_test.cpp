@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "models/nic/nic.h"
+#include "tests/support/scripted_limiter.h"
 
 using namespace sluice;
 
@@ -98,14 +99,7 @@ TEST(TransmitScheduler, AFlowsOwnPacerSendsWhatTheInterfaceWouldHave) {
 
 namespace {
 // Moves its time without telling the scheduler.
-struct silent_limiter : rate_limiter_if {
-  uint64_t next = 0;
-  int sends = 0;
-  void set_rate(data_rate) override {}
-  data_rate rate() const override { return data_rate{0}; }
-  uint64_t next_send_ps() const override { return next; }
-  void on_send(uint64_t, uint64_t, data_rate) override { ++sends; }
-};
+using silent_limiter = test::scripted_limiter;
 }  // namespace
 
 // A limiter bound in place of the flow's own pacer is used, and read again before each frame.
