@@ -126,16 +126,21 @@ fabric::fabric(const scenario& s, const std::vector<uint32_t>& owner, uint32_t r
       remote_ends_.push_back(std::make_unique<remote_end>((l.a + "-" + l.b + "-far").c_str()));
       far = remote_ends_.back().get();
     }
-    if (e.a.mac)
-      e.a.mac->tx.bind(e.model->ab.in);
-    else
+    // Our MACs join the link without sockets (the direct hop); the stand-in binds its sockets.
+    if (e.a.mac) {
+      e.model->ab.join_from(*e.a.mac);
+      e.model->ba.join_to(*e.a.mac);
+    } else {
       far->tx.bind(e.model->ab.in);
-    e.model->ab.out.bind(e.b.mac ? e.b.mac->rx : far->rx);
-    if (e.b.mac)
-      e.b.mac->tx.bind(e.model->ba.in);
-    else
+      e.model->ba.out.bind(far->rx);
+    }
+    if (e.b.mac) {
+      e.model->ba.join_from(*e.b.mac);
+      e.model->ab.join_to(*e.b.mac);
+    } else {
       far->tx.bind(e.model->ba.in);
-    e.model->ba.out.bind(e.a.mac ? e.a.mac->rx : far->rx);
+      e.model->ab.out.bind(far->rx);
+    }
     for (const port_ref* end : {&e.a, &e.b})
       if (end->mac) end->mac->attach_wire(e.model.get());
     if (e.a.mac && e.b.mac) {

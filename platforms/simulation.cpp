@@ -18,6 +18,14 @@
 
 namespace sluice {
 namespace {
+// SystemC's scratch for sc_dt concatenation results, a ring of 3 MiB zeroed (so resident) when
+// the library loads: Sluice makes no such temporaries, and 64 KiB serves any that a foreign model
+// makes (a ring reused as it wraps). A sixth of a 1 ns incast run's memory (docs/scale.md).
+void shrink_systemc_scratch() {
+  static const bool once = (sc_core::sc_temp_heap.initialize(64 * 1024), true);
+  (void)once;
+}
+
 // Kernel-side health: how many payloads the run needed at its peak (the pool never shrinks).
 const stat_desc pool_stats[] = {
     {"allocated", "payloads", "payloads the pool has allocated (peak in flight)",
@@ -93,6 +101,7 @@ void event_player::play() {
 }
 
 simulation::simulation(const scenario& s, const run_options& options) : store_options_(options.store) {
+  shrink_systemc_scratch();
   const auto elab_start = std::chrono::steady_clock::now();
   if (!options.store.path.empty()) store_ = std::make_unique<results_store>(options.store.path, options.store.key);
   seed_ = options.seed.value_or(s.seed);

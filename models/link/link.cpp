@@ -32,14 +32,33 @@ const param_spec<sc_core::sc_time> delay_spec{"delay",
 }  // namespace
 
 link_channel::link_channel(sc_core::sc_module_name name)
-    : sc_module(name), timers_(event_queue::instance()), in("in"), out("out") {
-  in.bind(*this);
+    : sc_module(name), timers_(event_queue::instance()), in(*this, "in", this), out(*this, "out") {
   add_stats(*this, channel_stats, this);
 }
 
+void link_channel::join_from(mac_port& transmitter) {
+  if (direct_hops)
+    transmitter.transmit_on(*this);
+  else
+    transmitter.tx.bind(in);
+}
+
+void link_channel::join_to(mac_port& receiver) {
+  if (direct_hops) {
+    out_if_ = &receiver;
+    out_mac_ = &receiver;
+  } else {
+    out.bind(receiver.rx);
+  }
+}
+
 void link_channel::end_of_elaboration() {
-  out_if_ = out.operator->();
-  out_mac_ = direct_hops ? dynamic_cast<mac_port*>(out_if_) : nullptr;  // ours: the direct hop
+  if (out.made()) {  // bound as a socket, to a foreign model or to ours
+    out_if_ = out.get().operator->();
+    out_mac_ = direct_hops ? dynamic_cast<mac_port*>(out_if_) : nullptr;  // ours: the direct hop
+  } else if (!out_if_) {
+    SC_REPORT_ERROR(name(), "the link direction delivers to no receiver (out)");
+  }
 }
 
 tlm::tlm_sync_enum link_channel::nb_transport_fw(tlm::tlm_generic_payload& p, tlm::tlm_phase& phase,

@@ -12,6 +12,7 @@
 #include "models/core/ring.h"
 #include "models/link/wire_if.h"
 #include "models/protocol/packet_protocol.h"
+#include "models/protocol/socket_on_demand.h"
 
 namespace sluice {
 
@@ -55,10 +56,17 @@ class link_channel : public timed_client, public sc_core::sc_module, public fram
   event_queue& timers_;
 
  public:
-  frame_in_socket in;                  // from the transmitting MAC
-  frame_out_socket<link_channel> out;  // to the receiving MAC
+  // Made when a model binds them (socket_on_demand.h): our own MACs are joined without them.
+  socket_on_demand<frame_in_socket> in;                  // from the transmitting MAC
+  socket_on_demand<frame_out_socket<link_channel>> out;  // to the receiving MAC
 
   explicit link_channel(sc_core::sc_module_name name);
+
+  // Our own MAC transmits on this direction, or receives from it: the direct hop, with no
+  // socket made (direct_hops.h). With direct hops off (tests), the sockets are bound instead,
+  // as a foreign model's would be.
+  void join_from(mac_port& transmitter);
+  void join_to(mac_port& receiver);
 
   // Statistics (read by reports and samplers).
   uint64_t frames() const { return frames_; }

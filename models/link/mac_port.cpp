@@ -19,8 +19,12 @@ const stat_desc mac_stats[] = {
 }  // namespace
 
 mac_port::mac_port(sc_core::sc_module_name name, int index, uint64_t mac_address)
-    : sc_module(name), index_(index), timers_(event_queue::instance()), tx("tx"), rx("rx"), mac_(mac_address) {
-  rx.bind(*this);
+    : sc_module(name),
+      index_(index),
+      timers_(event_queue::instance()),
+      tx(*this, "tx"),
+      rx(*this, "rx", this),
+      mac_(mac_address) {
   add_stats(*this, mac_stats, this);
   probe_registry::instance().declare(probes::tx_start, this, this);
   probe_registry::instance().declare(probes::rx_end, this, this);
@@ -33,9 +37,18 @@ const wire_if& mac_port::wire() const {
   return *wire_;
 }
 
+void mac_port::transmit_on(link_channel& direction) {
+  tx_if_ = &direction;
+  tx_link_ = &direction;
+}
+
 void mac_port::end_of_elaboration() {
-  tx_if_ = tx.operator->();
-  tx_link_ = direct_hops ? dynamic_cast<link_channel*>(tx_if_) : nullptr;  // ours: the direct hop
+  if (tx.made()) {  // bound as a socket, to a foreign model or to ours
+    tx_if_ = tx.get().operator->();
+    tx_link_ = direct_hops ? dynamic_cast<link_channel*>(tx_if_) : nullptr;  // ours: the direct hop
+  } else if (!tx_if_) {
+    SC_REPORT_ERROR(name(), "the transmitter is bound to no link (tx)");
+  }
   // Exactly our PFC: a subclass may answer differently, so it keeps the interface's calls.
   pfc_ = fc_ && typeid(*fc_) == typeid(pfc) ? static_cast<pfc*>(fc_) : nullptr;
 }

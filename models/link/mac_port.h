@@ -13,6 +13,7 @@
 #include "models/link/flow_control.h"
 #include "models/link/wire_if.h"
 #include "models/protocol/packet_protocol.h"
+#include "models/protocol/socket_on_demand.h"
 
 namespace sluice {
 
@@ -65,8 +66,10 @@ class mac_port : public timed_client, public sc_core::sc_module, public frame_re
   event_queue& timers_;
 
  public:
-  frame_out_socket<mac_port> tx;
-  frame_in_socket rx;
+  // Made when a model binds them (socket_on_demand.h): our own link is joined without them
+  // (link_channel::join_from, join_to).
+  socket_on_demand<frame_out_socket<mac_port>> tx;
+  socket_on_demand<frame_in_socket> rx;
 
   mac_port(sc_core::sc_module_name name, int index, uint64_t mac_address);
 
@@ -113,6 +116,8 @@ class mac_port : public timed_client, public sc_core::sc_module, public frame_re
     else
       receive(p);
   }
+  // Transmits on our own link direction without a socket: the direct hop (link_channel::join_from).
+  void transmit_on(link_channel& direction);
   // Whether this port transmits on the direct hop (its link is ours); for tests.
   bool transmits_directly() const { return tx_link_ != nullptr; }
   // Whether this port asks its PFC without virtual calls (it is a pfc, not a subclass); for tests.

@@ -150,6 +150,37 @@ TEST(DirectHops, AForeignModelOnEitherEndKeepsTheSocketPathWithItsAnnotatedTimes
   }
 }
 
+// Sockets are made on demand (models/protocol/socket_on_demand.h): one a foreign model binds
+// has the name and parent it always had and carries the frames; the ends joined directly make none.
+TEST(DirectHops, ASocketAForeignModelBindsIsMadeUnderItsOwner) {
+  tapped_pair tapped("named", true, false);
+  sluice::start(sc_time(20, sc_core::SC_US));
+  ASSERT_TRUE(tapped.a.tx.made());
+  EXPECT_STREQ(tapped.a.tx.get().name(), "named_a.tx");
+  EXPECT_EQ(tapped.a.tx.get().get_parent_object(), &tapped.a);
+  ASSERT_TRUE(tapped.wire.ab.in.made());
+  EXPECT_STREQ(tapped.wire.ab.in.get().name(), "named_wire.ab.in");
+  EXPECT_EQ(tapped.wire.ab.in.get().get_parent_object(), &tapped.wire.ab);
+  EXPECT_EQ(tapped.tx_tap->calls.size(), 75u);  // every frame through the tap's sockets
+  EXPECT_EQ(tapped.b_sink.frames.size(), 75u);
+}
+
+TEST(DirectHops, AFabricsOwnMacsAndLinksAreJoinedWithoutSockets) {
+  run_options o;
+  o.until = parse_time("1us");
+  simulation sim(load_scenario_file(test::scenario_path("leaf-spine.yaml")), o);
+  sim.run();
+  int made = 0, links = 0;
+  for (const link_entry& l : sim.fabric_model().links) {
+    ++links;
+    made += l.a.mac->tx.made() + l.a.mac->rx.made() + l.b.mac->tx.made() + l.b.mac->rx.made();
+    made += l.model->ab.in.made() + l.model->ab.out.made() + l.model->ba.in.made() + l.model->ba.out.made();
+    EXPECT_TRUE(l.a.mac->transmits_directly() && l.model->ab.delivers_directly());
+  }
+  EXPECT_GT(links, 10);
+  EXPECT_EQ(made, 0);
+}
+
 namespace {
 
 // A shipped scenario's outputs (summary.json without its wall times and provenance, every CSV)

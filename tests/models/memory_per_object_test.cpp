@@ -11,6 +11,7 @@
 #include <functional>
 
 #include "models/core/params.h"
+#include "models/link/link.h"
 #include "models/nic/nic.h"
 #include "models/regs/register_target.h"
 #include "models/switch/queued_frame.h"
@@ -32,6 +33,10 @@ TEST(MemoryPerObject, ObjectsHoldNoStateForClassesTheyDoNotHave) {
   EXPECT_LE(sizeof(pfc), 960u);
   EXPECT_LE(sizeof(nic), 6400u);
   EXPECT_LE(sizeof(regs::register_target), 1040u);
+  // A MAC or a link direction holds its two sockets only as their promise (socket_on_demand.h):
+  // 632 bytes each with them made.
+  EXPECT_LE(sizeof(mac_port), 512u);      // 496 (1 064 with its sockets)
+  EXPECT_LE(sizeof(link_channel), 544u);  // 536 (1 104)
 }
 
 // A transmit scheduler built for 2 classes allocates for 2 (112 bytes a class: its control

@@ -1,8 +1,14 @@
 // summary.json says how the run was made: the scenario and its SHA-256, every override in the
 // order applied, the run options and the build (docs/outputs.md#provenance).
+#include "platforms/provenance.h"
+
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <random>
 #include <regex>
+#include <sstream>
 
 #include "tests/support/harness.h"
 
@@ -71,4 +77,34 @@ TEST(Provenance, ADifferentScenarioTextHasADifferentHash) {
   const std::string a = test::write_temp("a.yaml", test::two_nics("{kind: finite, src: a, dst: b, size: 10KB}", ""));
   const std::string b = test::write_temp("b.yaml", test::two_nics("{kind: finite, src: a, dst: b, size: 11KB}", ""));
   EXPECT_NE(provenance_of_cli_run(a, "")["scenario_sha256"], provenance_of_cli_run(b, "")["scenario_sha256"]);
+}
+
+// The hash is our own (platforms/provenance.cpp, not libcrypto): against sha256sum on the FIPS
+// 180-4 examples and on random texts of every length around the one- and two-block paddings.
+TEST(Provenance, OurSha256IsSha256sumsOnRandomTextsOfEveryLength) {
+  EXPECT_EQ(sha256_hex(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  EXPECT_EQ(sha256_hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  EXPECT_EQ(sha256_hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
+            "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+  EXPECT_EQ(sha256_hex(std::string(1000000, 'a')), "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+  std::mt19937_64 rng(23);
+  std::vector<std::string> texts;
+  for (std::size_t n = 0; n < 200; ++n) texts.push_back(std::string(n, '\0'));
+  for (std::size_t n : {1000u, 4095u, 4096u, 65537u}) texts.push_back(std::string(n, '\0'));
+  const std::string dir = ::testing::TempDir() + "/sha-" + std::to_string(getpid());
+  std::filesystem::create_directories(dir);
+  std::string files;
+  for (std::size_t i = 0; i < texts.size(); ++i) {
+    for (char& c : texts[i]) c = static_cast<char>(rng());
+    const std::string f = dir + "/" + std::to_string(i);
+    std::ofstream(f, std::ios::binary) << texts[i];
+    files += " '" + f + "'";
+  }
+  std::istringstream sums(shell("sha256sum" + files));
+  std::string line;
+  for (std::size_t i = 0; i < texts.size(); ++i) {
+    ASSERT_TRUE(std::getline(sums, line));
+    EXPECT_EQ(sha256_hex(texts[i]), line.substr(0, 64)) << "length " << texts[i].size();
+  }
+  std::filesystem::remove_all(dir);
 }
