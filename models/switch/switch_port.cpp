@@ -71,7 +71,7 @@ switch_port::switch_port(sc_core::sc_module_name name, int index, uint64_t mac_a
       scheduler_latency(this, scheduler_latency_spec),
       scheduler_ahead(this, scheduler_ahead_spec),
       egress(mac, gate(), buffer, classes),
-      per_class_(std::make_unique<class_extras[]>(static_cast<std::size_t>(classes))),
+      drops_(std::make_unique<class_drops[]>(static_cast<std::size_t>(classes))),
       mmu_(mmu) {
   quantum.on_change(this);
   mac.attach(&egress, nullptr);
@@ -127,8 +127,8 @@ std::string switch_port::inert_reason(const void* model, const param_base& p) {
 
 // Credit flow control admits only what the input buffer can hold: a drop is a model error.
 void switch_port::count_drop(int cls, bool unroutable) {
-  ++per_class_[cls].drops;
-  per_class_[cls].unroutable += unroutable;
+  ++drops_[cls].all;
+  drops_[cls].unroutable += unroutable;
   if (credits) SC_REPORT_ERROR(name(), "model error: a frame was dropped on an InfiniBand (credit) port");
 }
 
@@ -187,10 +187,13 @@ void switch_port::make_policies(frame_injector_if& injector) {
   policies_made_ = true;
   make_scheduler();
   for (int i = 0; i < classes(); ++i) {
-    class_extras& c = per_class_[i];
-    c.injector.to = &injector;
-    c.cp_policy = cp_policies::instance().make(cp[i].name(), cp[i](), *this, i, c.injector);
-    if (c.cp_policy) egress.set_congestion_point(i, c.cp_policy.get());
+    auto c = std::make_unique<class_cp>();
+    c->injector.to = &injector;
+    c->policy = cp_policies::instance().make(cp[i].name(), cp[i](), *this, i, c->injector);
+    if (!c->policy) continue;
+    egress.set_congestion_point(i, c->policy.get());
+    cps_.resize(static_cast<std::size_t>(classes()));
+    cps_[i] = std::move(c);
   }
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 #include <array>
 #include <memory>
+#include <vector>
 
 #include "models/cc/frame_injector.h"
 #include "models/core/fixed_array.h"
@@ -52,18 +53,22 @@ class switch_port : public sc_core::sc_module, public pause_storm_listener, priv
   // Cross-parameter checks of the chosen congestion points, once the overrides are final;
   // `buffer` is the switch's MMU (its capacity bounds every queue).
   void check_policies(const mmu_if& buffer) const {
-    for (int i = 0; i < classes(); ++i)
-      if (per_class_[i].cp_policy) per_class_[i].cp_policy->check(buffer.capacity_bytes(i));
+    for (int i = 0; i < static_cast<int>(cps_.size()); ++i)
+      if (cps_[i]) cps_[i]->policy->check(buffer.capacity_bytes(i));
   }
-  congestion_point_if* congestion_point(int cls) const { return per_class_[cls].cp_policy.get(); }
+  congestion_point_if* congestion_point(int cls) const {
+    return cls < static_cast<int>(cps_.size()) && cps_[cls] ? cps_[cls]->policy.get() : nullptr;
+  }
   // CNMs (QCN, ECM, ASM) the class's congestion point made, counted on their way to the switch.
-  uint64_t cnm_sent(int cls) const { return per_class_[cls].injector.cnms; }
+  uint64_t cnm_sent(int cls) const {
+    return cls < static_cast<int>(cps_.size()) && cps_[cls] ? cps_[cls]->injector.cnms : 0;
+  }
 
   int index() const { return mac.index(); }
   int classes() const { return egress.classes(); }
   const queue_stats& queue(int cls) const { return egress.queue(cls); }
-  uint64_t drops(int cls) const { return per_class_[cls].drops; }
-  uint64_t unroutable_drops(int cls) const { return per_class_[cls].unroutable; }
+  uint64_t drops(int cls) const { return drops_[cls].all; }
+  uint64_t unroutable_drops(int cls) const { return drops_[cls].unroutable; }
   // A frame of this port's ingress dropped: refused by the MMU, or with no route (unroutable).
   void count_drop(int cls, bool unroutable = false);
   // The PFC watchdog's drop action on this port's class queue.
@@ -88,12 +93,17 @@ class switch_port : public sc_core::sc_module, public pause_storm_listener, priv
     uint32_t node_id() const override { return to->node_id(); }
   };
   // One per class the port has (not max_classes: a large fabric has tens of thousands of ports).
-  struct class_extras {
-    std::unique_ptr<congestion_point_if> cp_policy;
-    counting_injector injector;
-    uint64_t drops = 0, unroutable = 0;
+  struct class_drops {
+    uint64_t all = 0, unroutable = 0;
   };
-  std::unique_ptr<class_extras[]> per_class_;
+  std::unique_ptr<class_drops[]> drops_;
+  // A class's congestion point and the injector that counts its CNMs, made only for a class whose
+  // `cp` chose one (most fabrics choose none: 40 bytes a class less on every port; docs/scale.md).
+  struct class_cp {
+    std::unique_ptr<congestion_point_if> policy;
+    counting_injector injector;
+  };
+  std::vector<std::unique_ptr<class_cp>> cps_;  // empty while no class has one
   bool policies_made_ = false;
   scheduler_if* custom_scheduler_ = nullptr;
   split_scheduler_if* custom_split_ = nullptr;

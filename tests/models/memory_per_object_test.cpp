@@ -15,6 +15,7 @@
 #include "models/nic/nic.h"
 #include "models/regs/register_target.h"
 #include "models/switch/queued_frame.h"
+#include "models/switch/switch_model.h"
 
 using namespace sluice;
 
@@ -58,6 +59,34 @@ TEST(MemoryPerObject, ATransmitSchedulerAllocatesForItsClasses) {
   EXPECT_LE(two, 2 * 160) << "2 classes: " << two << " bytes";
   EXPECT_GE(eight - two, 6 * 96) << "2 classes: " << two << " bytes, 8 classes: " << eight;
   EXPECT_LE(eight - two, 6 * 160) << "2 classes: " << two << " bytes, 8 classes: " << eight;
+}
+
+// A switch port keeps its drop counters per class (16 bytes a class) and makes a congestion
+// point's block (the policy and the injector counting its CNMs) only for a class whose `cp`
+// chooses one: making the policies of a port that chooses none allocates its scheduler alone.
+TEST(MemoryPerObject, ASwitchPortMakesCongestionPointsOnlyForClassesThatChooseOne) {
+  switch_model sw("sw", 0, 2, 8);
+  param_registry::instance().set("sw.port1.prio3.cp", "ecn-threshold");
+  const std::size_t before = heap_in_use();
+  sw.ports[0]->make_policies(sw);
+#ifndef __SANITIZE_ADDRESS__
+  EXPECT_LE(heap_in_use() - before, sizeof(egress_scheduler) + 16)
+      << "a port without congestion points allocated for them";
+#endif
+  sw.make_policies();
+  for (int p = 0; p < 2; ++p)
+    for (int c = 0; c < 8; ++c) {
+      EXPECT_EQ(sw.ports[p]->congestion_point(c) != nullptr, p == 1 && c == 3) << "port " << p << " class " << c;
+      EXPECT_EQ(sw.ports[p]->cnm_sent(c), 0u);
+    }
+  sw.ports[0]->count_drop(5, true);
+  sw.ports[0]->count_drop(5);
+  sw.ports[1]->count_drop(2);
+  for (int p = 0; p < 2; ++p)
+    for (int c = 0; c < 8; ++c) {
+      EXPECT_EQ(sw.ports[p]->drops(c), p == 0 && c == 5 ? 2u : p == 1 && c == 2 ? 1u : 0u);
+      EXPECT_EQ(sw.ports[p]->unroutable_drops(c), p == 0 && c == 5 ? 1u : 0u);
+    }
 }
 
 // A NIC's port never sends PFC frames: it has no generator counters or watchdog (0 for each),
