@@ -12,7 +12,7 @@ namespace sluice {
 struct run_options;
 struct scenario;
 
-// SHA-256 of `text`, as 64 lowercase hex digits.
+// SHA-256 of `text`, as 64 lowercase hex digits (Nettle's).
 std::string sha256_hex(const std::string& text);
 
 // The provenance object of a run of `s` with `options`, the seed, end and sample period it

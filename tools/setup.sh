@@ -9,7 +9,7 @@ cd "$root"
 packages=(
   build-essential cmake pkg-config
   libsystemc-dev libboost-program-options-dev libyaml-cpp-dev nlohmann-json3-dev
-  libgtest-dev pybind11-dev libsqlite3-dev git clang-format tshark verilator
+  libgtest-dev pybind11-dev libsqlite3-dev nettle-dev git clang-format tshark verilator
   openmpi-bin libopenmpi-dev libmetis-dev
   python3 python3-dev python3-venv python3-numpy python3-pandas python3-matplotlib python3-pytest
   python3-dask python3-distributed python3-yaml python3-jinja2
