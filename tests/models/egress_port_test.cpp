@@ -167,7 +167,7 @@ TEST(EgressPort, BufferIsReleasedAsTheLastBitLeavesWithReleaseAtEnd) {
   EXPECT_EQ(t.mmu.releases[0].bytes, 1500u);
 }
 
-// A queued frame is a 48-byte descriptor (queued_frame): each frame leaves the queue with
+// A queued frame is a 40-byte descriptor (queued_frame): each frame leaves the queue with
 // exactly the fields it came with, whether the descriptor holds them (the first frame) or the
 // frame keeps its payload because one field is outside the descriptor's range (the second: an
 // ECM CPID tag).
