@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <malloc.h>
 
+#include <algorithm>
 #include <cstring>
 #include <functional>
 #include <map>
@@ -206,6 +207,43 @@ TEST(MemoryPerObject, RandomFramesComeBackFromTheDescriptorAsTheyWent) {
   }
   EXPECT_GT(held, 50000);  // about 70 000 of each kind
   EXPECT_GT(refused, 50000);
+}
+
+// The packet pool makes its payloads in blocks (packet.cpp): a payload costs its own bytes and
+// TLM's extension array, not also malloc's header and a pointer in a list (the frames on a big
+// fabric's wires are hundreds of thousands). Each payload is its own: distinct, not overlapping,
+// its header in place, counted once, and reused once released.
+TEST(MemoryPerObject, PayloadsAreMadeInBlocksAndEachIsItsOwn) {
+  packet_pool& pool = packet_pool::instance();
+  const std::size_t made_before = pool.allocated();
+  const std::size_t heap_before = heap_in_use();
+  constexpr std::size_t n = 640;
+  std::vector<tlm::tlm_generic_payload*> held;
+  for (std::size_t i = 0; i < n; ++i) held.push_back(i % 2 ? pool.acquire() : pool.acquire_queued());
+  const std::size_t per_payload = (heap_in_use() - heap_before) / n;
+  // TLM's extension array, a malloc chunk of its own: a pointer per extension type and the header.
+  const std::size_t extensions = std::max<std::size_t>(32, (tlm::max_num_extensions() * 8 + 8 + 15) & ~std::size_t{15});
+  EXPECT_LE(per_payload, sizeof(pooled_payload) + extensions + 8) << "malloc's header and a list's pointer came back";
+  EXPECT_EQ(pool.allocated(), made_before + n);
+  std::vector<tlm::tlm_generic_payload*> sorted = held;
+  std::sort(sorted.begin(), sorted.end());
+  for (std::size_t i = 1; i < n; ++i)
+    EXPECT_GE(reinterpret_cast<char*>(sorted[i]) - reinterpret_cast<char*>(sorted[i - 1]),
+              static_cast<std::ptrdiff_t>(sizeof(pooled_payload)));
+  for (std::size_t i = 0; i < n; ++i) header(*held[i]).flow_id = static_cast<uint32_t>(i);
+  for (std::size_t i = 0; i < n; ++i) {
+    EXPECT_EQ(header(*held[i]).flow_id, i);
+    EXPECT_EQ(held[i]->get_extension<packet_header>(), &header(*held[i]));
+  }
+  tlm::tlm_generic_payload* control = pool.acquire(true);
+  ASSERT_NE(header(*control).image, nullptr);
+  EXPECT_EQ(control->get_data_ptr(), header(*control).image->data());
+  control->release();
+  for (tlm::tlm_generic_payload* p : held) p->release();
+  const std::size_t made = pool.allocated();
+  for (std::size_t i = 0; i < n; ++i) held[i] = pool.acquire();
+  EXPECT_EQ(pool.allocated(), made);  // reused, none made
+  for (tlm::tlm_generic_payload* p : held) p->release();
 }
 
 namespace {
