@@ -4,11 +4,11 @@
 // millions of queued frames after 1 ms of its permutation; docs/scale.md), so each field takes
 // the width real frames need: a byte offset within a flow below 2^48, a frame younger than
 // 2^32 ps (4.3 ms) when it clears the pipeline, a flow id below 2^24, a payload below 16 KiB, a
-// 2-bit ECN code point, and no ECM CPID tag. Only data frames are held this way, and their source
-// and destination are their flow's (queued_flow_ends below), not stored. A frame outside these (pack
-// returns false) keeps its payload beside the descriptor, as frames with a wire image do
-// (egress_port's kept_payload), so every frame leaves with exactly the fields it came with. The
-// priority is the queue's class.
+// 2-bit ECN code point, and no ECM CPID tag. Only data frames are held this way, and their
+// source and destination are their flow's (queued_flow_ends below), not stored. A frame outside
+// these (pack returns false) keeps its payload beside the descriptor, as frames with a wire image
+// do (egress_port's kept_payload), so every frame leaves with exactly the fields it came with.
+// The priority is the queue's class.
 #pragma once
 #include <cstddef>
 #include <cstdint>
