@@ -1,5 +1,6 @@
 #include "models/core/packet.h"
 
+#include <new>
 #include <sstream>
 #include <systemc>
 
@@ -7,9 +8,26 @@ namespace sluice {
 
 packet_pool packet_pool::pool_;
 
+// new[]'s alignment holds a payload, and payloads lie one after another in a block.
+static_assert(alignof(pooled_payload) <= __STDCPP_DEFAULT_NEW_ALIGNMENT__ &&
+              sizeof(pooled_payload) % alignof(pooled_payload) == 0);
+
+pooled_payload* packet_pool::make_payload() {
+  const std::size_t in_block = made_ % payloads_per_block;
+  if (in_block == 0) blocks_.emplace_back(new unsigned char[payloads_per_block * sizeof(pooled_payload)]);
+  ++made_;
+  return new (blocks_.back().get() + in_block * sizeof(pooled_payload)) pooled_payload(this);
+}
+
+packet_pool::~packet_pool() {
+  for (std::size_t i = 0; i < made_; ++i)
+    std::launder(reinterpret_cast<pooled_payload*>(blocks_[i / payloads_per_block].get() +
+                                                   i % payloads_per_block * sizeof(pooled_payload)))
+        ->~pooled_payload();
+}
+
 void packet_pool::grow(pooled_payload*& list, bool with_image) {
-  all_.push_back(std::make_unique<pooled_payload>(this));
-  pooled_payload& n = *all_.back();
+  pooled_payload& n = *make_payload();
   // A posted write (see packet.h); these fields never change afterwards.
   n.set_command(tlm::TLM_WRITE_COMMAND);
   n.set_address(0);
@@ -39,10 +57,7 @@ tlm::tlm_generic_payload* packet_pool::acquire(bool with_image) {
   return p;
 }
 
-void packet_pool::add_free() {
-  all_.push_back(std::make_unique<pooled_payload>(this));
-  push(free_, all_.back().get());
-}
+void packet_pool::add_free() { push(free_, make_payload()); }
 
 void packet_pool::free(tlm::tlm_generic_payload* p) {
   auto* pp = static_cast<pooled_payload*>(p);

@@ -154,10 +154,16 @@ class packet_pool : public tlm::tlm_mm_interface {
     return p;
   }
   void free(tlm::tlm_generic_payload* p) override;
-  std::size_t allocated() const { return all_.size(); }
+  std::size_t allocated() const { return made_; }
+  ~packet_pool() override;
 
  private:
   static packet_pool pool_;
+  // Payloads are made in place in blocks that live as long as the pool: a payload in flight costs
+  // its own bytes, not also malloc's header and a pointer in a list of all of them (≈ 24 bytes of
+  // 250; the frames on a big fabric's wires are hundreds of thousands, docs/scale.md).
+  static constexpr std::size_t payloads_per_block = 64;
+  pooled_payload* make_payload();
   [[gnu::noinline, gnu::cold]] void add_free();  // a new payload without an image on the free list
   // A new payload on `list`: a posted write (see above), with a wire image if with_image.
   void grow(pooled_payload*& list, bool with_image);
@@ -170,7 +176,8 @@ class packet_pool : public tlm::tlm_mm_interface {
     p->next_free = list;
     list = p;
   }
-  std::vector<std::unique_ptr<pooled_payload>> all_;
+  std::vector<std::unique_ptr<unsigned char[]>> blocks_;  // each payloads_per_block payloads' bytes
+  std::size_t made_ = 0;                                  // payloads made, the last block's first
   // Free payloads without and with an image, last freed first (as a vector's back was): lists
   // through the payloads themselves, so a free is two stores, with no capacity to test.
   pooled_payload* free_ = nullptr;

@@ -2,11 +2,26 @@
 
 #include <algorithm>
 #include <typeinfo>
+#include <vector>
 
 #include "models/core/probe.h"
 #include "models/link/pfc.h"
 
 namespace sluice {
+
+bool queued_flow_ends::learn(uint32_t flow, uint64_t ends) {
+  static std::vector<uint64_t> storage;  // the table's memory; table and count mirror it
+  if (flow >= max_flows) return false;
+  if (flow >= storage.size()) {
+    // Flow ids are dense from 0: grown to the next power of two at least, as flows show up.
+    storage.resize(std::max<std::size_t>(flow + 1, storage.size() * 2), unknown);
+    table = storage.data();
+    count = static_cast<uint32_t>(storage.size());
+  }
+  if (table[flow] == unknown) table[flow] = ends;
+  return table[flow] == ends;
+}
+
 namespace {
 // The ingress priority group a frame's bytes return to: its arrival class (an InfiniBand switch
 // may move a frame to another VL on the way out, by the output port's SL-to-VL table).

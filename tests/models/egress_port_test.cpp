@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <functional>
 #include <random>
 #include <vector>
 
@@ -167,21 +168,25 @@ TEST(EgressPort, BufferIsReleasedAsTheLastBitLeavesWithReleaseAtEnd) {
   EXPECT_EQ(t.mmu.releases[0].bytes, 1500u);
 }
 
-// A queued frame is a 48-byte descriptor (queued_frame): each frame leaves the queue with
-// exactly the fields it came with, whether the descriptor holds them (the first frame) or the
-// frame keeps its payload because one field is outside the descriptor's range (the second: an
-// ECM CPID tag).
-TEST(EgressPort, EveryFrameLeavesWithTheFieldsItWasQueuedWith) {
+namespace {
+// Two 1500-byte frames of one flow through sw0's port to b; the congestion point changes the
+// second's header by `second` as it is enqueued (before its descriptor is written) and marks both
+// CE as they leave. Checks that each left with the fields it was queued with, and that a
+// descriptor holds the first and refuses the second (which keeps its payload). The fields as
+// they left.
+std::vector<frame_fields> second_keeps_its_payload(const std::function<void(packet_header&)>& second) {
   bench t("3000B");
   std::vector<frame_fields> in, out;
   t.cp.on_enq = [&](packet_header& h) {
-    if (in.size() == 1) h.cp_tag = 0xC0FFEE;
+    if (in.size() == 1) second(h);
     in.push_back(h.fields());
   };
   t.cp.on_deq = [&](packet_header& h) { out.push_back(h.fields()); };
   t.sim->run();
-  ASSERT_EQ(in.size(), 2u);
-  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(in.size(), 2u);
+  EXPECT_EQ(out.size(), 2u);
+  if (in.size() != 2 || out.size() != 2) return out;
+  EXPECT_EQ(in[0].flow_id, in[1].flow_id);
   queued_frame e;
   EXPECT_TRUE(e.pack(in[0]));
   EXPECT_FALSE(e.pack(in[1]));
@@ -190,7 +195,27 @@ TEST(EgressPort, EveryFrameLeavesWithTheFieldsItWasQueuedWith) {
     EXPECT_EQ(std::memcmp(&in[i], &out[i], sizeof(frame_fields)), 0) << i;
     EXPECT_EQ(out[i].flags & frame_flags::kept_payload, 0) << i;
   }
+  return out;
+}
+}  // namespace
+
+// A queued frame is a 40-byte descriptor (queued_frame): each frame leaves the queue with
+// exactly the fields it came with, whether the descriptor holds them (the first frame) or the
+// frame keeps its payload because one field is outside the descriptor's range (the second: an
+// ECM CPID tag).
+TEST(EgressPort, EveryFrameLeavesWithTheFieldsItWasQueuedWith) {
+  const std::vector<frame_fields> out = second_keeps_its_payload([](packet_header& h) { h.cp_tag = 0xC0FFEE; });
+  ASSERT_EQ(out.size(), 2u);
   EXPECT_EQ(out[1].cp_tag, 0xC0FFEEu);
+}
+
+// A data frame whose source is not its flow's (as learnt from the flow's first queued frame, here
+// the first of the two) keeps its payload and leaves with its own fields: no field of a
+// descriptor comes from the flow unless the frame's own equals it.
+TEST(EgressPort, AFrameWhoseEndsAreNotItsFlowsLeavesWithItsOwn) {
+  const std::vector<frame_fields> out = second_keeps_its_payload([](packet_header& h) { h.src = 777; });
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[1].src, 777u);
 }
 
 // An egress port whose gate is our PFC itself asks it inline (egress_port.h); a subclass of PFC
