@@ -58,7 +58,7 @@ queue_view egress_port::view(int cls, uint64_t now_ps) {
   return {mac_.index(), cls, c.ready_bytes, static_cast<uint32_t>(c.ready_n), mac_.mac_address(), &gate_, s.bytes};
 }
 
-void egress_port::enqueue(tlm::tlm_generic_payload* p) {
+void egress_port::enqueue(tlm::tlm_generic_payload* p, uint64_t now_ps) {
   packet_header& h = header(*p);
   // A class the port does not have would sit in a queue no scheduler looks at: a model error.
   if (h.priority >= classes_) SC_REPORT_ERROR("sluice/egress_port", "frame of a class this port does not have");
@@ -71,12 +71,12 @@ void egress_port::enqueue(tlm::tlm_generic_payload* p) {
     p->release();
     return;
   }
-  s.arrive(h.size, now_ps());
+  s.arrive(h.size, now_ps);
   s.bytes += h.size;
   ++s.frames;
   s.max_bytes = std::max(s.max_bytes, s.bytes);
   if (c.cp && h.kind == frame_kind::data) enqueue_seen(h);
-  if (probes::enqueue.on()) probes::enqueue.emit(this, now_ps(), &h.fields(), mac_.index(), h.priority, s.bytes);
+  if (probes::enqueue.on()) probes::enqueue.emit(this, now_ps, &h.fields(), mac_.index(), h.priority, s.bytes);
   if (c.queue.empty()) {
     nonempty_ |= 1u << h.priority;
     head_[h.priority] = h.size;
@@ -206,7 +206,7 @@ tlm::tlm_generic_payload* egress_port::take(int q, uint64_t now_ps) {
   if (split_ && ahead_) decide_ahead(now_ps);
   if (h.ingress_port != no_ingress) {
     if (!release_at_end_) {
-      buffer_.release(h.ingress_port, arrival_class(h, q), h.size);
+      buffer_.release(h.ingress_port, arrival_class(h, q), h.size, now_ps);
     } else {
       uint64_t end = now_ps + mac_.wire().current_rate().serialization_ps(h.size);
       leaving_.push_back({end, h.ingress_port, static_cast<uint8_t>(arrival_class(h, q)), h.size});
@@ -253,8 +253,9 @@ void egress_port::scheduled(int queue) {
 void egress_port::discard(int cls, const frame_fields& f) {
   ++class_[cls].dropped.frames;
   class_[cls].dropped.bytes += f.size;
-  if (f.ingress_port != no_ingress) buffer_.release(f.ingress_port, arrival_class(f, cls), f.size);
-  if (probes::drop.on()) probes::drop.emit(this, now_ps(), &f, mac_.index(), cls, 2);  // 2: the PFC watchdog
+  const uint64_t now = now_ps();
+  if (f.ingress_port != no_ingress) buffer_.release(f.ingress_port, arrival_class(f, cls), f.size, now);
+  if (probes::drop.on()) probes::drop.emit(this, now, &f, mac_.index(), cls, 2);  // 2: the PFC watchdog
 }
 
 void egress_port::set_discard(int cls, bool on) {
@@ -290,7 +291,7 @@ void egress_port::on_timer() {
   const uint64_t now = now_ps();
   while (!leaving_.empty() && leaving_.front().end_ps <= now) {
     in_flight f = leaving_.pop_front();
-    buffer_.release(f.ingress_port, f.cls, f.bytes);
+    buffer_.release(f.ingress_port, f.cls, f.bytes, now);
   }
   if (!leaving_.empty()) event_queue::instance().schedule(this, leaving_.front().end_ps);
 }

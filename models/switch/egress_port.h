@@ -47,11 +47,12 @@ struct queue_stats {
 };
 
 // Where a departing data frame's bytes go back (the switch: MMU, then the ingress port's
-// flow control).
+// flow control), at now_ps, the models' time (the port has read it: the switch's release then
+// reads no clock, whose kernel call outside a drain made it save registers at every frame).
 class buffer_release_if {
  public:
   virtual ~buffer_release_if() = default;
-  virtual void release(int ingress_port, int cls, uint32_t bytes) = 0;
+  virtual void release(int ingress_port, int cls, uint32_t bytes, uint64_t now_ps) = 0;
 };
 
 class egress_port : public frame_source_if, public timed_client, public scheduler_answer_if {
@@ -59,7 +60,9 @@ class egress_port : public frame_source_if, public timed_client, public schedule
   egress_port(mac_port& mac, flow_control_if& gate, buffer_release_if& buffer, int classes);
 
   // Appends a frame (h.ready_ps set: when it clears the pipeline) to its class queue.
-  void enqueue(tlm::tlm_generic_payload* p);
+  void enqueue(tlm::tlm_generic_payload* p) { enqueue(p, now_ps()); }
+  // The same, at now_ps, the models' time the caller has read (the switch: one clock read a frame).
+  void enqueue(tlm::tlm_generic_payload* p, uint64_t now_ps);
   tlm::tlm_generic_payload* next_frame(uint64_t now_ps, uint64_t& retry_ps) override;
   uint64_t next_ready_ps(uint64_t now_ps) const override;
 
