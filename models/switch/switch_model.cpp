@@ -179,7 +179,8 @@ inline void switch_model::after_admission(tlm::tlm_generic_payload* p, packet_he
 void switch_model::drop_refused(tlm::tlm_generic_payload* p, int port_index) {
   packet_header& h = header(*p);
   ports[port_index]->count_drop(h.priority);
-  if (probes::drop.on()) probes::drop.emit(&ports[port_index]->egress, now_ps(), &h.fields(), port_index, h.priority, 0);
+  if (probes::drop.on())
+    probes::drop.emit(&ports[port_index]->egress, now_ps(), &h.fields(), port_index, h.priority, 0);
   p->release();
 }
 
@@ -196,8 +197,8 @@ void switch_model::receive_frame(tlm::tlm_generic_payload* p, int port_index) {
   if (split_mmu_) return split_mmu_->request(p, port_index, *this);
   // The clock read once, for the buffer's integral, the pipeline and the queue's.
   const uint64_t now = now_ps();
-  const admission a = own_mmu_ ? own_mmu_->mmu::admit_at(port_index, h.priority, h.size, now)
-                               : admit_through_interface(port_index, h);
+  const admission a =
+      own_mmu_ ? own_mmu_->mmu::admit_at(port_index, h.priority, h.size, now) : admit_through_interface(port_index, h);
   after_admission(p, h, port_index, a, now);
 }
 

@@ -270,7 +270,7 @@ struct never_refreshed : ingress_state_if {  // a pause ends when its quanta run
 };
 struct recording_buffer : buffer_release_if {
   std::vector<std::array<uint64_t, 4>> released;  // time, port, class, bytes
-  uint64_t told_another_time = 0;                  // releases whose now_ps was not the models' time
+  uint64_t told_another_time = 0;                 // releases whose now_ps was not the models' time
   void release(int port, int cls, uint32_t bytes, uint64_t now) override {
     told_another_time += now != now_ps();
     released.push_back({now, static_cast<uint64_t>(port), static_cast<uint64_t>(cls), bytes});
