@@ -121,7 +121,7 @@ tlm::tlm_generic_payload* egress_port::next_frame(uint64_t now_ps, uint64_t& ret
   // deciding at once (most ports, most frames): no loop over the classes, and no registers saved
   // for the general path.
   const uint32_t busy = nonempty_;
-  if (busy && !(busy & (busy - 1)) && pfc_gate_ && own_scheduler_ && !split_) {
+  if (busy && !(busy & (busy - 1)) && own_blocks_) {
     const int q = __builtin_ctz(busy);
     const queued_frame& h = class_[q].queue.front();
     if (h.ready_ps <= now_ps && pfc_gate_->pfc::may_send(q, h.size, now_ps)) {

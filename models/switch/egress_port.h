@@ -69,10 +69,14 @@ class egress_port : public frame_source_if, public timed_client, public schedule
   void set_scheduler(scheduler_if* s) {
     scheduler_ = s;
     own_scheduler_ = s && typeid(*s) == typeid(egress_scheduler) ? static_cast<egress_scheduler*>(s) : nullptr;
+    own_blocks_ = pfc_gate_ && own_scheduler_ && !split_;
   }
   // A split-phase scheduler in place of the scheduler (null: the immediate one). Each decision
   // is asked when the port looks for a frame and the frame leaves when the answer comes.
-  void set_split_scheduler(split_scheduler_if* s) { split_ = s; }
+  void set_split_scheduler(split_scheduler_if* s) {
+    split_ = s;
+    own_blocks_ = pfc_gate_ && own_scheduler_ && !split_;
+  }
   // With a split-phase scheduler: ask for the next decision as each frame starts on the wire
   // (the queues as they are then), so that a decision no longer than the frame costs no time.
   void set_decide_ahead(bool on) { ahead_ = on; }
@@ -138,6 +142,8 @@ class egress_port : public frame_source_if, public timed_client, public schedule
   // its choice inline, not a virtual call per frame.
   egress_scheduler* own_scheduler_ = nullptr;
   split_scheduler_if* split_ = nullptr;
+  // pfc_gate_ and own_scheduler_ set, split_ not: next_frame's one-class path tests one flag, not three.
+  bool own_blocks_ = false;
   int classes_;
   bool release_at_end_ = false;
   bool ahead_ = false;    // set_decide_ahead
