@@ -135,7 +135,7 @@ uint64_t shared_buffer::threshold_as(std::size_t i) const {
 // One admission per policy kind: under the built-in rule the threshold is inline and every call
 // left (a pause, a resume point) is a tail call, so an admission saves no registers.
 template <bool builtin_dynamic>
-admission shared_buffer::admit_as(std::size_t i, uint64_t bytes) {
+admit_outcome shared_buffer::admit_as(std::size_t i, uint64_t bytes) {
   group& g = groups_[i];
   const pg_config& c = g.config;
   pg_usage& u = g.usage;
@@ -167,15 +167,15 @@ admission shared_buffer::admit_as(std::size_t i, uint64_t bytes) {
   return {true, false};
 }
 
-template admission shared_buffer::admit_as<true>(std::size_t, uint64_t);
-template admission shared_buffer::admit_as<false>(std::size_t, uint64_t);
+template admit_outcome shared_buffer::admit_as<true>(std::size_t, uint64_t);
+template admit_outcome shared_buffer::admit_as<false>(std::size_t, uint64_t);
 
-admission shared_buffer::pause_then(std::size_t i, bool admitted) {
+admit_outcome shared_buffer::pause_then(std::size_t i, bool admitted) {
   pause_index(i);
   return {admitted, true};
 }
 
-admission shared_buffer::refresh_then_admitted(std::size_t i) {
+admit_outcome shared_buffer::refresh_then_admitted(std::size_t i) {
   refresh_resume_free(i);
   return {true, false};
 }

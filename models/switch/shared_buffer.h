@@ -57,7 +57,7 @@ enum class admit_verdict { admitted, dropped };
 // An admission's verdict and whether it made the group cross into pause, returned together in
 // one register: the switch's own path passes no flag by address, so its admission, route and
 // enqueue need no stack frame and the enqueue is a tail call.
-struct admission {
+struct admit_outcome {
   bool admitted;
   bool xoff_due;
 };
@@ -82,11 +82,11 @@ class shared_buffer {
 
   // `xoff_due` is set when this arrival makes the PG cross into pause.
   admit_verdict admit(int port, int priority, uint64_t bytes, bool& xoff_due) {
-    const admission a = admit(port, priority, bytes);
+    const admit_outcome a = admit(port, priority, bytes);
     xoff_due = a.xoff_due;
     return a.admitted ? admit_verdict::admitted : admit_verdict::dropped;
   }
-  admission admit(int port, int priority, uint64_t bytes) {
+  admit_outcome admit(int port, int priority, uint64_t bytes) {
     return builtin_dynamic_ ? admit_as<true>(at(port, priority), occupancy(bytes))
                             : admit_as<false>(at(port, priority), occupancy(bytes));
   }
@@ -143,10 +143,10 @@ class shared_buffer {
   template <bool builtin_dynamic>
   uint64_t threshold_as(std::size_t i) const;  // threshold_index, knowing the policy's kind
   template <bool builtin_dynamic>
-  admission admit_as(std::size_t i, uint64_t bytes);
+  admit_outcome admit_as(std::size_t i, uint64_t bytes);
   // The admission's calls, each its last step (a tail call).
-  admission pause_then(std::size_t i, bool admitted);  // xoff_due
-  admission refresh_then_admitted(std::size_t i);
+  admit_outcome pause_then(std::size_t i, bool admitted);  // xoff_due
+  admit_outcome refresh_then_admitted(std::size_t i);
   bool resume_index(std::size_t i);  // try_resume by group index
   void pause_index(std::size_t i);
   // Whether group i holds a resume point now (paused, under a policy that follows the pool, with

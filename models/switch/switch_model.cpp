@@ -162,8 +162,8 @@ void switch_model::start_of_simulation() {
 void switch_model::param_changed(const param_base&) { pipeline_ps_ = to_ps(pipeline()); }
 
 // The verdict's consequences, immediate or split-phase: PFC hears it, then the frame is dropped or forwarded.
-inline void switch_model::after_admission(tlm::tlm_generic_payload* p, packet_header& h, int port_index, admission a,
-                                          uint64_t now) {
+inline void switch_model::after_admission(tlm::tlm_generic_payload* p, packet_header& h, int port_index,
+                                          admit_outcome a, uint64_t now) {
   const port_path& in = path_[port_index];  // XOFF also when the tipping frame is dropped
   if (!in.own_pfc) {
     in.gate->on_admit(h.priority, h.size, a.xoff_due);
@@ -184,8 +184,8 @@ void switch_model::drop_refused(tlm::tlm_generic_payload* p, int port_index) {
   p->release();
 }
 
-admission switch_model::admit_through_interface(int port_index, const packet_header& h) {
-  admission a{false, false};
+admit_outcome switch_model::admit_through_interface(int port_index, const packet_header& h) {
+  admit_outcome a{false, false};
   a.admitted = mmu_->admit(port_index, h.priority, h.size, a.xoff_due);
   return a;
 }
@@ -197,7 +197,7 @@ void switch_model::receive_frame(tlm::tlm_generic_payload* p, int port_index) {
   if (split_mmu_) return split_mmu_->request(p, port_index, *this);
   // The clock read once, for the buffer's integral, the pipeline and the queue's.
   const uint64_t now = now_ps();
-  const admission a =
+  const admit_outcome a =
       own_mmu_ ? own_mmu_->mmu::admit_at(port_index, h.priority, h.size, now) : admit_through_interface(port_index, h);
   after_admission(p, h, port_index, a, now);
 }

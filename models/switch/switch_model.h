@@ -114,10 +114,10 @@ class switch_model : public sc_core::sc_module,
   std::unique_ptr<latency_mmu> latency_mmu_;
   // Inlined into both callers, so the immediate path costs what it did before the split form.
   [[gnu::always_inline]] inline void after_admission(tlm::tlm_generic_payload* frame, packet_header& h, int port,
-                                                     admission a, uint64_t now);
+                                                     admit_outcome a, uint64_t now);
   // A bound MMU's admission (its xoff flag by reference): out of line, so that receive_frame
   // passes no local by address and its enqueue stays a tail call.
-  [[gnu::noinline]] admission admit_through_interface(int port, const packet_header& h);
+  [[gnu::noinline]] admit_outcome admit_through_interface(int port, const packet_header& h);
   [[gnu::noinline]] void drop_refused(tlm::tlm_generic_payload* frame, int port);  // the MMU refused it
   void forward(tlm::tlm_generic_payload* frame, int out_port, uint64_t now);
   // What a frame's way through the switch reads, resolved at the start of simulation and kept

@@ -148,7 +148,7 @@ TEST(SharedBuffer, TheVerdictAndXoffTogetherAreTheFlagsAnswer) {
     }
     const int g = static_cast<int>(rng() % 32);
     const uint32_t bytes = 64 + static_cast<uint32_t>(rng() % 1500);
-    const admission x = a.admit(g / 8, g % 8, bytes);
+    const admit_outcome x = a.admit(g / 8, g % 8, bytes);
     bool flag = !x.xoff_due;  // must be overwritten
     const bool admitted = b.admit(g / 8, g % 8, bytes, flag) == admit_verdict::admitted;
     ASSERT_EQ(x.admitted, admitted) << i;
