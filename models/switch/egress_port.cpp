@@ -73,7 +73,7 @@ queue_view egress_port::view(int cls, uint64_t now_ps) {
   return {mac_.index(), cls, c.ready_bytes, static_cast<uint32_t>(c.ready_n), mac_.mac_address(), &gate_, s.bytes};
 }
 
-void egress_port::enqueue(tlm::tlm_generic_payload* p) {
+void egress_port::enqueue(tlm::tlm_generic_payload* p, uint64_t now_ps) {
   packet_header& h = header(*p);
   // A class the port does not have would sit in a queue no scheduler looks at: a model error.
   if (h.priority >= classes_) SC_REPORT_ERROR("sluice/egress_port", "frame of a class this port does not have");
@@ -86,12 +86,12 @@ void egress_port::enqueue(tlm::tlm_generic_payload* p) {
     p->release();
     return;
   }
-  s.arrive(h.size, now_ps());
+  s.arrive(h.size, now_ps);
   s.bytes += h.size;
   ++s.frames;
   s.max_bytes = std::max(s.max_bytes, s.bytes);
   if (c.cp && h.kind == frame_kind::data) enqueue_seen(h);
-  if (probes::enqueue.on()) probes::enqueue.emit(this, now_ps(), &h.fields(), mac_.index(), h.priority, s.bytes);
+  if (probes::enqueue.on()) probes::enqueue.emit(this, now_ps, &h.fields(), mac_.index(), h.priority, s.bytes);
   if (c.queue.empty()) {
     nonempty_ |= 1u << h.priority;
     head_[h.priority] = h.size;
@@ -136,7 +136,7 @@ tlm::tlm_generic_payload* egress_port::next_frame(uint64_t now_ps, uint64_t& ret
   // deciding at once (most ports, most frames): no loop over the classes, and no registers saved
   // for the general path.
   const uint32_t busy = nonempty_;
-  if (busy && !(busy & (busy - 1)) && pfc_gate_ && own_scheduler_ && !split_) {
+  if (busy && !(busy & (busy - 1)) && own_blocks_) {
     const int q = __builtin_ctz(busy);
     const queued_frame& h = class_[q].queue.front();
     if (h.ready_ps <= now_ps && pfc_gate_->pfc::may_send(q, h.size, now_ps)) {
@@ -221,7 +221,7 @@ tlm::tlm_generic_payload* egress_port::take(int q, uint64_t now_ps) {
   if (split_ && ahead_) decide_ahead(now_ps);
   if (h.ingress_port != no_ingress) {
     if (!release_at_end_) {
-      buffer_.release(h.ingress_port, arrival_class(h, q), h.size);
+      buffer_.release(h.ingress_port, arrival_class(h, q), h.size, now_ps);
     } else {
       uint64_t end = now_ps + mac_.wire().current_rate().serialization_ps(h.size);
       leaving_.push_back({end, h.ingress_port, static_cast<uint8_t>(arrival_class(h, q)), h.size});
@@ -268,8 +268,9 @@ void egress_port::scheduled(int queue) {
 void egress_port::discard(int cls, const frame_fields& f) {
   ++class_[cls].dropped.frames;
   class_[cls].dropped.bytes += f.size;
-  if (f.ingress_port != no_ingress) buffer_.release(f.ingress_port, arrival_class(f, cls), f.size);
-  if (probes::drop.on()) probes::drop.emit(this, now_ps(), &f, mac_.index(), cls, 2);  // 2: the PFC watchdog
+  const uint64_t now = now_ps();
+  if (f.ingress_port != no_ingress) buffer_.release(f.ingress_port, arrival_class(f, cls), f.size, now);
+  if (probes::drop.on()) probes::drop.emit(this, now, &f, mac_.index(), cls, 2);  // 2: the PFC watchdog
 }
 
 void egress_port::set_discard(int cls, bool on) {
@@ -305,7 +306,7 @@ void egress_port::on_timer() {
   const uint64_t now = now_ps();
   while (!leaving_.empty() && leaving_.front().end_ps <= now) {
     in_flight f = leaving_.pop_front();
-    buffer_.release(f.ingress_port, f.cls, f.bytes);
+    buffer_.release(f.ingress_port, f.cls, f.bytes, now);
   }
   if (!leaving_.empty()) event_queue::instance().schedule(this, leaving_.front().end_ps);
 }

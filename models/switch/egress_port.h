@@ -47,11 +47,12 @@ struct queue_stats {
 };
 
 // Where a departing data frame's bytes go back (the switch: MMU, then the ingress port's
-// flow control).
+// flow control), at now_ps, the models' time (the port has read it: the switch's release then
+// reads no clock, whose kernel call outside a drain made it save registers at every frame).
 class buffer_release_if {
  public:
   virtual ~buffer_release_if() = default;
-  virtual void release(int ingress_port, int cls, uint32_t bytes) = 0;
+  virtual void release(int ingress_port, int cls, uint32_t bytes, uint64_t now_ps) = 0;
 };
 
 class egress_port : public frame_source_if, public timed_client, public scheduler_answer_if {
@@ -59,17 +60,23 @@ class egress_port : public frame_source_if, public timed_client, public schedule
   egress_port(mac_port& mac, flow_control_if& gate, buffer_release_if& buffer, int classes);
 
   // Appends a frame (h.ready_ps set: when it clears the pipeline) to its class queue.
-  void enqueue(tlm::tlm_generic_payload* p);
+  void enqueue(tlm::tlm_generic_payload* p) { enqueue(p, now_ps()); }
+  // The same, at now_ps, the models' time the caller has read (the switch: one clock read a frame).
+  void enqueue(tlm::tlm_generic_payload* p, uint64_t now_ps);
   tlm::tlm_generic_payload* next_frame(uint64_t now_ps, uint64_t& retry_ps) override;
   uint64_t next_ready_ps(uint64_t now_ps) const override;
 
   void set_scheduler(scheduler_if* s) {
     scheduler_ = s;
     own_scheduler_ = s && typeid(*s) == typeid(egress_scheduler) ? static_cast<egress_scheduler*>(s) : nullptr;
+    own_blocks_ = pfc_gate_ && own_scheduler_ && !split_;
   }
   // A split-phase scheduler in place of the scheduler (null: the immediate one). Each decision
   // is asked when the port looks for a frame and the frame leaves when the answer comes.
-  void set_split_scheduler(split_scheduler_if* s) { split_ = s; }
+  void set_split_scheduler(split_scheduler_if* s) {
+    split_ = s;
+    own_blocks_ = pfc_gate_ && own_scheduler_ && !split_;
+  }
   // With a split-phase scheduler: ask for the next decision as each frame starts on the wire
   // (the queues as they are then), so that a decision no longer than the frame costs no time.
   void set_decide_ahead(bool on) { ahead_ = on; }
@@ -135,6 +142,8 @@ class egress_port : public frame_source_if, public timed_client, public schedule
   // its choice inline, not a virtual call per frame.
   egress_scheduler* own_scheduler_ = nullptr;
   split_scheduler_if* split_ = nullptr;
+  // pfc_gate_ and own_scheduler_ set, split_ not: next_frame's one-class path tests one flag, not three.
+  bool own_blocks_ = false;
   int classes_;
   bool release_at_end_ = false;
   bool ahead_ = false;    // set_decide_ahead

@@ -55,9 +55,7 @@ class forwarding_table {
     if (dst >= routes_.size()) return -1;
     const uint32_t i = routes_[dst];
     if (const int sole = sole_[i]; sole != several) return sole;  // one port or none: no set to read
-    const std::vector<uint16_t>& set = sets_[i];
-    if (selector_) return set[selector_->select(set, dst, src, flow_id, salt_)];
-    return set[ecmp_index(set.size(), dst, src, flow_id, salt_)];
+    return choose(sets_[i], dst, src, flow_id);
   }
   // The output port of frame `f` that arrived on `in_port` (-1: made by the switch): lookup(),
   // or for a data frame with a choice the stateful selector's. Defined in congestion_view.h.
@@ -65,6 +63,12 @@ class forwarding_table {
 
  private:
   int lookup_adaptive(const frame_fields& f, int in_port) const;  // the adaptive choice (out of line)
+  // The equal-cost choice among a set of two or more, out of line: the one-way lookup above is
+  // then small enough to inline into the switch's receive (most lookups, below a tree's top).
+  [[gnu::noinline]] int choose(const std::vector<uint16_t>& set, uint32_t dst, uint32_t src, uint32_t flow_id) const {
+    if (selector_) return set[selector_->select(set, dst, src, flow_id, salt_)];
+    return set[ecmp_index(set.size(), dst, src, flow_id, salt_)];
+  }
   int path_port(const std::vector<uint16_t>& set, uint8_t path) const;
 
   uint64_t salt_;

@@ -37,11 +37,19 @@ class mmu : public sc_core::sc_module, public mmu_if, private param_listener {
   void add_port(const sc_core::sc_object& port);
 
   bool admit(int port, int priority, uint32_t bytes, bool& xoff_due) override {
-    account(now_ps());
-    return state_->admit(port, priority, bytes, xoff_due) == admit_verdict::admitted;
+    const admit_outcome a = admit_at(port, priority, bytes, now_ps());
+    xoff_due = a.xoff_due;
+    return a.admitted;
   }
-  void release(int port, int priority, uint32_t bytes) override {
-    account(now_ps());
+  void release(int port, int priority, uint32_t bytes) override { release_at(port, priority, bytes, now_ps()); }
+  // The same, at the models' time `now` the caller has read: the switch's own path calls these
+  // by name, so that no clock read (a kernel call outside a drain) makes it save registers.
+  admit_outcome admit_at(int port, int priority, uint32_t bytes, uint64_t now) {
+    account(now);
+    return state_->admit(port, priority, bytes);
+  }
+  void release_at(int port, int priority, uint32_t bytes, uint64_t now) {
+    account(now);
     state_->release(port, priority, bytes);
   }
   void set_listener(resume_listener* l) override { listener_ = l; }

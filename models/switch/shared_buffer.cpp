@@ -135,8 +135,7 @@ uint64_t shared_buffer::threshold_as(std::size_t i) const {
 // One admission per policy kind: under the built-in rule the threshold is inline and every call
 // left (a pause, a resume point) is a tail call, so an admission saves no registers.
 template <bool builtin_dynamic>
-admit_verdict shared_buffer::admit_as(std::size_t i, uint64_t bytes, bool& xoff_due) {
-  xoff_due = false;
+admit_outcome shared_buffer::admit_as(std::size_t i, uint64_t bytes) {
   group& g = groups_[i];
   const pg_config& c = g.config;
   pg_usage& u = g.usage;
@@ -154,11 +153,8 @@ admit_verdict shared_buffer::admit_as(std::size_t i, uint64_t bytes, bool& xoff_
   } else {
     if (c.lossless) ++u.overflows;
     // Even a group whose headroom cannot take one frame must still pause its sender.
-    if (c.lossless && !g.paused) {
-      xoff_due = true;
-      return pause_then(i, admit_verdict::dropped);
-    }
-    return admit_verdict::dropped;
+    if (c.lossless && !g.paused) return pause_then(i, false);
+    return {false, false};
   }
   u.peak_total = std::max(u.peak_total, u.total());
   in_use_ += bytes;
@@ -166,23 +162,22 @@ admit_verdict shared_buffer::admit_as(std::size_t i, uint64_t bytes, bool& xoff_
   if (g.paused) {
     if (keeps_resume_free(i)) return refresh_then_admitted(i);
   } else if (c.lossless && (u.headroom > 0 || (u.shared > 0 && u.shared >= threshold_as<builtin_dynamic>(i)))) {
-    xoff_due = true;  // XOFF
-    return pause_then(i, admit_verdict::admitted);
+    return pause_then(i, true);  // XOFF
   }
-  return admit_verdict::admitted;
+  return {true, false};
 }
 
-template admit_verdict shared_buffer::admit_as<true>(std::size_t, uint64_t, bool&);
-template admit_verdict shared_buffer::admit_as<false>(std::size_t, uint64_t, bool&);
+template admit_outcome shared_buffer::admit_as<true>(std::size_t, uint64_t);
+template admit_outcome shared_buffer::admit_as<false>(std::size_t, uint64_t);
 
-admit_verdict shared_buffer::pause_then(std::size_t i, admit_verdict verdict) {
+admit_outcome shared_buffer::pause_then(std::size_t i, bool admitted) {
   pause_index(i);
-  return verdict;
+  return {admitted, true};
 }
 
-admit_verdict shared_buffer::refresh_then_admitted(std::size_t i) {
+admit_outcome shared_buffer::refresh_then_admitted(std::size_t i) {
   refresh_resume_free(i);
-  return admit_verdict::admitted;
+  return {true, false};
 }
 
 void shared_buffer::pause_index(std::size_t i) {

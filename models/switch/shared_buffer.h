@@ -54,6 +54,14 @@ struct buffer_config {
 
 enum class admit_verdict { admitted, dropped };
 
+// An admission's verdict and whether it made the group cross into pause, returned together in
+// one register: the switch's own path passes no flag by address, so its admission, route and
+// enqueue need no stack frame and the enqueue is a tail call.
+struct admit_outcome {
+  bool admitted;
+  bool xoff_due;
+};
+
 // Told of every priority group that may resume (send XON upstream).
 class resume_listener {
  public:
@@ -74,8 +82,13 @@ class shared_buffer {
 
   // `xoff_due` is set when this arrival makes the PG cross into pause.
   admit_verdict admit(int port, int priority, uint64_t bytes, bool& xoff_due) {
-    return builtin_dynamic_ ? admit_as<true>(at(port, priority), occupancy(bytes), xoff_due)
-                            : admit_as<false>(at(port, priority), occupancy(bytes), xoff_due);
+    const admit_outcome a = admit(port, priority, bytes);
+    xoff_due = a.xoff_due;
+    return a.admitted ? admit_verdict::admitted : admit_verdict::dropped;
+  }
+  admit_outcome admit(int port, int priority, uint64_t bytes) {
+    return builtin_dynamic_ ? admit_as<true>(at(port, priority), occupancy(bytes))
+                            : admit_as<false>(at(port, priority), occupancy(bytes));
   }
   // Returns the bytes. Every group this lets resume is reported to the listener: this group,
   // and under dynamic thresholds any paused group, because the free pool (and with it every
@@ -115,6 +128,8 @@ class shared_buffer {
   uint64_t peak_in_use() const { return peak_in_use_; }
   uint64_t peak_shared() const { return peak_shared_; }
   uint64_t occupancy(uint64_t frame_bytes) const {
+    // Whole bytes (the default cell) without the division: a 64-bit divide is tens of cycles, twice a frame.
+    if (config_.cell == 1) return frame_bytes;
     return (frame_bytes + config_.cell - 1) / config_.cell * config_.cell;
   }
   const pg_config& config(int port, int priority) const { return groups_[at(port, priority)].config; }
@@ -128,10 +143,10 @@ class shared_buffer {
   template <bool builtin_dynamic>
   uint64_t threshold_as(std::size_t i) const;  // threshold_index, knowing the policy's kind
   template <bool builtin_dynamic>
-  admit_verdict admit_as(std::size_t i, uint64_t bytes, bool& xoff_due);
+  admit_outcome admit_as(std::size_t i, uint64_t bytes);
   // The admission's calls, each its last step (a tail call).
-  admit_verdict pause_then(std::size_t i, admit_verdict verdict);
-  admit_verdict refresh_then_admitted(std::size_t i);
+  admit_outcome pause_then(std::size_t i, bool admitted);  // xoff_due
+  admit_outcome refresh_then_admitted(std::size_t i);
   bool resume_index(std::size_t i);  // try_resume by group index
   void pause_index(std::size_t i);
   // Whether group i holds a resume point now (paused, under a policy that follows the pool, with

@@ -135,6 +135,7 @@ void switch_model::start_of_simulation() {
   mmu_ = mmu_port.operator->();
   own_mmu_ = mmu_ == static_cast<mmu_if*>(&mmu_block) ? &mmu_block : nullptr;
   forward_ = forwarding_port.operator->();
+  own_forward_ = forward_ == static_cast<forwarding_if*>(&forwarding) ? &forwarding : nullptr;
   forwarding.make_selector();
   snooper_ = custom_forwarding_ ? nullptr : forwarding.snooper();
   if (custom_split_forwarding_) {
@@ -161,23 +162,32 @@ void switch_model::start_of_simulation() {
 void switch_model::param_changed(const param_base&) { pipeline_ps_ = to_ps(pipeline()); }
 
 // The verdict's consequences, immediate or split-phase: PFC hears it, then the frame is dropped or forwarded.
-inline void switch_model::after_admission(tlm::tlm_generic_payload* p, packet_header& h, int port_index, bool admitted,
-                                          bool xoff_due) {
+inline void switch_model::after_admission(tlm::tlm_generic_payload* p, packet_header& h, int port_index,
+                                          admit_outcome a, uint64_t now) {
   const port_path& in = path_[port_index];  // XOFF also when the tipping frame is dropped
   if (!in.own_pfc) {
-    in.gate->on_admit(h.priority, h.size, xoff_due);
-  } else if (xoff_due) {
+    in.gate->on_admit(h.priority, h.size, a.xoff_due);
+  } else if (a.xoff_due) {
     in.own_pfc->pause_upstream(h.priority);  // pfc::on_admit
   }
-  if (!admitted) {
-    ports[port_index]->count_drop(h.priority);
-    if (probes::drop.on())
-      probes::drop.emit(&ports[port_index]->egress, now_ps(), &h.fields(), port_index, h.priority, 0);
-    p->release();
-    return;
-  }
+  if (!a.admitted) return drop_refused(p, port_index);
   if (split_forward_) return split_forward_->request(p, port_index, *this);
-  forward(p, forward_->route(h, port_index));
+  // The built-in block by its qualified name: its table's lookup inline, not a thunk per frame.
+  forward(p, own_forward_ ? own_forward_->forwarding_block::route(h, port_index) : forward_->route(h, port_index), now);
+}
+
+void switch_model::drop_refused(tlm::tlm_generic_payload* p, int port_index) {
+  packet_header& h = header(*p);
+  ports[port_index]->count_drop(h.priority);
+  if (probes::drop.on())
+    probes::drop.emit(&ports[port_index]->egress, now_ps(), &h.fields(), port_index, h.priority, 0);
+  p->release();
+}
+
+admit_outcome switch_model::admit_through_interface(int port_index, const packet_header& h) {
+  admit_outcome a{false, false};
+  a.admitted = mmu_->admit(port_index, h.priority, h.size, a.xoff_due);
+  return a;
 }
 
 void switch_model::receive_frame(tlm::tlm_generic_payload* p, int port_index) {
@@ -185,25 +195,26 @@ void switch_model::receive_frame(tlm::tlm_generic_payload* p, int port_index) {
   h.ingress_port = static_cast<uint16_t>(port_index);
   if (snooper_ && h.kind != frame_kind::data && snoop(h, false)) return p->release();  // acted on here
   if (split_mmu_) return split_mmu_->request(p, port_index, *this);
-  bool xoff_due = false;
-  const bool admitted = own_mmu_ ? own_mmu_->mmu::admit(port_index, h.priority, h.size, xoff_due)
-                                 : mmu_->admit(port_index, h.priority, h.size, xoff_due);
-  after_admission(p, h, port_index, admitted, xoff_due);
+  // The clock read once, for the buffer's integral, the pipeline and the queue's.
+  const uint64_t now = now_ps();
+  const admit_outcome a =
+      own_mmu_ ? own_mmu_->mmu::admit_at(port_index, h.priority, h.size, now) : admit_through_interface(port_index, h);
+  after_admission(p, h, port_index, a, now);
 }
 
 // A split-phase MMU's verdict, at the time it is taken: the frame goes on as if it had arrived now.
 void switch_model::admitted(tlm::tlm_generic_payload* p, bool admitted, bool xoff_due) {
   check_pooled(*p);  // the frame it was asked about, or a foreign one
   packet_header& h = header(*p);
-  after_admission(p, h, h.ingress_port, admitted, xoff_due);
+  after_admission(p, h, h.ingress_port, {admitted, xoff_due}, now_ps());
 }
 
 void switch_model::routed(tlm::tlm_generic_payload* p, int out) {
   check_pooled(*p);  // a split-phase forwarding model answers with the frame it was given, or a foreign one
-  forward(p, out);
+  forward(p, out, now_ps());
 }
 
-inline void switch_model::forward(tlm::tlm_generic_payload* p, int out) {
+inline void switch_model::forward(tlm::tlm_generic_payload* p, int out, uint64_t now) {
   if (out < 0) return drop_unroutable(p);
   packet_header& h = header(*p);
   const port_path& to = path_[out];
@@ -214,8 +225,8 @@ inline void switch_model::forward(tlm::tlm_generic_payload* p, int out) {
       h.priority = vl;
     }
   }
-  h.ready_ps = now_ps() + pipeline_ps_;
-  to.egress->enqueue(p);
+  h.ready_ps = now + pipeline_ps_;
+  to.egress->enqueue(p, now);
 }
 
 void switch_model::inject(tlm::tlm_generic_payload* p) {
@@ -233,17 +244,17 @@ void switch_model::inject(tlm::tlm_generic_payload* p) {
   ports[out]->egress.enqueue(p);
 }
 
-void switch_model::release(int ingress_port, int cls, uint32_t bytes) {
+void switch_model::release(int ingress_port, int cls, uint32_t bytes, uint64_t now) {
   // Our MMU and PFC: the MMU's release is all (its paused groups' part a tail call); PFC hears
   // XONs through resumed().
   if (own_mmu_ && path_[ingress_port].own_pfc) [[likely]]
-    return own_mmu_->mmu::release(ingress_port, cls, bytes);
-  release_through_interfaces(ingress_port, cls, bytes);
+    return own_mmu_->mmu::release_at(ingress_port, cls, bytes, now);
+  release_through_interfaces(ingress_port, cls, bytes, now);
 }
 
-void switch_model::release_through_interfaces(int ingress_port, int cls, uint32_t bytes) {
+void switch_model::release_through_interfaces(int ingress_port, int cls, uint32_t bytes, uint64_t now) {
   if (own_mmu_) {  // resumed groups come back through resumed()
-    own_mmu_->mmu::release(ingress_port, cls, bytes);
+    own_mmu_->mmu::release_at(ingress_port, cls, bytes, now);
   } else {
     mmu_->release(ingress_port, cls, bytes);
   }
@@ -279,7 +290,7 @@ bool switch_model::snoop(const packet_header& h, bool local) {
 void switch_model::drop_unroutable(tlm::tlm_generic_payload* p) {
   packet_header& h = header(*p);
   ++unroutable_;
-  release(h.ingress_port, h.priority, h.size);
+  release(h.ingress_port, h.priority, h.size, now_ps());
   ports[h.ingress_port]->count_drop(h.priority, true);
   if (probes::drop.on())
     probes::drop.emit(&ports[h.ingress_port]->egress, now_ps(), &h.fields(), h.ingress_port, h.priority, 1);

@@ -86,7 +86,7 @@ class switch_model : public sc_core::sc_module,
  private:
   void before_end_of_elaboration() override;
   void start_of_simulation() override;
-  void release(int ingress_port, int cls, uint32_t bytes) override;
+  void release(int ingress_port, int cls, uint32_t bytes, uint64_t now) override;
   pause_check recheck_pause(int port, int cls) override;
   uint64_t xon_gap_bytes(int port, int cls) const override { return active_mmu().xon_offset_bytes(port, cls); }
   std::string never_pauses() const override;
@@ -94,7 +94,7 @@ class switch_model : public sc_core::sc_module,
   void drop_unroutable(tlm::tlm_generic_payload* frame);
   // A release through a bound MMU or a gate other than our PFC: out of line, so that release()'s
   // own path (our MMU and PFC) saves no registers and ends in the MMU's tail call.
-  [[gnu::noinline]] void release_through_interfaces(int ingress_port, int cls, uint32_t bytes);
+  [[gnu::noinline]] void release_through_interfaces(int ingress_port, int cls, uint32_t bytes, uint64_t now);
   // The congestion view an adaptive forwarding policy reads (congestion_view.h).
   uint64_t queue_bytes(int port, const frame_fields& f) const override;
   bool blocked(int port, const frame_fields& f, uint64_t now_ps) const override;
@@ -114,8 +114,12 @@ class switch_model : public sc_core::sc_module,
   std::unique_ptr<latency_mmu> latency_mmu_;
   // Inlined into both callers, so the immediate path costs what it did before the split form.
   [[gnu::always_inline]] inline void after_admission(tlm::tlm_generic_payload* frame, packet_header& h, int port,
-                                                     bool admitted, bool xoff_due);
-  void forward(tlm::tlm_generic_payload* frame, int out_port);
+                                                     admit_outcome a, uint64_t now);
+  // A bound MMU's admission (its xoff flag by reference): out of line, so that receive_frame
+  // passes no local by address and its enqueue stays a tail call.
+  [[gnu::noinline]] admit_outcome admit_through_interface(int port, const packet_header& h);
+  [[gnu::noinline]] void drop_refused(tlm::tlm_generic_payload* frame, int port);  // the MMU refused it
+  void forward(tlm::tlm_generic_payload* frame, int out_port, uint64_t now);
   // What a frame's way through the switch reads, resolved at the start of simulation and kept
   // together: the bound MMU and forwarding blocks, the pipeline latency, and per port its gate,
   // egress port and credit block (InfiniBand).
@@ -133,6 +137,8 @@ class switch_model : public sc_core::sc_module,
   // qualified, inline, not through mmu_if's thunks (one each per frame).
   mmu* own_mmu_ = nullptr;
   forwarding_if* forward_ = nullptr;
+  // forward_ when it is this switch's own block (no bind_forwarding): route called qualified.
+  const forwarding_block* own_forward_ = nullptr;
   split_forwarding_if* split_forward_ = nullptr;  // set: lookups are asked and answered later
   split_mmu_if* split_mmu_ = nullptr;             // set: admissions are asked and answered later
   uint64_t pipeline_ps_ = 0;

@@ -228,7 +228,7 @@ struct closed_pfc : pfc {
   uint64_t blocked_until_ps(int cls, uint64_t now_ps) const override { return cls == 3 ? never_ps : now_ps; }
 };
 struct no_buffer : buffer_release_if {
-  void release(int, int, uint32_t) override {}
+  void release(int, int, uint32_t, uint64_t) override {}
 };
 // Each end's egress port as its MAC's source, with its scheduler and gate.
 void attach_both(test::mac_pair& m, egress_port& a_out, egress_port& b_out, scheduler_if& a_sched,
@@ -295,8 +295,10 @@ struct never_refreshed : ingress_state_if {  // a pause ends when its quanta run
 };
 struct recording_buffer : buffer_release_if {
   std::vector<std::array<uint64_t, 4>> released;  // time, port, class, bytes
-  void release(int port, int cls, uint32_t bytes) override {
-    released.push_back({now_ps(), static_cast<uint64_t>(port), static_cast<uint64_t>(cls), bytes});
+  uint64_t told_another_time = 0;                 // releases whose now_ps was not the models' time
+  void release(int port, int cls, uint32_t bytes, uint64_t now) override {
+    told_another_time += now != now_ps();
+    released.push_back({now, static_cast<uint64_t>(port), static_cast<uint64_t>(cls), bytes});
   }
 };
 }  // namespace
@@ -363,6 +365,7 @@ TEST(EgressPort, FastPathsSendWhatTheGeneralPathsSend) {
   for (int q = 0; q < 8; ++q) pauses += a_gate.pause_received(q);
   EXPECT_GT(pauses, 30u);
   EXPECT_EQ(a_buffer.released, b_buffer.released);
+  EXPECT_EQ(a_buffer.told_another_time + b_buffer.told_another_time, 0u);  // each release at the models' time
   const uint64_t end = now_ps();
   for (int q = 0; q < 8; ++q) {
     EXPECT_EQ(a_out.queue(q).frames_out, b_out.queue(q).frames_out) << q;

@@ -114,6 +114,56 @@ TEST(SharedBuffer, FramesOccupyWholeCells) {
   EXPECT_EQ(b.shared_used(), 0u);
 }
 
+// A frame's occupancy is its size rounded up to whole cells, whatever the cell: the whole-byte
+// cell skips the division (shared_buffer.h), and must round as the division does.
+TEST(SharedBuffer, OccupancyIsWholeCellsForEveryCellAndSize) {
+  std::mt19937_64 rng(5);
+  for (uint64_t cell : {uint64_t{1}, uint64_t{2}, uint64_t{64}, uint64_t{96}, uint64_t{144}, uint64_t{1000003}}) {
+    const shared_buffer b(1, 1, buffer_config{1 << 20, true, cell}, std::vector<pg_config>(1));
+    for (int i = 0; i < 2000; ++i) {
+      const uint64_t bytes = i < 4 ? static_cast<uint64_t>(i) : rng() % (uint64_t{1} << (rng() % 40));
+      const uint64_t cells = bytes / cell + (bytes % cell != 0);
+      ASSERT_EQ(b.occupancy(bytes), cells * cell) << bytes << " in cells of " << cell;
+    }
+  }
+}
+
+// The admission that returns its verdict and XOFF together (the switch's own path) and the one
+// that sets a flag by reference (mmu_if's) decide alike: two buffers get the same random
+// admissions and releases, one through each, and must answer and account the same.
+TEST(SharedBuffer, TheVerdictAndXoffTogetherAreTheFlagsAnswer) {
+  std::mt19937_64 rng(9);
+  pg_config pg{true, 0.25, 1000, 0, 3000, 20000};
+  shared_buffer a = make(true, 0.25, 200000, pg, 4), b = make(true, 0.25, 200000, pg, 4);
+  std::vector<std::pair<int, uint32_t>> held;
+  uint64_t xoffs = 0, drops = 0;
+  for (int i = 0; i < 20000; ++i) {
+    if (!held.empty() && rng() % 3 == 0) {  // more admissions than releases: pauses and drops
+      const std::size_t k = rng() % held.size();
+      a.release(held[k].first / 8, held[k].first % 8, held[k].second);
+      b.release(held[k].first / 8, held[k].first % 8, held[k].second);
+      held[k] = held.back();
+      held.pop_back();
+      continue;
+    }
+    const int g = static_cast<int>(rng() % 32);
+    const uint32_t bytes = 64 + static_cast<uint32_t>(rng() % 1500);
+    const admit_outcome x = a.admit(g / 8, g % 8, bytes);
+    bool flag = !x.xoff_due;  // must be overwritten
+    const bool admitted = b.admit(g / 8, g % 8, bytes, flag) == admit_verdict::admitted;
+    ASSERT_EQ(x.admitted, admitted) << i;
+    ASSERT_EQ(x.xoff_due, flag) << i;
+    xoffs += flag;
+    drops += !admitted;
+    if (admitted) held.emplace_back(g, bytes);
+    ASSERT_EQ(a.usage(g / 8, g % 8).total(), b.usage(g / 8, g % 8).total()) << i;
+    ASSERT_EQ(a.paused(g / 8, g % 8), b.paused(g / 8, g % 8)) << i;
+  }
+  EXPECT_GT(xoffs, 10u);
+  EXPECT_GT(drops, 10u);
+  EXPECT_EQ(a.peak_in_use(), b.peak_in_use());
+}
+
 TEST(SharedBuffer, EachGroupHasItsOwnAlpha) {
   // Lossless groups at 1/8 and lossy ones at 8 (SONiC Broadcom), on a 1 MB pool.
   std::vector<pg_config> pgs(8, pg_config{true, 0.125, 0, 0, 0, 100000});
