@@ -221,7 +221,10 @@ tlm::tlm_generic_payload* tx_scheduler::sift_down_then(tlm::tlm_generic_payload*
 tlm::tlm_generic_payload* tx_scheduler::next_frame_any(uint64_t now_ps, uint64_t& retry_ps) {
   if (control_mask_)
     if (tlm::tlm_generic_payload* p = next_control_frame(now_ps, retry_ps)) return p;
-  if (parked_mask_) unpark(now_ps);
+  if (parked_mask_) {
+    unpark(now_ps);
+    if ((control_mask_ | parked_mask_) == 0) return next_frame(now_ps, retry_ps);  // the fast path, if it applies
+  }
   while (!heap_.empty()) {
     const uint32_t i = heap_[0];
     sender& s = senders_[i];
