@@ -20,8 +20,8 @@ void stat_registry::add(const sc_core::sc_object* owner, const char* scope, cons
   uint32_t counters = 0;
   for (std::size_t i = 0; i < std::min<std::size_t>(count, mask_bits); ++i)
     if (descs[i].kind == stat_kind::counter) counters |= 1u << i;
-  entries_.push_back({owner, scope, class_label, descs, model, static_cast<uint16_t>(count),
-                      static_cast<int16_t>(classes), counters});
+  entries_.push_back(
+      {owner, scope, class_label, descs, model, static_cast<uint16_t>(count), static_cast<int16_t>(classes), counters});
 }
 
 std::string stat_registry::owner_of(const counter_ref& c) const {

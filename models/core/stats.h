@@ -91,7 +91,8 @@ class stat_registry {
         for (uint32_t m = e.counters; m != 0; m &= m - 1)
           f(counter_ref{&e.descs[__builtin_ctz(m)], e.model, cls, static_cast<uint32_t>(r)});
         for (uint32_t i = mask_bits; i < e.count; ++i)  // a table longer than the mask (none yet)
-          if (e.descs[i].kind == stat_kind::counter) f(counter_ref{&e.descs[i], e.model, cls, static_cast<uint32_t>(r)});
+          if (e.descs[i].kind == stat_kind::counter)
+            f(counter_ref{&e.descs[i], e.model, cls, static_cast<uint32_t>(r)});
       }
     }
   }

@@ -1,8 +1,9 @@
 // The NIC's transmit scheduler sends a flow paced by its own pacer and without a reaction point
-// on a short path (issue 23, tenth round; the fast path behind our own PFC, eleventh round): its frame's size worked out from a full frame's, the
+// on a short path (issue 23, tenth round): its frame's size worked out from a full frame's, the
 // flow's pace kept beside it, no guard against a reschedule while the frame is built, and our
-// own PFC asked inline. These tests fail if that path sends other frames, at other times, or
-// counts otherwise than the general path (a limiter through its interface, a gate through its).
+// own PFC asked inline; in the eleventh round the commonest frame on a fast path of its own.
+// These tests fail if those paths send other frames, at other times, or count otherwise than the
+// general path (a limiter through its interface, a gate through its).
 #include <gtest/gtest.h>
 
 #include <algorithm>
