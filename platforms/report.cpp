@@ -6,6 +6,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -595,7 +596,11 @@ void write_summary_json(const std::string& dir, const std::function<void(summary
 
 void simulation::write_outputs(const std::string& dir) const {
   write_summary_json(dir, [this](summary_sink& out) { emit_summary(out); });
-  for (const auto& [name, s] : csv_series()) s->write_csv(dir + "/" + name + ".csv", "time_us");
+  const auto csvs = csv_series();
+  // The sampler's series share their times: their texts are made once (series.h).
+  const std::unique_ptr<time_texts> times =
+      csvs.empty() ? nullptr : std::make_unique<time_texts>(csvs[0].second->times_us);
+  for (const auto& [name, s] : csvs) s->write_csv(dir + "/" + name + ".csv", "time_us", times.get());
   if (trace_) trace_->write_csv(dir + "/frame_trace.csv");
 }
 

@@ -41,15 +41,26 @@ void series_rows::reserve(std::size_t rows, std::size_t width) {
   if (rows * width > capacity_) reallocate(rows * width);
 }
 
-void series::write_csv(const std::string& path, const std::string& time_column) const {
+time_texts::time_texts(const std::vector<double>& times_us) : times_(&times_us), texts_(times_us.size()) {
+  char text[csv_number::fixed3_max];
+  for (std::size_t r = 0; r < times_us.size() && usable_; ++r) {
+    const std::size_t length = static_cast<std::size_t>(csv_number::fixed3(text, times_us[r]) - text);
+    usable_ = length <= slot_bytes;
+    std::memcpy(texts_[r].text, text, std::min(length, slot_bytes));
+    texts_[r].length = length;
+  }
+}
+
+void series::write_csv(const std::string& path, const std::string& time_column, const time_texts* times) const {
   std::ofstream out(path);
   if (!out) throw config_error("--out: cannot write '" + path + "'");
-  write_csv(out, time_column);
+  write_csv(out, time_column, times);
   // A full disk fails the write or the flush, not the open: a truncated series is an error.
   if (!out.flush()) throw config_error("--out: cannot write '" + path + "': " + std::strerror(errno));
 }
 
-void series::write_csv(std::ostream& out, const std::string& time_column) const {
+void series::write_csv(std::ostream& out, const std::string& time_column, const time_texts* times) const {
+  if (times && !times->are_of(times_us)) times = nullptr;
   out << time_column;
   for (const std::string& c : columns) out << ',' << c;
   out << '\n';
@@ -71,7 +82,12 @@ void series::write_csv(std::ostream& out, const std::string& time_column) const 
       out.write(start, p - start);
       p = start;
     }
-    p = csv_number::fixed3(p, times_us[r]);
+    if (times) {  // a fixed-size copy, no call: the buffer has room for fixed3_max characters here
+      std::memcpy(p, times->text(r), time_texts::slot_bytes);
+      p += times->length(r);
+    } else {
+      p = csv_number::fixed3(p, times_us[r]);
+    }
     for (const double* row_end = v + rows.width(); v != row_end; ++v) {
       *p++ = ',';
       p = memo.write(p, *v);

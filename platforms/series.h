@@ -108,6 +108,29 @@ class series_rows {
   std::size_t width_ = 0, rows_ = 0;
 };
 
+// The texts of a series' times ("%.3f"), made once for every series that shares them: the
+// sampler's series sample together, and their six to eight files print the same time column
+// (fixed3 was ≈ 110 instructions a row and file).
+class time_texts {
+ public:
+  explicit time_texts(const std::vector<double>& times_us);  // kept by reference: it must outlive this
+  // Whether these are the texts of times_us (the same values; otherwise write_csv prints its own).
+  bool are_of(const std::vector<double>& times_us) const { return usable_ && times_us == *times_; }
+  // Row r's text: length(r) characters at text(r), with room to copy 16 bytes whole.
+  const char* text(std::size_t r) const { return texts_[r].text; }
+  std::size_t length(std::size_t r) const { return texts_[r].length; }
+  static constexpr std::size_t slot_bytes = 16;
+
+ private:
+  struct slot {
+    char text[slot_bytes];
+    std::size_t length;
+  };
+  const std::vector<double>* times_;
+  std::vector<slot> texts_;
+  bool usable_ = true;  // false: a text longer than a slot (a time past 10^12 us), each prints its own
+};
+
 struct series {
   std::vector<std::string> columns;
   std::vector<double> times_us;
@@ -130,8 +153,9 @@ struct series {
     times_us.reserve(samples);
     rows.reserve(samples, columns.size());
   }
-  void write_csv(const std::string& path, const std::string& time_column) const;
-  void write_csv(std::ostream& out, const std::string& time_column) const;
+  // times: the texts of times shared with other series, used if they are this series' times.
+  void write_csv(const std::string& path, const std::string& time_column, const time_texts* times = nullptr) const;
+  void write_csv(std::ostream& out, const std::string& time_column, const time_texts* times = nullptr) const;
 };
 
 }  // namespace sluice

@@ -153,6 +153,8 @@ class packet_pool : public tlm::tlm_mm_interface {
     p->acquire();
     return p;
   }
+  // acquire_as will take a payload already made (no allocation).
+  bool has_free() const { return free_ != nullptr; }
   void free(tlm::tlm_generic_payload* p) override;
   std::size_t allocated() const { return made_; }
   ~packet_pool() override;

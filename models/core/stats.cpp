@@ -14,7 +14,14 @@ stat_registry& stat_registry::instance() {
 
 void stat_registry::add(const sc_core::sc_object* owner, const char* scope, const stat_desc* descs, std::size_t count,
                         const void* model, int classes, const char* class_label) {
-  entries_.push_back({owner, scope, class_label, descs, model, static_cast<uint32_t>(count), classes});
+  if (count > UINT16_MAX || classes < 0 || classes > INT16_MAX)
+    throw std::logic_error("stat_registry: a table of " + std::to_string(count) + " statistics for " +
+                           std::to_string(classes) + " classes");
+  uint32_t counters = 0;
+  for (std::size_t i = 0; i < std::min<std::size_t>(count, mask_bits); ++i)
+    if (descs[i].kind == stat_kind::counter) counters |= 1u << i;
+  entries_.push_back(
+      {owner, scope, class_label, descs, model, static_cast<uint16_t>(count), static_cast<int16_t>(classes), counters});
 }
 
 std::string stat_registry::owner_of(const counter_ref& c) const {
@@ -26,7 +33,7 @@ std::string stat_registry::owner_of(const counter_ref& c) const {
 
 std::size_t stat_registry::size() const {
   std::size_t n = 0;
-  for (const entry& e : entries_) n += e.count * static_cast<std::size_t>(std::max(e.classes, 1));
+  for (const entry& e : entries_) n += e.count * static_cast<std::size_t>(std::max<int>(e.classes, 1));
   return n;
 }
 
@@ -38,7 +45,7 @@ stat_registry::listing stat_registry::list(bool nonzero_only) const {
       const entry& e = entries_[r];
       std::string base = e.owner ? e.owner->name() : "";
       if (e.scope) base += (base.empty() ? "" : ".") + std::string(e.scope);
-      for (int k = 0; k < std::max(e.classes, 1); ++k) {
+      for (int k = 0; k < std::max<int>(e.classes, 1); ++k) {
         const std::string prefix = e.classes > 0 ? base + "." + e.class_label + std::to_string(k) : base;
         const int cls = e.classes > 0 ? k : -1;
         for (uint32_t i = 0; i < e.count; ++i)

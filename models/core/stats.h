@@ -79,14 +79,21 @@ class stat_registry {
   };
   // Calls f(counter_ref) for every counter, in registration order: visited, not listed, because
   // a list of every counter of a 10 000-host fabric took 250 MB (docs/scale.md).
+  // The table's counters come from its mask, found once at registration: a check (every
+  // millisecond) skips the gauges and the tables of gauges without testing each one per class.
   template <class F>
   void for_each_counter(F&& f) const {
     for (std::size_t r = 0; r < entries_.size(); ++r) {
       const entry& e = entries_[r];
-      for (int k = 0; k < std::max<int>(e.classes, 1); ++k)
-        for (uint32_t i = 0; i < e.count; ++i)
+      if (e.counters == 0 && e.count <= mask_bits) continue;
+      for (int k = 0; k < std::max<int>(e.classes, 1); ++k) {
+        const int cls = e.classes > 0 ? k : -1;
+        for (uint32_t m = e.counters; m != 0; m &= m - 1)
+          f(counter_ref{&e.descs[__builtin_ctz(m)], e.model, cls, static_cast<uint32_t>(r)});
+        for (uint32_t i = mask_bits; i < e.count; ++i)  // a table longer than the mask (none yet)
           if (e.descs[i].kind == stat_kind::counter)
-            f(counter_ref{&e.descs[i], e.model, e.classes > 0 ? k : -1, static_cast<uint32_t>(r)});
+            f(counter_ref{&e.descs[i], e.model, cls, static_cast<uint32_t>(r)});
+      }
     }
   }
   // "<owner>[.<scope>]": where a counter is, as invariant messages name it (its class apart).
@@ -103,9 +110,11 @@ class stat_registry {
     const char* class_label;
     const stat_desc* descs;
     const void* model;
-    uint32_t count;
-    int32_t classes;
+    uint16_t count;
+    int16_t classes;
+    uint32_t counters;  // bit i: descs[i] is a counter (the first mask_bits of the table)
   };
+  static constexpr uint32_t mask_bits = 32;
   std::vector<entry> entries_;
   // One listed statistic: its registration, class (-1: none) and descriptor, in 8 bytes.
   struct listed {

@@ -86,8 +86,12 @@ class tx_scheduler : public frame_source_if {
     int heap_pos = -1;              // -1: not in the heap (parked or finished)
     bool finished = false;
     // Its own pacer and no reaction point: nothing it calls while its frame is built can
-    // reschedule a flow, so that frame takes next_frame's short path (set by plain_now()).
+    // reschedule a flow, so its frame needs no guard (set by set_paths()).
     bool plain = false;
+    // Plain, paced at its own configured rate (not the wire's, read through a call), not on/off
+    // (its next on-period is a call away), behind our own PFC: next_frame's short path (set by
+    // set_paths()).
+    bool fast = false;
     // Set by start(), from the flow's spec (fixed by then): what every frame of the flow carries
     // alike (kind, class, service level, flow and node ids), copied into each frame whole; the
     // wire bytes of a full frame (all but a finite flow's last), its size and its own pace.
@@ -97,8 +101,12 @@ class tx_scheduler : public frame_source_if {
     data_rate source{0};  // 0: the wire's current rate, read at each frame
     uint64_t start_ps = 0;
     frame_fields header;
-    void plain_now() { plain = own != nullptr && rp == nullptr; }
   };
+  // Sets s.plain and s.fast again after its limiter, reaction point or spec (start) changed.
+  void set_paths(sender& s) const {
+    s.plain = s.own != nullptr && s.rp == nullptr;
+    s.fast = s.plain && s.source.bps > 0 && !s.onoff && pfc_gate_ != nullptr;
+  }
   // The earliest time the sender may send: its limiter's, its start, its on/off period.
   uint64_t ready_ps(const sender& s) const {
     const uint64_t t = std::max(s.own ? s.own->pacing_limiter::next_send_ps() : s.limiter->next_send_ps(), s.start_ps);
@@ -113,11 +121,16 @@ class tx_scheduler : public frame_source_if {
   bool may_send(int cls, uint32_t bytes, uint64_t now_ps) const {
     return pfc_gate_ ? pfc_gate_->pfc::may_send(cls, bytes, now_ps) : gate_.may_send(cls, bytes, now_ps);
   }
-  template <bool plain>
+  template <bool plain, bool fast>
   tlm::tlm_generic_payload* build(sender& s, uint64_t payload, uint32_t bytes, uint64_t now_ps);
   [[gnu::noinline]] tlm::tlm_generic_payload* send_general(uint32_t i, uint64_t payload, uint32_t bytes,
                                                            uint64_t now_ps);
   [[gnu::noinline]] void park(uint32_t i, int cls, uint32_t bytes);
+  // next_frame's general path (the short one is next_frame itself) and its short path's rare
+  // ends, out of line so that the short path saves no registers.
+  [[gnu::noinline]] tlm::tlm_generic_payload* next_frame_any(uint64_t now_ps, uint64_t& retry_ps);
+  [[gnu::noinline]] tlm::tlm_generic_payload* pop_then(tlm::tlm_generic_payload* p);
+  [[gnu::noinline]] tlm::tlm_generic_payload* sift_down_then(tlm::tlm_generic_payload* p);
   tlm::tlm_generic_payload* next_control_frame(uint64_t now_ps, uint64_t& retry_ps);
   uint64_t next_ready_gated_ps(uint64_t now_ps) const;  // next_ready_ps with control frames or parked flows
   void unpark(uint64_t now_ps);

@@ -105,6 +105,42 @@ TEST(CsvFormat, TheBufferedRowsReadAsPrintfsRowsOneAtATime) {
   }
 }
 
+// The sampler's series print one time column, made once (time_texts): written with the texts of
+// their times, a series must read as written alone; with another series' texts (other times, or
+// as many times but one differs), or texts too long for their slots (times past 10^12 us, where
+// every series prints its own), it prints its own times.
+TEST(CsvFormat, SharedTimeTextsPrintWhatEachSeriesPrintsAlone) {
+  std::mt19937_64 rng(9);
+  for (int trial = 0; trial < 60; ++trial) {
+    const int rows = static_cast<int>(rng() % 400);
+    series a, b;
+    a.add_column("x", 0, 0);
+    b.add_column("y", 0, 1);
+    b.add_column("z", 0, 2);
+    const int kind = trial % 4;  // 0: as the sampler's; 1: huge times; 2: one time differs; 3: fewer rows
+    for (int r = 0; r < rows; ++r) {
+      double t = kind == 1 && r % 7 == 3 ? std::ldexp(1.0, 40 + static_cast<int>(rng() % 30)) : r * 10.0;
+      if (rng() % 5 == 0) t += static_cast<double>(rng() % 1000000) * 1e-4;  // a run's last, shorter sample
+      a.add_sample(t)[0] = static_cast<double>(rng() % 50) * 0.8;
+      if (kind == 3 && r + 1 == rows) break;
+      if (kind == 2 && r == rows / 2) t += 0.001;
+      double* row = b.add_sample(t);
+      row[0] = static_cast<double>(r);
+      row[1] = -static_cast<double>(rng() % 7);
+    }
+    const time_texts shared(a.times_us);
+    for (const series* s : {&a, &b}) {
+      std::ostringstream alone, with_texts;
+      s->write_csv(alone, "time_us");
+      s->write_csv(with_texts, "time_us", &shared);
+      ASSERT_EQ(with_texts.str(), alone.str()) << "trial " << trial << (s == &a ? " a" : " b");
+    }
+    if (kind == 0) EXPECT_TRUE(shared.are_of(b.times_us)) << trial;  // the texts are used
+    if (kind == 1 && rows > 3) EXPECT_FALSE(shared.are_of(a.times_us)) << trial;
+    if (kind >= 2 && rows > 0) EXPECT_FALSE(shared.are_of(b.times_us)) << trial;
+  }
+}
+
 // csv_number's short path (a scaled product, exact away from rounding ties) against printf on
 // values of every kind a series holds and on the boundaries where the short path must step
 // aside: a failure names the value.

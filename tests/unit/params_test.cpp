@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
+#include <tuple>
+#include <vector>
+
 #include "models/core/fixed_array.h"
 #include "models/core/stats.h"
 
@@ -206,4 +210,41 @@ TEST(Params, AOneLineDeclarationIsAParameterAndACounter) {
   }
   EXPECT_EQ(seen_a, 1);
   EXPECT_EQ(seen_b, 3);
+}
+
+// The always-on invariants visit every counter (stat_registry::for_each_counter) through each
+// table's mask of counters, found at registration: on random tables (gauges and counters mixed,
+// tables of gauges only, tables longer than the mask, per-class or not) the visit must be the
+// walk that tests every statistic's kind, in the same order: registration, class, table position.
+TEST(Stats, EveryCounterIsVisitedAsTheWalkOverEveryKindFindsIt) {
+  std::mt19937_64 rng(23);
+  std::vector<std::vector<stat_desc>> tables(300);
+  std::vector<int> classes(tables.size());
+  stat_registry& registry = stat_registry::instance();
+  const std::size_t base = registry.registrations();
+  const double value = 0;
+  for (std::size_t t = 0; t < tables.size(); ++t) {
+    const std::size_t n = 1 + rng() % (rng() % 8 == 0 ? 70 : 12);
+    const int share = static_cast<int>(rng() % 4);  // 0: gauges only
+    for (std::size_t i = 0; i < n; ++i)
+      tables[t].push_back({"s", "u", "d", [](const void*, int) { return 0.0; },
+                           static_cast<int>(rng() % 4) < share ? stat_kind::counter : stat_kind::gauge});
+    classes[t] = rng() % 2 ? 0 : 1 + static_cast<int>(rng() % 16);
+    registry.add(nullptr, "mask_test", tables[t].data(), n, &value, classes[t]);
+  }
+  std::vector<std::tuple<const stat_desc*, int, uint32_t>> visited, walked;
+  registry.for_each_counter([&](const stat_registry::counter_ref& c) {
+    if (c.registration >= base) visited.emplace_back(c.desc, c.cls, c.registration);
+  });
+  std::size_t long_counters = 0;
+  for (std::size_t t = 0; t < tables.size(); ++t)
+    for (int k = 0; k < std::max(classes[t], 1); ++k)
+      for (std::size_t i = 0; i < tables[t].size(); ++i)
+        if (tables[t][i].kind == stat_kind::counter) {
+          walked.emplace_back(&tables[t][i], classes[t] > 0 ? k : -1, static_cast<uint32_t>(base + t));
+          long_counters += i >= 32;
+        }
+  EXPECT_EQ(visited, walked);
+  EXPECT_GT(long_counters, 50u);  // past the mask's 32 bits
+  registry.forget_since(base);
 }
