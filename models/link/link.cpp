@@ -31,8 +31,8 @@ const param_spec<sc_core::sc_time> delay_spec{"delay",
                                               param_change::live};
 }  // namespace
 
-link_channel::link_channel(sc_core::sc_module_name name)
-    : sc_module(name), timers_(event_queue::instance()), in("in"), out("out") {
+link_channel::link_channel(sc_core::sc_module_name name) : sc_module(name), in("in"), out("out") {
+  timers_ = &event_queue::instance();
   in.bind(*this);
   add_stats(*this, channel_stats, this);
 }
@@ -50,10 +50,24 @@ tlm::tlm_sync_enum link_channel::nb_transport_fw(tlm::tlm_generic_payload& p, tl
   const uint64_t kernel = kernel_ps();
   const uint64_t first_bit = kernel + to_ps(delay);
   if (phase != tlm::BEGIN_REQ || first_bit < tx_end_ps_) busy_wire_error();
-  const uint64_t tx_end = start(p, first_bit);
+  uint64_t tx_end;
+  if (shipper_) {  // the receiver is in another process (our MAC transmits here then too)
+    const uint64_t arrives = serialize(header(p).size, first_bit);
+    tx_end = tx_end_ps_;
+    shipper_->ship(channel_, first_bit, arrives, p);
+  } else {
+    tx_end = start(p, first_bit);
+  }
   phase = tlm::END_REQ;
   delay = from_ps(tx_end - kernel);
   return tlm::TLM_UPDATED;
+}
+
+void link_channel::ship_to(frame_shipper* shipper, uint32_t channel) {
+  if (sc_core::sc_get_status() != sc_core::SC_ELABORATION)
+    SC_REPORT_ERROR(name(), "ship_to after elaboration: a MAC bound straight to this channel would not ship");
+  shipper_ = shipper;
+  channel_ = channel;
 }
 
 void link_channel::busy_wire_error() const {
@@ -69,7 +83,7 @@ void link_channel::accept(uint64_t sent_ps, uint64_t arrives_ps, tlm::tlm_generi
   const uint64_t scheduled = std::max(sent_ps, last_arrival_ps_);
   last_arrival_ps_ = arrives_ps;
   wire_.push_back({arrives_ps, frame});
-  if (was_empty) timers_.schedule_as_of(this, arrives_ps, scheduled);
+  if (was_empty) timers_->schedule_as_of(this, arrives_ps, scheduled);
 }
 
 // Woken only for a head that is due (a wire's frames leave only here, in order): the first
@@ -88,7 +102,7 @@ void link_channel::on_timer() {
       out_if_->nb_transport_fw(*p, phase, delay);
     }
   } while (!wire_.empty() && wire_.front().arrives_ps <= now);
-  if (!wire_.empty()) timers_.schedule(this, wire_.front().arrives_ps);
+  if (!wire_.empty()) timers_->schedule(this, wire_.front().arrives_ps);
 }
 
 sc_core::sc_time link_channel::busy_time(const sc_core::sc_time& now) const {
