@@ -102,6 +102,10 @@ class link_channel : public timed_client,
   // A frame of `size` bytes starts at `now`: the counters, tx_end_ps_ and its arrival (returned).
   uint64_t serialize(uint32_t size, uint64_t now);
   void on_timer() override;  // the head frame's last bit arrives: deliver every frame now due
+  // on_timer for a receiver not ours (out of line: the direct hop's needs no stack frame).
+  [[gnu::noinline]] void deliver_through_socket();
+  void deliver_head();                               // the head to our MAC (inline in link.cpp)
+  [[gnu::noinline]] void deliver_due(uint64_t now);  // the rest of on_timer when more frames are due
   // The head of the FIFO and the receiver it goes to.
   // (Our MAC's fields an arrival reads are its first; a foreign receiver's, wherever they are.)
   void warm() const override {
@@ -146,11 +150,12 @@ class link : public sc_core::sc_module, public wire_if, private param_listener {
   ++frames_;
   bytes_ += size;
   busy_ps_ += ser_ps;
-  tx_end_ps_ = now + ser_ps;
+  const uint64_t tx_end = now + ser_ps;
+  tx_end_ps_ = tx_end;
   // A frame starts only after the previous one was serialized and, while the delay holds,
   // every frame takes the same: arrival times never decrease, so the wire is a FIFO. After a
   // run-time decrease of the delay a frame lands no earlier than the one ahead of it.
-  const uint64_t arrives = std::max(tx_end_ps_ + delay_ps_, last_arrival_ps_);
+  const uint64_t arrives = std::max(tx_end + delay_ps_, last_arrival_ps_);
   last_arrival_ps_ = arrives;
   return arrives;
 }
@@ -158,9 +163,10 @@ class link : public sc_core::sc_module, public wire_if, private param_listener {
 [[gnu::always_inline]] inline uint64_t link_channel::start(tlm::tlm_generic_payload& p, uint64_t now) {
   const bool was_empty = wire_.empty();
   const uint64_t arrives = serialize(header(p).size, now);
+  const uint64_t tx_end = tx_end_ps_;  // read before the schedule's call, which may write anything
   wire_.push_back({arrives, &p});
   if (was_empty) timers_->schedule(this, arrives);
-  return tx_end_ps_;
+  return tx_end;
 }
 
 }  // namespace sluice

@@ -105,23 +105,24 @@ void mac_port::on_timer() {
   p->set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
   p->set_data_length(h.image ? h.size : 0);
   if (probes::tx_start.on()) probes::tx_start.emit_frame(this, now, h, index_);
-  if (tx_link_) {
-    busy_until_ps_ = tx_link_->start(*p, now);  // our own link: the same END_REQ, no sc_time (direct_hops.h)
-  } else {
-    ++frames_sent_;
-    bytes_sent_ += h.size;
-    tlm::tlm_phase phase = tlm::BEGIN_REQ;
-    // The first bit's time as TLM-2.0 annotates it: the kernel's time + delay (the models' clock
-    // may run ahead of the kernel); the link answers END_REQ at the kernel's time + delay.
-    const uint64_t kernel = now - ahead_ps();
-    sc_core::sc_time delay = from_ps(now - kernel);
-    tx_if_->nb_transport_fw(*p, phase, delay);
-    busy_until_ps_ = kernel + to_ps(delay);  // END_REQ: the last bit will have left
-  }
-  uint64_t next =
-      again_ || control || !control_.empty() || !source_ ? busy_until_ps_ : source_->next_ready_ps(busy_until_ps_);
-  // busy_until_ps_ is never before now.
-  if (next != never_ps) timers_->schedule(this, std::max(next, busy_until_ps_));
+  // Our own link: the same END_REQ, no sc_time (direct_hops.h).
+  const uint64_t busy = tx_link_ ? tx_link_->start(*p, now) : transmit_through_socket(*p, now);
+  busy_until_ps_ = busy;
+  const uint64_t next = again_ || control || !control_.empty() || !source_ ? busy : source_->next_ready_ps(busy);
+  // busy is never before now.
+  if (next != never_ps) timers_->schedule(this, std::max(next, busy));
+}
+
+uint64_t mac_port::transmit_through_socket(tlm::tlm_generic_payload& p, uint64_t now) {
+  ++frames_sent_;
+  bytes_sent_ += header(p).size;
+  tlm::tlm_phase phase = tlm::BEGIN_REQ;
+  // The first bit's time as TLM-2.0 annotates it: the kernel's time + delay (the models' clock
+  // may run ahead of the kernel); the link answers END_REQ at the kernel's time + delay.
+  const uint64_t kernel = now - ahead_ps();
+  sc_core::sc_time delay = from_ps(now - kernel);
+  tx_if_->nb_transport_fw(p, phase, delay);
+  return kernel + to_ps(delay);  // END_REQ: the last bit will have left
 }
 
 tlm::tlm_sync_enum mac_port::nb_transport_fw(tlm::tlm_generic_payload& p, tlm::tlm_phase& phase,

@@ -131,6 +131,9 @@ class mac_port : public timed_client, private mac_port_fields, public sc_core::s
   // called by kick as mac_port::on_timer, without the virtual call.
   void on_timer() final;
   void look();  // kick's general case, out of line
+  // A frame's first bit to a link not ours; returns END_REQ's time (out of line: the decision
+  // then keeps no TLM phase and delay on its stack).
+  [[gnu::noinline]] uint64_t transmit_through_socket(tlm::tlm_generic_payload& p, uint64_t now);
   tlm::tlm_generic_payload* take_control_frame(uint64_t now);
   bool control_frame_ready() const;
   // The objects a transmit decision reaches: the source, the gate and the link (our link's fields
