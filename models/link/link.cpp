@@ -31,8 +31,8 @@ const param_spec<sc_core::sc_time> delay_spec{"delay",
                                               param_change::live};
 }  // namespace
 
-link_channel::link_channel(sc_core::sc_module_name name)
-    : sc_module(name), timers_(event_queue::instance()), in(*this, "in", this), out(*this, "out") {
+link_channel::link_channel(sc_core::sc_module_name name) : sc_module(name), in(*this, "in", this), out(*this, "out") {
+  timers_ = &event_queue::instance();
   add_stats(*this, channel_stats, this);
 }
 
@@ -69,10 +69,24 @@ tlm::tlm_sync_enum link_channel::nb_transport_fw(tlm::tlm_generic_payload& p, tl
   const uint64_t kernel = kernel_ps();
   const uint64_t first_bit = kernel + to_ps(delay);
   if (phase != tlm::BEGIN_REQ || first_bit < tx_end_ps_) busy_wire_error();
-  const uint64_t tx_end = start(p, first_bit);
+  uint64_t tx_end;
+  if (shipper_) {  // the receiver is in another process (our MAC transmits here then too)
+    const uint64_t arrives = serialize(header(p).size, first_bit);
+    tx_end = tx_end_ps_;
+    shipper_->ship(channel_, first_bit, arrives, p);
+  } else {
+    tx_end = start(p, first_bit);
+  }
   phase = tlm::END_REQ;
   delay = from_ps(tx_end - kernel);
   return tlm::TLM_UPDATED;
+}
+
+void link_channel::ship_to(frame_shipper* shipper, uint32_t channel) {
+  if (sc_core::sc_get_status() != sc_core::SC_ELABORATION)
+    SC_REPORT_ERROR(name(), "ship_to after elaboration: a MAC bound straight to this channel would not ship");
+  shipper_ = shipper;
+  channel_ = channel;
 }
 
 void link_channel::busy_wire_error() const {
@@ -88,26 +102,49 @@ void link_channel::accept(uint64_t sent_ps, uint64_t arrives_ps, tlm::tlm_generi
   const uint64_t scheduled = std::max(sent_ps, last_arrival_ps_);
   last_arrival_ps_ = arrives_ps;
   wire_.push_back({arrives_ps, frame});
-  if (was_empty) timers_.schedule_as_of(this, arrives_ps, scheduled);
+  if (was_empty) timers_->schedule_as_of(this, arrives_ps, scheduled);
+}
+
+// The head's last bit to our own MAC: the same delivery, no phase or sc_time (direct_hops.h).
+inline void link_channel::deliver_head() {
+  tlm::tlm_generic_payload* p = wire_.pop_front().frame;
+  ++g_packet_hops;
+  ++header(*p).hops;
+  out_mac_->arrive(*p);
 }
 
 // Woken only for a head that is due (a wire's frames leave only here, in order): the first
 // frame needs no test.
 void link_channel::on_timer() {
+  if (!out_mac_) return deliver_through_socket();
+  const uint64_t now = now_ps();
+  deliver_head();
+  if (wire_.empty()) return;
+  // Rarely a second frame lands in the same picosecond (a zero-byte frame, a shortened delay): it
+  // arrives in this wake-up too, out of line, so that the common wake-up keeps no loop's registers.
+  if (wire_.front().arrives_ps <= now) [[unlikely]]
+    return deliver_due(now);
+  timers_->schedule(this, wire_.front().arrives_ps);
+}
+
+void link_channel::deliver_due(uint64_t now) {
+  do deliver_head();
+  while (!wire_.empty() && wire_.front().arrives_ps <= now);
+  if (!wire_.empty()) timers_->schedule(this, wire_.front().arrives_ps);
+}
+
+// The same for a foreign receiver, with the TLM phase and the last bit's delay on the stack.
+void link_channel::deliver_through_socket() {
   const uint64_t now = now_ps();
   do {
     tlm::tlm_generic_payload* p = wire_.pop_front().frame;
     ++g_packet_hops;
     ++header(*p).hops;
-    if (out_mac_) {
-      out_mac_->arrive(*p);  // our own MAC: the same delivery, no phase or sc_time (direct_hops.h)
-    } else {
-      tlm::tlm_phase phase = tlm::BEGIN_REQ;
-      sc_core::sc_time delay = ahead();  // the last bit at the models' time
-      out_if_->nb_transport_fw(*p, phase, delay);
-    }
+    tlm::tlm_phase phase = tlm::BEGIN_REQ;
+    sc_core::sc_time delay = ahead();  // the last bit at the models' time
+    out_if_->nb_transport_fw(*p, phase, delay);
   } while (!wire_.empty() && wire_.front().arrives_ps <= now);
-  if (!wire_.empty()) timers_.schedule(this, wire_.front().arrives_ps);
+  if (!wire_.empty()) timers_->schedule(this, wire_.front().arrives_ps);
 }
 
 sc_core::sc_time link_channel::busy_time(const sc_core::sc_time& now) const {

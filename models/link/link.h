@@ -28,32 +28,40 @@ class frame_shipper {
   virtual void ship(uint32_t channel, uint64_t sent_ps, uint64_t arrives_ps, tlm::tlm_generic_payload& frame) = 0;
 };
 
-// One direction. It is also the constant-latency FIFO its frames wait in: every frame takes
-// the same propagation delay, so frames in flight leave in the order they started, through one
-// pending wake-up, for the head (no time-ordered structure of its own).
-// timed_client first: the queue's wake-up (on_timer, warm) then reaches this object without a
-// this-adjusting thunk, and its schedule passes `this` as it is.
-class link_channel : public timed_client, public sc_core::sc_module, public frame_receiver {
-  // What a frame touches, declared first and together (not behind the sockets): at 1024 hosts
-  // every cache line a frame touches is likely a miss. The owner's rate and delay are copied
-  // here, at the start of simulation and on a rate change.
-  uint64_t tx_end_ps_ = 0;
-  data_rate rate_;
-  // The serialization of the latest frame's size: a direction's frames mostly have one size, so
-  // the division by the rate is done when the size or the rate changes (0 B take 0 ps at any rate).
-  uint32_t ser_bytes_ = 0;
-  uint64_t ser_ps_ = 0;
-  uint64_t delay_ps_ = 0;
-  uint64_t last_arrival_ps_ = 0;  // of the latest frame started: none lands before it
-  uint64_t frames_ = 0, bytes_ = 0, busy_ps_ = 0;
-  tlm::tlm_fw_transport_if<packet_protocol_types>* out_if_ = nullptr;  // what `out` is bound to
-  mac_port* out_mac_ = nullptr;  // `out` bound straight to our own MAC: the direct hop (direct_hops.h)
+// What a frame touches on a direction, in the channel's first two cache lines: right after the
+// timer's fields (the event queue prefetches a client's first two lines a wake-up ahead), not
+// behind sc_module's 232 bytes, which a member of the channel itself would follow. The owner's
+// rate and delay are copied here, at the start of simulation and on a rate change.
+struct link_channel_fields {
   struct in_flight {
     uint64_t arrives_ps;  // its last bit at the receiver
     tlm::tlm_generic_payload* frame;
   };
-  ring<in_flight> wire_;  // oldest first; arrival times never decrease
-  event_queue& timers_;
+  // The arrival's fields first: its wake-up reads these alone.
+  ring<in_flight> wire_;         // oldest first; arrival times never decrease
+  mac_port* out_mac_ = nullptr;  // `out` bound straight to our own MAC: the direct hop (direct_hops.h)
+  event_queue* timers_ = nullptr;
+  // The serialization of the latest frame's size: a direction's frames mostly have one size, so
+  // the division by the rate is done when the size or the rate changes (0 B take 0 ps at any rate).
+  uint32_t ser_bytes_ = 0;
+  uint64_t ser_ps_ = 0;
+  uint64_t tx_end_ps_ = 0;
+  uint64_t delay_ps_ = 0;
+  uint64_t last_arrival_ps_ = 0;  // of the latest frame started: none lands before it
+  uint64_t frames_ = 0, bytes_ = 0, busy_ps_ = 0;
+};
+
+// One direction. It is also the constant-latency FIFO its frames wait in: every frame takes
+// the same propagation delay, so frames in flight leave in the order they started, through one
+// pending wake-up, for the head (no time-ordered structure of its own).
+// timed_client first: the queue's wake-up (on_timer, warm) then reaches this object without a
+// this-adjusting thunk, and its schedule passes `this` as it is. Its fields next (above).
+class link_channel : public timed_client,
+                     private link_channel_fields,
+                     public sc_core::sc_module,
+                     public frame_receiver {
+  data_rate rate_;
+  tlm::tlm_fw_transport_if<packet_protocol_types>* out_if_ = nullptr;  // what `out` is bound to
 
  public:
   // Made when a model binds them (socket_on_demand.h): our own MACs are joined without them.
@@ -80,16 +88,16 @@ class link_channel : public timed_client, public sc_core::sc_module, public fram
   // first bit, with its arrival time, instead of carrying it; the receiving process's copy takes
   // it with accept() before the models reach `sent_ps` + the lookahead, and delivers it at its
   // last bit, ordered among ties exactly as the one link of a whole-fabric run would.
-  void ship_to(frame_shipper* shipper, uint32_t channel) {
-    shipper_ = shipper;
-    channel_ = channel;
-  }
+  // Set while the fabric is built: our MAC then transmits through the socket (ships() is read at
+  // the end of elaboration), so the direct hop's start never ships.
+  void ship_to(frame_shipper* shipper, uint32_t channel);
+  bool ships() const { return shipper_ != nullptr; }
   void accept(uint64_t sent_ps, uint64_t arrives_ps, tlm::tlm_generic_payload* frame);
 
   // A frame's first bit at `now_ps`, from our own MAC bound straight to this channel: what
   // nb_transport_fw does with it, without the phase, the delay and the checks at the door
-  // (direct_hops.h; our MAC starts no frame before END_REQ). Returns END_REQ's time: when the
-  // last bit has left.
+  // (direct_hops.h; our MAC starts no frame before END_REQ, nor on a channel that ships). Returns
+  // END_REQ's time: when the last bit has left.
   // Inline (below): the MAC's transmit takes it without a call.
   uint64_t start(tlm::tlm_generic_payload& p, uint64_t now_ps);
   // Whether this direction delivers on the direct hop (its receiver is ours); for tests.
@@ -99,11 +107,18 @@ class link_channel : public timed_client, public sc_core::sc_module, public fram
   // The transmitter's first bit (frame_receiver, through in). Final: the direct hop stands for it.
   tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload& p, tlm::tlm_phase& phase, sc_core::sc_time& delay) final;
   [[gnu::cold, gnu::noinline]] void busy_wire_error() const;
+  // A frame of `size` bytes starts at `now`: the counters, tx_end_ps_ and its arrival (returned).
+  uint64_t serialize(uint32_t size, uint64_t now);
   void on_timer() override;  // the head frame's last bit arrives: deliver every frame now due
+  // on_timer for a receiver not ours (out of line: the direct hop's needs no stack frame).
+  [[gnu::noinline]] void deliver_through_socket();
+  void deliver_head();                               // the head to our MAC (inline in link.cpp)
+  [[gnu::noinline]] void deliver_due(uint64_t now);  // the rest of on_timer when more frames are due
   // The head of the FIFO and the receiver it goes to.
+  // (Our MAC's fields an arrival reads are its first; a foreign receiver's, wherever they are.)
   void warm() const override {
     if (!wire_.empty()) __builtin_prefetch(&wire_.front());
-    __builtin_prefetch(out_if_);
+    __builtin_prefetch(out_mac_ ? static_cast<const void*>(out_mac_) : out_if_);
   }
   void end_of_elaboration() override;
 
@@ -134,8 +149,7 @@ class link : public sc_core::sc_module, public wire_if, private param_listener {
   void param_changed(const param_base&) override;
 };
 
-[[gnu::always_inline]] inline uint64_t link_channel::start(tlm::tlm_generic_payload& p, uint64_t now) {
-  const uint32_t size = header(p).size;
+[[gnu::always_inline]] inline uint64_t link_channel::serialize(uint32_t size, uint64_t now) {
   if (size != ser_bytes_) [[unlikely]] {
     ser_bytes_ = size;
     ser_ps_ = rate_.serialization_ps(size);
@@ -144,20 +158,23 @@ class link : public sc_core::sc_module, public wire_if, private param_listener {
   ++frames_;
   bytes_ += size;
   busy_ps_ += ser_ps;
-  tx_end_ps_ = now + ser_ps;
+  const uint64_t tx_end = now + ser_ps;
+  tx_end_ps_ = tx_end;
   // A frame starts only after the previous one was serialized and, while the delay holds,
   // every frame takes the same: arrival times never decrease, so the wire is a FIFO. After a
   // run-time decrease of the delay a frame lands no earlier than the one ahead of it.
-  const bool was_empty = wire_.empty();
-  const uint64_t arrives = std::max(tx_end_ps_ + delay_ps_, last_arrival_ps_);
+  const uint64_t arrives = std::max(tx_end + delay_ps_, last_arrival_ps_);
   last_arrival_ps_ = arrives;
-  if (shipper_) [[unlikely]] {
-    shipper_->ship(channel_, now, arrives, p);
-  } else {
-    wire_.push_back({arrives, &p});
-    if (was_empty) timers_.schedule(this, arrives);
-  }
-  return tx_end_ps_;
+  return arrives;
+}
+
+[[gnu::always_inline]] inline uint64_t link_channel::start(tlm::tlm_generic_payload& p, uint64_t now) {
+  const bool was_empty = wire_.empty();
+  const uint64_t arrives = serialize(header(p).size, now);
+  const uint64_t tx_end = tx_end_ps_;  // read before the schedule's call, which may write anything
+  wire_.push_back({arrives, &p});
+  if (was_empty) timers_->schedule(this, arrives);
+  return tx_end;
 }
 
 }  // namespace sluice

@@ -19,18 +19,18 @@ const stat_desc mac_stats[] = {
 }  // namespace
 
 mac_port::mac_port(sc_core::sc_module_name name, int index, uint64_t mac_address)
-    : sc_module(name),
-      index_(index),
-      timers_(event_queue::instance()),
-      tx(*this, "tx"),
-      rx(*this, "rx", this),
-      mac_(mac_address) {
+    : sc_module(name), tx(*this, "tx"), rx(*this, "rx", this), mac_(mac_address) {
+  index_ = index;
+  timers_ = &event_queue::instance();
   add_stats(*this, mac_stats, this);
   probe_registry::instance().declare(probes::tx_start, this, this);
   probe_registry::instance().declare(probes::rx_end, this, this);
   // The first look, at time 0, lets sources with timed flows schedule their start.
   wake_at(0);
 }
+
+uint64_t mac_port::frames_sent() const { return frames_sent_ + (tx_link_ ? tx_link_->frames() : 0); }
+uint64_t mac_port::bytes_sent() const { return bytes_sent_ + (tx_link_ ? tx_link_->bytes() : 0); }
 
 const wire_if& mac_port::wire() const {
   if (!wire_) SC_REPORT_ERROR(name(), "port used before its link was attached");
@@ -49,6 +49,7 @@ void mac_port::end_of_elaboration() {
   } else if (!tx_if_) {
     SC_REPORT_ERROR(name(), "the transmitter is bound to no link (tx)");
   }
+  if (tx_link_ && tx_link_->ships()) tx_link_ = nullptr;  // to another process: the link's transport call ships
   // Exactly our PFC: a subclass may answer differently, so it keeps the interface's calls.
   pfc_ = fc_ && typeid(*fc_) == typeid(pfc) ? static_cast<pfc*>(fc_) : nullptr;
 }
@@ -71,7 +72,7 @@ void mac_port::look() {
   }
   const uint64_t now = now_ps();
   if (now < busy_until_ps_)
-    timers_.schedule(this, busy_until_ps_);
+    timers_->schedule(this, busy_until_ps_);
   else
     mac_port::on_timer();
 }
@@ -84,7 +85,7 @@ void mac_port::inject(tlm::tlm_generic_payload* frame) {
 void mac_port::on_timer() {
   const uint64_t now = now_ps();
   if (now < busy_until_ps_) {
-    timers_.schedule(this, busy_until_ps_);
+    timers_->schedule(this, busy_until_ps_);
     return;
   }
   sending_ = true;
@@ -99,14 +100,12 @@ void mac_port::on_timer() {
   sending_ = false;
   if (!p) {
     if (again_)
-      timers_.schedule(this, now);
+      timers_->schedule(this, now);
     else if (retry != never_ps)
-      timers_.schedule(this, std::max(retry, now));
+      timers_->schedule(this, std::max(retry, now));
     return;
   }
   packet_header& h = header(*p);
-  ++frames_sent_;
-  bytes_sent_ += h.size;
   // Our PFC counts nothing per frame sent (pfc::on_transmit is the interface's empty default):
   // with it, no test of the frame's kind.
   if (!pfc_ && fc_ && h.kind != frame_kind::pfc && h.kind != frame_kind::ib_credit)
@@ -114,21 +113,24 @@ void mac_port::on_timer() {
   p->set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
   p->set_data_length(h.image ? h.size : 0);
   if (probes::tx_start.on()) probes::tx_start.emit_frame(this, now, h, index_);
-  if (tx_link_) {
-    busy_until_ps_ = tx_link_->start(*p, now);  // our own link: the same END_REQ, no sc_time (direct_hops.h)
-  } else {
-    tlm::tlm_phase phase = tlm::BEGIN_REQ;
-    // The first bit's time as TLM-2.0 annotates it: the kernel's time + delay (the models' clock
-    // may run ahead of the kernel); the link answers END_REQ at the kernel's time + delay.
-    const uint64_t kernel = now - ahead_ps();
-    sc_core::sc_time delay = from_ps(now - kernel);
-    tx_if_->nb_transport_fw(*p, phase, delay);
-    busy_until_ps_ = kernel + to_ps(delay);  // END_REQ: the last bit will have left
-  }
-  uint64_t next =
-      again_ || control || !control_.empty() || !source_ ? busy_until_ps_ : source_->next_ready_ps(busy_until_ps_);
-  // busy_until_ps_ is never before now.
-  if (next != never_ps) timers_.schedule(this, std::max(next, busy_until_ps_));
+  // Our own link: the same END_REQ, no sc_time (direct_hops.h).
+  const uint64_t busy = tx_link_ ? tx_link_->start(*p, now) : transmit_through_socket(*p, now);
+  busy_until_ps_ = busy;
+  const uint64_t next = again_ || control || !control_.empty() || !source_ ? busy : source_->next_ready_ps(busy);
+  // busy is never before now.
+  if (next != never_ps) timers_->schedule(this, std::max(next, busy));
+}
+
+uint64_t mac_port::transmit_through_socket(tlm::tlm_generic_payload& p, uint64_t now) {
+  ++frames_sent_;
+  bytes_sent_ += header(p).size;
+  tlm::tlm_phase phase = tlm::BEGIN_REQ;
+  // The first bit's time as TLM-2.0 annotates it: the kernel's time + delay (the models' clock
+  // may run ahead of the kernel); the link answers END_REQ at the kernel's time + delay.
+  const uint64_t kernel = now - ahead_ps();
+  sc_core::sc_time delay = from_ps(now - kernel);
+  tx_if_->nb_transport_fw(p, phase, delay);
+  return kernel + to_ps(delay);  // END_REQ: the last bit will have left
 }
 
 tlm::tlm_sync_enum mac_port::nb_transport_fw(tlm::tlm_generic_payload& p, tlm::tlm_phase& phase,

@@ -40,30 +40,34 @@ class frame_sink_if {
   virtual void receive_frame(tlm::tlm_generic_payload* frame, int port_index) = 0;
 };
 
-// timed_client first: the queue's wake-up (on_timer, warm) then reaches this object without a
-// this-adjusting thunk, and its schedules pass `this` as it is.
-class mac_port : public timed_client, public sc_core::sc_module, public frame_receiver {
-  // What every transmit decision and arrival reads, declared first: next to the timer's fields,
-  // in two cache lines rather than spread behind the sockets (a large fabric misses the cache
-  // on each line a frame touches).
+// What every transmit decision and arrival reads, in the port's first two cache lines: right
+// after the timer's fields (the event queue prefetches a client's first two lines a wake-up
+// ahead, and a kick reads the pending time beside busy_until_ps_), not behind sc_module's 232
+// bytes, which a member of the port itself would follow.
+struct mac_port_fields {
   uint64_t busy_until_ps_ = 0;  // end of the frame on the wire (END_REQ)
-  flow_control_if* fc_ = nullptr;
   frame_source_if* source_ = nullptr;
   frame_sink_if* sink_ = nullptr;
-  tlm::tlm_fw_transport_if<packet_protocol_types>* tx_if_ = nullptr;  // what `tx` is bound to
   link_channel* tx_link_ = nullptr;  // `tx` bound straight to our own link: the direct hop (direct_hops.h)
   // fc_ when it is our PFC itself, not a subclass (seen at the end of elaboration): whether a
   // control frame waits is then a test inline, not a virtual call per transmit decision.
   pfc* pfc_ = nullptr;
-  int index_;
+  flow_control_if* fc_ = nullptr;
+  event_queue* timers_ = nullptr;
+  int index_ = 0;
   bool sending_ = false;  // inside on_timer: a nested kick only asks for another look
   bool again_ = false;
-  // Apart, not side by side: GCC packs two neighbouring counters' increments into SSE moves and
-  // shuffles (8 instructions a frame for two adds).
-  uint64_t frames_sent_ = 0;
   ring<tlm::tlm_generic_payload*> control_;
+};
+
+// timed_client first: the queue's wake-up (on_timer, warm) then reaches this object without a
+// this-adjusting thunk, and its schedules pass `this` as it is. Its fields next (above).
+class mac_port : public timed_client, private mac_port_fields, public sc_core::sc_module, public frame_receiver {
+  tlm::tlm_fw_transport_if<packet_protocol_types>* tx_if_ = nullptr;  // what `tx` is bound to
+  // What this port sent through its socket; on the direct hop its link counts every frame (the
+  // same frames and bytes), so the transmit counts nothing twice.
+  uint64_t frames_sent_ = 0;
   uint64_t bytes_sent_ = 0;
-  event_queue& timers_;
 
  public:
   // Made when a model binds them (socket_on_demand.h): our own link is joined without them
@@ -95,14 +99,14 @@ class mac_port : public timed_client, public sc_core::sc_module, public frame_re
   // when the wire frees, and need no call. (While a frame is being started, busy_until_ps_ is
   // not after now, so the nested request always takes look().)
   void kick() {
-    if (timers_.pending_at(this) <= busy_until_ps_ && now_ps() < busy_until_ps_) return;
+    if (timers_->pending_at(this) <= busy_until_ps_ && now_ps() < busy_until_ps_) return;
     look();
   }
   // Look for a frame at at_ps (or earlier, if a wake-up is already due earlier). Inline: the
   // queue's test for an earlier wake-up then costs no call.
   void wake_at(uint64_t at_ps) {
     const uint64_t now = now_ps();
-    timers_.schedule(this, std::max(at_ps, now));
+    timers_->schedule(this, std::max(at_ps, now));
   }
   // Queues a link-local frame (made by this port's owner) ahead of the source's frames.
   void inject(tlm::tlm_generic_payload* frame);
@@ -124,21 +128,25 @@ class mac_port : public timed_client, public sc_core::sc_module, public frame_re
   bool asks_pfc_directly() const { return pfc_ != nullptr; }
 
   // Statistics.
-  uint64_t frames_sent() const { return frames_sent_; }
-  uint64_t bytes_sent() const { return bytes_sent_; }
+  uint64_t frames_sent() const;
+  uint64_t bytes_sent() const;
 
  private:
   // The transmit decision: the queue's wake-up itself (not a jump to another function), and
   // called by kick as mac_port::on_timer, without the virtual call.
   void on_timer() final;
   void look();  // kick's general case, out of line
+  // A frame's first bit to a link not ours; returns END_REQ's time (out of line: the decision
+  // then keeps no TLM phase and delay on its stack).
+  [[gnu::noinline]] uint64_t transmit_through_socket(tlm::tlm_generic_payload& p, uint64_t now);
   tlm::tlm_generic_payload* take_control_frame(uint64_t now);
   bool control_frame_ready() const;
-  // The objects a transmit decision reaches: the source, the gate and the link.
+  // The objects a transmit decision reaches: the source, the gate and the link (our link's fields
+  // are its first).
   void warm() const override {
     __builtin_prefetch(source_);
     __builtin_prefetch(fc_);
-    __builtin_prefetch(tx_if_);
+    __builtin_prefetch(tx_link_ ? static_cast<const void*>(tx_link_) : tx_if_);
   }
   void end_of_elaboration() override;
   // A frame's last bit arrived (frame_receiver, through rx). Final: the direct hop stands for it.

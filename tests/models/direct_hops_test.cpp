@@ -7,6 +7,7 @@
 #include <tlm_utils/simple_target_socket.h>
 
 #include <filesystem>
+#include <random>
 
 #include "tests/support/harness.h"
 #include "tests/support/mac_bench.h"
@@ -54,15 +55,17 @@ struct tlm_tap : sc_core::sc_module {
 };
 
 // a -> b over one link, with a tap on the transmitter's side, on the receiver's side, or none;
-// b -> a untouched.
+// b -> a untouched. `a_source`: what a sends (by default, back-to-back frames of three sizes on
+// three classes); `shipper`: a -> b ships to another process.
 struct tapped_pair {
   sluice::link wire;
   mac_port a, b;
   test::recording_source a_src, b_src;
   test::recording_sink a_sink, b_sink;
   std::unique_ptr<tlm_tap> tx_tap, rx_tap;
-  tapped_pair(const std::string& name, bool tap_tx, bool tap_rx)
-      : wire((name + "_wire").c_str(), data_rate{40e9}, sc_time(1, sc_core::SC_US)),
+  tapped_pair(const std::string& name, bool tap_tx, bool tap_rx, frame_source_if* a_source = nullptr,
+              frame_shipper* shipper = nullptr, sc_time delay = sc_time(1, sc_core::SC_US))
+      : wire((name + "_wire").c_str(), data_rate{40e9}, delay),
         a((name + "_a").c_str(), 0, 0x020000000001ull),
         b((name + "_b").c_str(), 0, 0x020000000002ull) {
     if (tap_tx) {
@@ -79,13 +82,57 @@ struct tapped_pair {
     } else {
       wire.ab.out.bind(b.rx);
     }
-    test::join_but_a_to_b(wire, a, b, a_src, a_sink, b_src, b_sink);
+    if (shipper) wire.ab.ship_to(shipper, 7);
+    test::join_but_a_to_b(wire, a, b, a_source ? *a_source : a_src, a_sink, b_src, b_sink);
+    b_src.add(2, 300, 30);
+    if (a_source) return;
     // Back-to-back frames of three sizes on two classes each way, so that the models' clock
     // runs ahead of the kernel while they cross.
     a_src.add(1, 1000, 40);
     a_src.add(3, 64, 25);
     a_src.add(5, 1500, 10);
-    b_src.add(2, 300, 30);
+  }
+};
+
+// Frames of random sizes (one in six of 0 bytes: two of them can land in one picosecond) after
+// random gaps (a third of them paced, the rest back to back), the same on every copy of a seed.
+struct random_source : frame_source_if {
+  std::mt19937_64 rng;
+  int left;
+  uint64_t ready_ps = 0;
+  std::vector<uint64_t> starts;
+  std::vector<uint32_t> sizes;
+  random_source(uint64_t seed, int frames) : rng(seed), left(frames) {}
+  tlm::tlm_generic_payload* next_frame(uint64_t now, uint64_t& retry_ps) override {
+    if (!left) return nullptr;
+    if (now < ready_ps) {
+      retry_ps = std::min(retry_ps, ready_ps);
+      return nullptr;
+    }
+    --left;
+    tlm::tlm_generic_payload* p = packet_pool::instance().acquire();
+    packet_header& h = header(*p);
+    h.kind = frame_kind::data;
+    h.size = rng() % 6 == 0 ? 0 : static_cast<uint32_t>(64 + rng() % 9000);
+    starts.push_back(now);
+    sizes.push_back(h.size);
+    ready_ps = now + (rng() % 3 == 0 ? rng() % 400000 : 0);
+    return p;
+  }
+  uint64_t next_ready_ps(uint64_t now) const override { return left ? std::max(ready_ps, now) : never_ps; }
+};
+
+// The receiving end in another process: what the channel ships, and when.
+struct recording_shipper : frame_shipper {
+  struct shipped {
+    uint32_t channel;
+    uint64_t sent_ps, arrives_ps;
+    uint32_t size;
+  };
+  std::vector<shipped> frames;
+  void ship(uint32_t channel, uint64_t sent_ps, uint64_t arrives_ps, tlm::tlm_generic_payload& frame) override {
+    frames.push_back({channel, sent_ps, arrives_ps, header(frame).size});
+    frame.release();
   }
 };
 
@@ -225,4 +272,69 @@ TEST(DirectHops, AFabricRunsByteForByteTheSameThroughTheSockets) {
   EXPECT_GT(std::stoi(direct.substr(7, head - 7)), 20);
   ASSERT_GT(direct.size(), 10000u);
   EXPECT_TRUE(direct.substr(head) == sockets.substr(sockets.find('\n'))) << "a run differs with direct hops off";
+}
+
+TEST(DirectHops, CountersAndTimesAreTheSameOnEitherPathWhateverTheFrames) {
+  // The direct hop counts a MAC's frames in its link and keeps no stack frame for the socket
+  // path; a channel that ships to another process takes our MAC's socket path. Every path must
+  // start, deliver and count every frame alike, also two frames landing in one picosecond.
+  constexpr int frames = 600;
+  const sc_time no_delay = sc_core::SC_ZERO_TIME;
+  random_source direct_src(11, frames), tapped_src(11, frames), half_src(11, frames), shipped_src(11, frames),
+      zero_src(11, frames), zero_tapped_src(11, frames);
+  recording_shipper shipper;
+  tapped_pair direct("direct", false, false, &direct_src), tapped("tapped", true, true, &tapped_src),
+      half("half", false, true, &half_src), shipped("shipped", false, false, &shipped_src, &shipper),
+      zero("zero", false, false, &zero_src, nullptr, no_delay),
+      zero_tapped("zero_tapped", false, true, &zero_tapped_src, nullptr, no_delay);
+  sluice::start(sc_time(1, sc_core::SC_MS));
+
+  EXPECT_TRUE(direct.a.transmits_directly());
+  EXPECT_FALSE(shipped.a.transmits_directly());  // its channel ships: the socket path
+  EXPECT_TRUE(shipped.b.transmits_directly());   // the other direction does not
+  ASSERT_EQ(direct_src.starts.size(), static_cast<std::size_t>(frames));
+  ASSERT_EQ(direct.b_sink.frames.size(), static_cast<std::size_t>(frames));
+  const uint64_t end = now_ps();
+  auto counts = [end](const tapped_pair& t) {
+    return std::vector<uint64_t>{t.a.frames_sent(),
+                                 t.a.bytes_sent(),
+                                 t.wire.ab.frames(),
+                                 t.wire.ab.bytes(),
+                                 to_ps(t.wire.ab.busy_time(from_ps(end))),
+                                 t.b.frames_sent(),
+                                 t.b.bytes_sent()};
+  };
+  const std::vector<uint64_t> expected = counts(direct);
+  uint64_t bytes = 0;
+  for (uint32_t s : direct_src.sizes) bytes += s;
+  EXPECT_EQ(expected[0], static_cast<uint64_t>(frames));
+  EXPECT_EQ(expected[1], bytes);
+  EXPECT_EQ(expected[2], static_cast<uint64_t>(frames));
+  EXPECT_EQ(expected[3], bytes);
+  for (const random_source* s : {&tapped_src, &half_src, &shipped_src}) EXPECT_EQ(s->starts, direct_src.starts);
+  EXPECT_EQ(counts(tapped), expected);
+  EXPECT_EQ(counts(half), expected);
+  EXPECT_EQ(counts(shipped), expected);
+  EXPECT_EQ(arrival_times(tapped.b_sink), arrival_times(direct.b_sink));
+  EXPECT_EQ(arrival_times(half.b_sink), arrival_times(direct.b_sink));
+
+  // Shipped: each frame at its first bit, with the arrival the direct hop delivered it at.
+  ASSERT_EQ(shipper.frames.size(), static_cast<std::size_t>(frames));
+  for (std::size_t i = 0; i < shipper.frames.size(); ++i) {
+    EXPECT_EQ(shipper.frames[i].channel, 7u);
+    EXPECT_EQ(shipper.frames[i].sent_ps, direct_src.starts[i]);
+    EXPECT_EQ(shipper.frames[i].arrives_ps, direct.b_sink.frames[i].at_ps) << "frame " << i;
+    EXPECT_EQ(shipper.frames[i].size, direct_src.sizes[i]);
+  }
+  EXPECT_THROW(direct.wire.ba.ship_to(&shipper, 1), sc_core::sc_report);  // too late: a MAC is bound
+
+  // Without delay, zero-byte frames land in one picosecond: delivered in one wake-up on either path.
+  EXPECT_EQ(zero_tapped_src.starts, zero_src.starts);
+  EXPECT_EQ(arrival_times(zero_tapped.b_sink), arrival_times(zero.b_sink));
+  EXPECT_EQ(counts(zero_tapped), counts(zero));
+  const std::vector<uint64_t> landed = arrival_times(zero.b_sink);
+  ASSERT_EQ(landed.size(), static_cast<std::size_t>(frames));
+  int ties = 0;
+  for (std::size_t i = 1; i < landed.size(); ++i) ties += landed[i] == landed[i - 1];
+  EXPECT_GT(ties, 20) << "no two frames landed in one picosecond";
 }
