@@ -23,17 +23,26 @@ void merge_runs(std::vector<Cursor>& runs, Before before, Advance advance, Emit 
   const auto later = [&](const Cursor& a, const Cursor& b) { return before(b, a); };
   std::make_heap(runs.begin(), runs.end(), later);
   while (runs.size() > 1) {
-    emit(runs.front());
-    if (!advance(runs.front())) {
+    // The front's run goes on while it stays before the runner-up (the lesser of the front's
+    // children): one comparison an element through a stretch of one run, which the queue's
+    // interleaved runs come in.
+    const std::size_t up = runs.size() > 2 && before(runs[2], runs[1]) ? 2 : 1;
+    bool done = false;
+    do {
+      emit(runs.front());
+      done = !advance(runs.front());
+    } while (!done && before(runs.front(), runs[up]));
+    if (done) {
       std::pop_heap(runs.begin(), runs.end(), later);
       runs.pop_back();
       continue;
     }
-    // The front's run moved on: sift it down (usually a level or two: runs interleave in stretches).
+    // The runner-up comes first now: it takes the front's place, and the front sifts down from there.
     const std::size_t n = runs.size();
     const Cursor moving = runs.front();
-    std::size_t i = 0;
-    for (std::size_t c = 1; c < n; c = 2 * i + 1) {
+    runs.front() = runs[up];
+    std::size_t i = up;
+    for (std::size_t c = 2 * i + 1; c < n; c = 2 * i + 1) {
       if (c + 1 < n && before(runs[c + 1], runs[c])) ++c;
       if (!before(runs[c], moving)) break;
       runs[i] = runs[c];
