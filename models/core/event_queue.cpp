@@ -58,7 +58,7 @@ event_queue::event_queue(sc_core::sc_module_name name)
 event_queue::~event_queue() { g_queue = nullptr; }
 
 timed_client::~timed_client() {
-  if (node_ != no_node)
+  if (at_ps_ != never_ps)
     if (event_queue* q = event_queue::existing()) q->forget(this);
 }
 
@@ -89,14 +89,14 @@ std::size_t event_queue::pending() const {
 // to add_slow, as it does one moving a pending wake-up earlier or with no free node.
 void event_queue::add(timed_client* c, uint64_t at_ps) {
   const uint64_t lead = at_ps - clock_detail::now;
-  if (lead > std::numeric_limits<uint32_t>::max() || c->node_ != no_node || free_ == no_node) [[unlikely]]
+  if (lead > std::numeric_limits<uint32_t>::max() || c->at_ps_ != never_ps || free_ == no_node) [[unlikely]]
     return add_slow(c, at_ps, sched_now);  // not now_ps() here: its kernel call would cost add saved registers
   enqueue(c, at_ps, static_cast<uint32_t>(lead));
 }
 
 // As add, its lead from sched_ps (a partition's copy of a link, schedule_as_of).
 void event_queue::add_as_of(timed_client* c, uint64_t at_ps, uint64_t sched_ps) {
-  if (at_ps - clock_detail::now > std::numeric_limits<uint32_t>::max() || c->node_ != no_node || free_ == no_node)
+  if (at_ps - clock_detail::now > std::numeric_limits<uint32_t>::max() || c->at_ps_ != never_ps || free_ == no_node)
       [[unlikely]]
     return add_slow(c, at_ps, sched_ps);
   uint64_t lead;  // sched_ps <= now <= at_ps, but a partition's copy of a link may say otherwise
@@ -108,7 +108,7 @@ void event_queue::add_as_of(timed_client* c, uint64_t at_ps, uint64_t sched_ps) 
   const uint64_t now = now_ps();
   if (sched_ps == sched_now) sched_ps = now;
   if (at_ps < now) refuse_past(at_ps);
-  if (c->node_ != no_node) take_out(c);  // an earlier wake-up replaces the pending one
+  if (c->at_ps_ != never_ps) take_out(c);  // an earlier wake-up replaces the pending one
   const uint64_t lead = at_ps - std::min(sched_ps, at_ps);
   enqueue(c, at_ps, static_cast<uint32_t>(std::min<uint64_t>(lead, std::numeric_limits<uint32_t>::max())));
   if (!running_ && at_ps < armed_ps_) arm(sc_core::sc_time_stamp().value());
@@ -132,7 +132,6 @@ void event_queue::add_as_of(timed_client* c, uint64_t at_ps, uint64_t sched_ps) 
 // calendar and the far lists take in their entries as soon as their ends move past them.
 [[gnu::noinline]] void event_queue::take_out(timed_client* c) {
   const uint32_t n = c->node_;
-  c->node_ = no_node;
   node& x = nodes_[n];
   const uint64_t at_ps = x.e.at_ps;
   if (at_ps >= far_end_ps_) {
@@ -142,14 +141,15 @@ void event_queue::add_as_of(timed_client* c, uint64_t at_ps, uint64_t sched_ps) 
   const bool far = at_ps >= calendar_end_ps_;
   const std::size_t slot = (at_ps >> bucket_shift) & (buckets - 1);
   slot_list& l = far ? far_[(at_ps >> (bucket_shift + period_shift)) & (far_periods - 1)] : calendar_[slot];
+  const uint32_t prev = x.prev & ~run_start;
   if (l.head == n)
     l.head = x.next;
   else
-    nodes_[x.prev].next = x.next;
+    nodes_[prev].next = x.next;
   if (l.tail == n)
-    l.tail = l.head == no_node ? no_node : x.prev;
-  else
-    nodes_[x.next].prev = x.prev;
+    l.tail = l.head == no_node ? no_node : prev;
+  else  // a run's first entry taken out: the next begins the run, if it did not begin one itself
+    nodes_[x.next].prev = prev | ((x.prev | nodes_[x.next].prev) & run_start);
   free_node(n);
   if (far) {
     --in_far_;
@@ -171,6 +171,8 @@ inline void event_queue::free_node(uint32_t n) {
   uint32_t n = free_;
   if (n == no_node) [[unlikely]] {
     n = static_cast<uint32_t>(nodes_.size());
+    if (n == run_start) [[unlikely]]
+      SC_REPORT_FATAL(name(), "more than 2^31 wake-ups pending");  // prev's flag bit must stay free
     nodes_.push_back({});
   } else {
     free_ = nodes_[n].next;
@@ -257,7 +259,7 @@ inline void event_queue::append_far(uint32_t n) {
     }
     unsorted |= flag;
   }
-  x.prev = l.tail;
+  x.prev = l.tail | run_start;  // earlier than the tail: a run begins
   nodes_[l.tail].next = n;
   l.tail = n;
 }
@@ -265,32 +267,55 @@ inline void event_queue::append_far(uint32_t n) {
 // Puts a bucket's entries in order by relinking its nodes. Only a bucket that a burst reached
 // out of order comes here (thousands of frames in one nanosecond, or a large fabric's
 // synchronized hops: most of its entries then tie in time and lead, in a few runs of the order
-// their causes ran in, which merge_runs merges). Each entry's order key is
-// read from its client once, into the copy sorted, rather than in every comparison: a client is
-// a cache miss on a large fabric. Relinking leaves every entry in its node, so no client is
+// their causes ran in). Its list is a chain of ascending runs, each begun by a node flagged
+// run_start as it was linked, which merge_runs merges through a heap of the runs' fronts. An
+// entry's key is read (from its client: a cache miss on a large fabric) only when its run's
+// front reaches it, and the last run left is linked whole: a synchronized bucket's long last
+// run, past the others, is never read. Relinking leaves every entry in its node, so no client is
 // written.
 [[gnu::noinline]] void event_queue::sort_bucket(std::size_t slot) {
   unsorted_[slot >> 6] &= ~(uint64_t{1} << (slot & 63));
-  scratch_.clear();
-  constexpr uint64_t within_bucket = (uint64_t{1} << bucket_shift) - 1;
-  for (uint32_t n = calendar_[slot].head; n != no_node; n = nodes_[n].next) {
-    const entry& e = nodes_[n].e;
-    // One bucket's entries differ in time only within the bucket: (time, lead descending) fit a word.
-    scratch_.push_back({((e.at_ps & within_bucket) << 32) | ~e.lead, e.client->order_, n});
-  }
-  merge_runs(scratch_, merge_buffer_, run_bounds_, [](const sort_item& x, const sort_item& y) { return x.before(y); });
   slot_list& l = calendar_[slot];
+  runs_.clear();
+  uint32_t first = l.head, last = l.head;
+  for (uint32_t n = nodes_[last].next; n != no_node; last = n, n = nodes_[n].next)
+    if (nodes_[n].prev & run_start) {
+      runs_.push_back({0, 0, first, last});
+      first = n;
+    }
+  runs_.push_back({0, 0, first, last});
+  if (runs_.size() == 1) return;  // the other runs all taken out: in order
+  constexpr uint64_t within_bucket = (uint64_t{1} << bucket_shift) - 1;
+  const auto read = [this](run_cursor& c, uint32_t n) {
+    const entry& e = nodes_[n].e;
+    c.node = n;
+    // One bucket's entries differ in time only within the bucket: (time, lead descending) fit a word.
+    c.time_lead = ((e.at_ps & within_bucket) << 32) | ~e.lead;
+    c.order = e.client->order_;
+  };
+  for (run_cursor& c : runs_) read(c, c.node);
   uint32_t prev = no_node;
-  for (const sort_item& h : scratch_) {
-    nodes_[h.node].prev = prev;
+  const auto append = [&](uint32_t n) {
+    nodes_[n].prev = prev;  // no run_start: the bucket is in order
     if (prev == no_node)
-      l.head = h.node;
+      l.head = n;
     else
-      nodes_[prev].next = h.node;
-    prev = h.node;
-  }
-  nodes_[prev].next = no_node;
-  l.tail = prev;
+      nodes_[prev].next = n;
+    prev = n;
+  };
+  merge_runs(
+      runs_, [](const run_cursor& a, const run_cursor& b) { return a.before(b); },
+      [&](run_cursor& c) {
+        if (c.node == c.last) return false;
+        read(c, nodes_[c.node].next);
+        return true;
+      },
+      [&](const run_cursor& c) { append(c.node); },
+      [&](const run_cursor& c) {
+        append(c.node);  // and the rest of its run after it, linked already
+        nodes_[c.last].next = no_node;
+        l.tail = c.last;
+      });
 }
 
 // The first busy slot at or after `from`, going round: the calendar holds at least one entry.
@@ -469,23 +494,23 @@ void event_queue::run() {
     wake_.notify(sc_core::SC_ZERO_TIME);
     return;
   }
-  const uint64_t limit = drain_limit(kernel);
+  // Wake-ups before drain_end_ run; sync() and request_stop() set it to 0, so the test before each
+  // wake-up also ends the drain after the current one (no flag tested after every wake-up).
+  drain_end_ = drain_limit(kernel) + 1;
   running_ = true;
   clock_detail::draining = true;
   uint64_t now = kernel;  // clock_detail::now, kept in a register (only the drain moves it)
   clock_detail::now = now;
   clock_detail::kernel = kernel;
-  break_ = false;
   // One wake-up: the models' clock moves to it and its client runs.
   const auto wake = [&](timed_client* c, uint64_t at_ps) {
-    c->at_ps_ = never_ps;
-    c->node_ = no_node;
+    c->at_ps_ = never_ps;  // node_ is left as it was: it means nothing once at_ps_ is never_ps
     now = std::max(now, at_ps);
     clock_detail::now = now;
     g_running = c;  // cleared after the drain, not after each wake-up: nothing runs in between
     c->on_timer();  // may schedule again, including at now
   };
-  while (!break_) {
+  for (;;) {
     if (sorted_ == cur_) {
       // The usual case under load, front() and pop_front() in short: the next wake-up is the
       // head of the bucket being run. Its list stays in a register across the wake-ups (a
@@ -494,7 +519,7 @@ void event_queue::run() {
       for (uint32_t h; (h = l.head) != no_node;) {
         node& n = nodes_[h];
         const uint64_t at_ps = n.e.at_ps;
-        if (at_ps > limit) goto drained;
+        if (at_ps >= drain_end_) goto drained;
         timed_client* const c = n.e.client;
         l.head = n.next;
         n.next = free_;
@@ -522,7 +547,6 @@ void event_queue::run() {
           }
         }
         wake(c, at_ps);
-        if (break_) goto drained;
       }
     }
     if (busy_buckets_ > 0) {
@@ -544,7 +568,7 @@ void event_queue::run() {
       }
       const node& n = nodes_[calendar_[slot].head];
       const uint64_t at_ps = n.e.at_ps;
-      if (at_ps > limit) break;
+      if (at_ps >= drain_end_) break;
       timed_client* const c = n.e.client;
       take_head(slot);  // here, not in the loop above: a bucket's first wake-up warms none ahead
       advance_to(b);
@@ -552,7 +576,7 @@ void event_queue::run() {
       continue;
     }
     const entry* next = front();
-    if (!next || next->at_ps > limit) break;
+    if (!next || next->at_ps >= drain_end_) break;
     const uint64_t at_ps = next->at_ps;
     timed_client* const c = next->client;
     pop_front();
@@ -580,7 +604,7 @@ drained:
 
 void event_queue::request_stop() {
   if (running_)
-    stop_ = break_ = true;  // the drain ends after the current wake-up; sc_stop once the kernel is there
+    stop_ = true, drain_end_ = 0;  // the drain ends after the current wake-up; sc_stop once the kernel is there
   else
     sc_core::sc_stop();
 }

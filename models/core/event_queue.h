@@ -97,7 +97,7 @@ class timed_client {
   static constexpr uint32_t no_node = std::numeric_limits<uint32_t>::max();
   uint64_t at_ps_ = never_ps;  // the pending wake-up
   uint64_t order_;             // ties at one time run in key order (order_scope)
-  uint32_t node_ = no_node;    // the queue's node holding the pending wake-up
+  uint32_t node_ = no_node;    // the queue's node holding the pending wake-up (if at_ps_ is not never_ps)
   uint32_t spawned_ = 0;       // clients this one made while running (their keys derive from order_)
 };
 
@@ -135,7 +135,7 @@ class event_queue : public sc_core::sc_module {
   // listener, an RTL block, firmware) must act at the model time of its cause, before the
   // models move on. The queue resumes at that time. Outside a drain, nothing to do.
   void sync() {
-    if (running_) break_ = true;
+    if (running_) drain_end_ = 0;
   }
   // Kernel activations of the queue (a measure of the one-clock saving).
   uint64_t activations() const { return activations_; }
@@ -165,12 +165,13 @@ class event_queue : public sc_core::sc_module {
     }
   };
   static bool later(const heap_item& a, const heap_item& b) { return b.before(a); }
-  // sort_bucket's copy of an entry: (time within the bucket, lead descending) in one word and the
-  // order key in another, compared as one 128-bit number (no branch per field), and its node.
-  struct sort_item {
+  // sort_bucket's cursor on one run of a bucket: its entry's (time within the bucket, lead
+  // descending) in one word and order key in another, compared as one 128-bit number (no branch
+  // per field), its node and the run's last node.
+  struct run_cursor {
     uint64_t time_lead, order;
-    uint32_t node;
-    bool before(const sort_item& o) const {
+    uint32_t node, last;
+    bool before(const run_cursor& o) const {
       return ((static_cast<unsigned __int128>(time_lead) << 64) | order) <
              ((static_cast<unsigned __int128>(o.time_lead) << 64) | o.order);
     }
@@ -186,6 +187,10 @@ class event_queue : public sc_core::sc_module {
   // An entry placed further than this from its list's tail goes to the tail instead and the
   // bucket is sorted when its turn comes: a burst in no order would otherwise cost n^2 steps.
   static constexpr unsigned max_walk = 16;
+  // In a node's prev, in a bucket flagged out of order: the node begins an ascending run (it is
+  // earlier than the entry before it), so that sort_bucket finds the runs without reading keys
+  // (a client each: cache misses on a large fabric). Node indices stay below it.
+  static constexpr uint32_t run_start = uint32_t{1} << 31;
   // Beyond the calendar: one unsorted list of nodes per period of half its span, over the next
   // far_periods periods (4.3 ms: a PFC pause at 10 Gb/s and up), the heap beyond. The calendar
   // holds the periods of cur_ and the next: a list is moved into it whole, its entries linked
@@ -196,7 +201,8 @@ class event_queue : public sc_core::sc_module {
   static constexpr uint64_t far_node = never_ps - 1;  // front_bucket_: a far list's entry
   struct node {
     entry e;
-    uint32_t next, prev;  // doubly linked, so that a client's entry can be taken out where it is
+    // Doubly linked, so that a client's entry can be taken out where it is; prev may hold run_start.
+    uint32_t next, prev;
   };
   struct slot_list {
     uint32_t head = no_node, tail = no_node;
@@ -246,20 +252,18 @@ class event_queue : public sc_core::sc_module {
   // or after far_end_ps_ to the heap: one comparison per schedule each.
   uint64_t calendar_end_ps_ = uint64_t{2} << (period_shift + bucket_shift);
   uint64_t far_end_ps_ = uint64_t{2 + far_periods} << (period_shift + bucket_shift);
-  std::vector<slot_list> far_;           // far_periods lists, period p in p % far_periods
-  std::size_t in_far_ = 0;               // entries in the far lists
-  uint32_t far_min_ = no_node;           // the node far_front() returned
-  uint64_t sorted_ = never_ps;           // a bucket front() found in order: entries join it in order at any cost
-  uint64_t front_bucket_ = never_ps;     // the bucket whose head front() returned; far_node, never_ps: far
-  std::vector<sort_item> scratch_;       // sort_bucket's copy: keys and nodes
-  std::vector<sort_item> merge_buffer_;  // and its working storage
-  std::vector<std::size_t> run_bounds_;
-  std::vector<heap_item> overflow_;  // min-heap (by before) of the wake-ups beyond the far lists
-  uint64_t armed_ps_;                // time the kernel event is set for
+  std::vector<slot_list> far_;        // far_periods lists, period p in p % far_periods
+  std::size_t in_far_ = 0;            // entries in the far lists
+  uint32_t far_min_ = no_node;        // the node far_front() returned
+  uint64_t sorted_ = never_ps;        // a bucket front() found in order: entries join it in order at any cost
+  uint64_t front_bucket_ = never_ps;  // the bucket whose head front() returned; far_node, never_ps: far
+  std::vector<run_cursor> runs_;      // sort_bucket's working storage
+  std::vector<heap_item> overflow_;   // min-heap (by before) of the wake-ups beyond the far lists
+  uint64_t armed_ps_;                 // time the kernel event is set for
   uint64_t end_ps_ = 0;
+  uint64_t drain_end_ = 0;  // while draining: no wake-up at or after it runs (0: end after the current one)
   uint64_t activations_ = 0;
   bool running_ = false, stop_ = false;
-  bool break_ = false;  // end the drain after the current wake-up (stop_ or sync)
   sc_core::sc_event wake_;
 };
 
