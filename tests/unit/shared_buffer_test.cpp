@@ -24,7 +24,7 @@ shared_buffer make(bool dynamic, double alpha, uint64_t shared, pg_config pg, in
 TEST(SharedBuffer, StaticXoffFiresWhenTheGroupReachesItsThresholdAndXonAfterHysteresis) {
   pg_config pg{true, 0, 0, 10000, 3000, 20000};
   auto b = make(false, 0, 1 << 20, pg);
-  bool xoff = false, xon = false;
+  bool xoff = false;
   for (int i = 0; i < 9; ++i) {
     ASSERT_EQ(b.admit(0, 3, 1000, xoff), admit_verdict::admitted);
     EXPECT_FALSE(xoff) << "frame " << i;
