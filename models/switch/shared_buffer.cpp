@@ -1,6 +1,7 @@
 #include "models/switch/shared_buffer.h"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 #include "models/switch/switch_policies.h"
@@ -15,6 +16,14 @@ struct static_policy final : threshold_policy {
 // (0, 1024] keep every product below 2^62, so it may convert through signed integers.
 constexpr uint64_t fast_bytes = uint64_t{1} << 52;
 bool in_fast_range(const pg_config& c) { return c.alpha > 0 && c.alpha <= 1024 && c.xon_offset <= fast_bytes; }
+// k if alpha is exactly 2^-k with 0 <= k <= 10, else -1. Then, in the fast range, the built-in
+// limit of a pool f is f >> k exactly (f < 2^53 converts exactly and the product only moves the
+// exponent), so the least pool reaching a need is need << k (need < 2^54: no overflow).
+int8_t alpha_shift_of(double alpha) {
+  for (int k = 0; k <= 10; ++k)
+    if (alpha == std::ldexp(1.0, -k)) return static_cast<int8_t>(k);
+  return -1;
+}
 
 // uint64 <-> double: in the fast range through int64, which needs no sign-bit tests (an
 // unsigned conversion is four or five instructions, a signed one one; the value is the same).
@@ -107,6 +116,7 @@ shared_buffer::shared_buffer(int ports, int priorities, buffer_config config, st
   if (pgs.size() != groups_.size()) throw std::invalid_argument("shared_buffer: one pg_config per (port, priority)");
   for (std::size_t i = 0; i < pgs.size(); ++i) {
     groups_[i].config = pgs[i];
+    groups_[i].alpha_shift = alpha_shift_of(pgs[i].alpha);
     builtin_dynamic_ = builtin_dynamic_ && in_fast_range(pgs[i]);  // else the policy's calls, exact everywhere
   }
   if (config_.cell == 0) throw std::invalid_argument("shared_buffer: cell size must be positive");
@@ -114,6 +124,7 @@ shared_buffer::shared_buffer(int ports, int priorities, buffer_config config, st
 
 void shared_buffer::set_config(int port, int priority, const pg_config& c) {
   groups_[at(port, priority)].config = c;
+  groups_[at(port, priority)].alpha_shift = alpha_shift_of(c.alpha);
   builtin_dynamic_ = builtin_dynamic_ && in_fast_range(c);
   if (keeps_resume_free(at(port, priority)))
     refresh_resume_free(at(port, priority));  // a live alpha or offset moves the resume point
@@ -161,6 +172,7 @@ admit_outcome shared_buffer::admit_as(std::size_t i, uint64_t bytes) {
   peak_in_use_ = std::max(peak_in_use_, in_use_);
   if (g.paused) {
     if (keeps_resume_free(i)) return refresh_then_admitted(i);
+    if (u.headroom != 0) resume_free_[g.slot] = threshold_policy::never_resumes;  // stale while it holds headroom
   } else if (c.lossless && (u.headroom > 0 || (u.shared > 0 && u.shared >= threshold_as<builtin_dynamic>(i)))) {
     return pause_then(i, true);  // XOFF
   }
@@ -182,7 +194,9 @@ admit_outcome shared_buffer::refresh_then_admitted(std::size_t i) {
 
 void shared_buffer::pause_index(std::size_t i) {
   groups_[i].paused = true;
+  groups_[i].slot = static_cast<uint32_t>(paused_list_.size());
   paused_list_.push_back(static_cast<uint32_t>(i));
+  resume_free_.push_back(threshold_policy::never_resumes);
   if (keeps_resume_free(i)) refresh_resume_free(i);
 }
 
@@ -191,43 +205,85 @@ inline bool shared_buffer::keeps_resume_free(std::size_t i) const {
   return follows_pool_ && g.paused && g.usage.headroom == 0;
 }
 
+// least_pool<true> for an alpha of 2^-k (alpha_shift_of): its estimate need << k is exact, the
+// least pool reaching the need, if the pool has it.
+inline uint64_t shared_buffer::least_pool_shifted(uint64_t need, int k) const {
+  const uint64_t f = need << k;
+  return f <= config_.shared_size ? f : threshold_policy::never_resumes;
+}
+
 // resume_index's condition, solved for the free pool: the group resumes once the pool holds
-// resume_free (at once if it holds no shared bytes). For a group that keeps_resume_free. Inline:
+// this point (at once if it holds no shared bytes). For a group that keeps_resume_free. Inline:
 // most of the incast's releases happen while their group is paused (~40 instructions, not a call).
 inline void shared_buffer::refresh_resume_free(std::size_t i) {
   group& g = groups_[i];
   const uint64_t need = g.usage.shared + g.config.xon_offset;
-  g.resume_free = g.usage.shared == 0 ? 0
-                  : builtin_dynamic_  ? dynamic_policy::least_pool<true>(g.config, need, config_.shared_size)
-                                      : policy_->free_pool_for(g.config, g.usage, need, config_.shared_size);
-  least_resume_free_ = std::min(least_resume_free_, g.resume_free);
+  const uint64_t point = g.usage.shared == 0  ? 0
+                         : !builtin_dynamic_  ? policy_->free_pool_for(g.config, g.usage, need, config_.shared_size)
+                         : g.alpha_shift >= 0 ? least_pool_shifted(need, g.alpha_shift)
+                                              : dynamic_policy::least_pool<true>(g.config, need, config_.shared_size);
+  resume_free_[g.slot] = point;
+  least_resume_free_ = std::min(least_resume_free_, point);
 }
 
+// The common case (the releasing group's resume point refreshed by the shift, no resume point
+// crossed) saves no registers: a resume point through a policy's call or the rule's products, the
+// scan and the single group's resume are out of line, each a tail call (their registers were
+// saved at every release, 15 instructions; most resume nothing).
 void shared_buffer::after_release(std::size_t i, uint64_t from_shared) {
-  if (keeps_resume_free(i)) refresh_resume_free(i);
-  if (from_shared > 0 && follows_pool_) {
-    // The pool grew: every paused group's threshold rose with it. Those holding no headroom
-    // whose resume point the pool has reached resume, in the list's order (resume_index's
-    // test, decided by one comparison).
-    const uint64_t free = config_.shared_size - shared_used_;
-    if (free < least_resume_free_) return;  // no resume point crossed: nothing to scan
-    least_resume_free_ = threshold_policy::never_resumes;
-    for (std::size_t k = 0; k < paused_list_.size();) {
-      const group& g = groups_[paused_list_[k]];
-      if (g.usage.headroom != 0 || g.resume_free > free) {
-        if (g.usage.headroom == 0) least_resume_free_ = std::min(least_resume_free_, g.resume_free);
-        ++k;
-        continue;
-      }
-      resumed_.push_back(paused_list_[k]);
-      groups_[paused_list_[k]].paused = false;
-      paused_list_[k] = paused_list_.back();  // as resume_index removes it
-      paused_list_.pop_back();
-    }
-  } else if (groups_[i].paused && groups_[i].usage.headroom == 0 && resume_index(i)) {  // resume_index's first test
-    resumed_.push_back(static_cast<uint32_t>(i));
+  if (keeps_resume_free(i)) {
+    if (!builtin_dynamic_ || groups_[i].alpha_shift < 0) return refresh_then_resume(i, from_shared);
+    refresh_resume_free(i);  // by the shift, inline
   }
+  resume_after_refresh(i, from_shared);
+}
+
+void shared_buffer::refresh_then_resume(std::size_t i, uint64_t from_shared) {
+  refresh_resume_free(i);
+  resume_after_refresh(i, from_shared);
+}
+
+inline void shared_buffer::resume_after_refresh(std::size_t i, uint64_t from_shared) {
+  if (from_shared > 0 && follows_pool_) {
+    // The pool grew: every paused group's threshold rose with it.
+    if (config_.shared_size - shared_used_ < least_resume_free_) return;  // no resume point crossed: no scan
+    return resume_crossed();
+  }
+  if (groups_[i].paused && groups_[i].usage.headroom == 0) return resume_alone(i);  // resume_index's first test
+}
+
+// Those holding no headroom whose resume point the pool has reached resume, in the list's order
+// (resume_index's test, decided by one comparison; a group holding headroom has no point). The
+// least resume point in a local: a member written in the loop was stored at every group.
+void shared_buffer::resume_crossed() {
+  const uint64_t free = config_.shared_size - shared_used_;
+  uint64_t least = threshold_policy::never_resumes;
+  for (uint32_t k = 0; k < paused_list_.size();) {
+    if (resume_free_[k] > free) {
+      least = std::min(least, resume_free_[k]);
+      ++k;
+      continue;
+    }
+    resumed_.push_back(paused_list_[k]);
+    groups_[paused_list_[k]].paused = false;
+    unlist_paused(k);  // the last moves to k, and is looked at next
+  }
+  least_resume_free_ = least;
   if (!resumed_.empty()) report_resumed();
+}
+
+void shared_buffer::unlist_paused(uint32_t slot) {
+  paused_list_[slot] = paused_list_.back();
+  resume_free_[slot] = resume_free_.back();
+  groups_[paused_list_[slot]].slot = slot;
+  paused_list_.pop_back();
+  resume_free_.pop_back();
+}
+
+void shared_buffer::resume_alone(std::size_t i) {
+  if (!resume_index(i)) return;
+  resumed_.push_back(static_cast<uint32_t>(i));
+  report_resumed();
 }
 
 // Out of line: the release above saves no registers for it (most releases resume nothing).
@@ -254,9 +310,7 @@ bool shared_buffer::resume_index(std::size_t i) {
   if (!g.paused || u.headroom != 0) return false;
   if (u.shared + g.config.xon_offset > threshold_index(i) && u.shared != 0) return false;
   g.paused = false;
-  auto it = std::find(paused_list_.begin(), paused_list_.end(), static_cast<uint32_t>(i));
-  *it = paused_list_.back();
-  paused_list_.pop_back();
+  unlist_paused(g.slot);
   return true;
 }
 

@@ -153,10 +153,15 @@ class shared_buffer {
   // no headroom held): only then does refresh_resume_free do anything.
   bool keeps_resume_free(std::size_t i) const;
   void refresh_resume_free(std::size_t i);
+  uint64_t least_pool_shifted(uint64_t need, int k) const;  // a group's resume point for an alpha of 2^-k
   void report_resumed();  // tells the listener of resumed_ (not empty), and empties it
   // A release's resume points and XONs, while some group is paused (from_shared: the bytes it
   // returned to the pool).
   void after_release(std::size_t i, uint64_t from_shared);
+  [[gnu::noinline]] void refresh_then_resume(std::size_t i, uint64_t from_shared);  // its resume point not by a shift
+  void resume_after_refresh(std::size_t i, uint64_t from_shared);
+  [[gnu::noinline]] void resume_crossed();             // after_release's scan: some resume point was crossed
+  [[gnu::noinline]] void resume_alone(std::size_t i);  // and its one group's test (the pool did not grow)
   // What every admission reads first, together.
   int priorities_;
   uint64_t shared_used_ = 0;
@@ -173,16 +178,23 @@ class shared_buffer {
     pg_config config;
     pg_usage usage;
     bool paused = false;
-    // While paused under a policy that follows the pool, with no headroom held: the free pool at
-    // which the group may resume (XON), kept so that a release from the pool compares one number
-    // per paused group instead of computing each threshold. Stale while the group holds
-    // headroom: only its own release empties that, and refreshes it.
-    uint64_t resume_free = 0;
+    // k when the group's alpha is exactly 2^-k (0 <= k <= 10; the default 1/8 is 3), else -1:
+    // under the built-in rule its resume point is then need << k, exact, not a division and the
+    // products that step to it (half the incast's releases refresh one).
+    int8_t alpha_shift = -1;
+    uint32_t slot = 0;  // while paused: its place in paused_list_ and resume_free_
   };
   std::vector<group> groups_;
   std::vector<uint32_t> paused_list_;  // indices of paused groups, for the pool-growth re-check
-  // At most the least resume_free of the paused groups holding no headroom (a group reaches
-  // that state, or a new resume_free, only through refresh_resume_free): a release leaving less
+  // Beside paused_list_, each paused group's resume point: under a policy that follows the pool,
+  // with no headroom held, the free pool at which it may resume (XON), kept so that a release
+  // from the pool compares one number per paused group instead of computing each threshold;
+  // never_resumes while it holds headroom (only its own release empties that, and refreshes it).
+  // In an array of their own: the pool-growth scan reads 8 bytes a group, not two of its lines.
+  std::vector<uint64_t> resume_free_;
+  void unlist_paused(uint32_t slot);  // removes paused_list_[slot] (and its resume point): the last moves there
+  // At most the least resume point of the paused groups holding no headroom (a group reaches
+  // that state, or a new resume point, only through refresh_resume_free): a release leaving less
   // free skips the scan.
   uint64_t least_resume_free_ = threshold_policy::never_resumes;
   std::vector<uint32_t> resumed_;  // scratch: groups resumed by one release

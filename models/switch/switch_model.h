@@ -112,6 +112,11 @@ class switch_model : public sc_core::sc_module,
   std::unique_ptr<latency_forwarding> latency_forwarding_;
   split_mmu_if* custom_split_mmu_ = nullptr;
   std::unique_ptr<latency_mmu> latency_mmu_;
+  // A frame's way when not own_path_ (a bound or split-phase block, a snooping policy): out of
+  // line, so that receive_frame's own path tests one flag.
+  [[gnu::noinline]] void receive_through_seams(tlm::tlm_generic_payload* frame, int port_index);
+  // The ingress port's flow control hears an admission's verdict (our PFC inline).
+  [[gnu::always_inline]] inline void hear_admission(int port, const packet_header& h, admit_outcome a);
   // Inlined into both callers, so the immediate path costs what it did before the split form.
   [[gnu::always_inline]] inline void after_admission(tlm::tlm_generic_payload* frame, packet_header& h, int port,
                                                      admit_outcome a, uint64_t now);
@@ -141,6 +146,10 @@ class switch_model : public sc_core::sc_module,
   const forwarding_block* own_forward_ = nullptr;
   split_forwarding_if* split_forward_ = nullptr;  // set: lookups are asked and answered later
   split_mmu_if* split_mmu_ = nullptr;             // set: admissions are asked and answered later
+  // own_mmu_ and own_forward_ set, no split-phase block and no snooper_: receive_frame's one test.
+  bool own_path_ = false;
+  // own_mmu_ set and every port's gate its own PFC: release's one test (not the port's gate per frame).
+  bool own_releases_ = false;
   uint64_t pipeline_ps_ = 0;
   uint32_t node_id_;
   int classes_;

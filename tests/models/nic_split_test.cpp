@@ -4,6 +4,10 @@
 // 40 Gb/s, 1 us links: 1500 B take 300 ns, 1000 B 200 ns.
 #include <gtest/gtest.h>
 
+#include <random>
+
+#include "models/core/event_queue.h"
+#include "models/nic/rx_dispatcher.h"
 #include "tests/support/mac_bench.h"
 #include "tests/support/switch_bench.h"
 
@@ -131,4 +135,94 @@ TEST(RxDispatcher, NotificationPointSeesDataFramesOnlyAndFeedbackGoesToTheFlowsR
   EXPECT_EQ(times(rp.sent), (std::vector<uint64_t>{0, ns_ps(200)}));
   EXPECT_EQ(a.receiver().received(frame_kind::cnp), 1u);
   EXPECT_EQ(a.receiver().frames_received(), 0u);  // feedback is not data
+}
+
+TEST(RxDispatcher, AFlowIdPastTheTableIsMisdeliveredAndOneWithinIsDelivered) {
+  // The flow id is tested against the table's length in bytes (no division by the flow's size):
+  // the ids at and past its end, up to the largest, must count as misdelivered as before.
+  flow_table flows(3);
+  for (uint32_t i = 0; i < flows.size(); ++i) flows[i].id = i;
+  rx_dispatcher rx(7, flows);
+  auto deliver = [&rx](uint32_t flow_id, uint32_t dst) {
+    tlm::tlm_generic_payload* p = packet_pool::instance().acquire();
+    packet_header& h = header(*p);
+    h.kind = frame_kind::data;
+    h.flow_id = flow_id;
+    h.dst = dst;
+    h.payload = 100;
+    rx.receive_frame(p, 0);
+  };
+  for (uint32_t id : {0u, 2u, 3u, 4u, 1000u, 13421773u, 0xFFFFFFFFu}) deliver(id, 7);
+  deliver(1, 8);  // for another NIC
+  EXPECT_EQ(rx.frames_received(), 8u);
+  EXPECT_EQ(rx.data_misdelivered(), 6u);
+  EXPECT_EQ(flows[0].stats.rx_bytes, 100u);
+  EXPECT_EQ(flows[1].stats.rx_bytes, 0u);
+  EXPECT_EQ(flows[2].stats.rx_bytes, 100u);
+  EXPECT_EQ(rx.out_of_order_delivered(), 0u);
+}
+
+TEST(RxDispatcher, TheShortPathCountsWhatTheGeneralPathCounts) {
+  // Two dispatchers, each with its own copy of a flow table, get the same random frames inside a
+  // drain (the models' clock set as the event queue sets it): one plain (in-order data frames
+  // take the short path), the other with a notification point (every frame through the general
+  // path). Data frames of finite flows (completing on the way) and constant ones, of flows past
+  // the table and for other NICs, and feedback: every flow's counts, times and completion, and
+  // every counter, must be the same.
+  std::mt19937_64 rng(23);
+  flow_table plain_flows(40);
+  for (uint32_t i = 0; i < plain_flows.size(); ++i) {
+    flow& f = plain_flows[i];
+    f.id = i;
+    f.spec.kind = i % 3 == 0 ? flow_kind::constant : flow_kind::finite;
+    f.spec.size = 1000 + rng() % 200000;
+    f.spec.src = i % 2 ? 7 : 3;
+  }
+  flow_table general_flows = plain_flows;
+  rx_dispatcher plain(7, plain_flows), general(7, general_flows);
+  test::recording_np np;
+  general.set_notification_point(&np);
+  std::vector<uint32_t> plain_completed, general_completed;
+  plain.on_flow_complete([&plain_completed](uint32_t id) { plain_completed.push_back(id); });
+  general.on_flow_complete([&general_completed](uint32_t id) { general_completed.push_back(id); });
+  const bool was_draining = clock_detail::draining;
+  const uint64_t was_now = clock_detail::now;
+  clock_detail::draining = true;
+  for (uint64_t n = 0; n < 20000; ++n) {
+    clock_detail::now = 1000 + n * 100 + rng() % 50;
+    const uint32_t flow_id = static_cast<uint32_t>(rng() % 44);  // now and then past the table
+    const uint32_t dst = rng() % 50 == 0 ? 8 : 7;
+    const frame_kind kind = rng() % 20 == 0 ? frame_kind::cnp : frame_kind::data;
+    const uint32_t payload = static_cast<uint32_t>(rng() % 1500);
+    for (rx_dispatcher* rx : {&plain, &general}) {
+      tlm::tlm_generic_payload* p = packet_pool::instance().acquire();
+      packet_header& h = header(*p);
+      h.kind = kind;
+      h.flow_id = flow_id;
+      h.dst = dst;
+      h.payload = payload;
+      rx->receive_frame(p, 0);
+    }
+  }
+  clock_detail::draining = was_draining;
+  clock_detail::now = was_now;
+  EXPECT_EQ(plain.frames_received(), general.frames_received());
+  EXPECT_EQ(plain.misdelivered(), general.misdelivered());
+  EXPECT_EQ(plain.data_misdelivered(), general.data_misdelivered());
+  EXPECT_GT(plain.data_misdelivered(), 100u);
+  EXPECT_EQ(plain.unmatched_feedback(), general.unmatched_feedback());
+  EXPECT_EQ(plain.received(frame_kind::data), general.received(frame_kind::data));
+  EXPECT_EQ(plain.received(frame_kind::cnp), general.received(frame_kind::cnp));
+  EXPECT_EQ(np.data.size(), general.frames_received() - general.data_misdelivered());
+  EXPECT_EQ(plain_completed, general_completed);
+  EXPECT_GT(plain_completed.size(), 10u);
+  for (uint32_t i = 0; i < plain_flows.size(); ++i) {
+    const flow_stats &a = plain_flows[i].stats, &b = general_flows[i].stats;
+    EXPECT_EQ(a.rx_bytes, b.rx_bytes) << i;
+    EXPECT_EQ(a.rx_frames, b.rx_frames) << i;
+    EXPECT_EQ(a.first_rx_ps, b.first_rx_ps) << i;
+    EXPECT_EQ(a.last_rx_ps, b.last_rx_ps) << i;
+    EXPECT_EQ(a.completed_ps, b.completed_ps) << i;
+    EXPECT_EQ(a.feedback_rx, b.feedback_rx) << i;
+  }
 }

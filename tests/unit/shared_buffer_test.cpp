@@ -367,11 +367,13 @@ struct every_threshold_buffer {
 };
 }  // namespace
 
-TEST(SharedBuffer, ResumePointsResumeWhatEveryThresholdWouldInTheSameOrder) {
-  // Random admissions, releases, live alpha and offset writes and refresh re-checks on two
-  // buffers: resume points against every threshold computed. Same XONs in the same order. Under
-  // the built-in dynamic rule (computed inline) and the same rule as a policy of its own
-  // (through its virtual calls).
+namespace {
+// Random admissions, releases, live alpha and offset writes and refresh re-checks on two
+// buffers: resume points against every threshold computed. Same XONs in the same order. Under
+// the built-in dynamic rule (computed inline) and the same rule as a policy of its own (through
+// its virtual calls). powers_of_two: every alpha 2^-k, 0 <= k <= 10 (the built-in rule's resume
+// point by a shift), on pools from a few frames to 2^40 bytes.
+void check_resume_points_against_every_threshold(bool powers_of_two) {
   struct order : resume_listener {
     std::vector<std::size_t> seen;
     int priorities = 2;
@@ -384,18 +386,24 @@ TEST(SharedBuffer, ResumePointsResumeWhatEveryThresholdWouldInTheSameOrder) {
     std::mt19937_64 rng(seed);
     const threshold_policy* policy = seed % 2 ? nullptr : &searched;
     const int ports = 4, priorities = 2, groups = ports * priorities;
-    auto random_config = [&rng](std::size_t i) {
+    auto random_config = [&rng, powers_of_two](std::size_t i) {
       const double alphas[] = {0.125, 0.25, 0.5, 1.0, 2.0, 1.0 / 3};
       // Half the time any alpha between 1/16 and 4 (the built-in rule's products and quotients
       // then round in every way).
-      const double alpha =
-          rng() % 2 ? alphas[rng() % 6] : std::ldexp(1.0, -4) * std::exp2(6.0 * (rng() % 100000) / 1e5);
-      pg_config c{i % 5 != 4, alpha, rng() % 2 ? 0 : 1000, 0, (rng() % 4) * 1000, rng() % 3 ? 6000 : 0};
+      const double alpha = powers_of_two ? std::ldexp(1.0, -static_cast<int>(rng() % 11))
+                           : rng() % 2   ? alphas[rng() % 6]
+                                         : std::ldexp(1.0, -4) * std::exp2(6.0 * (rng() % 100000) / 1e5);
+      pg_config c{
+          i % 5 != 4, alpha, uint64_t{rng() % 2 ? 0u : 1000u}, 0, (rng() % 4) * 1000, uint64_t{rng() % 3 ? 6000u : 0u}};
       return c;
     };
     std::vector<pg_config> pgs;
     for (std::size_t i = 0; i < groups; ++i) pgs.push_back(random_config(i));
-    const uint64_t pool = 20000 + rng() % 20000;
+    // With powers of two, now and then a pool of a few frames or one of up to 2^40 bytes (the
+    // resume point's shift past the pool, and large shifts).
+    const uint64_t pool = !powers_of_two || seed % 3 == 0 ? 20000 + rng() % 20000
+                          : seed % 3 == 1                 ? 3000 + rng() % 3000
+                                                          : rng() % (uint64_t{1} << 40);
     shared_buffer b(ports, priorities, buffer_config{pool, true, 1, policy}, pgs);
     order listened;
     b.set_listener(&listened);
@@ -443,6 +451,18 @@ TEST(SharedBuffer, ResumePointsResumeWhatEveryThresholdWouldInTheSameOrder) {
         ASSERT_EQ(b.paused(static_cast<int>(g) / priorities, static_cast<int>(g) % priorities), ref.paused[g] != 0)
             << "seed " << seed << " step " << step;
     }
-    EXPECT_GT(listened.seen.size(), 100u) << "seed " << seed;  // the pool-growth re-check was exercised
+    // The pool-growth re-check was exercised (a huge pool with alphas down to 1/1024 pauses little).
+    if (pool < (uint64_t{1} << 20)) {
+      EXPECT_GT(listened.seen.size(), 100u) << "seed " << seed;
+    }
   }
+}
+}  // namespace
+
+TEST(SharedBuffer, ResumePointsResumeWhatEveryThresholdWouldInTheSameOrder) {
+  check_resume_points_against_every_threshold(false);
+}
+
+TEST(SharedBuffer, ResumePointsOfAlphasTwoToTheMinusKAreTheShiftedNeed) {
+  check_resume_points_against_every_threshold(true);
 }
