@@ -15,11 +15,16 @@ param_base::param_base(const sc_core::sc_object* owner, const param_text& text, 
 
 param_base::~param_base() { param_registry::instance().remove(this); }
 
-std::string param_base::name() const {
-  std::string n = owner_ ? std::string(owner_->name()) + "." : std::string();
-  if (cls_ >= 0) n += "prio" + std::to_string(cls_) + ".";
-  return n + text_->leaf;
+namespace {
+// <owner>[.prio<cls>].<leaf>, a made parameter's name and a family's class's alike.
+std::string compose_name(const sc_core::sc_object* owner, int cls, const char* leaf) {
+  std::string n = owner ? std::string(owner->name()) + "." : std::string();
+  if (cls >= 0) n += "prio" + std::to_string(cls) + ".";
+  return n + leaf;
 }
+}  // namespace
+
+std::string param_base::name() const { return compose_name(owner_, cls_, text_->leaf); }
 
 const param_hooks param_hooks::none{};
 
@@ -114,6 +119,67 @@ const char* absent_choice::why(const std::string& choice) {
   return it == absent_choices().end() ? nullptr : it->second;
 }
 
+void param_family::declare(const sc_core::sc_object* owner, const param_text& text, bool live, int classes) {
+  if (text_) throw std::logic_error(name(0) + ": a family of parameters declared twice");
+  if (classes < 0 || classes > most_classes)
+    throw std::logic_error(std::string(text.leaf) + ": " + std::to_string(classes) + " classes in a family");
+  owner_ = owner;
+  text_ = &text;
+  live_ = live;
+  classes_ = static_cast<uint8_t>(classes);
+  std::vector<param_registry::entry>& all = param_registry::instance().params_;
+  first_slot_ = static_cast<uint32_t>(all.size());
+  for (int k = 0; k < classes; ++k) all.push_back(param_registry::unmade(this, k));
+}
+
+void param_family::move(int cls, uint32_t to) {
+  if (!slots_) {
+    slots_ = std::make_unique<uint32_t[]>(classes_);
+    for (int k = 0; k < classes_; ++k) slots_[k] = first_slot_ + static_cast<uint32_t>(k);
+  }
+  slots_[cls] = to;
+}
+
+param_family::~param_family() {
+  // Last class first, as an array of parameters leaves the registry.
+  for (int k = classes_; k-- > 0;) {
+    if (made(k))
+      made_[k].reset();
+    else
+      param_registry::instance().remove_at(slot(k));
+  }
+}
+
+std::string param_family::name(int cls) const { return compose_name(owner_, cls, text_ ? text_->leaf : "?"); }
+
+void param_family::on_change(param_listener* listener) {
+  if (!live_) throw std::logic_error(name(0) + ": an on-change hook on a parameter that is not live");
+  hooks_ = param_hooks::intern({listener, hooks_->check, hooks_->model});
+  for (int k = 0; k < classes_; ++k)
+    if (made(k)) made_[k]->on_change(listener);
+}
+
+void param_family::inert_when(param_base::inert_check check, const void* model) {
+  hooks_ = param_hooks::intern({hooks_->listener, check, model});
+  for (int k = 0; k < classes_; ++k)
+    if (made(k)) made_[k]->inert_when(check, model);
+}
+
+param_base& param_family::member(int cls) {
+  if (made(cls)) return *made_[cls];
+  if (!made_) made_ = std::make_unique<std::unique_ptr<param_base>[]>(static_cast<std::size_t>(classes_));
+  param_registry& registry = param_registry::instance();
+  std::unique_ptr<param_base> p = make(owner_, cls);  // appended to the registry: moved to the class's place
+  if (registry.params_.back() != reinterpret_cast<param_registry::entry>(p.get()))
+    throw std::logic_error(name(cls) + ": made out of the registry's order");
+  registry.params_.pop_back();
+  registry.params_[slot(cls)] = reinterpret_cast<param_registry::entry>(p.get());
+  p->slot_ = slot(cls);
+  p->hooks_ = hooks_;
+  made_[cls] = std::move(p);
+  return *made_[cls];
+}
+
 param_registry& param_registry::instance() {
   static param_registry registry;
   return registry;
@@ -121,26 +187,49 @@ param_registry& param_registry::instance() {
 
 void param_registry::add(param_base* p) {
   p->slot_ = static_cast<uint32_t>(params_.size());
-  params_.push_back(p);
+  params_.push_back(reinterpret_cast<entry>(p));
 }
 
 void param_registry::remove(param_base* p) {
-  if (p->slot_ >= params_.size() || params_[p->slot_] != p) return;
-  params_[p->slot_] = params_.back();
-  params_[p->slot_]->slot_ = p->slot_;
+  if (p->slot_ < params_.size() && params_[p->slot_] == reinterpret_cast<entry>(p)) remove_at(p->slot_);
+}
+
+void param_registry::remove_at(uint32_t slot) {
+  const entry last = params_.back();
+  params_[slot] = last;
+  place(last, slot);
   params_.pop_back();
 }
 
+void param_registry::place(entry e, uint32_t slot) {
+  if (e & 1)
+    reinterpret_cast<param_family*>(e & ~entry{31})->move(static_cast<int>((e >> 1) & 15), slot);
+  else
+    reinterpret_cast<param_base*>(e)->slot_ = slot;
+}
+
+std::string param_registry::name_at(std::size_t i) const {
+  const entry e = params_[i];
+  if (e & 1) return reinterpret_cast<const param_family*>(e & ~entry{31})->name(static_cast<int>((e >> 1) & 15));
+  return reinterpret_cast<const param_base*>(e)->name();
+}
+
+param_base* param_registry::made_at(std::size_t i) const {
+  const entry e = params_[i];
+  if (e & 1) return &reinterpret_cast<param_family*>(e & ~entry{31})->member(static_cast<int>((e >> 1) & 15));
+  return reinterpret_cast<param_base*>(e);
+}
+
 param_base* param_registry::find(const std::string& name) const {
-  for (param_base* p : params_)
-    if (p->name() == name) return p;
+  for (std::size_t i = 0; i < params_.size(); ++i)
+    if (name_at(i) == name) return made_at(i);
   return nullptr;
 }
 
 std::vector<param_base*> param_registry::all() const {
   std::vector<std::pair<std::string, param_base*>> named;
   named.reserve(params_.size());
-  for (param_base* p : params_) named.emplace_back(p->name(), p);
+  for (std::size_t i = 0; i < params_.size(); ++i) named.emplace_back(name_at(i), made_at(i));
   std::sort(named.begin(), named.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   std::vector<param_base*> out;
   out.reserve(named.size());
@@ -152,24 +241,20 @@ std::vector<param_base*> param_registry::all() const {
   return out;
 }
 
-namespace {
-
-std::size_t set_matching(const std::vector<param_base*>& params, const std::vector<std::string>& names,
-                         const std::string& pattern, const std::string& value, bool require_match) {
+std::size_t param_registry::set_matching(const std::vector<std::string>& names, const std::string& pattern,
+                                         const std::string& value, bool require_match) {
   std::size_t matched = 0;
-  for (std::size_t i = 0; i < params.size(); ++i) {
+  for (std::size_t i = 0; i < names.size(); ++i) {
     if (!glob_match(pattern.c_str(), names[i].c_str())) continue;
-    params[i]->set_from_string(value);
+    made_at(i)->set_from_string(value);
     ++matched;
   }
   if (matched == 0 && require_match) throw config_error(pattern + ": no parameter matches (see `sluice params`)");
   return matched;
 }
 
-}  // namespace
-
 std::size_t param_registry::set(const std::string& pattern, const std::string& value, bool require_match) {
-  return set_matching(params_, names(), pattern, value, require_match);
+  return set_matching(names(), pattern, value, require_match);
 }
 
 std::vector<std::size_t> param_registry::set_each(const std::vector<std::pair<std::string, std::string>>& overrides,
@@ -178,25 +263,21 @@ std::vector<std::size_t> param_registry::set_each(const std::vector<std::pair<st
   if (overrides.empty()) return unmatched;
   const std::vector<std::string> all_names = names();
   for (std::size_t i = 0; i < overrides.size(); ++i)
-    if (set_matching(params_, all_names, overrides[i].first, overrides[i].second, require_match) == 0)
-      unmatched.push_back(i);
+    if (set_matching(all_names, overrides[i].first, overrides[i].second, require_match) == 0) unmatched.push_back(i);
   return unmatched;
 }
 
 std::vector<std::string> param_registry::names() const {
   std::vector<std::string> out;
   out.reserve(params_.size());
-  for (const param_base* p : params_) out.push_back(p->name());
+  for (std::size_t i = 0; i < params_.size(); ++i) out.push_back(name_at(i));
   return out;
 }
 
 std::size_t param_registry::set_live(const std::string& pattern, const std::string& value) {
   std::vector<param_base*> matched;
-  std::string name;
-  for (param_base* p : params_) {
-    name = p->name();
-    if (glob_match(pattern.c_str(), name.c_str())) matched.push_back(p);
-  }
+  for (std::size_t i = 0; i < params_.size(); ++i)
+    if (glob_match(pattern.c_str(), name_at(i).c_str())) matched.push_back(made_at(i));
   if (matched.empty()) throw config_error(pattern + ": no parameter matches (see `sluice params`)");
   // All or nothing: a refusal or a bad value leaves every match as it was.
   for (param_base* p : matched) {
@@ -209,11 +290,14 @@ std::size_t param_registry::set_live(const std::string& pattern, const std::stri
 
 std::vector<param_base*> param_registry::matching(const std::string& pattern) const {
   std::vector<param_base*> out;
-  std::string name;
-  for (param_base* p : params_) {
-    name = p->name();
-    if (glob_match(pattern.c_str(), name.c_str())) out.push_back(p);
-  }
+  for (std::size_t i = 0; i < params_.size(); ++i)
+    if (glob_match(pattern.c_str(), name_at(i).c_str())) out.push_back(made_at(i));
+  return out;
+}
+
+std::vector<param_base*> param_registry::declared_since(std::size_t count) const {
+  std::vector<param_base*> out;
+  for (std::size_t i = count; i < params_.size(); ++i) out.push_back(made_at(i));
   return out;
 }
 

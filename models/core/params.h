@@ -54,6 +54,7 @@ struct choice_spec : param_text {
 
 class param_base;
 class param_listener;
+class param_family;
 
 // What a parameter tells and asks its model: the listener of its run-time writes and its
 // inertness check (param_base::on_change, inert_when). Interned: a port's dozens of parameters
@@ -137,6 +138,7 @@ class param_base {
 
  private:
   friend class param_registry;
+  friend class param_family;
   [[noreturn]] void refuse_fixed() const;
   bool live_;
   int16_t cls_;
@@ -190,6 +192,7 @@ template <typename T>
 class param : public param_base {
  public:
   using traits = param_traits<T>;
+  using spec_type = param_spec<T>;
   param(const sc_core::sc_object* owner, const param_spec<T>& spec, int cls = -1)
       : param(owner, spec, spec.default_value, cls) {}
   // One member declaration: the spec is written where the member is declared, and kept once per
@@ -262,6 +265,7 @@ inline std::string param<bool>::range_string() const {
 // A parameter whose value is one of a fixed set of names ("static", "dynamic").
 class choice_param : public param_base {
  public:
+  using spec_type = choice_spec;
   choice_param(const sc_core::sc_object* owner, const choice_spec& spec, int cls = -1);
   // One member declaration, as param<T>'s: the spec kept once per declaration.
   template <class Declare, typename = std::enable_if_t<std::is_invocable_r_v<choice_spec, Declare>>>
@@ -361,13 +365,98 @@ class param_registry {
   std::vector<param_base*> matching(const std::string& pattern) const;
   // How many parameters are declared, and those declared after such a count (none removed since).
   std::size_t count() const { return params_.size(); }
-  std::vector<param_base*> declared_since(std::size_t count) const {
-    return {params_.begin() + static_cast<std::ptrdiff_t>(std::min(count, params_.size())), params_.end()};
-  }
+  std::vector<param_base*> declared_since(std::size_t count) const;
 
  private:
+  friend class param_family;
+  // One declared parameter: a made one, or a class of a family not made yet (the family's
+  // address, its class in bits 1-4 and bit 0 set; param_family is aligned for it): 8 bytes each.
+  using entry = std::uintptr_t;
+  static entry unmade(const param_family* f, int cls) {
+    return reinterpret_cast<entry>(f) | static_cast<entry>(cls) << 1 | 1;
+  }
+  std::string name_at(std::size_t i) const;
+  std::size_t set_matching(const std::vector<std::string>& names, const std::string& pattern, const std::string& value,
+                           bool require_match);
+  param_base* made_at(std::size_t i) const;  // makes a family's class parameter when first asked
+  void place(entry e, uint32_t slot);        // e is now at slot
+  void remove_at(uint32_t slot);
   std::vector<std::string> names() const;  // in the order of params_
-  std::vector<param_base*> params_;        // in declaration order; names are composed on demand
+  mutable std::vector<entry> params_;      // in declaration order; names are composed on demand
+};
+
+// The parameters of one model's classes made from one declaration (a switch port's
+// prio<k>.weight), each made only when something names it: an override's pattern, a listing, a
+// lookup, a model asking for the parameter itself. Until then a class reads the declaration's
+// default, the only value it can have unnamed. A 10 000-host fabric has a million per-class
+// parameters, nearly all at their defaults, and each made one costs 50 bytes (docs/scale.md).
+// The registry lists every class in declaration order, made or not.
+class alignas(32) param_family {
+ public:
+  param_family() = default;
+  param_family(const param_family&) = delete;
+  param_family& operator=(const param_family&) = delete;
+  int classes() const { return classes_; }
+  std::string name(int cls) const;  // the class's parameter's name, made or not
+  bool made(int cls) const { return made_ && made_[cls]; }
+  // The parameters' hooks, as param_base's (each made one takes them).
+  void on_change(param_listener* listener);
+  void inert_when(param_base::inert_check check, const void* model);
+
+ protected:
+  virtual ~param_family();  // leaves the registry
+  // Declares `classes` parameters in the registry (once; where the model declared them before).
+  void declare(const sc_core::sc_object* owner, const param_text& text, bool live, int classes);
+  param_base& member(int cls);  // made on first use
+  const param_base* made_member(int cls) const { return made_ ? made_[cls].get() : nullptr; }
+
+ private:
+  friend class param_registry;
+  static constexpr int most_classes = 16;  // a class is kept in four bits of a registry entry
+  // The class's parameter at its default.
+  virtual std::unique_ptr<param_base> make(const sc_core::sc_object* owner, int cls) const = 0;
+  const sc_core::sc_object* owner_ = nullptr;
+  const param_text* text_ = nullptr;
+  const param_hooks* hooks_ = &param_hooks::none;
+  bool live_ = false;
+  uint8_t classes_ = 0;
+  // Each class's place in the registry: first_slot_ + class, as declared, until one moves (a
+  // parameter declared before the family left); then each class's in slots_.
+  uint32_t first_slot_ = 0;
+  std::unique_ptr<uint32_t[]> slots_;
+  uint32_t slot(int cls) const { return slots_ ? slots_[cls] : first_slot_ + static_cast<uint32_t>(cls); }
+  void move(int cls, uint32_t slot);
+  std::unique_ptr<std::unique_ptr<param_base>[]> made_;  // null until a class is made
+};
+
+// A family of param<T> or choice_param (P), one per class.
+template <class P>
+class class_params : public param_family {
+ public:
+  using spec_type = typename P::spec_type;
+  class_params() = default;
+  void declare(const sc_core::sc_object* owner, const spec_type& spec, int classes) {
+    spec_ = &spec;
+    param_family::declare(owner, spec, is_live(spec), classes);
+  }
+  // The class's value: its parameter's if made, else the declaration's default.
+  const auto& value(int cls) const {
+    const param_base* m = made_member(cls);
+    return m ? (*static_cast<const P*>(m))() : spec_->default_value;
+  }
+  // The class's parameter itself (made now if it was not).
+  P& operator[](std::size_t cls) { return static_cast<P&>(member(static_cast<int>(cls))); }
+
+ private:
+  static bool is_live(const choice_spec&) { return false; }
+  template <class S>
+  static bool is_live(const S& spec) {
+    return spec.change == param_change::live;
+  }
+  std::unique_ptr<param_base> make(const sc_core::sc_object* owner, int cls) const override {
+    return std::make_unique<P>(owner, *spec_, cls);
+  }
+  const spec_type* spec_ = nullptr;
 };
 
 bool glob_match(const char* pattern, const char* text);
