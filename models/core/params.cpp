@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <limits>
 #include <map>
 #include <stdexcept>
 #include <systemc>
@@ -121,33 +122,20 @@ const char* absent_choice::why(const std::string& choice) {
 
 void param_family::declare(const sc_core::sc_object* owner, const param_text& text, bool live, int classes) {
   if (text_) throw std::logic_error(name(0) + ": a family of parameters declared twice");
-  if (classes < 0 || classes > most_classes)
+  if (classes < 0 || classes > std::numeric_limits<uint16_t>::max())
     throw std::logic_error(std::string(text.leaf) + ": " + std::to_string(classes) + " classes in a family");
   owner_ = owner;
   text_ = &text;
   live_ = live;
-  classes_ = static_cast<uint8_t>(classes);
+  classes_ = static_cast<uint16_t>(classes);
   std::vector<param_registry::entry>& all = param_registry::instance().params_;
-  first_slot_ = static_cast<uint32_t>(all.size());
-  for (int k = 0; k < classes; ++k) all.push_back(param_registry::unmade(this, k));
-}
-
-void param_family::move(int cls, uint32_t to) {
-  if (!slots_) {
-    slots_ = std::make_unique<uint32_t[]>(classes_);
-    for (int k = 0; k < classes_; ++k) slots_[k] = first_slot_ + static_cast<uint32_t>(k);
-  }
-  slots_[cls] = to;
+  slot_ = static_cast<uint32_t>(all.size());
+  all.push_back(reinterpret_cast<param_registry::entry>(this) | 1);
 }
 
 param_family::~param_family() {
-  // Last class first, as an array of parameters leaves the registry.
-  for (int k = classes_; k-- > 0;) {
-    if (made(k))
-      made_[k].reset();
-    else
-      param_registry::instance().remove_at(slot(k));
-  }
+  made_.reset();  // the made parameters hold no entry of their own
+  if (text_) param_registry::instance().remove_at(slot_);
 }
 
 std::string param_family::name(int cls) const { return compose_name(owner_, cls, text_ ? text_->leaf : "?"); }
@@ -167,14 +155,13 @@ void param_family::inert_when(param_base::inert_check check, const void* model) 
 
 param_base& param_family::member(int cls) {
   if (made(cls)) return *made_[cls];
-  if (!made_) made_ = std::make_unique<std::unique_ptr<param_base>[]>(static_cast<std::size_t>(classes_));
-  param_registry& registry = param_registry::instance();
-  std::unique_ptr<param_base> p = make(owner_, cls);  // appended to the registry: moved to the class's place
-  if (registry.params_.back() != reinterpret_cast<param_registry::entry>(p.get()))
+  if (!made_) made_ = std::make_unique<std::unique_ptr<param_base>[]>(classes_);
+  std::vector<param_registry::entry>& all = param_registry::instance().params_;
+  std::unique_ptr<param_base> p = make(owner_, cls);  // its own entry appended: the family's stands for it
+  if (all.back() != reinterpret_cast<param_registry::entry>(p.get()))
     throw std::logic_error(name(cls) + ": made out of the registry's order");
-  registry.params_.pop_back();
-  registry.params_[slot(cls)] = reinterpret_cast<param_registry::entry>(p.get());
-  p->slot_ = slot(cls);
+  all.pop_back();
+  p->slot_ = std::numeric_limits<uint32_t>::max();
   p->hooks_ = hooks_;
   made_[cls] = std::move(p);
   return *made_[cls];
@@ -197,39 +184,53 @@ void param_registry::remove(param_base* p) {
 void param_registry::remove_at(uint32_t slot) {
   const entry last = params_.back();
   params_[slot] = last;
-  place(last, slot);
+  if (last & 1)
+    reinterpret_cast<param_family*>(last & ~entry{1})->slot_ = slot;
+  else
+    reinterpret_cast<param_base*>(last)->slot_ = slot;
   params_.pop_back();
 }
 
-void param_registry::place(entry e, uint32_t slot) {
-  if (e & 1)
-    reinterpret_cast<param_family*>(e & ~entry{31})->move(static_cast<int>((e >> 1) & 15), slot);
-  else
-    reinterpret_cast<param_base*>(e)->slot_ = slot;
+template <class Visit>
+void param_registry::visit_from(std::size_t first, Visit visit) const {
+  for (std::size_t i = first; i < params_.size(); ++i) {
+    const entry e = params_[i];
+    if (!(e & 1)) {
+      if (!visit(e, -1)) return;
+      continue;
+    }
+    const int classes = reinterpret_cast<const param_family*>(e & ~entry{1})->classes();
+    for (int k = 0; k < classes; ++k)
+      if (!visit(e, k)) return;
+  }
 }
 
-std::string param_registry::name_at(std::size_t i) const {
-  const entry e = params_[i];
-  if (e & 1) return reinterpret_cast<const param_family*>(e & ~entry{31})->name(static_cast<int>((e >> 1) & 15));
+std::string param_registry::name_of(entry e, int cls) {
+  if (e & 1) return reinterpret_cast<const param_family*>(e & ~entry{1})->name(cls);
   return reinterpret_cast<const param_base*>(e)->name();
 }
 
-param_base* param_registry::made_at(std::size_t i) const {
-  const entry e = params_[i];
-  if (e & 1) return &reinterpret_cast<param_family*>(e & ~entry{31})->member(static_cast<int>((e >> 1) & 15));
+param_base* param_registry::made(entry e, int cls) {
+  if (e & 1) return &reinterpret_cast<param_family*>(e & ~entry{1})->member(cls);
   return reinterpret_cast<param_base*>(e);
 }
 
 param_base* param_registry::find(const std::string& name) const {
-  for (std::size_t i = 0; i < params_.size(); ++i)
-    if (name_at(i) == name) return made_at(i);
-  return nullptr;
+  param_base* found = nullptr;
+  visit_from(0, [&](entry e, int cls) {
+    if (name_of(e, cls) == name) found = made(e, cls);
+    return !found;
+  });
+  return found;
 }
 
 std::vector<param_base*> param_registry::all() const {
   std::vector<std::pair<std::string, param_base*>> named;
   named.reserve(params_.size());
-  for (std::size_t i = 0; i < params_.size(); ++i) named.emplace_back(name_at(i), made_at(i));
+  visit_from(0, [&](entry e, int cls) {
+    named.emplace_back(name_of(e, cls), made(e, cls));
+    return true;
+  });
   std::sort(named.begin(), named.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   std::vector<param_base*> out;
   out.reserve(named.size());
@@ -243,12 +244,14 @@ std::vector<param_base*> param_registry::all() const {
 
 std::size_t param_registry::set_matching(const std::vector<std::string>& names, const std::string& pattern,
                                          const std::string& value, bool require_match) {
-  std::size_t matched = 0;
-  for (std::size_t i = 0; i < names.size(); ++i) {
-    if (!glob_match(pattern.c_str(), names[i].c_str())) continue;
-    made_at(i)->set_from_string(value);
-    ++matched;
-  }
+  std::size_t matched = 0, i = 0;
+  visit_from(0, [&](entry e, int cls) {
+    if (glob_match(pattern.c_str(), names[i++].c_str())) {
+      made(e, cls)->set_from_string(value);
+      ++matched;
+    }
+    return true;
+  });
   if (matched == 0 && require_match) throw config_error(pattern + ": no parameter matches (see `sluice params`)");
   return matched;
 }
@@ -270,14 +273,19 @@ std::vector<std::size_t> param_registry::set_each(const std::vector<std::pair<st
 std::vector<std::string> param_registry::names() const {
   std::vector<std::string> out;
   out.reserve(params_.size());
-  for (std::size_t i = 0; i < params_.size(); ++i) out.push_back(name_at(i));
+  visit_from(0, [&](entry e, int cls) {
+    out.push_back(name_of(e, cls));
+    return true;
+  });
   return out;
 }
 
 std::size_t param_registry::set_live(const std::string& pattern, const std::string& value) {
   std::vector<param_base*> matched;
-  for (std::size_t i = 0; i < params_.size(); ++i)
-    if (glob_match(pattern.c_str(), name_at(i).c_str())) matched.push_back(made_at(i));
+  visit_from(0, [&](entry e, int cls) {
+    if (glob_match(pattern.c_str(), name_of(e, cls).c_str())) matched.push_back(made(e, cls));
+    return true;
+  });
   if (matched.empty()) throw config_error(pattern + ": no parameter matches (see `sluice params`)");
   // All or nothing: a refusal or a bad value leaves every match as it was.
   for (param_base* p : matched) {
@@ -290,14 +298,19 @@ std::size_t param_registry::set_live(const std::string& pattern, const std::stri
 
 std::vector<param_base*> param_registry::matching(const std::string& pattern) const {
   std::vector<param_base*> out;
-  for (std::size_t i = 0; i < params_.size(); ++i)
-    if (glob_match(pattern.c_str(), name_at(i).c_str())) out.push_back(made_at(i));
+  visit_from(0, [&](entry e, int cls) {
+    if (glob_match(pattern.c_str(), name_of(e, cls).c_str())) out.push_back(made(e, cls));
+    return true;
+  });
   return out;
 }
 
 std::vector<param_base*> param_registry::declared_since(std::size_t count) const {
   std::vector<param_base*> out;
-  for (std::size_t i = count; i < params_.size(); ++i) out.push_back(made_at(i));
+  visit_from(count, [&](entry e, int cls) {
+    out.push_back(made(e, cls));
+    return true;
+  });
   return out;
 }
 

@@ -345,7 +345,7 @@ class param_registry {
   void add(param_base* p);
   void remove(param_base* p);
   param_base* find(const std::string& name) const;
-  std::size_t size() const { return params_.size(); }  // parameters declared so far
+  std::size_t size() const { return params_.size(); }  // declarations so far (a family is one)
   std::vector<param_base*> all() const;                // sorted by name; a name declared twice is a model error
   // Applies `value` to every parameter whose name matches the glob `pattern` (* and ?).
   // Returns how many matched; throws config_error when a value is invalid, or when none match
@@ -363,26 +363,27 @@ class param_registry {
                                     bool require_match = true);
   // The parameters whose names match the glob `pattern`, in declaration order.
   std::vector<param_base*> matching(const std::string& pattern) const;
-  // How many parameters are declared, and those declared after such a count (none removed since).
+  // How many declarations there are (a family of per-class parameters is one), and the
+  // parameters declared after such a count (none removed since).
   std::size_t count() const { return params_.size(); }
   std::vector<param_base*> declared_since(std::size_t count) const;
 
  private:
   friend class param_family;
-  // One declared parameter: a made one, or a class of a family not made yet (the family's
-  // address, its class in bits 1-4 and bit 0 set; param_family is aligned for it): 8 bytes each.
+  // One entry per declaration: a parameter, or a family of per-class ones (its address with bit
+  // 0 set), which stands for all its classes, made or not, in their order. 8 bytes either way.
   using entry = std::uintptr_t;
-  static entry unmade(const param_family* f, int cls) {
-    return reinterpret_cast<entry>(f) | static_cast<entry>(cls) << 1 | 1;
-  }
-  std::string name_at(std::size_t i) const;
+  // Calls visit(entry, cls) for each parameter in declaration order (cls: the class within a
+  // family's entry, -1 for a parameter's), from entry `first` on, until visit returns false.
+  template <class Visit>
+  void visit_from(std::size_t first, Visit visit) const;
+  static std::string name_of(entry e, int cls);
+  static param_base* made(entry e, int cls);  // makes a family's class parameter when first asked
   std::size_t set_matching(const std::vector<std::string>& names, const std::string& pattern, const std::string& value,
                            bool require_match);
-  param_base* made_at(std::size_t i) const;  // makes a family's class parameter when first asked
-  void place(entry e, uint32_t slot);        // e is now at slot
   void remove_at(uint32_t slot);
-  std::vector<std::string> names() const;  // in the order of params_
-  mutable std::vector<entry> params_;      // in declaration order; names are composed on demand
+  std::vector<std::string> names() const;  // in declaration order
+  std::vector<entry> params_;              // in declaration order; names are composed on demand
 };
 
 // The parameters of one model's classes made from one declaration (a switch port's
@@ -390,8 +391,8 @@ class param_registry {
 // lookup, a model asking for the parameter itself. Until then a class reads the declaration's
 // default, the only value it can have unnamed. A 10 000-host fabric has a million per-class
 // parameters, nearly all at their defaults, and each made one costs 50 bytes (docs/scale.md).
-// The registry lists every class in declaration order, made or not.
-class alignas(32) param_family {
+// The registry keeps one entry for the family and lists every class in its place, made or not.
+class param_family {
  public:
   param_family() = default;
   param_family(const param_family&) = delete;
@@ -412,20 +413,14 @@ class alignas(32) param_family {
 
  private:
   friend class param_registry;
-  static constexpr int most_classes = 16;  // a class is kept in four bits of a registry entry
   // The class's parameter at its default.
   virtual std::unique_ptr<param_base> make(const sc_core::sc_object* owner, int cls) const = 0;
   const sc_core::sc_object* owner_ = nullptr;
   const param_text* text_ = nullptr;
   const param_hooks* hooks_ = &param_hooks::none;
   bool live_ = false;
-  uint8_t classes_ = 0;
-  // Each class's place in the registry: first_slot_ + class, as declared, until one moves (a
-  // parameter declared before the family left); then each class's in slots_.
-  uint32_t first_slot_ = 0;
-  std::unique_ptr<uint32_t[]> slots_;
-  uint32_t slot(int cls) const { return slots_ ? slots_[cls] : first_slot_ + static_cast<uint32_t>(cls); }
-  void move(int cls, uint32_t slot);
+  uint16_t classes_ = 0;
+  uint32_t slot_ = 0;                                    // the family's entry in the registry
   std::unique_ptr<std::unique_ptr<param_base>[]> made_;  // null until a class is made
 };
 

@@ -327,8 +327,8 @@ TEST(Params, AFamilyOfClassParametersBehavesAsItsParametersMadeOneByOne) {
 }
 
 // Until named, a family's class is no parameter at all: declaring one makes none, naming one
-// makes that one (in the family's place in the registry), the listing makes the rest. A class
-// not made yet that moves in the registry (a parameter before it left) is found where it went.
+// makes that one (the family's one entry in the registry stands for it), the listing makes the
+// rest. A family whose entry moved (a parameter before it left) is found where it went.
 TEST(Params, AFamilyMakesAClassParameterOnlyWhenNamed) {
   param_registry& registry = param_registry::instance();
   const std::size_t empty = registry.size();
@@ -337,13 +337,15 @@ TEST(Params, AFamilyMakesAClassParameterOnlyWhenNamed) {
     auto before = std::make_unique<param<uint64_t>>(&other, count_spec);
     class_params<choice_param> scheds;
     scheds.declare(&other, sched_choice_spec, 3);
-    before.reset();  // the family's last class takes its place
-    std::vector<std::string> listed;
-    for (std::size_t i = empty; i < registry.size(); ++i) listed.push_back(registry.declared_since(i).front()->name());
-    EXPECT_EQ(listed, (std::vector<std::string>{"port8.prio2.sched", "port8.prio0.sched", "port8.prio1.sched"}));
+    before.reset();                         // the family's entry takes its place
+    EXPECT_EQ(registry.size(), empty + 1);  // one entry for the three classes
     EXPECT_EQ(registry.set("port8.prio2.sched", "strict"), 1u);
     EXPECT_EQ(scheds.value(2), "strict");
+    EXPECT_FALSE(scheds.made(0) || scheds.made(1));
     EXPECT_EQ(registry.find("port8.prio2.sched"), &scheds[2]);
+    std::vector<std::string> listed;
+    for (const param_base* p : registry.declared_since(empty)) listed.push_back(p->name());
+    EXPECT_EQ(listed, (std::vector<std::string>{"port8.prio0.sched", "port8.prio1.sched", "port8.prio2.sched"}));
   }
   EXPECT_EQ(registry.size(), empty);
   owner port("port9");
