@@ -84,7 +84,7 @@ class forwarding_table {
   // Destination -> index into sets_, the table's distinct port sets (sets_[0] is "no route").
   // Interned because a switch has a few distinct sets but an entry per host: a vector per entry
   // cost 56 B (at 10 240 hosts, 300 MB of the 1.6 GB), an index costs 2 (a switch of the k = 34
-  // fat tree has 35 distinct sets; 4 bytes an entry were 57 MB of its 747 MiB; docs/scale.md).
+  // fat tree has a few dozen distinct sets; 4 bytes an entry were 57 MB of its 747 MiB; docs/scale.md).
   using set_index = uint16_t;
   std::vector<set_index> routes_;
   std::vector<std::vector<uint16_t>> sets_{1};
