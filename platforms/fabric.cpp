@@ -355,7 +355,8 @@ void fabric::choose_congestion_control(const std::string& all) {
   }
   for (auto& sw : switches)
     for (auto& port : sw->ports)
-      for (const auto& [cls, cc] : cp_by_class) port->cp[cls].set_from_string(cc->cp);
+      for (const auto& [cls, cc] : cp_by_class)
+        if (port->cp.value(cls) != cc->cp) port->cp[cls].set_from_string(cc->cp);  // unnamed classes stay unmade
   // Each chosen scheme declares its scheme-wide parameters once and makes its switch-side
   // observers, if it has any.
   for (const cc_scheme* cc : chosen_) {
@@ -447,10 +448,10 @@ void fabric::check_congestion_points() const {
       if (!sw || seen[node]) continue;
       seen[node] = 1;
       for (uint16_t port : sw->forwarding.table.ports(f.spec.dst)) {
-        const choice_param& cp = sw->ports[port]->cp[f.spec.priority];
-        if (cp() != cc->cp)
-          throw config_error(cp.name() + ": '" + cp() + "' leaves flow " + f.spec.name + " (cc " + cc->name +
-                             ") without its congestion point '" + cc->cp + "'");
+        const class_params<choice_param>& cp = sw->ports[port]->cp;
+        if (cp.value(f.spec.priority) != cc->cp)
+          throw config_error(cp.name(f.spec.priority) + ": '" + cp.value(f.spec.priority) + "' leaves flow " +
+                             f.spec.name + " (cc " + cc->name + ") without its congestion point '" + cc->cp + "'");
         todo.push_back(graph_->peer[node][port]);
       }
     }

@@ -60,6 +60,11 @@ void compute_routes(const topology_spec& t, const port_graph& g, const table_set
   uint32_t searched = inf;                    // the switch whose search `dist` and `toward` hold
   std::vector<std::vector<uint16_t>> toward;  // by node: each switch's next hops towards `searched`
   uint32_t nic_index = 0;
+  uint32_t destinations = 0;  // the last NIC's id + 1: each table's routes, reserved at once
+  for (uint32_t dst = 0; dst < n; ++dst)
+    if (!t.nodes[dst].is_switch) destinations = dst + 1;
+  for (uint32_t s = 0; s < n; ++s)
+    if (tables[s]) tables[s]->reserve(destinations);
   for (uint32_t dst = 0; dst < n; ++dst) {
     if (t.nodes[dst].is_switch) continue;
     const bool single = g.peer[dst].size() == 1 && t.nodes[g.peer[dst][0]].is_switch;

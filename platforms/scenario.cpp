@@ -352,12 +352,12 @@ bool valid_node_name(const std::string& n) {
          std::all_of(n.begin(), n.end(), [&](char c) { return alnum(c) || c == '_'; });
 }
 
-// What a fabric costs to build, measured as the peak RSS of 1 ns runs of leaf-spine fabrics of
-// 4 096 to 16 384 ports and fat trees of 12 000 and 58 956 (docs/scale.md): 10.9-11.8 KiB per
+// What a fabric costs to build, measured as the peak RSS of 1 ns runs of the 10 240-host
+// leaf-spine (40 960 ports) and the k = 34 fat tree (58 956) (docs/scale.md): 10.5 KiB per
 // port (link end: MAC, flow control, egress queues, MMU group, their parameters and statistics)
-// plus the forwarding tables, a 4-byte entry per (switch, NIC). A platform whose estimate
+// plus the forwarding tables, a 2-byte entry per (switch, NIC). A platform whose estimate
 // exceeds the budget is refused before elaboration. Frames buffered during the run come on top.
-constexpr double bytes_per_port = 12.0 * 1024, bytes_per_route = 4;
+constexpr double bytes_per_port = 11.0 * 1024, bytes_per_route = 2;
 constexpr double platform_budget = 4.0 * (1ull << 30);
 
 void check_platform(const topology_spec& t) {
@@ -377,7 +377,7 @@ void check_platform(const topology_spec& t) {
     throw config_error("platform: " + std::to_string(switches) + " switches, " + std::to_string(nics) + " NICs and " +
                        std::to_string(t.links.size()) + " links would need about " +
                        format_number(std::ceil(estimate / (1 << 30) * 10) / 10) +
-                       " GiB to build (12 KiB per port, 4 B per switch x NIC route entry); the limit is " +
+                       " GiB to build (11 KiB per port, 2 B per switch x NIC route entry); the limit is " +
                        format_number(platform_budget / (1 << 30)) + " GiB");
 }
 

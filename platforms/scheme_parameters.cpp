@@ -112,8 +112,8 @@ bool runs_anywhere(role r, const std::string& name, const fabric& f) {
   if (r == role::cp) {
     for (const auto& sw : f.switches)
       for (const auto& port : sw->ports)
-        for (const auto& cp : port->cp)
-          if (cp() == name) return true;
+        for (int k = 0; k < port->cp.classes(); ++k)
+          if (port->cp.value(k) == name) return true;
     return false;
   }
   return std::any_of(f.nics.begin(), f.nics.end(),

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <limits>
 #include <map>
 #include <stdexcept>
 #include <systemc>
@@ -15,11 +16,16 @@ param_base::param_base(const sc_core::sc_object* owner, const param_text& text, 
 
 param_base::~param_base() { param_registry::instance().remove(this); }
 
-std::string param_base::name() const {
-  std::string n = owner_ ? std::string(owner_->name()) + "." : std::string();
-  if (cls_ >= 0) n += "prio" + std::to_string(cls_) + ".";
-  return n + text_->leaf;
+namespace {
+// <owner>[.prio<cls>].<leaf>, a made parameter's name and a family's class's alike.
+std::string compose_name(const sc_core::sc_object* owner, int cls, const char* leaf) {
+  std::string n = owner ? std::string(owner->name()) + "." : std::string();
+  if (cls >= 0) n += "prio" + std::to_string(cls) + ".";
+  return n + leaf;
 }
+}  // namespace
+
+std::string param_base::name() const { return compose_name(owner_, cls_, text_->leaf); }
 
 const param_hooks param_hooks::none{};
 
@@ -114,6 +120,53 @@ const char* absent_choice::why(const std::string& choice) {
   return it == absent_choices().end() ? nullptr : it->second;
 }
 
+void param_family::declare(const sc_core::sc_object* owner, const param_text& text, bool live, int classes) {
+  if (text_) throw std::logic_error(name(0) + ": a family of parameters declared twice");
+  if (classes < 0 || classes > std::numeric_limits<uint16_t>::max())
+    throw std::logic_error(std::string(text.leaf) + ": " + std::to_string(classes) + " classes in a family");
+  owner_ = owner;
+  text_ = &text;
+  live_ = live;
+  classes_ = static_cast<uint16_t>(classes);
+  std::vector<param_registry::entry>& all = param_registry::instance().params_;
+  slot_ = static_cast<uint32_t>(all.size());
+  all.push_back(reinterpret_cast<param_registry::entry>(this) | 1);
+}
+
+param_family::~param_family() {
+  made_.reset();  // the made parameters hold no entry of their own
+  if (text_) param_registry::instance().remove_at(slot_);
+}
+
+std::string param_family::name(int cls) const { return compose_name(owner_, cls, text_ ? text_->leaf : "?"); }
+
+void param_family::on_change(param_listener* listener) {
+  if (!live_) throw std::logic_error(name(0) + ": an on-change hook on a parameter that is not live");
+  hooks_ = param_hooks::intern({listener, hooks_->check, hooks_->model});
+  for (int k = 0; k < classes_; ++k)
+    if (made(k)) made_[k]->on_change(listener);
+}
+
+void param_family::inert_when(param_base::inert_check check, const void* model) {
+  hooks_ = param_hooks::intern({hooks_->listener, check, model});
+  for (int k = 0; k < classes_; ++k)
+    if (made(k)) made_[k]->inert_when(check, model);
+}
+
+param_base& param_family::member(int cls) {
+  if (made(cls)) return *made_[cls];
+  if (!made_) made_ = std::make_unique<std::unique_ptr<param_base>[]>(classes_);
+  std::vector<param_registry::entry>& all = param_registry::instance().params_;
+  std::unique_ptr<param_base> p = make(owner_, cls);  // its own entry appended: the family's stands for it
+  if (all.back() != reinterpret_cast<param_registry::entry>(p.get()))
+    throw std::logic_error(name(cls) + ": made out of the registry's order");
+  all.pop_back();
+  p->slot_ = std::numeric_limits<uint32_t>::max();
+  p->hooks_ = hooks_;
+  made_[cls] = std::move(p);
+  return *made_[cls];
+}
+
 param_registry& param_registry::instance() {
   static param_registry registry;
   return registry;
@@ -121,26 +174,63 @@ param_registry& param_registry::instance() {
 
 void param_registry::add(param_base* p) {
   p->slot_ = static_cast<uint32_t>(params_.size());
-  params_.push_back(p);
+  params_.push_back(reinterpret_cast<entry>(p));
 }
 
 void param_registry::remove(param_base* p) {
-  if (p->slot_ >= params_.size() || params_[p->slot_] != p) return;
-  params_[p->slot_] = params_.back();
-  params_[p->slot_]->slot_ = p->slot_;
+  if (p->slot_ < params_.size() && params_[p->slot_] == reinterpret_cast<entry>(p)) remove_at(p->slot_);
+}
+
+void param_registry::remove_at(uint32_t slot) {
+  const entry last = params_.back();
+  params_[slot] = last;
+  if (last & 1)
+    reinterpret_cast<param_family*>(last & ~entry{1})->slot_ = slot;
+  else
+    reinterpret_cast<param_base*>(last)->slot_ = slot;
   params_.pop_back();
 }
 
+template <class Visit>
+void param_registry::visit_from(std::size_t first, Visit visit) const {
+  for (std::size_t i = first; i < params_.size(); ++i) {
+    const entry e = params_[i];
+    if (!(e & 1)) {
+      if (!visit(e, -1)) return;
+      continue;
+    }
+    const int classes = reinterpret_cast<const param_family*>(e & ~entry{1})->classes();
+    for (int k = 0; k < classes; ++k)
+      if (!visit(e, k)) return;
+  }
+}
+
+std::string param_registry::name_of(entry e, int cls) {
+  if (e & 1) return reinterpret_cast<const param_family*>(e & ~entry{1})->name(cls);
+  return reinterpret_cast<const param_base*>(e)->name();
+}
+
+param_base* param_registry::made(entry e, int cls) {
+  if (e & 1) return &reinterpret_cast<param_family*>(e & ~entry{1})->member(cls);
+  return reinterpret_cast<param_base*>(e);
+}
+
 param_base* param_registry::find(const std::string& name) const {
-  for (param_base* p : params_)
-    if (p->name() == name) return p;
-  return nullptr;
+  param_base* found = nullptr;
+  visit_from(0, [&](entry e, int cls) {
+    if (name_of(e, cls) == name) found = made(e, cls);
+    return !found;
+  });
+  return found;
 }
 
 std::vector<param_base*> param_registry::all() const {
   std::vector<std::pair<std::string, param_base*>> named;
   named.reserve(params_.size());
-  for (param_base* p : params_) named.emplace_back(p->name(), p);
+  visit_from(0, [&](entry e, int cls) {
+    named.emplace_back(name_of(e, cls), made(e, cls));
+    return true;
+  });
   std::sort(named.begin(), named.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   std::vector<param_base*> out;
   out.reserve(named.size());
@@ -152,24 +242,22 @@ std::vector<param_base*> param_registry::all() const {
   return out;
 }
 
-namespace {
-
-std::size_t set_matching(const std::vector<param_base*>& params, const std::vector<std::string>& names,
-                         const std::string& pattern, const std::string& value, bool require_match) {
-  std::size_t matched = 0;
-  for (std::size_t i = 0; i < params.size(); ++i) {
-    if (!glob_match(pattern.c_str(), names[i].c_str())) continue;
-    params[i]->set_from_string(value);
-    ++matched;
-  }
+std::size_t param_registry::set_matching(const std::vector<std::string>& names, const std::string& pattern,
+                                         const std::string& value, bool require_match) {
+  std::size_t matched = 0, i = 0;
+  visit_from(0, [&](entry e, int cls) {
+    if (glob_match(pattern.c_str(), names[i++].c_str())) {
+      made(e, cls)->set_from_string(value);
+      ++matched;
+    }
+    return true;
+  });
   if (matched == 0 && require_match) throw config_error(pattern + ": no parameter matches (see `sluice params`)");
   return matched;
 }
 
-}  // namespace
-
 std::size_t param_registry::set(const std::string& pattern, const std::string& value, bool require_match) {
-  return set_matching(params_, names(), pattern, value, require_match);
+  return set_matching(names(), pattern, value, require_match);
 }
 
 std::vector<std::size_t> param_registry::set_each(const std::vector<std::pair<std::string, std::string>>& overrides,
@@ -178,25 +266,26 @@ std::vector<std::size_t> param_registry::set_each(const std::vector<std::pair<st
   if (overrides.empty()) return unmatched;
   const std::vector<std::string> all_names = names();
   for (std::size_t i = 0; i < overrides.size(); ++i)
-    if (set_matching(params_, all_names, overrides[i].first, overrides[i].second, require_match) == 0)
-      unmatched.push_back(i);
+    if (set_matching(all_names, overrides[i].first, overrides[i].second, require_match) == 0) unmatched.push_back(i);
   return unmatched;
 }
 
 std::vector<std::string> param_registry::names() const {
   std::vector<std::string> out;
   out.reserve(params_.size());
-  for (const param_base* p : params_) out.push_back(p->name());
+  visit_from(0, [&](entry e, int cls) {
+    out.push_back(name_of(e, cls));
+    return true;
+  });
   return out;
 }
 
 std::size_t param_registry::set_live(const std::string& pattern, const std::string& value) {
   std::vector<param_base*> matched;
-  std::string name;
-  for (param_base* p : params_) {
-    name = p->name();
-    if (glob_match(pattern.c_str(), name.c_str())) matched.push_back(p);
-  }
+  visit_from(0, [&](entry e, int cls) {
+    if (glob_match(pattern.c_str(), name_of(e, cls).c_str())) matched.push_back(made(e, cls));
+    return true;
+  });
   if (matched.empty()) throw config_error(pattern + ": no parameter matches (see `sluice params`)");
   // All or nothing: a refusal or a bad value leaves every match as it was.
   for (param_base* p : matched) {
@@ -209,11 +298,19 @@ std::size_t param_registry::set_live(const std::string& pattern, const std::stri
 
 std::vector<param_base*> param_registry::matching(const std::string& pattern) const {
   std::vector<param_base*> out;
-  std::string name;
-  for (param_base* p : params_) {
-    name = p->name();
-    if (glob_match(pattern.c_str(), name.c_str())) out.push_back(p);
-  }
+  visit_from(0, [&](entry e, int cls) {
+    if (glob_match(pattern.c_str(), name_of(e, cls).c_str())) out.push_back(made(e, cls));
+    return true;
+  });
+  return out;
+}
+
+std::vector<param_base*> param_registry::declared_since(std::size_t count) const {
+  std::vector<param_base*> out;
+  visit_from(count, [&](entry e, int cls) {
+    out.push_back(made(e, cls));
+    return true;
+  });
   return out;
 }
 

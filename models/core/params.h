@@ -54,6 +54,7 @@ struct choice_spec : param_text {
 
 class param_base;
 class param_listener;
+class param_family;
 
 // What a parameter tells and asks its model: the listener of its run-time writes and its
 // inertness check (param_base::on_change, inert_when). Interned: a port's dozens of parameters
@@ -137,6 +138,7 @@ class param_base {
 
  private:
   friend class param_registry;
+  friend class param_family;
   [[noreturn]] void refuse_fixed() const;
   bool live_;
   int16_t cls_;
@@ -190,6 +192,7 @@ template <typename T>
 class param : public param_base {
  public:
   using traits = param_traits<T>;
+  using spec_type = param_spec<T>;
   param(const sc_core::sc_object* owner, const param_spec<T>& spec, int cls = -1)
       : param(owner, spec, spec.default_value, cls) {}
   // One member declaration: the spec is written where the member is declared, and kept once per
@@ -262,6 +265,7 @@ inline std::string param<bool>::range_string() const {
 // A parameter whose value is one of a fixed set of names ("static", "dynamic").
 class choice_param : public param_base {
  public:
+  using spec_type = choice_spec;
   choice_param(const sc_core::sc_object* owner, const choice_spec& spec, int cls = -1);
   // One member declaration, as param<T>'s: the spec kept once per declaration.
   template <class Declare, typename = std::enable_if_t<std::is_invocable_r_v<choice_spec, Declare>>>
@@ -341,7 +345,7 @@ class param_registry {
   void add(param_base* p);
   void remove(param_base* p);
   param_base* find(const std::string& name) const;
-  std::size_t size() const { return params_.size(); }  // parameters declared so far
+  std::size_t size() const { return params_.size(); }  // declarations so far (a family is one)
   std::vector<param_base*> all() const;                // sorted by name; a name declared twice is a model error
   // Applies `value` to every parameter whose name matches the glob `pattern` (* and ?).
   // Returns how many matched; throws config_error when a value is invalid, or when none match
@@ -359,15 +363,95 @@ class param_registry {
                                     bool require_match = true);
   // The parameters whose names match the glob `pattern`, in declaration order.
   std::vector<param_base*> matching(const std::string& pattern) const;
-  // How many parameters are declared, and those declared after such a count (none removed since).
+  // How many declarations there are (a family of per-class parameters is one), and the
+  // parameters declared after such a count (none removed since).
   std::size_t count() const { return params_.size(); }
-  std::vector<param_base*> declared_since(std::size_t count) const {
-    return {params_.begin() + static_cast<std::ptrdiff_t>(std::min(count, params_.size())), params_.end()};
-  }
+  std::vector<param_base*> declared_since(std::size_t count) const;
 
  private:
-  std::vector<std::string> names() const;  // in the order of params_
-  std::vector<param_base*> params_;        // in declaration order; names are composed on demand
+  friend class param_family;
+  // One entry per declaration: a parameter, or a family of per-class ones (its address with bit
+  // 0 set), which stands for all its classes, made or not, in their order. 8 bytes either way.
+  using entry = std::uintptr_t;
+  // Calls visit(entry, cls) for each parameter in declaration order (cls: the class within a
+  // family's entry, -1 for a parameter's), from entry `first` on, until visit returns false.
+  template <class Visit>
+  void visit_from(std::size_t first, Visit visit) const;
+  static std::string name_of(entry e, int cls);
+  static param_base* made(entry e, int cls);  // makes a family's class parameter when first asked
+  std::size_t set_matching(const std::vector<std::string>& names, const std::string& pattern, const std::string& value,
+                           bool require_match);
+  void remove_at(uint32_t slot);
+  std::vector<std::string> names() const;  // in declaration order
+  std::vector<entry> params_;              // in declaration order; names are composed on demand
+};
+
+// The parameters of one model's classes made from one declaration (a switch port's
+// prio<k>.weight), each made only when something names it: an override's pattern, a listing, a
+// lookup, a model asking for the parameter itself. Until then a class reads the declaration's
+// default, the only value it can have unnamed. A 10 000-host fabric has a million per-class
+// parameters, nearly all at their defaults, and each made one costs 50 bytes (docs/scale.md).
+// The registry keeps one entry for the family and lists every class in its place, made or not.
+class param_family {
+ public:
+  param_family() = default;
+  param_family(const param_family&) = delete;
+  param_family& operator=(const param_family&) = delete;
+  int classes() const { return classes_; }
+  std::string name(int cls) const;  // the class's parameter's name, made or not
+  bool made(int cls) const { return made_ && made_[cls]; }
+  // The parameters' hooks, as param_base's (each made one takes them).
+  void on_change(param_listener* listener);
+  void inert_when(param_base::inert_check check, const void* model);
+
+ protected:
+  virtual ~param_family();  // leaves the registry
+  // Declares `classes` parameters in the registry (once; where the model declared them before).
+  void declare(const sc_core::sc_object* owner, const param_text& text, bool live, int classes);
+  param_base& member(int cls);  // made on first use
+  const param_base* made_member(int cls) const { return made_ ? made_[cls].get() : nullptr; }
+
+ private:
+  friend class param_registry;
+  // The class's parameter at its default.
+  virtual std::unique_ptr<param_base> make(const sc_core::sc_object* owner, int cls) const = 0;
+  const sc_core::sc_object* owner_ = nullptr;
+  const param_text* text_ = nullptr;
+  const param_hooks* hooks_ = &param_hooks::none;
+  bool live_ = false;
+  uint16_t classes_ = 0;
+  uint32_t slot_ = 0;                                    // the family's entry in the registry
+  std::unique_ptr<std::unique_ptr<param_base>[]> made_;  // null until a class is made
+};
+
+// A family of param<T> or choice_param (P), one per class.
+template <class P>
+class class_params : public param_family {
+ public:
+  using spec_type = typename P::spec_type;
+  class_params() = default;
+  void declare(const sc_core::sc_object* owner, const spec_type& spec, int classes) {
+    spec_ = &spec;
+    param_family::declare(owner, spec, is_live(spec), classes);
+  }
+  // The class's value: its parameter's if made, else the declaration's default.
+  const auto& value(int cls) const {
+    const param_base* m = made_member(cls);
+    return m ? (*static_cast<const P*>(m))() : spec_->default_value;
+  }
+  // The class's parameter itself (made now if it was not).
+  P& operator[](std::size_t cls) { return static_cast<P&>(member(static_cast<int>(cls))); }
+
+ private:
+  static bool is_live(const choice_spec&) { return false; }
+  template <class S>
+  static bool is_live(const S& spec) {
+    return spec.change == param_change::live;
+  }
+  std::unique_ptr<param_base> make(const sc_core::sc_object* owner, int cls) const override {
+    return std::make_unique<P>(owner, *spec_, cls);
+  }
+  const spec_type* spec_ = nullptr;
 };
 
 bool glob_match(const char* pattern, const char* text);

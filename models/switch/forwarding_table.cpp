@@ -1,5 +1,9 @@
 #include "models/switch/forwarding_table.h"
 
+#include <limits>
+#include <string>
+
+#include "models/core/units.h"
 #include "models/switch/congestion_view.h"
 #include "models/switch/switch_policies.h"
 
@@ -23,11 +27,16 @@ void forwarding_table::set_route(uint32_t dst, std::vector<uint16_t> ports) {
     return;
   }
   auto [it, added] = set_index_.try_emplace(ports, static_cast<uint32_t>(sets_.size()));
+  if (added && sets_.size() > std::numeric_limits<set_index>::max()) {
+    set_index_.erase(it);
+    throw config_error("a switch's forwarding table holds at most " +
+                       std::to_string(std::numeric_limits<set_index>::max()) + " distinct sets of equal-cost ports");
+  }
   if (added) {
     sole_.push_back(ports.size() == 1 ? ports[0] : several);
     sets_.push_back(std::move(ports));
   }
-  routes_[dst] = it->second;
+  routes_[dst] = static_cast<set_index>(it->second);
 }
 
 const std::vector<uint16_t>& forwarding_table::ports(uint32_t dst) const {

@@ -48,12 +48,16 @@ class forwarding_table {
     path_tier_ = tier < 1 ? 1 : tier;
     stateful_ = true;
   }
+  // Room for routes to destinations below `destinations` (the table then grows no further when
+  // routes are set in order: a growing vector would keep up to twice what it holds).
+  void reserve(uint32_t destinations) { routes_.reserve(destinations); }
+  // Throws config_error when the table would hold more distinct port sets than an index numbers.
   void set_route(uint32_t dst, std::vector<uint16_t> ports);
   const std::vector<uint16_t>& ports(uint32_t dst) const;
   // Returns the output port for the flow, or -1 if dst is unknown.
   int lookup(uint32_t dst, uint32_t src, uint32_t flow_id) const {
     if (dst >= routes_.size()) return -1;
-    const uint32_t i = routes_[dst];
+    const uint32_t i = routes_[dst];                              // widened from its 2 bytes
     if (const int sole = sole_[i]; sole != several) return sole;  // one port or none: no set to read
     return choose(sets_[i], dst, src, flow_id);
   }
@@ -79,8 +83,10 @@ class forwarding_table {
   int path_tier_ = 1;
   // Destination -> index into sets_, the table's distinct port sets (sets_[0] is "no route").
   // Interned because a switch has a few distinct sets but an entry per host: a vector per entry
-  // cost 56 B (at 10 240 hosts, 300 MB of the 1.6 GB), an index costs 4 (docs/scale.md).
-  std::vector<uint32_t> routes_;
+  // cost 56 B (at 10 240 hosts, 300 MB of the 1.6 GB), an index costs 2 (a switch of the k = 34
+  // fat tree has a few dozen distinct sets; 4 bytes an entry were 57 MB of its 747 MiB; docs/scale.md).
+  using set_index = uint16_t;
+  std::vector<set_index> routes_;
   std::vector<std::vector<uint16_t>> sets_{1};
   // Per set: its one port, -1 if empty, `several` if a choice: a lookup of a destination with
   // one way (most, below the top of a tree) reads one number, not the set's two ends and a port.

@@ -81,15 +81,12 @@ switch_port::switch_port(sc_core::sc_module_name name, int index, uint64_t mac_a
     scheduler.set_default("ib-vlarb");
     high_limit = std::make_unique<param<uint64_t>>(this, high_limit_spec);
   }
-  const auto n = static_cast<std::size_t>(classes);
-  sched = {n, [this](void* at, std::size_t i) { new (at) choice_param(this, sched_spec, static_cast<int>(i)); }};
-  weight = {n, [this](void* at, std::size_t i) { new (at) param<uint64_t>(this, weight_spec, static_cast<int>(i)); }};
-  cp = {n, [this](void* at, std::size_t i) { new (at) choice_param(this, cp_spec(), static_cast<int>(i)); }};
-  for (std::size_t i = 0; i < n; ++i) {
-    weight[i].on_change(this);
-    sched[i].inert_when(inert_reason, this);
-    weight[i].inert_when(inert_reason, this);
-  }
+  sched.declare(this, sched_spec, classes);
+  weight.declare(this, weight_spec, classes);
+  cp.declare(this, cp_spec(), classes);
+  weight.on_change(this);
+  sched.inert_when(inert_reason, this);
+  weight.inert_when(inert_reason, this);
   for (param_base* p : std::initializer_list<param_base*>{&quantum, &scheduler, high_limit.get()})
     if (p) p->inert_when(inert_reason, this);
   scheduler_ahead.inert_when(
@@ -116,10 +113,10 @@ std::string switch_port::inert_reason(const void* model, const param_base& p) {
   if (!scheduler_policies::instance().reads(port.scheduler(), leaf))
     return port.scheduler.name() + " is '" + port.scheduler() + "', which does not read " + leaf;
   if (port.scheduler().rfind("strict-dwrr", 0) != 0) return "";  // strict-dwrr and its RTL twin
-  if (leaf == "weight" && port.sched[p.cls()]() == "strict")
-    return port.sched[p.cls()].name() + " is 'strict': weights share the rest among the dwrr classes";
-  const bool any_dwrr =
-      std::any_of(port.sched.begin(), port.sched.end(), [](const choice_param& s) { return s() == "dwrr"; });
+  if (leaf == "weight" && port.sched.value(p.cls()) == "strict")
+    return port.sched.name(p.cls()) + " is 'strict': weights share the rest among the dwrr classes";
+  bool any_dwrr = false;
+  for (int k = 0; k < port.classes(); ++k) any_dwrr = any_dwrr || port.sched.value(k) == "dwrr";
   if (leaf == "dwrr.quantum" && !any_dwrr)
     return "every class of " + std::string(port.name()) + " is strict (prio<k>.sched)";
   return "";
@@ -135,8 +132,8 @@ void switch_port::count_drop(int cls, bool unroutable) {
 scheduler_config switch_port::scheduler_settings() const {
   scheduler_config c;
   for (int i = 0; i < classes(); ++i) {
-    c.strict[i] = sched[i]() == "strict";
-    c.weight[i] = static_cast<uint32_t>(weight[i]());
+    c.strict[i] = sched.value(i) == "strict";
+    c.weight[i] = static_cast<uint32_t>(weight.value(i));
   }
   c.quantum = static_cast<uint32_t>(quantum().bytes);
   if (high_limit) c.high_limit = static_cast<uint32_t>((*high_limit)());
@@ -147,14 +144,15 @@ scheduler_config switch_port::scheduler_settings() const {
 // that it may declare parameters of its own; its configuration is read again at the start.
 void switch_port::make_scheduler() {
   if (default_scheduler_) return;
-  made_settings_ = scheduler_settings();
-  default_scheduler_ = scheduler_policies::instance().make(scheduler.name(), scheduler(), made_settings_, this);
+  const scheduler_config settings = scheduler_settings();
+  made_strict_ = settings.strict;
+  default_scheduler_ = scheduler_policies::instance().make(scheduler.name(), scheduler(), settings, this);
 }
 
 void switch_port::start_of_simulation() {
   make_scheduler();  // if make_policies has not run
   const scheduler_config now = scheduler_settings();
-  if (now.strict != made_settings_.strict)
+  if (now.strict != made_strict_)
     throw config_error(std::string(name()) + ": prio<k>.sched changed after the scheduler was made");
   default_scheduler_->reconfigure(now);
   scheduler_if& chosen = custom_scheduler_ ? *custom_scheduler_ : *default_scheduler_;
@@ -189,7 +187,7 @@ void switch_port::make_policies(frame_injector_if& injector) {
   for (int i = 0; i < classes(); ++i) {
     auto c = std::make_unique<class_cp>();
     c->injector.to = &injector;
-    c->policy = cp_policies::instance().make(cp[i].name(), cp[i](), *this, i, c->injector);
+    c->policy = cp_policies::instance().make(cp.name(i), cp.value(i), *this, i, c->injector);
     if (!c->policy) continue;
     egress.set_congestion_point(i, c->policy.get());
     cps_.resize(static_cast<std::size_t>(classes()));

@@ -7,7 +7,6 @@
 #include <vector>
 
 #include "models/cc/frame_injector.h"
-#include "models/core/fixed_array.h"
 #include "models/link/credit_flow_control.h"
 #include "models/link/mac_port.h"
 #include "models/link/pfc.h"
@@ -22,14 +21,15 @@ class switch_port : public sc_core::sc_module, public pause_storm_listener, priv
   mac_port mac;
   pfc flow_control;                              // PFC of a CEE port; present but unattached on an InfiniBand port
   std::unique_ptr<credit_flow_control> credits;  // an InfiniBand port's credits (null on CEE)
-  fixed_array<choice_param> sched;               // per class
-  fixed_array<param<uint64_t>> weight;           // per class; live
-  param<byte_count> quantum;                     // live
-  std::unique_ptr<param<uint64_t>> high_limit;   // InfiniBand ports: VLHighLimit of ib-vlarb
-  choice_param scheduler;                        // the egress scheduler policy, by name
-  param<sc_core::sc_time> scheduler_latency;     // > 0: decisions through the split-phase path
-  param<bool> scheduler_ahead;                   // split-phase path: the next decision asked as a frame starts
-  fixed_array<choice_param> cp;                  // per class: the congestion point policy
+  // Per class, each class's parameter made only when named (param_family: most stay at their defaults).
+  class_params<choice_param> sched;
+  class_params<param<uint64_t>> weight;         // live
+  param<byte_count> quantum;                    // live
+  std::unique_ptr<param<uint64_t>> high_limit;  // InfiniBand ports: VLHighLimit of ib-vlarb
+  choice_param scheduler;                       // the egress scheduler policy, by name
+  param<sc_core::sc_time> scheduler_latency;    // > 0: decisions through the split-phase path
+  param<bool> scheduler_ahead;                  // split-phase path: the next decision asked as a frame starts
+  class_params<choice_param> cp;                // per class: the congestion point policy
   egress_port egress;
 
   switch_port(sc_core::sc_module_name name, int index, uint64_t mac_address, int classes, ingress_state_if& ingress,
@@ -84,7 +84,9 @@ class switch_port : public sc_core::sc_module, public pause_storm_listener, priv
   void make_scheduler();
   static std::string inert_reason(const void* port, const param_base& p);
   std::unique_ptr<scheduler_if> default_scheduler_;
-  scheduler_config made_settings_;  // what the scheduler was made with
+  // Which classes were strict when the scheduler was made (all of its configuration a port keeps:
+  // the scheduler has its own copy, and a port's 88 bytes were 4 MB of a 10 000-host fabric).
+  decltype(scheduler_config::strict) made_strict_{};
   // The switch as one class's congestion point sees it: it counts the CNMs passed on.
   struct counting_injector final : frame_injector_if {
     frame_injector_if* to = nullptr;

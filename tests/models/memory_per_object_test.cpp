@@ -92,6 +92,32 @@ TEST(MemoryPerObject, ASwitchPortMakesCongestionPointsOnlyForClassesThatChooseOn
     }
 }
 
+// A switch port's per-class parameters (prio<k>.sched, weight, cp: 24 of a CEE port's 38) are
+// made only when named (param_family): a built port has none, its scheduler reads the defaults,
+// and a scenario's override makes exactly the classes it names, which the scheduler then reads.
+TEST(MemoryPerObject, ASwitchPortMakesAClassParameterOnlyWhenNamed) {
+  EXPECT_LE(sizeof(class_params<choice_param>), 56u);  // and nothing on the heap until a class is made
+  EXPECT_LE(sizeof(switch_port), 2400u);               // 2 392 with its three families (2 344 before)
+  switch_model sw("swf", 0, 2, 8);
+  for (const auto& port : sw.ports)
+    for (int k = 0; k < 8; ++k) {
+      EXPECT_FALSE(port->sched.made(k) || port->weight.made(k) || port->cp.made(k)) << port->name() << " class " << k;
+      EXPECT_EQ(port->weight.value(k), 1u);
+      EXPECT_EQ(port->sched.value(k), "dwrr");
+      EXPECT_EQ(port->cp.value(k), "none");
+    }
+  param_registry::instance().set("swf.port1.prio6.weight", "5");
+  param_registry::instance().set("swf.port*.prio2.sched", "strict");
+  for (int p = 0; p < 2; ++p)
+    for (int k = 0; k < 8; ++k) {
+      EXPECT_EQ(sw.ports[p]->weight.made(k), p == 1 && k == 6);
+      EXPECT_EQ(sw.ports[p]->sched.made(k), k == 2);
+      EXPECT_FALSE(sw.ports[p]->cp.made(k));
+    }
+  EXPECT_EQ(sw.ports[1]->weight.value(6), 5u);
+  EXPECT_EQ(sw.ports[0]->sched.value(2), "strict");
+}
+
 // A NIC's port never sends PFC frames: it has no generator counters or watchdog (0 for each),
 // while a port with a buffer behind it counts what it sends.
 TEST(MemoryPerObject, ANicPortKeepsNoGeneratorState) {

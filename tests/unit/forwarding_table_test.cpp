@@ -6,6 +6,8 @@
 #include <random>
 #include <vector>
 
+#include "models/core/units.h"
+
 using namespace sluice;
 
 TEST(ForwardingTable, SingleRouteAndUnknownDestination) {
@@ -63,4 +65,49 @@ TEST(ForwardingTable, OneWayLookupsAnswerAsTheirSetDoes) {
   EXPECT_GT(sole, 10000);
   EXPECT_GT(none, 10000);
   EXPECT_GT(chosen, 10000);
+}
+
+// A destination's route is a 2-byte index into the table's distinct port sets (docs/scale.md):
+// random routes over many distinct sets read back as a plain map of each destination's set, up to
+// the 65 535 sets an index numbers; one more distinct set is refused (the table as it was), a
+// known one is still taken.
+TEST(ForwardingTable, TwoByteIndicesRouteEveryDestinationToItsOwnSet) {
+  forwarding_table t(5);
+  std::mt19937_64 rng(11);
+  std::map<uint32_t, std::vector<uint16_t>> plain;
+  std::map<std::vector<uint16_t>, int> distinct;
+  t.reserve(1000);
+  const auto check_all = [&] {
+    for (const auto& [dst, ports] : plain) {
+      ASSERT_EQ(t.ports(dst), ports) << "destination " << dst;
+      if (ports.size() == 1) {
+        ASSERT_EQ(t.lookup(dst, 1, 2), ports[0]);
+      }
+    }
+  };
+  for (int round = 0; round < 5000; ++round) {
+    const uint32_t dst = static_cast<uint32_t>(rng() % 3000);
+    std::vector<uint16_t> ports(rng() % 4);
+    for (uint16_t& p : ports) p = static_cast<uint16_t>(rng() % 64);
+    t.set_route(dst, ports);
+    if (!ports.empty()) ++distinct[ports];
+    plain[dst] = ports;
+  }
+  check_all();
+  uint32_t made = static_cast<uint32_t>(distinct.size());
+  for (uint16_t a = 0; made < 65535; ++a)  // more distinct sets, to the limit
+    for (uint16_t b = 0; b < 1024 && made < 65535; ++b) {
+      std::vector<uint16_t> ports{static_cast<uint16_t>(1000 + a), b, static_cast<uint16_t>(2000 + b)};
+      if (distinct.count(ports)) continue;
+      distinct[ports] = 1;
+      ++made;
+      t.set_route(4000 + made % 100, ports);
+      plain[4000 + made % 100] = ports;
+    }
+  check_all();
+  EXPECT_THROW(t.set_route(7, {60000, 1, 2}), config_error);
+  check_all();
+  t.set_route(7, plain.begin()->second);  // a set the table has
+  plain[7] = plain.begin()->second;
+  check_all();
 }

@@ -6,7 +6,6 @@
 #include <tuple>
 #include <vector>
 
-#include "models/core/fixed_array.h"
 #include "models/core/stats.h"
 
 using namespace sluice;
@@ -114,36 +113,6 @@ TEST(Params, AChoiceDefaultIsNotAnOverrideWhereverItStands) {
   EXPECT_EQ(mode.index(), 1u);
 }
 
-// A port's per-class parameters are built in place in one block: each is registered under its
-// class, found by name, and leaves the registry with the block.
-TEST(Params, PerClassParametersInOneBlock) {
-  owner port("port7");
-  {
-    fixed_array<param<uint64_t>> weights(
-        4, [&](void* at, std::size_t i) { new (at) param<uint64_t>(&port, weight_spec, static_cast<int>(i)); });
-    ASSERT_EQ(weights.size(), 4u);
-    EXPECT_EQ(param_registry::instance().set("port7.prio?.weight", "9"), 4u);
-    EXPECT_EQ(param_registry::instance().find("port7.prio3.weight"), &weights[3]);
-    EXPECT_EQ(weights[2].name(), "port7.prio2.weight");
-    uint64_t sum = 0;
-    for (const param<uint64_t>& w : weights) sum += w();
-    EXPECT_EQ(sum, 36u);
-  }
-  EXPECT_EQ(param_registry::instance().find("port7.prio0.weight"), nullptr);
-}
-
-// A block whose third element fails to build destroys the two already built (they leave the
-// registry) and passes the error on.
-TEST(Params, ABlockThatFailsHalfwayLeavesNothingRegistered) {
-  const std::size_t before = param_registry::instance().size();
-  const auto build = [](void* at, std::size_t i) {
-    if (i == 2) throw config_error("third");
-    new (at) param<uint64_t>(nullptr, count_spec, static_cast<int>(i));
-  };
-  EXPECT_THROW((fixed_array<param<uint64_t>>(4, build)), config_error);
-  EXPECT_EQ(param_registry::instance().size(), before);
-}
-
 TEST(Params, ANameDeclaredTwiceIsAModelError) {
   param<uint64_t> a(nullptr, count_spec);
   param<uint64_t> b(nullptr, count_spec);
@@ -247,4 +216,152 @@ TEST(Stats, EveryCounterIsVisitedAsTheWalkOverEveryKindFindsIt) {
   EXPECT_EQ(visited, walked);
   EXPECT_GT(long_counters, 50u);  // past the mask's 32 bits
   registry.forget_since(base);
+}
+
+namespace {
+const param_spec<uint64_t> live_weight_spec{"weight", "DWRR weight", 1, 1, 100, param_change::live};
+const choice_spec sched_choice_spec{"sched", "d", "dwrr", {"strict", "dwrr", "other"}};
+struct counting_listener : param_listener {
+  int changes = 0;
+  void param_changed(const param_base&) override { ++changes; }
+};
+std::string inert_odd(const void*, const param_base& p) { return p.cls() % 2 ? "odd class" : ""; }
+// Text with the first `from` replaced by `to` (the family's owner's name by the plain one's).
+std::string swapped(std::string s, const std::string& from, const std::string& to) {
+  const std::size_t at = s.find(from);
+  return at == std::string::npos ? s : s.replace(at, from.size(), to);
+}
+// What a registry call did: how many matched, or the error it threw.
+template <class Call>
+std::string outcome(Call call) {
+  try {
+    return "ok " + std::to_string(call());
+  } catch (const config_error& e) {
+    return std::string("error ") + e.what();
+  }
+}
+}  // namespace
+
+// A family of per-class parameters (each made only when named) against the plain parameters made
+// one by one, on random class counts and random writes: every registry call (set, set_live,
+// find, matching) names, matches, refuses and sets the same in the same order, the values and
+// overrides read the same, listeners and inertness reach the made ones, and the families leave
+// the registry whole.
+TEST(Params, AFamilyOfClassParametersBehavesAsItsParametersMadeOneByOne) {
+  std::mt19937 rng(23);
+  param_registry& registry = param_registry::instance();
+  const std::size_t empty = registry.size();
+  for (int trial = 0; trial < 60; ++trial) {
+    const int n = 1 + static_cast<int>(rng() % 16);
+    const std::string fam_name = "fam" + std::to_string(trial), plain_name = "pln" + std::to_string(trial);
+    owner fam_owner(fam_name.c_str()), plain_owner(plain_name.c_str());
+    counting_listener fam_heard, plain_heard;
+    class_params<param<uint64_t>> weights;
+    class_params<choice_param> scheds;
+    weights.declare(&fam_owner, live_weight_spec, n);
+    scheds.declare(&fam_owner, sched_choice_spec, n);
+    weights.on_change(&fam_heard);
+    weights.inert_when(inert_odd, nullptr);
+    std::vector<std::unique_ptr<param<uint64_t>>> plain_weights;
+    std::vector<std::unique_ptr<choice_param>> plain_scheds;
+    for (int k = 0; k < n; ++k)
+      plain_weights.push_back(std::make_unique<param<uint64_t>>(&plain_owner, live_weight_spec, k));
+    for (int k = 0; k < n; ++k)
+      plain_scheds.push_back(std::make_unique<choice_param>(&plain_owner, sched_choice_spec, k));
+    for (auto& w : plain_weights) {
+      w->on_change(&plain_heard);
+      w->inert_when(inert_odd, nullptr);
+    }
+    const auto names_of = [&](const std::string& prefix) {
+      std::vector<std::string> out;
+      for (const param_base* p : registry.matching(prefix + ".*")) out.push_back(p->name());
+      return out;
+    };
+    for (int op = 0; op < 24; ++op) {
+      const std::string cls = rng() % 3 ? std::to_string(rng() % (n + 2)) : rng() % 2 ? "?" : "1*";
+      const std::string leaf = rng() % 2 ? "weight" : "sched";
+      const std::string value = leaf == "weight" ? std::to_string(rng() % 120)
+                                                 : std::vector<std::string>{"strict", "dwrr", "other", "x"}[rng() % 4];
+      const std::string fam_pattern = fam_name + ".prio" + cls + "." + leaf;
+      const std::string plain_pattern = plain_name + ".prio" + cls + "." + leaf;
+      switch (rng() % 4) {
+        case 0: {
+          const bool require = rng() % 2;
+          EXPECT_EQ(swapped(outcome([&] { return registry.set(fam_pattern, value, require); }), fam_name, plain_name),
+                    outcome([&] { return registry.set(plain_pattern, value, require); }))
+              << fam_pattern << " = " << value;
+          break;
+        }
+        case 1:
+          EXPECT_EQ(swapped(outcome([&] { return registry.set_live(fam_pattern, value); }), fam_name, plain_name),
+                    outcome([&] { return registry.set_live(plain_pattern, value); }))
+              << fam_pattern << " = " << value;
+          break;
+        case 2: {
+          const param_base* f = registry.find(fam_pattern);
+          const param_base* p = registry.find(plain_pattern);
+          ASSERT_EQ(f != nullptr, p != nullptr) << fam_pattern;
+          if (f) {
+            EXPECT_EQ(f->value_string(), p->value_string());
+            EXPECT_EQ(f->inert_reason(), p->inert_reason());
+            EXPECT_EQ(f->live(), p->live());
+          }
+          break;
+        }
+        default: {
+          std::vector<std::string> fam = names_of(fam_name), plain = names_of(plain_name);
+          for (std::string& s : fam) s = swapped(s, fam_name, plain_name);
+          EXPECT_EQ(fam, plain);
+        }
+      }
+      for (int k = 0; k < n; ++k) {
+        EXPECT_EQ(weights.value(k), (*plain_weights[k])()) << "class " << k;
+        EXPECT_EQ(scheds.value(k), (*plain_scheds[k])()) << "class " << k;
+        EXPECT_EQ(weights.made(k) && weights[k].overridden(), plain_weights[k]->overridden());
+        EXPECT_EQ(weights.name(k), swapped(plain_weights[k]->name(), plain_name, fam_name));
+      }
+      EXPECT_EQ(fam_heard.changes, plain_heard.changes);
+    }
+  }
+  EXPECT_EQ(registry.size(), empty);
+}
+
+// Until named, a family's class is no parameter at all: declaring one makes none, naming one
+// makes that one (the family's one entry in the registry stands for it), the listing makes the
+// rest. A family whose entry moved (a parameter before it left) is found where it went.
+TEST(Params, AFamilyMakesAClassParameterOnlyWhenNamed) {
+  param_registry& registry = param_registry::instance();
+  const std::size_t empty = registry.size();
+  {
+    owner other("port8");
+    auto before = std::make_unique<param<uint64_t>>(&other, count_spec);
+    class_params<choice_param> scheds;
+    scheds.declare(&other, sched_choice_spec, 3);
+    before.reset();                         // the family's entry takes its place
+    EXPECT_EQ(registry.size(), empty + 1);  // one entry for the three classes
+    EXPECT_EQ(registry.set("port8.prio2.sched", "strict"), 1u);
+    EXPECT_EQ(scheds.value(2), "strict");
+    EXPECT_FALSE(scheds.made(0) || scheds.made(1));
+    EXPECT_EQ(registry.find("port8.prio2.sched"), &scheds[2]);
+    std::vector<std::string> listed;
+    for (const param_base* p : registry.declared_since(empty)) listed.push_back(p->name());
+    EXPECT_EQ(listed, (std::vector<std::string>{"port8.prio0.sched", "port8.prio1.sched", "port8.prio2.sched"}));
+  }
+  EXPECT_EQ(registry.size(), empty);
+  owner port("port9");
+  param<uint64_t> after(&port, count_spec);
+  class_params<param<uint64_t>> weights;
+  weights.declare(&port, live_weight_spec, 8);
+  for (int k = 0; k < 8; ++k) EXPECT_FALSE(weights.made(k));
+  EXPECT_EQ(weights.value(5), 1u);
+  EXPECT_EQ(registry.set("port9.prio5.weight", "7"), 1u);
+  for (int k = 0; k < 8; ++k) EXPECT_EQ(weights.made(k), k == 5);
+  EXPECT_EQ(weights.value(5), 7u);
+  EXPECT_EQ(registry.find("port9.prio5.weight"), &weights[5]);
+  std::vector<std::string> listed;
+  for (const param_base* p : registry.matching("port9.*")) listed.push_back(p->name());
+  EXPECT_EQ(listed, (std::vector<std::string>{"port9.tmp.count", "port9.prio0.weight", "port9.prio1.weight",
+                                              "port9.prio2.weight", "port9.prio3.weight", "port9.prio4.weight",
+                                              "port9.prio5.weight", "port9.prio6.weight", "port9.prio7.weight"}));
+  for (int k = 0; k < 8; ++k) EXPECT_TRUE(weights.made(k));
 }

@@ -161,7 +161,7 @@ TEST(Scenario, EmptyPlatformsAreRejectedBeforeElaboration) {
 
 TEST(Scenario, PlatformsTooLargeToBuildAreRejectedWithTheEstimate) {
   expect_error("platform: {kind: leaf-spine, leaves: 384, spines: 256, hosts: 256}\n",
-               {"platform:", "640 switches, 98304 NICs and 196608 links", "4.8 GiB", "the limit is 4 GiB"});
+               {"platform:", "640 switches, 98304 NICs and 196608 links", "4.3 GiB", "the limit is 4 GiB"});
   EXPECT_NO_THROW(load_scenario_text("platform: {kind: leaf-spine, leaves: 256, spines: 256, hosts: 256}\n"));
   EXPECT_NO_THROW(load_scenario_text("platform: {kind: leaf-spine, leaves: 64, spines: 32, hosts: 64}\n"));
   EXPECT_NO_THROW(load_scenario_text("platform: {kind: incast, senders: 1000}\n"));
