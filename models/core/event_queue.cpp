@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <string>
+#include <type_traits>
 #include <unordered_map>
 
 #include "models/core/merge_runs.h"
@@ -58,6 +59,7 @@ event_queue::event_queue(sc_core::sc_module_name name)
 event_queue::~event_queue() { g_queue = nullptr; }
 
 timed_client::~timed_client() {
+  --live_;
   if (at_ps_ != never_ps)
     if (event_queue* q = event_queue::existing()) q->forget(this);
 }
@@ -510,49 +512,56 @@ void event_queue::run() {
     g_running = c;  // cleared after the drain, not after each wake-up: nothing runs in between
     c->on_timer();  // may schedule again, including at now
   };
-  for (;;) {
-    if (sorted_ == cur_) {
-      // The usual case under load, front() and pop_front() in short: the next wake-up is the
-      // head of the bucket being run. Its list stays in a register across the wake-ups (a
-      // model's on_timer() does not move the calendar), so each wake-up tests one head.
-      slot_list& l = calendar_[cur_ & (buckets - 1)];
-      for (uint32_t h; (h = l.head) != no_node;) {
-        node& n = nodes_[h];
-        const uint64_t at_ps = n.e.at_ps;
-        if (at_ps >= drain_end_) goto drained;
-        timed_client* const c = n.e.client;
-        l.head = n.next;
-        n.next = free_;
-        free_ = h;
-        if (l.head == no_node) {  // the bucket is done
-          l.tail = no_node;
-          const std::size_t slot = cur_ & (buckets - 1);
-          busy_[slot >> 6] &= ~(uint64_t{1} << (slot & 63));
-          --busy_buckets_;
-        } else {
-          // A large fabric's clients are cache misses. A bucket usually holds dozens of wake-ups,
-          // so work ahead in two stages (counted from the wake-up about to run): the client's
-          // first two lines three on (a model's own per-wake-up fields follow its timer's), and
-          // two on the client's warm(), which prefetches what it reaches through pointers. The
-          // list is walked to them again each time: a few loads from lines just used.
-          uint32_t a = nodes_[l.head].next;
+  // The bucket being run, in short: its list stays in a register across the wake-ups (a model's
+  // on_timer() does not move the calendar), so each wake-up tests one head. Returns false if the
+  // drain ends at its head. Two copies: with and without warming the clients ahead.
+  const auto run_bucket = [&](auto warm_ahead) {
+    slot_list& l = calendar_[cur_ & (buckets - 1)];
+    for (uint32_t h; (h = l.head) != no_node;) {
+      node& n = nodes_[h];
+      const uint64_t at_ps = n.e.at_ps;
+      if (at_ps >= drain_end_) return false;
+      timed_client* const c = n.e.client;
+      l.head = n.next;
+      n.next = free_;
+      free_ = h;
+      if (l.head == no_node) {  // the bucket is done
+        l.tail = no_node;
+        const std::size_t slot = cur_ & (buckets - 1);
+        busy_[slot >> 6] &= ~(uint64_t{1} << (slot & 63));
+        --busy_buckets_;
+      } else if constexpr (decltype(warm_ahead)::value) {
+        // A large fabric's clients are cache misses. A bucket usually holds dozens of wake-ups,
+        // so work ahead in two stages (counted from the wake-up about to run): the client's
+        // first two lines three on (a model's own per-wake-up fields follow its timer's), and
+        // two on the client's warm(), which prefetches what it reaches through pointers. The
+        // list is walked to them again each time: a few loads from lines just used.
+        uint32_t a = nodes_[l.head].next;
+        if (a != no_node) {
+          nodes_[a].e.client->warm();
+          a = nodes_[a].next;
           if (a != no_node) {
-            nodes_[a].e.client->warm();
-            a = nodes_[a].next;
-            if (a != no_node) {
-              const char* ahead = reinterpret_cast<const char*>(nodes_[a].e.client);
-              __builtin_prefetch(ahead);
-              __builtin_prefetch(ahead + 64);
-            }
+            const char* ahead = reinterpret_cast<const char*>(nodes_[a].e.client);
+            __builtin_prefetch(ahead);
+            __builtin_prefetch(ahead + 64);
           }
         }
-        wake(c, at_ps);
       }
+      wake(c, at_ps);
+    }
+    return true;
+  };
+  // Decided once a drain: clients made while it runs change little.
+  const bool warm_ahead = timed_client::live() >= warm_ahead_clients;
+  for (;;) {
+    if (sorted_ == cur_) {
+    bucket:  // the usual case under load, front() and pop_front() in short: the head of the bucket being run
+      if (!(warm_ahead ? run_bucket(std::true_type{}) : run_bucket(std::false_type{}))) goto drained;
     }
     if (busy_buckets_ > 0) {
       // A bucket change, front() and pop_front() in one: the next busy bucket (the calendar holds
       // one), sorted if a burst reached it out of order; its head runs, the calendar moves to it
-      // and the loop above runs the rest. Inline: the two calls saved and restored registers.
+      // and run_bucket runs the rest. Inline: the two calls saved and restored registers.
       const std::size_t first = cur_ & (buckets - 1);
       std::size_t w = first >> 6;
       uint64_t bits = busy_[w] & (~uint64_t{0} << (first & 63));
@@ -570,10 +579,10 @@ void event_queue::run() {
       const uint64_t at_ps = n.e.at_ps;
       if (at_ps >= drain_end_) break;
       timed_client* const c = n.e.client;
-      take_head(slot);  // here, not in the loop above: a bucket's first wake-up warms none ahead
+      take_head(slot);  // here, not in run_bucket: a bucket's first wake-up warms none ahead
       advance_to(b);
       wake(c, at_ps);
-      continue;
+      goto bucket;  // sorted_ == cur_ == b: only the drain moves them
     }
     const entry* next = front();
     if (!next || next->at_ps >= drain_end_) break;
