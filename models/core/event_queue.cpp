@@ -514,7 +514,7 @@ void event_queue::run() {
   };
   // The bucket being run, in short: its list stays in a register across the wake-ups (a model's
   // on_timer() does not move the calendar), so each wake-up tests one head. Returns false if the
-  // drain ends at its head. Two copies: with and without warming the clients ahead.
+  // drain ends at its head. Warms the clients ahead if warm_ahead is std::true_type.
   const auto run_bucket = [&](auto warm_ahead) {
     slot_list& l = calendar_[cur_ & (buckets - 1)];
     for (uint32_t h; (h = l.head) != no_node;) {
@@ -551,47 +551,52 @@ void event_queue::run() {
     }
     return true;
   };
-  // Decided once a drain: clients made while it runs change little.
-  const bool warm_ahead = timed_client::live() >= warm_ahead_clients;
-  for (;;) {
-    if (sorted_ == cur_) {
-    bucket:  // the usual case under load, front() and pop_front() in short: the head of the bucket being run
-      if (!(warm_ahead ? run_bucket(std::true_type{}) : run_bucket(std::false_type{}))) goto drained;
-    }
-    if (busy_buckets_ > 0) {
-      // A bucket change, front() and pop_front() in one: the next busy bucket (the calendar holds
-      // one), sorted if a burst reached it out of order; its head runs, the calendar moves to it
-      // and run_bucket runs the rest. Inline: the two calls saved and restored registers.
-      const std::size_t first = cur_ & (buckets - 1);
-      std::size_t w = first >> 6;
-      uint64_t bits = busy_[w] & (~uint64_t{0} << (first & 63));
-      while (!bits) {
-        w = (w + 1) & (buckets / 64 - 1);
-        bits = busy_[w];
+  // The drain's loop, in two copies: with and without warming the clients ahead (decided once a
+  // drain, not tested per bucket: clients made while it runs change little).
+  const auto drain = [&](auto warm_ahead) {
+    for (;;) {
+      if (sorted_ == cur_) {
+      bucket:  // the usual case under load, front() and pop_front() in short: the head of the bucket being run
+        if (!run_bucket(warm_ahead)) return;
       }
-      const std::size_t slot = (w << 6) + static_cast<std::size_t>(__builtin_ctzll(bits));
-      const uint64_t b = cur_ + ((slot - first) & (buckets - 1));
-      if (b != sorted_) {
-        if (unsorted_[w] & (uint64_t{1} << (slot & 63))) sort_bucket(slot);
-        sorted_ = b;
+      if (busy_buckets_ > 0) {
+        // A bucket change, front() and pop_front() in one: the next busy bucket (the calendar holds
+        // one), sorted if a burst reached it out of order; its head runs, the calendar moves to it
+        // and run_bucket runs the rest. Inline: the two calls saved and restored registers.
+        const std::size_t first = cur_ & (buckets - 1);
+        std::size_t w = first >> 6;
+        uint64_t bits = busy_[w] & (~uint64_t{0} << (first & 63));
+        while (!bits) {
+          w = (w + 1) & (buckets / 64 - 1);
+          bits = busy_[w];
+        }
+        const std::size_t slot = (w << 6) + static_cast<std::size_t>(__builtin_ctzll(bits));
+        const uint64_t b = cur_ + ((slot - first) & (buckets - 1));
+        if (b != sorted_) {
+          if (unsorted_[w] & (uint64_t{1} << (slot & 63))) sort_bucket(slot);
+          sorted_ = b;
+        }
+        const node& n = nodes_[calendar_[slot].head];
+        const uint64_t at_ps = n.e.at_ps;
+        if (at_ps >= drain_end_) return;
+        timed_client* const c = n.e.client;
+        take_head(slot);  // here, not in run_bucket: a bucket's first wake-up warms none ahead
+        advance_to(b);
+        wake(c, at_ps);
+        goto bucket;  // sorted_ == cur_ == b: only the drain moves them
       }
-      const node& n = nodes_[calendar_[slot].head];
-      const uint64_t at_ps = n.e.at_ps;
-      if (at_ps >= drain_end_) break;
-      timed_client* const c = n.e.client;
-      take_head(slot);  // here, not in run_bucket: a bucket's first wake-up warms none ahead
-      advance_to(b);
+      const entry* next = front();
+      if (!next || next->at_ps >= drain_end_) return;
+      const uint64_t at_ps = next->at_ps;
+      timed_client* const c = next->client;
+      pop_front();
       wake(c, at_ps);
-      goto bucket;  // sorted_ == cur_ == b: only the drain moves them
     }
-    const entry* next = front();
-    if (!next || next->at_ps >= drain_end_) break;
-    const uint64_t at_ps = next->at_ps;
-    timed_client* const c = next->client;
-    pop_front();
-    wake(c, at_ps);
-  }
-drained:
+  };
+  if (timed_client::live() >= warm_ahead_clients)
+    drain(std::true_type{});
+  else
+    drain(std::false_type{});
   g_running = nullptr;
   const uint64_t reached = now;
   clock_detail::now = clock_detail::idle_now;
