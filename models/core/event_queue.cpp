@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <string>
+#include <type_traits>
 #include <unordered_map>
 
 #include "models/core/merge_runs.h"
@@ -58,6 +59,7 @@ event_queue::event_queue(sc_core::sc_module_name name)
 event_queue::~event_queue() { g_queue = nullptr; }
 
 timed_client::~timed_client() {
+  --live_;
   if (at_ps_ != never_ps)
     if (event_queue* q = event_queue::existing()) q->forget(this);
 }
@@ -510,79 +512,91 @@ void event_queue::run() {
     g_running = c;  // cleared after the drain, not after each wake-up: nothing runs in between
     c->on_timer();  // may schedule again, including at now
   };
-  for (;;) {
-    if (sorted_ == cur_) {
-      // The usual case under load, front() and pop_front() in short: the next wake-up is the
-      // head of the bucket being run. Its list stays in a register across the wake-ups (a
-      // model's on_timer() does not move the calendar), so each wake-up tests one head.
-      slot_list& l = calendar_[cur_ & (buckets - 1)];
-      for (uint32_t h; (h = l.head) != no_node;) {
-        node& n = nodes_[h];
-        const uint64_t at_ps = n.e.at_ps;
-        if (at_ps >= drain_end_) goto drained;
-        timed_client* const c = n.e.client;
-        l.head = n.next;
-        n.next = free_;
-        free_ = h;
-        if (l.head == no_node) {  // the bucket is done
-          l.tail = no_node;
-          const std::size_t slot = cur_ & (buckets - 1);
-          busy_[slot >> 6] &= ~(uint64_t{1} << (slot & 63));
-          --busy_buckets_;
-        } else {
-          // A large fabric's clients are cache misses. A bucket usually holds dozens of wake-ups,
-          // so work ahead in two stages (counted from the wake-up about to run): the client's
-          // first two lines three on (a model's own per-wake-up fields follow its timer's), and
-          // two on the client's warm(), which prefetches what it reaches through pointers. The
-          // list is walked to them again each time: a few loads from lines just used.
-          uint32_t a = nodes_[l.head].next;
+  // The bucket being run, in short: its list stays in a register across the wake-ups (a model's
+  // on_timer() does not move the calendar), so each wake-up tests one head. Returns false if the
+  // drain ends at its head. Warms the clients ahead if warm_ahead is std::true_type.
+  const auto run_bucket = [&](auto warm_ahead) {
+    slot_list& l = calendar_[cur_ & (buckets - 1)];
+    for (uint32_t h; (h = l.head) != no_node;) {
+      node& n = nodes_[h];
+      const uint64_t at_ps = n.e.at_ps;
+      if (at_ps >= drain_end_) return false;
+      timed_client* const c = n.e.client;
+      l.head = n.next;
+      n.next = free_;
+      free_ = h;
+      if (l.head == no_node) {  // the bucket is done
+        l.tail = no_node;
+        const std::size_t slot = cur_ & (buckets - 1);
+        busy_[slot >> 6] &= ~(uint64_t{1} << (slot & 63));
+        --busy_buckets_;
+      } else if constexpr (decltype(warm_ahead)::value) {
+        // A large fabric's clients are cache misses. A bucket usually holds dozens of wake-ups,
+        // so work ahead in two stages (counted from the wake-up about to run): the client's
+        // first two lines three on (a model's own per-wake-up fields follow its timer's), and
+        // two on the client's warm(), which prefetches what it reaches through pointers. The
+        // list is walked to them again each time: a few loads from lines just used.
+        uint32_t a = nodes_[l.head].next;
+        if (a != no_node) {
+          nodes_[a].e.client->warm();
+          a = nodes_[a].next;
           if (a != no_node) {
-            nodes_[a].e.client->warm();
-            a = nodes_[a].next;
-            if (a != no_node) {
-              const char* ahead = reinterpret_cast<const char*>(nodes_[a].e.client);
-              __builtin_prefetch(ahead);
-              __builtin_prefetch(ahead + 64);
-            }
+            const char* ahead = reinterpret_cast<const char*>(nodes_[a].e.client);
+            __builtin_prefetch(ahead);
+            __builtin_prefetch(ahead + 64);
           }
         }
-        wake(c, at_ps);
       }
-    }
-    if (busy_buckets_ > 0) {
-      // A bucket change, front() and pop_front() in one: the next busy bucket (the calendar holds
-      // one), sorted if a burst reached it out of order; its head runs, the calendar moves to it
-      // and the loop above runs the rest. Inline: the two calls saved and restored registers.
-      const std::size_t first = cur_ & (buckets - 1);
-      std::size_t w = first >> 6;
-      uint64_t bits = busy_[w] & (~uint64_t{0} << (first & 63));
-      while (!bits) {
-        w = (w + 1) & (buckets / 64 - 1);
-        bits = busy_[w];
-      }
-      const std::size_t slot = (w << 6) + static_cast<std::size_t>(__builtin_ctzll(bits));
-      const uint64_t b = cur_ + ((slot - first) & (buckets - 1));
-      if (b != sorted_) {
-        if (unsorted_[w] & (uint64_t{1} << (slot & 63))) sort_bucket(slot);
-        sorted_ = b;
-      }
-      const node& n = nodes_[calendar_[slot].head];
-      const uint64_t at_ps = n.e.at_ps;
-      if (at_ps >= drain_end_) break;
-      timed_client* const c = n.e.client;
-      take_head(slot);  // here, not in the loop above: a bucket's first wake-up warms none ahead
-      advance_to(b);
       wake(c, at_ps);
-      continue;
     }
-    const entry* next = front();
-    if (!next || next->at_ps >= drain_end_) break;
-    const uint64_t at_ps = next->at_ps;
-    timed_client* const c = next->client;
-    pop_front();
-    wake(c, at_ps);
-  }
-drained:
+    return true;
+  };
+  // The drain's loop, in two copies: with and without warming the clients ahead (decided once a
+  // drain, not tested per bucket: clients made while it runs change little).
+  const auto drain = [&](auto warm_ahead) {
+    for (;;) {
+      if (sorted_ == cur_) {
+      bucket:  // the usual case under load, front() and pop_front() in short: the head of the bucket being run
+        if (!run_bucket(warm_ahead)) return;
+      }
+      if (busy_buckets_ > 0) {
+        // A bucket change, front() and pop_front() in one: the next busy bucket (the calendar holds
+        // one), sorted if a burst reached it out of order; its head runs, the calendar moves to it
+        // and run_bucket runs the rest. Inline: the two calls saved and restored registers.
+        const std::size_t first = cur_ & (buckets - 1);
+        std::size_t w = first >> 6;
+        uint64_t bits = busy_[w] & (~uint64_t{0} << (first & 63));
+        while (!bits) {
+          w = (w + 1) & (buckets / 64 - 1);
+          bits = busy_[w];
+        }
+        const std::size_t slot = (w << 6) + static_cast<std::size_t>(__builtin_ctzll(bits));
+        const uint64_t b = cur_ + ((slot - first) & (buckets - 1));
+        if (b != sorted_) {
+          if (unsorted_[w] & (uint64_t{1} << (slot & 63))) sort_bucket(slot);
+          sorted_ = b;
+        }
+        const node& n = nodes_[calendar_[slot].head];
+        const uint64_t at_ps = n.e.at_ps;
+        if (at_ps >= drain_end_) return;
+        timed_client* const c = n.e.client;
+        take_head(slot);  // here, not in run_bucket: a bucket's first wake-up warms none ahead
+        advance_to(b);
+        wake(c, at_ps);
+        goto bucket;  // sorted_ == cur_ == b: only the drain moves them
+      }
+      const entry* next = front();
+      if (!next || next->at_ps >= drain_end_) return;
+      const uint64_t at_ps = next->at_ps;
+      timed_client* const c = next->client;
+      pop_front();
+      wake(c, at_ps);
+    }
+  };
+  if (timed_client::live() >= warm_ahead_clients)
+    drain(std::true_type{});
+  else
+    drain(std::false_type{});
   g_running = nullptr;
   const uint64_t reached = now;
   clock_detail::now = clock_detail::idle_now;

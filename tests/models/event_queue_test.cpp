@@ -190,14 +190,21 @@ struct warmed_client : timed_client {
   void on_timer() override { log->push_back("fire " + name); }
   void warm() const override { log->push_back("warm " + name); }
 };
+
+// Idle clients that make a fabric large enough for the drain to warm clients ahead.
+struct idle_client : timed_client {
+  void on_timer() override {}
+};
 }  // namespace
 
 TEST(EventQueue, AClientIsWarmedTwoWakeUpsBeforeItRuns) {
-  // Five wake-ups in one calendar bucket. Inside a bucket, the client two wake-ups on is warmed
-  // as a wake-up starts (a prefetch hint only: it must not change the order of wake-ups).
+  // Five wake-ups in one calendar bucket, among enough live clients for a large fabric. Inside a
+  // bucket, the client two wake-ups on is warmed as a wake-up starts (a prefetch hint only: it
+  // must not change the order of wake-ups).
   event_queue& q = event_queue::instance();
   std::vector<std::string> log;
   warmed_client c[5];
+  const std::vector<idle_client> large(event_queue::warm_ahead_clients);
   for (int i = 0; i < 5; ++i) {
     c[i].log = &log;
     c[i].name = std::to_string(i);
@@ -205,6 +212,22 @@ TEST(EventQueue, AClientIsWarmedTwoWakeUpsBeforeItRuns) {
   }
   start(sc_time(2, SC_US));
   EXPECT_EQ(log, (std::vector<std::string>{"fire 0", "warm 3", "fire 1", "warm 4", "fire 2", "fire 3", "fire 4"}))
+      << "order: " << ::testing::PrintToString(log);
+}
+
+TEST(EventQueue, ASmallFabricsClientsAreNotWarmed) {
+  // The same five wake-ups with few clients alive: they stay in the caches, none is warmed.
+  ASSERT_LT(timed_client::live() + 5, event_queue::warm_ahead_clients);
+  event_queue& q = event_queue::instance();
+  std::vector<std::string> log;
+  warmed_client c[5];
+  for (int i = 0; i < 5; ++i) {
+    c[i].log = &log;
+    c[i].name = std::to_string(i);
+    q.schedule(&c[i], now_ps() + ns_ps(1000) + static_cast<uint64_t>(i) * 100);
+  }
+  start(sc_time(2, SC_US));
+  EXPECT_EQ(log, (std::vector<std::string>{"fire 0", "fire 1", "fire 2", "fire 3", "fire 4"}))
       << "order: " << ::testing::PrintToString(log);
 }
 
@@ -442,6 +465,13 @@ void run_random_clients(oracle& check, int clients, uint64_t seed, bool far_only
   EXPECT_TRUE(check.order.empty());
   EXPECT_EQ(event_queue::instance().pending(), 0u);
 }
+
+// Runs the kernel to the next multiple of 2^34 ps (17 ms), beyond the far lists' reach: two runs
+// started there meet the calendar alike.
+void start_aligned() {
+  const uint64_t align = uint64_t{1} << 34;
+  start(sc_time(static_cast<double>(align - now_ps() % align), sc_core::SC_PS));
+}
 }  // namespace
 
 TEST(EventQueue, RandomSchedulesRunInTheirPromisedOrder) {
@@ -486,14 +516,10 @@ TEST(EventQueue, RandomSchedulesAsOfNowRunAsSchedulesDo) {
   // promised order.
   oracle fast[2], general[2];
   general[0].as_of = general[1].as_of = true;
-  const auto aligned = [] {  // each run starts on a multiple of 2^34 ps (17 ms), beyond the far lists' reach
-    const uint64_t align = uint64_t{1} << 34;
-    start(sc_time(static_cast<double>(align - now_ps() % align), sc_core::SC_PS));
-  };
   for (oracle* o : {fast, general}) {
-    aligned();
+    start_aligned();
     run_random_clients(o[0], 200, 27, false, 30000, 1000);
-    aligned();
+    start_aligned();
     run_random_clients(o[1], 60, 28, true, 15000, ns_ps(100000));
   }
   for (int i = 0; i < 2; ++i) {
@@ -587,6 +613,7 @@ void run_relays(oracle& check, std::mt19937_64* churn) {
     all[i]->spread = i % 11 == 0 ? i % 3 : 0;
     all[i]->churn = churn;
   }
+  check.first = now_ps();
   for (std::size_t i = 0; i < n; i += 2) check.schedule(all[i].get(), now_ps() + 1000);
   start(sc_time(10, sc_core::SC_SEC));
   EXPECT_GE(check.runs, 20000u);
@@ -609,4 +636,26 @@ TEST(EventQueue, EntriesTakenOutOfABucketOfRunsLeaveItInOrder) {
   std::mt19937_64 churn(29);
   run_relays(check, &churn);
   EXPECT_GT(check.destroyed[0], 500u);
+}
+
+TEST(EventQueue, WakeUpsWarmedAheadRunAsUnwarmedOnes) {
+  // The drain runs a bucket in one of two copies, warming the clients ahead (a large fabric) or
+  // not (a small one). The random runs, near and far, and the synchronized relays (large buckets
+  // merged from runs), once among few live clients and once among warm_ahead_clients more, must
+  // run the same wake-ups at the same times, each in its promised order.
+  oracle plain[3], warmed[3];
+  for (oracle* o : {plain, warmed}) {
+    const std::vector<idle_client> large(o == warmed ? event_queue::warm_ahead_clients : 0);
+    ASSERT_EQ(timed_client::live() >= event_queue::warm_ahead_clients, o == warmed);
+    start_aligned();
+    run_random_clients(o[0], 200, 30, false, 30000, 1000);
+    start_aligned();
+    run_random_clients(o[1], 60, 31, true, 15000, ns_ps(100000));
+    start_aligned();
+    run_relays(o[2], nullptr);
+  }
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(plain[i].runs, warmed[i].runs);
+    EXPECT_TRUE(plain[i].times == warmed[i].times) << "run " << i;
+  }
 }
