@@ -77,6 +77,17 @@ void series::write_csv(std::ostream& out, const std::string& time_column, const 
   char* const last_start = start + size - longest;  // a row may begin at or before it
   char* p = start;
   const double* v = rows.data();
+  const std::size_t width = rows.width();
+  // A row whose values are the row before's, bit for bit, prints the same text: it is copied (a
+  // series that holds still, such as flow_rate's limits, was ~20 instructions a value). The text
+  // before stays readable after a flush: it began past the buffer's first `longest` bytes, which
+  // are all a row may write, and a row's text never runs into the next one's.
+  const char* before = nullptr;  // the previous row's values text (after its time) and length
+  std::size_t before_length = 0;
+  // Rows are compared only while that pays (a comparison is a memcmp call, ~30 instructions):
+  // after a row that differs, the next 1, 2, 4 ... 64 rows are printed without one; a repeat
+  // starts the comparisons again at every row. Copied or printed, the text is the same.
+  std::size_t unchecked = 0, next_unchecked = 1;
   for (std::size_t r = 0; r < rows.size(); ++r) {
     if (p > last_start) {
       out.write(start, p - start);
@@ -88,9 +99,26 @@ void series::write_csv(std::ostream& out, const std::string& time_column, const 
     } else {
       p = csv_number::fixed3(p, times_us[r]);
     }
-    for (const double* row_end = v + rows.width(); v != row_end; ++v) {
-      *p++ = ',';
-      p = memo.write(p, *v);
+    bool repeat = false;
+    if (r > 0 && unchecked > 0) {
+      --unchecked;
+    } else if (r > 0) {
+      repeat = std::memcmp(v, v - width, width * sizeof(double)) == 0;
+      unchecked = repeat ? 0 : next_unchecked;
+      next_unchecked = repeat ? 1 : std::min<std::size_t>(2 * next_unchecked, 64);
+    }
+    if (repeat) {
+      std::memcpy(p, before, before_length);
+      before = p;
+      p += before_length;
+      v += width;
+    } else {
+      before = p;
+      for (const double* row_end = v + width; v != row_end; ++v) {
+        *p++ = ',';
+        p = memo.write(p, *v);
+      }
+      before_length = static_cast<std::size_t>(p - before);
     }
     *p++ = '\n';
   }

@@ -47,16 +47,6 @@ void packet_pool::grow(pooled_payload*& list, bool with_image) {
   push(list, &n);
 }
 
-tlm::tlm_generic_payload* packet_pool::acquire(bool with_image) {
-  pooled_payload*& list = with_image ? free_control_ : free_;
-  if (list == nullptr) grow(list, with_image);
-  pooled_payload* p = pop(list);
-  p->own.reset();
-  p->own.set_id(next_id_++);
-  p->acquire();
-  return p;
-}
-
 void packet_pool::add_free() { push(free_, make_payload()); }
 
 void packet_pool::free(tlm::tlm_generic_payload* p) {

@@ -133,7 +133,16 @@ class packet_pool : public tlm::tlm_mm_interface {
   static packet_pool& instance() { return pool_; }
   // Returns a payload with reference count 1 and a reset header; with_image: the header carries
   // a wire image (control frames).
-  tlm::tlm_generic_payload* acquire(bool with_image = false);
+  // Inline: once a control frame (a PFC frame, an ACK, a CNP); the call was a sixth of it.
+  tlm::tlm_generic_payload* acquire(bool with_image = false) {
+    pooled_payload*& list = with_image ? free_control_ : free_;
+    if (__builtin_expect(list == nullptr, 0)) grow(list, with_image);
+    pooled_payload* p = pop(list);
+    p->own.reset();
+    p->own.set_id(next_id_++);
+    p->acquire();
+    return p;
+  }
   // A payload without an image for a frame that was queued as a descriptor: the caller writes
   // every field of its header (and so its id) from the descriptor. Inline: once per switch hop.
   tlm::tlm_generic_payload* acquire_queued() {

@@ -121,6 +121,16 @@ class tx_scheduler : public frame_source_if {
   bool may_send(int cls, uint32_t bytes, uint64_t now_ps) const {
     return pfc_gate_ ? pfc_gate_->pfc::may_send(cls, bytes, now_ps) : gate_.may_send(cls, bytes, now_ps);
   }
+  // The same for a parked class's reopening and a refusal (our PFC hears nothing of one).
+  uint64_t blocked_until_ps(int cls, uint64_t now_ps) const {
+    return pfc_gate_ ? pfc_gate_->pfc::blocked_until_ps(cls, now_ps) : gate_.blocked_until_ps(cls, now_ps);
+  }
+  void on_waiting(int cls, uint32_t bytes) {
+    if (pfc_gate_)
+      static_cast<pfc&>(gate_).pfc::on_waiting(cls, bytes);
+    else
+      gate_.on_waiting(cls, bytes);
+  }
   template <bool plain, bool fast>
   tlm::tlm_generic_payload* build(sender& s, uint64_t payload, uint32_t bytes, uint64_t now_ps);
   [[gnu::noinline]] tlm::tlm_generic_payload* send_general(uint32_t i, uint64_t payload, uint32_t bytes,
@@ -129,6 +139,8 @@ class tx_scheduler : public frame_source_if {
   // next_frame's general path (the short one is next_frame itself) and its short path's rare
   // ends, out of line so that the short path saves no registers.
   [[gnu::noinline]] tlm::tlm_generic_payload* next_frame_any(uint64_t now_ps, uint64_t& retry_ps);
+  // The heap's flows in order, parking those whose class is closed (next_frame_any's loop).
+  [[gnu::noinline]] tlm::tlm_generic_payload* serve_heap(uint64_t now_ps, uint64_t& retry_ps);
   [[gnu::noinline]] tlm::tlm_generic_payload* pop_then(tlm::tlm_generic_payload* p);
   [[gnu::noinline]] tlm::tlm_generic_payload* sift_down_then(tlm::tlm_generic_payload* p);
   tlm::tlm_generic_payload* next_control_frame(uint64_t now_ps, uint64_t& retry_ps);

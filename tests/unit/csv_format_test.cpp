@@ -67,6 +67,24 @@ TEST(CsvFormat, SameBytesAsPrintfOverManyValues) {
   std::filesystem::remove(path);
 }
 
+// The series as printf writes it, one row at a time: "%.3f" times, ",%.6g" values.
+std::string as_printf(const series& s, const std::string& time_column) {
+  std::string text = time_column;
+  for (const std::string& c : s.columns) text += "," + c;
+  text += "\n";
+  char buf[512];
+  for (std::size_t r = 0; r < s.rows.size(); ++r) {
+    std::snprintf(buf, sizeof buf, "%.3f", s.times_us[r]);
+    text += buf;
+    for (double v : s.rows[r]) {
+      std::snprintf(buf, sizeof buf, ",%.6g", v);
+      text += buf;
+    }
+    text += "\n";
+  }
+  return text;
+}
+
 // write_csv composes rows in one buffer and writes it when nearly full: long series (many
 // writes), rows wider than the usual buffer, rows equal to the one before, and zero-width rows
 // must read as printf's rows, one at a time.
@@ -76,10 +94,6 @@ TEST(CsvFormat, TheBufferedRowsReadAsPrintfsRowsOneAtATime) {
   for (const auto& [width, rows] : {std::pair<std::size_t, int>{60, 3000}, {6000, 12}, {1, 20000}, {0, 50}, {17, 0}}) {
     series s;
     for (std::size_t c = 0; c < width; ++c) s.add_column("c" + std::to_string(c), 0, c);
-    std::string expected = "t";
-    for (const std::string& c : s.columns) expected += "," + c;
-    expected += "\n";
-    char buf[512];
     for (int r = 0; r < rows; ++r) {
       const double t = r * 10.0 + (rng() % 3 ? 0 : 0.0004);
       double* row = s.add_sample(t);
@@ -91,17 +105,51 @@ TEST(CsvFormat, TheBufferedRowsReadAsPrintfsRowsOneAtATime) {
         const int kind = static_cast<int>(rng() % 8);
         row[c] = same ? s.rows[r - 1][c] : kind < 3 ? 0.0 : kind < 6 ? frames(rng) * 0.8 : kind < 7 ? -0.0 : any;
       }
-      std::snprintf(buf, sizeof buf, "%.3f", t);
-      expected += buf;
-      for (std::size_t c = 0; c < width; ++c) {
-        std::snprintf(buf, sizeof buf, ",%.6g", s.rows[r][c]);
-        expected += buf;
-      }
-      expected += "\n";
     }
     std::ostringstream out;
     s.write_csv(out, "t");
+    ASSERT_EQ(out.str(), as_printf(s, "t")) << width << " columns, " << rows << " rows";
+  }
+}
+
+// A row equal to the one before (bit for bit) is copied from its text: runs of such rows, long
+// enough to span many buffer writes, and rows that differ from the one before only in a zero's
+// sign or a NaN's bits, must read as printf's rows one at a time.
+TEST(CsvFormat, RowsLikeTheOneBeforeAreCopiedAsPrintfPrintsThem) {
+  std::mt19937_64 rng(23);
+  for (const auto& [width, rows] : {std::pair<std::size_t, int>{3, 40000}, {1, 30000}, {400, 2000}, {0, 100}}) {
+    series s;
+    for (std::size_t c = 0; c < width; ++c) s.add_column("c" + std::to_string(c), 0, c);
+    int run = 0;  // rows left to repeat the one before
+    for (int r = 0; r < rows; ++r) {
+      const double t = r * 10.0;
+      double* row = s.add_sample(t);
+      if (r > 0 && run == 0 && rng() % 3 == 0) run = static_cast<int>(rng() % 600);
+      for (std::size_t c = 0; c < width; ++c) {
+        if (r > 0 && run > 0) {
+          row[c] = s.rows[r - 1][c];
+          continue;
+        }
+        const int kind = static_cast<int>(rng() % 6);
+        const uint64_t nan_bits = 0x7FF8000000000000ull | (rng() & 0xFF);
+        double nan;
+        std::memcpy(&nan, &nan_bits, sizeof nan);
+        const double previous = r > 0 ? s.rows[r - 1][c] : 1.0;
+        row[c] = kind == 0   ? -previous  // 0.0 after -0.0: equal as numbers, not as bits
+                 : kind == 1 ? nan
+                 : kind == 2 ? previous
+                             : static_cast<double>(rng() % 100) * 0.4;
+      }
+      if (run > 0) --run;
+    }
+    const std::string expected = as_printf(s, "t");
+    std::ostringstream out;
+    s.write_csv(out, "t");
     ASSERT_EQ(out.str(), expected) << width << " columns, " << rows << " rows";
+    const time_texts shared(s.times_us);  // the sampler's path: the time texts copied
+    std::ostringstream with_texts;
+    s.write_csv(with_texts, "t", &shared);
+    ASSERT_EQ(with_texts.str(), expected) << width << " columns, " << rows << " rows, shared times";
   }
 }
 
