@@ -63,19 +63,20 @@ TEST(ScaleMemory, EachHostCostsTheSameMemoryFrom256To4096Hosts) {
 // several simulations keeps no table of an earlier run's flows (it was process-wide and grew to
 // the largest flow id ever seen).
 TEST(ScaleMemory, TheQueuesFlowEndsAreTheSimulationsAndGoWithIt) {
-  run_options o;
+  sluice::run_options o;
   o.until = sc_core::sc_time(200, sc_core::SC_US);
   std::size_t learnt = 0;
   {
-    simulation sim(load_scenario_file(test::scenario_path("incast.yaml")), o);
+    sluice::simulation sim(sluice::load_scenario_file(test::scenario_path("incast.yaml")), o);
     const std::size_t flows = sim.fabric_model().flows.size();
     ASSERT_GT(flows, 0u);
-    ASSERT_NE(queued_flow_ends::table, nullptr);
-    EXPECT_GE(queued_flow_ends::count, flows);
+    ASSERT_NE(sluice::queued_flow_ends::table, nullptr);
+    EXPECT_GE(sluice::queued_flow_ends::count, flows);
     sim.run();
-    for (std::size_t f = 0; f < flows; ++f) learnt += queued_flow_ends::table[f] != queued_flow_ends::unknown;
+    for (std::size_t f = 0; f < flows; ++f)
+      learnt += sluice::queued_flow_ends::table[f] != sluice::queued_flow_ends::unknown;
   }
   EXPECT_GT(learnt, 0u) << "the incast's switch queued its flows' frames as descriptors";
-  EXPECT_EQ(queued_flow_ends::table, nullptr);
-  EXPECT_EQ(queued_flow_ends::count, 0u);
+  EXPECT_EQ(sluice::queued_flow_ends::table, nullptr);
+  EXPECT_EQ(sluice::queued_flow_ends::count, 0u);
 }
