@@ -67,7 +67,7 @@ TEST(ScaleMemory, TheQueuesFlowEndsAreTheSimulationsAndGoWithIt) {
   o.until = sc_core::sc_time(200, sc_core::SC_US);
   std::size_t learnt = 0;
   {
-    sluice::simulation sim(sluice::load_scenario_file(test::scenario_path("incast.yaml")), o);
+    sluice::simulation sim(sluice::load_scenario_file(sluice::test::scenario_path("incast.yaml")), o);
     const std::size_t flows = sim.fabric_model().flows.size();
     ASSERT_GT(flows, 0u);
     ASSERT_NE(sluice::queued_flow_ends::table, nullptr);
