@@ -123,6 +123,7 @@ simulation::simulation(const scenario& s, const run_options& options) : store_op
   } else {
     fabric_ = std::make_unique<fabric>(expanded);
   }
+  flow_ends_.reserve(fabric_->flows.size());
   const sc_core::sc_time period = options.sample_period.value_or(s.sample_period);
   const std::string period_key = options.sample_period ? "--sample-period" : "run.sample_period";
   const std::string period_text = "'" + format_time(period) + "' over " + format_time(until_);

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "models/switch/queued_frame.h"
 #include "platforms/deadlock_detector.h"
 #include "platforms/fabric.h"
 #include "platforms/frame_capture.h"
@@ -111,6 +112,9 @@ class simulation {
   // Settings whose every match has no effect: an error, or warnings when the run allows them.
   void check_inert_settings(const scenario& s, const run_options& options);
   void emit(summary_sink& out, bool partial, bool process_level) const;
+  // The switch queues' table of flow ends, for this run's flows: declared before the fabric, so
+  // that it outlives the queues that read it.
+  queued_flow_ends::scope flow_ends_;
   std::unique_ptr<fabric> fabric_;
   std::unique_ptr<sampler> sampler_;
   std::unique_ptr<event_player> events_;

@@ -9,7 +9,10 @@
 #pragma once
 #include <algorithm>
 #include <cstddef>
+#include <cstring>
 #include <memory>
+#include <new>
+#include <type_traits>
 #include <utility>
 
 namespace sluice {
@@ -17,7 +20,7 @@ namespace sluice {
 template <typename T>
 class ring {
  public:
-  explicit ring(std::size_t capacity = 0) : slots_(capacity ? new T[capacity]() : nullptr), capacity_(capacity) {}
+  explicit ring(std::size_t capacity = 0) : slots_(capacity ? allocate(capacity) : nullptr), capacity_(capacity) {}
   bool empty() const { return count_ == 0; }
   std::size_t size() const { return count_; }
   T& front() { return slots_[head_]; }
@@ -53,7 +56,7 @@ class ring {
   void shrink_drained() {
     if (count_ == 0 && capacity_ > spare_slots) {
       capacity_ = std::max(capacity_ / 2, spare_slots);
-      slots_.reset(new T[capacity_]());
+      slots_.reset(allocate(capacity_));
       head_ = 0;
     }
   }
@@ -62,15 +65,23 @@ class ring {
   // i < 2 x capacity. Any capacity, not only powers of two: a compare where a mask was costs the
   // incast ~7 instructions per packet-hop (docs/performance.md).
   std::size_t wrap(std::size_t i) const { return i >= capacity_ ? i - capacity_ : i; }
-  // By a quarter, not double: a fabric's queues hold about 1.1x their frames in slots, not 1.4x
-  // (plus what high-water marks keep), and the switch buffers' descriptors are most of a
-  // congested run's memory (docs/scale.md). The extra copies are made only while a queue
-  // reaches a new high-water mark. Out of line: push_back then inlines into its callers (a
-  // link's and an egress queue's push per hop), with no registers saved for the rare growth.
+  // By an eighth and at least 16 slots, not double: the switch buffers' descriptors are most of
+  // a congested run's memory, and a queue's slots beyond its frames average half a step (6 %
+  // here, 12 % by a quarter; docs/scale.md, twelfth round). The 16-slot floor keeps a queue of
+  // about a hundred frames (a congested fabric's usual) at as few copies as by a quarter, which
+  // took many small steps there. The extra copies are made only while a queue reaches a new
+  // high-water mark. Out of line: push_back then inlines into its callers (a link's and an
+  // egress queue's push per hop), with no registers saved for the rare growth.
   [[gnu::noinline, gnu::cold]] void grow() {
-    const std::size_t bigger = capacity_ < 8 ? 8 : capacity_ + capacity_ / 4;
-    std::unique_ptr<T[]> slots(new T[bigger]());
-    for (std::size_t i = 0; i < count_; ++i) slots[i] = std::move(slots_[wrap(head_ + i)]);
+    const std::size_t bigger = capacity_ < 8 ? 8 : capacity_ + std::max<std::size_t>(capacity_ / 8, 16);
+    std::unique_ptr<T[], release> slots(allocate(bigger));
+    if constexpr (raw) {  // the two runs of the old slots, oldest first: two copies, not a wrap per slot
+      const std::size_t first = std::min(count_, capacity_ - head_);
+      std::memcpy(static_cast<void*>(slots.get()), slots_.get() + head_, first * sizeof(T));
+      std::memcpy(static_cast<void*>(slots.get() + first), slots_.get(), (count_ - first) * sizeof(T));
+    } else {
+      for (std::size_t i = 0; i < count_; ++i) slots[i] = std::move(slots_[wrap(head_ + i)]);
+    }
     slots_ = std::move(slots);
     capacity_ = bigger;
     head_ = 0;
@@ -78,7 +89,25 @@ class ring {
   // An array and its capacity, not a std::vector: wrap compares with a stored capacity instead
   // of dividing the vector's byte length by the element size (48-byte descriptors), and a ring
   // is 32 bytes, not 40.
-  std::unique_ptr<T[]> slots_;
+  // Slots of a type copied as bytes (descriptors, pointers, plain records) are made unwritten:
+  // zeroing a new array and then copying the old slots over it was most of a growth's cost, and a
+  // congested fabric's queues grow many times while they fill (docs/scale.md, twelfth round).
+  static constexpr bool raw = std::is_trivially_copyable_v<T> && std::is_trivially_destructible_v<T>;
+  struct release {
+    void operator()(T* p) const {
+      if constexpr (raw)
+        ::operator delete(static_cast<void*>(p));
+      else
+        delete[] p;
+    }
+  };
+  static T* allocate(std::size_t n) {
+    if constexpr (raw)
+      return static_cast<T*>(::operator new(n * sizeof(T)));
+    else
+      return new T[n]();
+  }
+  std::unique_ptr<T[], release> slots_;
   std::size_t capacity_ = 0;
   std::size_t head_ = 0, count_ = 0;
 };

@@ -9,17 +9,43 @@
 
 namespace sluice {
 
+namespace {
+std::vector<uint64_t>& flow_ends_storage() {  // the table's memory; table and count mirror it
+  static std::vector<uint64_t> storage;
+  return storage;
+}
+void grow_flow_ends(std::size_t size) {
+  std::vector<uint64_t>& storage = flow_ends_storage();
+  storage.resize(size, queued_flow_ends::unknown);
+  queued_flow_ends::table = storage.data();
+  queued_flow_ends::count = static_cast<uint32_t>(storage.size());
+}
+int flow_ends_scopes = 0;
+}  // namespace
+
 bool queued_flow_ends::learn(uint32_t flow, uint64_t ends) {
-  static std::vector<uint64_t> storage;  // the table's memory; table and count mirror it
   if (flow >= max_flows) return false;
-  if (flow >= storage.size()) {
-    // Flow ids are dense from 0: grown to the next power of two at least, as flows show up.
-    storage.resize(std::max<std::size_t>(flow + 1, storage.size() * 2), unknown);
-    table = storage.data();
-    count = static_cast<uint32_t>(storage.size());
-  }
+  // Flow ids are dense from 0: grown to the next power of two at least, as flows show up.
+  if (flow >= count) grow_flow_ends(std::max<std::size_t>(flow + 1, std::size_t{count} * 2));
   if (table[flow] == unknown) table[flow] = ends;
   return table[flow] == ends;
+}
+
+queued_flow_ends::scope::scope() { ++flow_ends_scopes; }
+
+queued_flow_ends::scope::~scope() {
+  if (--flow_ends_scopes > 0) return;
+  std::vector<uint64_t>().swap(flow_ends_storage());
+  table = nullptr;
+  count = 0;
+}
+
+void queued_flow_ends::scope::reserve(std::size_t flows) {
+  flows = std::min<std::size_t>(flows, max_flows);
+  if (flows > count) {
+    flow_ends_storage().reserve(flows);  // exactly: resize alone may double
+    grow_flow_ends(flows);
+  }
 }
 
 namespace {
@@ -69,7 +95,7 @@ queue_view egress_port::view(int cls, uint64_t now_ps) {
   class_state& c = class_[cls];
   const queue_stats& s = c.stats;
   while (c.ready_n < c.queue.size() && c.queue[c.ready_n].ready_ps <= now_ps)
-    c.ready_bytes += c.queue[c.ready_n++].size;
+    c.ready_bytes += c.queue[c.ready_n++].size();
   return {mac_.index(), cls, c.ready_bytes, static_cast<uint32_t>(c.ready_n), mac_.mac_address(), &gate_, s.bytes};
 }
 
@@ -139,7 +165,8 @@ tlm::tlm_generic_payload* egress_port::next_frame(uint64_t now_ps, uint64_t& ret
   if (busy && !(busy & (busy - 1)) && own_blocks_) {
     const int q = __builtin_ctz(busy);
     const queued_frame& h = class_[q].queue.front();
-    if (h.ready_ps <= now_ps && pfc_gate_->pfc::may_send(q, h.size, now_ps)) {
+    // head_[q] is h's size, without the descriptor's test for a wide one.
+    if (h.ready_ps <= now_ps && pfc_gate_->pfc::may_send(q, head_[q], now_ps)) {
       // With one eligible queue the built-in scheduler chooses it (strict or DWRR, every class
       // is one of them), charging its deficit as the general path's call does.
       own_scheduler_->egress_scheduler::select(head_, busy);
@@ -154,7 +181,7 @@ tlm::tlm_generic_payload* egress_port::next_frame_any(uint64_t now_ps, uint64_t&
   for (uint32_t m = nonempty_; m; m &= m - 1) {
     const int q = __builtin_ctz(m);
     const queued_frame& h = class_[q].queue.front();
-    if (!may_send(q, h.size, now_ps))
+    if (!may_send(q, head_[q], now_ps))
       retry_ps = std::min(retry_ps, refused(q, h, now_ps));
     else if (h.ready_ps > now_ps)
       retry_ps = std::min(retry_ps, h.ready_ps);  // still in the pipeline
@@ -208,7 +235,7 @@ tlm::tlm_generic_payload* egress_port::take(int q, uint64_t now_ps) {
     head_[q] = 0;
     c.queue.shrink_drained();
   } else {
-    head_[q] = c.queue.front().size;
+    head_[q] = c.queue.front().size();
   }
   queue_stats& s = c.stats;
   s.leave(h.size, now_ps);
@@ -253,7 +280,7 @@ void egress_port::decide_ahead(uint64_t now_ps) {
   for (uint32_t m = nonempty_; m; m &= m - 1) {
     const int q = __builtin_ctz(m);
     const queued_frame& h = class_[q].queue.front();
-    if (h.ready_ps <= now_ps && may_send(q, h.size, now_ps)) eligible |= 1u << q;
+    if (h.ready_ps <= now_ps && may_send(q, head_[q], now_ps)) eligible |= 1u << q;
   }
   if (eligible) request_decision(eligible);
 }
@@ -283,8 +310,8 @@ void egress_port::set_discard(int cls, bool on) {
   class_state& c = class_[cls];
   while (!c.queue.empty()) {
     const queued_frame e = c.queue.pop_front();
-    c.stats.leave(e.size, now_ps());
-    c.stats.bytes -= e.size;
+    c.stats.leave(e.size(), now_ps());
+    c.stats.bytes -= e.size();
     --c.stats.frames;
     if (e.flags() & frame_flags::kept_payload) {
       tlm::tlm_generic_payload* kept = kept_[cls].pop_front();
@@ -317,7 +344,7 @@ void egress_port::on_timer() {
 uint64_t egress_port::refused(int q, const queued_frame& h, uint64_t now_ps) {
   const uint64_t open = gate_.blocked_until_ps(q, now_ps);
   if (h.ready_ps <= now_ps) {
-    gate_.on_waiting(q, h.size);
+    gate_.on_waiting(q, h.size());
     return open;
   }
   return open == never_ps ? h.ready_ps : open;
@@ -339,7 +366,7 @@ uint64_t egress_port::next_ready_ps(uint64_t now_ps) const {
   if (busy && !(busy & (busy - 1)) && pfc_gate_) {
     const int q = __builtin_ctz(busy);
     const queued_frame& h = class_[q].queue.front();
-    if (pfc_gate_->pfc::may_send(q, h.size, now_ps)) return std::max(h.ready_ps, now_ps);
+    if (pfc_gate_->pfc::may_send(q, head_[q], now_ps)) return std::max(h.ready_ps, now_ps);  // head_[q]: h's size
   }
   return next_ready_any(now_ps);
 }
@@ -352,7 +379,7 @@ uint64_t egress_port::next_ready_any(uint64_t now_ps) const {
     // A class only new input opens (credits): look when its frame is ready anyway, so that
     // next_frame tells the gate it waits at the real time it starts waiting.
     uint64_t t = h.ready_ps;
-    if (!may_send(q, h.size, now_ps)) {
+    if (!may_send(q, head_[q], now_ps)) {
       const uint64_t open = gate_.blocked_until_ps(q, now_ps);
       if (open != never_ps) t = open;
     }

@@ -152,7 +152,7 @@ class egress_port : public frame_source_if, public timed_client, public schedule
   // hands the scheduler its head sizes without rebuilding them per call (0: empty).
   uint32_t nonempty_ = 0;
   std::array<uint32_t, max_classes> head_{};
-  // A queued frame is a descriptor (queued_frame: its fields in 40 bytes) and a data frame's
+  // A queued frame is a descriptor (queued_frame: its fields in 32 bytes) and a data frame's
   // payload goes back to the pool: a congested fabric holds millions of queued frames, and
   // scheduling reads only the queue's own memory. Frames with a wire image (switch-made and
   // feedback frames) and the rare frame whose fields the descriptor cannot hold keep their

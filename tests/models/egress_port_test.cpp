@@ -199,7 +199,7 @@ std::vector<frame_fields> second_keeps_its_payload(const std::function<void(pack
 }
 }  // namespace
 
-// A queued frame is a 40-byte descriptor (queued_frame): each frame leaves the queue with
+// A queued frame is a 32-byte descriptor (queued_frame): each frame leaves the queue with
 // exactly the fields it came with, whether the descriptor holds them (the first frame) or the
 // frame keeps its payload because one field is outside the descriptor's range (the second: an
 // ECM CPID tag).
@@ -216,6 +216,14 @@ TEST(EgressPort, AFrameWhoseEndsAreNotItsFlowsLeavesWithItsOwn) {
   const std::vector<frame_fields> out = second_keeps_its_payload([](packet_header& h) { h.src = 777; });
   ASSERT_EQ(out.size(), 2u);
   EXPECT_EQ(out[1].src, 777u);
+}
+
+// A data frame whose header bytes (size less payload) are not its flow's keeps its payload and
+// leaves with its own payload: the descriptor derives a held frame's payload from its flow's.
+TEST(EgressPort, AFrameWhosePayloadIsNotItsFlowsLeavesWithItsOwn) {
+  const std::vector<frame_fields> out = second_keeps_its_payload([](packet_header& h) { h.payload -= 7; });
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[1].payload + 7, out[0].payload);
 }
 
 // An egress port whose gate is our PFC itself asks it inline (egress_port.h); a subclass of PFC

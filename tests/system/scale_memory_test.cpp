@@ -57,3 +57,26 @@ TEST(ScaleMemory, EachHostCostsTheSameMemoryFrom256To4096Hosts) {
   EXPECT_LT(per_host_high / per_host_low, 1.10) << per_host_low << " then " << per_host_high << " KiB per host";
   EXPECT_LT(per_host_high, 160.0) << "KiB per host from 1 024 to 4 096 hosts";
 }
+
+// The switch queues' table of flow ends (queued_frame.h) belongs to the simulation: made for its
+// flows when it is built, read by every queue, and given back when it ends, so a process that runs
+// several simulations keeps no table of an earlier run's flows (it was process-wide and grew to
+// the largest flow id ever seen).
+TEST(ScaleMemory, TheQueuesFlowEndsAreTheSimulationsAndGoWithIt) {
+  sluice::run_options o;
+  o.until = sc_core::sc_time(200, sc_core::SC_US);
+  std::size_t learnt = 0;
+  {
+    sluice::simulation sim(sluice::load_scenario_file(sluice::test::scenario_path("incast.yaml")), o);
+    const std::size_t flows = sim.fabric_model().flows.size();
+    ASSERT_GT(flows, 0u);
+    ASSERT_NE(sluice::queued_flow_ends::table, nullptr);
+    EXPECT_GE(sluice::queued_flow_ends::count, flows);
+    sim.run();
+    for (std::size_t f = 0; f < flows; ++f)
+      learnt += sluice::queued_flow_ends::table[f] != sluice::queued_flow_ends::unknown;
+  }
+  EXPECT_GT(learnt, 0u) << "the incast's switch queued its flows' frames as descriptors";
+  EXPECT_EQ(sluice::queued_flow_ends::table, nullptr);
+  EXPECT_EQ(sluice::queued_flow_ends::count, 0u);
+}
