@@ -106,25 +106,27 @@ void link_channel::accept(uint64_t sent_ps, uint64_t arrives_ps, tlm::tlm_generi
 }
 
 // The head's last bit to our own MAC: the same delivery, no phase or sc_time (direct_hops.h).
-inline void link_channel::deliver_head() {
-  tlm::tlm_generic_payload* p = wire_.pop_front().frame;
+// Returns the time it landed.
+inline uint64_t link_channel::deliver_head() {
+  const in_flight head = wire_.pop_front();
   ++g_packet_hops;
-  ++header(*p).hops;
-  out_mac_->arrive(*p);
+  ++header(*head.frame).hops;
+  out_mac_->arrive(*head.frame);
+  return head.arrives_ps;
 }
 
 // Woken only for a head that is due (a wire's frames leave only here, in order): the first
-// frame needs no test.
+// frame needs no test. It is woken at the head's arrival, so that is now: no clock to read.
 void link_channel::on_timer() {
   if (!out_mac_) return deliver_through_socket();
-  const uint64_t now = now_ps();
-  deliver_head();
+  const uint64_t now = deliver_head();
   if (wire_.empty()) return;
   // Rarely a second frame lands in the same picosecond (a zero-byte frame, a shortened delay): it
   // arrives in this wake-up too, out of line, so that the common wake-up keeps no loop's registers.
-  if (wire_.front().arrives_ps <= now) [[unlikely]]
+  const uint64_t next = wire_.front().arrives_ps;
+  if (next <= now) [[unlikely]]
     return deliver_due(now);
-  timers_->schedule(this, wire_.front().arrives_ps);
+  timers_->schedule(this, next);
 }
 
 void link_channel::deliver_due(uint64_t now) {

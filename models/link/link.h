@@ -9,7 +9,7 @@
 
 #include "models/core/event_queue.h"
 #include "models/core/params.h"
-#include "models/core/ring.h"
+#include "models/link/flight_fifo.h"
 #include "models/link/wire_if.h"
 #include "models/protocol/packet_protocol.h"
 #include "models/protocol/socket_on_demand.h"
@@ -38,7 +38,7 @@ struct link_channel_fields {
     tlm::tlm_generic_payload* frame;
   };
   // The arrival's fields first: its wake-up reads these alone.
-  ring<in_flight> wire_;         // oldest first; arrival times never decrease
+  flight_fifo<in_flight> wire_;  // oldest first; arrival times never decrease
   mac_port* out_mac_ = nullptr;  // `out` bound straight to our own MAC: the direct hop (direct_hops.h)
   event_queue* timers_ = nullptr;
   // The serialization of the latest frame's size: a direction's frames mostly have one size, so
@@ -112,7 +112,7 @@ class link_channel : public timed_client,
   void on_timer() override;  // the head frame's last bit arrives: deliver every frame now due
   // on_timer for a receiver not ours (out of line: the direct hop's needs no stack frame).
   [[gnu::noinline]] void deliver_through_socket();
-  void deliver_head();                               // the head to our MAC (inline in link.cpp)
+  uint64_t deliver_head();                           // the head to our MAC (inline in link.cpp)
   [[gnu::noinline]] void deliver_due(uint64_t now);  // the rest of on_timer when more frames are due
   // The head of the FIFO and the receiver it goes to.
   // (Our MAC's fields an arrival reads are its first; a foreign receiver's, wherever they are.)

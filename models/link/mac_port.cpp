@@ -91,18 +91,24 @@ void mac_port::on_timer() {
   sending_ = true;
   again_ = false;
   tlm::tlm_generic_payload* p = take_control_frame(now);
-  // The component may have more ready (a credit refresh readies one packet per VL): after one of
-  // its frames, look again as soon as the wire is free, whatever the source has.
-  const bool control = p != nullptr && control_frame_ready();
-  if (!p && !control_.empty()) p = control_.pop_front();
+  // After a control frame, look again as soon as the wire is free, whatever the source has, if
+  // another waits: the component may have more ready (a credit refresh readies one packet per
+  // VL), or an injected one waits. Kept in again_, with a nested request's: the end of the
+  // decision then tests one flag.
+  if (p) {
+    if (control_frame_ready() || !control_.empty()) again_ = true;
+  } else if (!control_.empty()) [[unlikely]] {
+    p = control_.pop_front();
+    if (!control_.empty()) again_ = true;
+  }
   uint64_t retry = never_ps;
-  if (!p && source_) p = source_->next_frame(now, retry);
+  if (!p) p = source_->next_frame(now, retry);  // a port attached to no source has no_frames
   sending_ = false;
   if (!p) {
     if (again_)
       timers_->schedule(this, now);
-    else if (retry != never_ps)
-      timers_->schedule(this, std::max(retry, now));
+    else
+      timers_->schedule(this, std::max(retry, now));  // never_ps schedules nothing
     return;
   }
   packet_header& h = header(*p);
@@ -116,9 +122,9 @@ void mac_port::on_timer() {
   // Our own link: the same END_REQ, no sc_time (direct_hops.h).
   const uint64_t busy = tx_link_ ? tx_link_->start(*p, now) : transmit_through_socket(*p, now);
   busy_until_ps_ = busy;
-  const uint64_t next = again_ || control || !control_.empty() || !source_ ? busy : source_->next_ready_ps(busy);
-  // busy is never before now.
-  if (next != never_ps) timers_->schedule(this, std::max(next, busy));
+  const uint64_t next = again_ ? busy : source_->next_ready_ps(busy);
+  // busy is never before now; a wake-up at never_ps is none (no test for it here).
+  timers_->schedule(this, std::max(next, busy));
 }
 
 uint64_t mac_port::transmit_through_socket(tlm::tlm_generic_payload& p, uint64_t now) {

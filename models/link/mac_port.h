@@ -40,13 +40,19 @@ class frame_sink_if {
   virtual void receive_frame(tlm::tlm_generic_payload* frame, int port_index) = 0;
 };
 
+// The source of a port attached to none (no_source.cpp): it never has a frame, and after one of
+// the port's own (a control frame) asks for a look when the wire frees. A port's source is then
+// never null, and a transmit decision tests for none. Only a reference here: with its class in
+// view, GCC would guess every source call to be its own (a compare and a branch each).
+extern frame_source_if& no_frames;
+
 // What every transmit decision and arrival reads, in the port's first two cache lines: right
 // after the timer's fields (the event queue prefetches a client's first two lines a wake-up
 // ahead, and a kick reads the pending time beside busy_until_ps_), not behind sc_module's 232
 // bytes, which a member of the port itself would follow.
 struct mac_port_fields {
-  uint64_t busy_until_ps_ = 0;  // end of the frame on the wire (END_REQ)
-  frame_source_if* source_ = nullptr;
+  uint64_t busy_until_ps_ = 0;            // end of the frame on the wire (END_REQ)
+  frame_source_if* source_ = &no_frames;  // never null
   frame_sink_if* sink_ = nullptr;
   link_channel* tx_link_ = nullptr;  // `tx` bound straight to our own link: the direct hop (direct_hops.h)
   // fc_ when it is our PFC itself, not a subclass (seen at the end of elaboration): whether a
@@ -78,7 +84,7 @@ class mac_port : public timed_client, private mac_port_fields, public sc_core::s
   mac_port(sc_core::sc_module_name name, int index, uint64_t mac_address);
 
   void attach(frame_source_if* source, frame_sink_if* sink) {
-    source_ = source;
+    source_ = source ? source : &no_frames;
     sink_ = sink;
   }
   void attach_flow_control(flow_control_if* fc) {
