@@ -26,7 +26,7 @@ size_cdf size_cdf::from_text(const std::string& text, const std::string& key) {
   size_cdf c;
   std::istringstream lines(text);
   std::string line;
-  int number = 0;
+  std::size_t number = 0;
   while (std::getline(lines, line)) {
     if (++number > max_lines) throw config_error(key + ": more than " + std::to_string(max_lines) + " lines");
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;

@@ -352,7 +352,9 @@ void run_with_injections(bool with_source) {
   EXPECT_EQ(arrivals, expected_sorted);
   EXPECT_EQ(src.starts, expected);
   EXPECT_GT(inj.plan.size(), 100u);
-  if (with_source) EXPECT_GT(src.nested_ids.size(), 30u);
+  if (with_source) {
+    EXPECT_GT(src.nested_ids.size(), 30u);
+  }
 }
 
 }  // namespace

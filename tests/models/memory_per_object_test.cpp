@@ -275,7 +275,7 @@ TEST(MemoryPerObject, RandomFramesComeBackFromTheDescriptorAsTheyWent) {
     }
     ++held;
     frame_fields back;
-    std::memset(&back, 0xA5, sizeof back);  // every byte written by unpack
+    std::memset(static_cast<void*>(&back), 0xA5, sizeof back);  // every byte written by unpack
     d.unpack(f.priority, back);
     ASSERT_EQ(std::memcmp(&f, &back, sizeof(frame_fields)), 0) << i;
   }

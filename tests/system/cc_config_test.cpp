@@ -115,7 +115,9 @@ TEST(CcConfig, SchemeOfTheOtherFabricIsAOneLineError) {
                 cc_scheme_registry::instance().names_for(false) + "}\n");
   // Each scheme that runs on one fabric only says why, in its own words.
   for (const auto& s : cc_scheme_registry::instance().all())
-    if (s->fabric != cc_fabric::any) EXPECT_FALSE(s->fabric_reason.empty()) << s->name;
+    if (s->fabric != cc_fabric::any) {
+      EXPECT_FALSE(s->fabric_reason.empty()) << s->name;
+    }
   // The lists are the registry's (a new scheme's folder adds itself): here, which fabric each
   // shipped scheme belongs to.
   const std::string ib = ", " + cc_scheme_registry::instance().names_for(true) + ",";
@@ -123,7 +125,9 @@ TEST(CcConfig, SchemeOfTheOtherFabricIsAOneLineError) {
   for (const char* s : {" none,", " ib-cca,", " ib-cca+tcd,"}) EXPECT_NE(ib.find(s), std::string::npos) << s;
   for (const char* s : {" none,", " asm,", " dcqcn,", " ecm,", " pcn,", " qcn,", " dcqcn+tcd,", " timely,"}) {
     EXPECT_NE(eth.find(s), std::string::npos) << s;
-    if (std::string(s) != " none,") EXPECT_EQ(ib.find(s), std::string::npos) << s;
+    if (std::string(s) != " none,") {
+      EXPECT_EQ(ib.find(s), std::string::npos) << s;
+    }
   }
   EXPECT_EQ(eth.find(" ib-cca"), std::string::npos);
   r = test::run_cli("params " + test::scenario_path("ib-incast.yaml") + " --cc none --match 'h0.rp'");

@@ -81,7 +81,9 @@ void expect_starvation_periods_are_sound(unsigned seed) {
   // range-for over a member of the temporary would outlive it (use-after-free under ASan).
   const auto summary = sim->summary();
   for (const auto& [name, value] : summary["counters"].items())
-    if (name.find("credit_blocked_time") != std::string::npos) EXPECT_LE(value.get<double>(), 3e6) << name;
+    if (name.find("credit_blocked_time") != std::string::npos) {
+      EXPECT_LE(value.get<double>(), 3e6) << name;
+    }
 }
 }  // namespace
 

@@ -38,8 +38,9 @@ TEST(Deadlock, CyclicBufferDependencyStopsEveryFlowForGoodWithoutLoss) {
 }
 
 TEST(Deadlock, WithoutPfcTheRingKeepsMovingAndDrops) {
-  simulation sim(load_scenario_file(test::scenario_path("pfc-deadlock.yaml")),
-                 run_options{{{"s*.prio3.lossless", "false"}}, {}, {}});
+  run_options options;
+  options.sets = {{"s*.prio3.lossless", "false"}};
+  simulation sim(load_scenario_file(test::scenario_path("pfc-deadlock.yaml")), options);
   sim.run();
   nlohmann::json s = sim.summary();
   EXPECT_GT(s["totals"]["drops"].get<uint64_t>(), 0u);
@@ -101,12 +102,6 @@ std::string with_platform_line(const std::string& file, const std::string& line)
   std::string yaml = test::slurp(test::scenario_path(file));
   yaml.insert(yaml.find("platform:\n") + 10, "  " + line + "\n");
   return yaml;
-}
-
-std::set<std::string> cycle_ports(const nlohmann::json& d) {
-  std::set<std::string> ports;
-  for (const auto& m : d["cycle"]) ports.insert(m["port"].get<std::string>());
-  return ports;
 }
 }  // namespace
 

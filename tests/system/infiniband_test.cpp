@@ -51,7 +51,9 @@ TEST(IbIncast, HeavyIncastAtLineRateDropsNothing) {
   EXPECT_GE(utilization(s, "sw0->r0"), 0.99);
   // Each switch input holds at most its VL buffer: 64 KiB.
   for (const auto& p : s["ports"])
-    if (p["node"] == "sw0") EXPECT_LE(p["max_ingress_bytes"].get<uint64_t>(), 64u * 1024) << p["peer"];
+    if (p["node"] == "sw0") {
+      EXPECT_LE(p["max_ingress_bytes"].get<uint64_t>(), 64u * 1024) << p["peer"];
+    }
 }
 
 TEST(IbFabric, AnUpstreamSwitchPortStarvesForCreditBehindACongestedHop) {

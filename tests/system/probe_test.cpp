@@ -74,7 +74,9 @@ TEST(Probes, FollowOneFrameThroughTwoSwitches) {
   // The frame kept its id and size from end to end.
   for (const char* leaf : {"tx_start", "rx_end"})
     for (const step& s : steps)
-      if (s.point.find(leaf) != std::string::npos) EXPECT_EQ(s.value, size) << s.point;
+      if (s.point.find(leaf) != std::string::npos) {
+        EXPECT_EQ(s.value, size) << s.point;
+      }
 }
 
 TEST(Probes, FrameIdsAreUniqueAndKeptAcrossSwitches) {

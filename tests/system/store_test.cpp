@@ -50,7 +50,9 @@ void expect_same_rows(const nlohmann::json& written, const nlohmann::json& store
     for (const auto& [key, value] : written[i].items())
       EXPECT_EQ(value, stored[i][key]) << what << "[" << i << "]." << key;
     for (const auto& [key, value] : stored[i].items())
-      if (!written[i].contains(key)) EXPECT_TRUE(value.is_null()) << what << "[" << i << "]." << key;
+      if (!written[i].contains(key)) {
+        EXPECT_TRUE(value.is_null()) << what << "[" << i << "]." << key;
+      }
   }
 }
 

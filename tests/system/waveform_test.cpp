@@ -250,7 +250,9 @@ TEST(Waveform, InfiniBandCreditsFallBelowAFrameWheneverTheCsvSaysTheVlWasStarved
     uint64_t least = vcd.at(credits, from, true);
     for (const auto& [t, v] : changes)
       if (t > from && t <= to) least = std::min(least, v);
-    if (row[c] > 0) EXPECT_LT(least, frame_blocks) << "period ending " << row[0] << " us";
+    if (row[c] > 0) {
+      EXPECT_LT(least, frame_blocks) << "period ending " << row[0] << " us";
+    }
     from_us = row[0];
   }
 }

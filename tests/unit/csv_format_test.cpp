@@ -183,9 +183,15 @@ TEST(CsvFormat, SharedTimeTextsPrintWhatEachSeriesPrintsAlone) {
       s->write_csv(with_texts, "time_us", &shared);
       ASSERT_EQ(with_texts.str(), alone.str()) << "trial " << trial << (s == &a ? " a" : " b");
     }
-    if (kind == 0) EXPECT_TRUE(shared.are_of(b.times_us)) << trial;  // the texts are used
-    if (kind == 1 && rows > 3) EXPECT_FALSE(shared.are_of(a.times_us)) << trial;
-    if (kind >= 2 && rows > 0) EXPECT_FALSE(shared.are_of(b.times_us)) << trial;
+    if (kind == 0) {
+      EXPECT_TRUE(shared.are_of(b.times_us)) << trial;  // the texts are used
+    }
+    if (kind == 1 && rows > 3) {
+      EXPECT_FALSE(shared.are_of(a.times_us)) << trial;
+    }
+    if (kind >= 2 && rows > 0) {
+      EXPECT_FALSE(shared.are_of(b.times_us)) << trial;
+    }
   }
 }
 

@@ -141,10 +141,18 @@ TEST(PcnRp, RateIncreaseProfileIsGentleThenAggressive) {
   const double line = c.line_rate;
   for (int k = 1; k <= 15; ++k) {
     rp.on_cnp(c, false, 0);
-    if (k == 1) EXPECT_DOUBLE_EQ(rp.rate(), line / 128);
-    if (k <= 5) EXPECT_LT(rp.rate(), 0.10 * line) << k;
-    if (k == 5) EXPECT_NEAR(rp.rate() / line, 0.096788, 1e-6);
-    if (k == 14) EXPECT_LT(rp.rate(), 0.95 * line);
+    if (k == 1) {
+      EXPECT_DOUBLE_EQ(rp.rate(), line / 128);
+    }
+    if (k <= 5) {
+      EXPECT_LT(rp.rate(), 0.10 * line) << k;
+    }
+    if (k == 5) {
+      EXPECT_NEAR(rp.rate() / line, 0.096788, 1e-6);
+    }
+    if (k == 14) {
+      EXPECT_LT(rp.rate(), 0.95 * line);
+    }
   }
   EXPECT_GT(rp.rate(), 0.95 * line);
   EXPECT_NEAR(rp.rate() / line, 0.958396, 1e-6);

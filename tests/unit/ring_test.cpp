@@ -97,8 +97,9 @@ void follows_a_deque(Make make) {
       r.shrink_drained();
     }
     ASSERT_EQ(r.size(), d.size());
-    if (i % 997 == 0)
+    if (i % 997 == 0) {
       for (std::size_t k = 0; k < d.size(); ++k) ASSERT_EQ(r[k], d[k]) << i << ' ' << k;
+    }
   }
 }
 struct plain_record {

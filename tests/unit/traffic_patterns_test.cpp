@@ -154,7 +154,9 @@ TEST(RingAllreduce, StepsAreOrderedAndEachMemberSendsToItsSuccessor) {
     EXPECT_EQ(to_ps(s.flows[i].start), 1'000'000'000u + it * 20'000'000'000u + step * 800'000'000u) << i;
     EXPECT_EQ(s.flow_ends[i].first, "h0_" + std::to_string(member));
     EXPECT_EQ(s.flow_ends[i].second, "h0_" + std::to_string((member + 1) % 8));
-    if (i >= 8) EXPECT_GE(s.flows[i].start, s.flows[i - 8].start);
+    if (i >= 8) {
+      EXPECT_GE(s.flows[i].start, s.flows[i - 8].start);
+    }
   }
 }
 
@@ -173,7 +175,7 @@ TEST(RingAllreduce, ShuffledRingIsASeededPermutationOfTheHosts) {
 }
 
 TEST(TrafficPatterns, SameSeedSameFlowsOtherSeedOtherFlows) {
-  for (const std::string traffic :
+  for (const std::string& traffic :
        {std::string(incast_websearch), std::string("{kind: permutation, hosts: 'h*', size: 1MB}"),
         std::string("{kind: ring-allreduce, hosts: 'h*', size: 1MB, order: shuffled}")}) {
     const scenario a = drawn(traffic, 11), b = drawn(traffic, 11), c = drawn(traffic, 12);
