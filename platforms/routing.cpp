@@ -46,6 +46,17 @@ void nearer_ports(const topology_spec& t, const port_graph& g, const std::vector
     if (dist[v] + 1 == dist[s] && (v == dst || t.nodes[v].is_switch)) ports.push_back(p);
   }
 }
+
+// Switch s's route to dst; the table's own errors (its limit of distinct port sets) know no
+// names, so the switch's is put in front.
+void set_route_of(const topology_spec& t, const table_set& tables, uint32_t s, uint32_t dst,
+                  const std::vector<uint16_t>& ports) {
+  try {
+    tables[s]->set_route(dst, ports);
+  } catch (const config_error& e) {
+    throw config_error(t.nodes[s].name + ": " + e.what());
+  }
+}
 }  // namespace
 
 // A NIC on one link to switch e is, from every other node, one hop further than e: every switch
@@ -96,7 +107,7 @@ void compute_routes(const topology_spec& t, const port_graph& g, const table_set
         const uint16_t pick = ports[(nic_index / divisor) % ports.size()];
         ports.assign(1, pick);
       }
-      tables[s]->set_route(dst, ports);
+      set_route_of(t, tables, s, dst, ports);
     }
     ++nic_index;
   }
@@ -137,7 +148,7 @@ void apply_static_routes(const topology_spec& t, const name_index& ids, const po
       if (it == peers.end()) throw config_error(where + ".via: '" + v + "' is not a neighbour of '" + r.sw + "'");
       ports.push_back(static_cast<uint16_t>(it - peers.begin()));
     }
-    tables[sw->second]->set_route(dst->second, ports);
+    set_route_of(t, tables, sw->second, dst->second, ports);
   }
 }
 
