@@ -60,21 +60,22 @@ event_queue::~event_queue() { g_queue = nullptr; }
 
 timed_client::~timed_client() {
   --live_;
-  if (at_ps_ != never_ps)
+  if (node_ != no_node)
     if (event_queue* q = event_queue::existing()) q->forget(this);
 }
 
-// A client going away takes its pending wake-up with it.
-void event_queue::forget(timed_client* c) { take_out(c); }
+// A client going away takes its pending wake-up with it, and gives its node back.
+void event_queue::forget(timed_client* c) {
+  if (c->at_ps_ != never_ps) take_out(c);
+  free_node(c->node_);
+}
 
-// Counted when asked (a statistic at the end of a run), not kept on every schedule and wake-up:
-// every node not free holds a pending wake-up, but for the heap's entries taken out.
+// Counted when asked (a statistic at the end of a run), not kept on every schedule and wake-up.
 std::size_t event_queue::pending() const {
-  std::size_t in_use = nodes_.size();
-  for (uint32_t n = free_; n != no_node; n = nodes_[n].next) --in_use;
-  for (const heap_item& h : overflow_)
-    if (!nodes_[h.node].e.client) --in_use;
-  return in_use;
+  std::size_t n = 0;
+  for (const node& x : nodes_)
+    if (x.e.client && x.e.client->at_ps_ != never_ps) ++n;
+  return n;
 }
 
 // Out of line and cold: the message's strings would otherwise weigh on every schedule.
@@ -88,17 +89,17 @@ std::size_t event_queue::pending() const {
 // now: every call in it is a tail call, so nothing must outlive a call and it saves no
 // registers. Its lead is at_ps - now, and one unsigned test of it sends a schedule into the
 // past, from outside a drain (clock_detail::idle_now) or with a lead beyond 32 bits (4.3 ms)
-// to add_slow, as it does one moving a pending wake-up earlier or with no free node.
+// to add_slow, as it does one moving a pending wake-up earlier or a client's first.
 void event_queue::add(timed_client* c, uint64_t at_ps) {
   const uint64_t lead = at_ps - clock_detail::now;
-  if (lead > std::numeric_limits<uint32_t>::max() || c->at_ps_ != never_ps || free_ == no_node) [[unlikely]]
+  if (lead > std::numeric_limits<uint32_t>::max() || c->at_ps_ != never_ps || c->node_ == no_node) [[unlikely]]
     return add_slow(c, at_ps, sched_now);  // not now_ps() here: its kernel call would cost add saved registers
   enqueue(c, at_ps, static_cast<uint32_t>(lead));
 }
 
 // As add, its lead from sched_ps (a partition's copy of a link, schedule_as_of).
 void event_queue::add_as_of(timed_client* c, uint64_t at_ps, uint64_t sched_ps) {
-  if (at_ps - clock_detail::now > std::numeric_limits<uint32_t>::max() || c->at_ps_ != never_ps || free_ == no_node)
+  if (at_ps - clock_detail::now > std::numeric_limits<uint32_t>::max() || c->at_ps_ != never_ps || c->node_ == no_node)
       [[unlikely]]
     return add_slow(c, at_ps, sched_ps);
   uint64_t lead;  // sched_ps <= now <= at_ps, but a partition's copy of a link may say otherwise
@@ -110,19 +111,23 @@ void event_queue::add_as_of(timed_client* c, uint64_t at_ps, uint64_t sched_ps) 
   const uint64_t now = now_ps();
   if (sched_ps == sched_now) sched_ps = now;
   if (at_ps < now) refuse_past(at_ps);
-  if (c->at_ps_ != never_ps) take_out(c);  // an earlier wake-up replaces the pending one
+  if (c->at_ps_ != never_ps)
+    take_out(c);  // an earlier wake-up replaces the pending one, in the same node
+  else if (c->node_ == no_node)
+    c->node_ = new_node(c);
   const uint64_t lead = at_ps - std::min(sched_ps, at_ps);
   enqueue(c, at_ps, static_cast<uint32_t>(std::min<uint64_t>(lead, std::numeric_limits<uint32_t>::max())));
   if (!running_ && at_ps < armed_ps_) arm(sc_core::sc_time_stamp().value());
 }
 
-// Its entry is written straight into its node (through a copy on the stack it cost a dozen
-// instructions more).
+// Its entry is written straight into the client's node (through a copy on the stack it cost a
+// dozen instructions more).
 [[gnu::always_inline]] inline void event_queue::enqueue(timed_client* c, uint64_t at_ps, uint32_t lead) {
   c->at_ps_ = at_ps;
-  const uint32_t n = new_node();
-  c->node_ = n;
-  nodes_[n].e = {at_ps, c, lead};
+  const uint32_t n = c->node_;
+  entry& e = nodes_[n].e;
+  e.at_ps = at_ps;
+  e.lead = lead;
   if (at_ps >= calendar_end_ps_) [[unlikely]]
     return to_far(n);
   link(n, at_ps >> bucket_shift);
@@ -130,14 +135,18 @@ void event_queue::add_as_of(timed_client* c, uint64_t at_ps, uint64_t sched_ps) 
 
 // Takes a client's pending entry out of the queue, wherever it is: its bucket or its far list
 // (both doubly linked; a head's prev is not kept, so the head is found by its index), or the
-// heap, where it stays, marked, until it comes up. Where it is follows from its time: the
-// calendar and the far lists take in their entries as soon as their ends move past them.
+// heap (found by a search: the node is the client's again at once, and wake-ups over 4.3 ms
+// ahead are rarely replaced). Where it is follows from its time: the calendar and the far lists
+// take in their entries as soon as their ends move past them. The node stays the client's.
 [[gnu::noinline]] void event_queue::take_out(timed_client* c) {
   const uint32_t n = c->node_;
   node& x = nodes_[n];
   const uint64_t at_ps = x.e.at_ps;
   if (at_ps >= far_end_ps_) {
-    x.e.client = nullptr;
+    *std::find_if(overflow_.begin(), overflow_.end(), [n](const heap_item& h) { return h.node == n; }) =
+        overflow_.back();
+    overflow_.pop_back();
+    std::make_heap(overflow_.begin(), overflow_.end(), later);
     return;
   }
   const bool far = at_ps >= calendar_end_ps_;
@@ -152,7 +161,6 @@ void event_queue::add_as_of(timed_client* c, uint64_t at_ps, uint64_t sched_ps) 
     l.tail = l.head == no_node ? no_node : prev;
   else  // a run's first entry taken out: the next begins the run, if it did not begin one itself
     nodes_[x.next].prev = prev | ((x.prev | nodes_[x.next].prev) & run_start);
-  free_node(n);
   if (far) {
     --in_far_;
     return;
@@ -164,21 +172,24 @@ void event_queue::add_as_of(timed_client* c, uint64_t at_ps, uint64_t sched_ps) 
   }
 }
 
-inline void event_queue::free_node(uint32_t n) {
+void event_queue::free_node(uint32_t n) {
+  nodes_[n].e.client = nullptr;
   nodes_[n].next = free_;
   free_ = n;
 }
 
-[[gnu::always_inline]] inline uint32_t event_queue::new_node() {
+// A client's node, at its first schedule: a destroyed client's, or a new one.
+uint32_t event_queue::new_node(timed_client* c) {
   uint32_t n = free_;
-  if (n == no_node) [[unlikely]] {
+  if (n == no_node) {
     n = static_cast<uint32_t>(nodes_.size());
     if (n == run_start) [[unlikely]]
-      SC_REPORT_FATAL(name(), "more than 2^31 wake-ups pending");  // prev's flag bit must stay free
+      SC_REPORT_FATAL(name(), "more than 2^31 clients scheduled");  // prev's flag bit must stay free
     nodes_.push_back({});
   } else {
     free_ = nodes_[n].next;
   }
+  nodes_[n].e.client = c;
   return n;
 }
 
@@ -337,10 +348,7 @@ std::size_t event_queue::next_busy_slot(std::size_t from) const {
 // the head by its index, not by a missing prev).
 inline void event_queue::take_head(std::size_t slot) {
   slot_list& l = calendar_[slot];
-  const uint32_t h = l.head;
-  l.head = nodes_[h].next;
-  nodes_[h].next = free_;
-  free_ = h;
+  l.head = nodes_[l.head].next;
   if (l.head == no_node) {
     l.tail = no_node;
     busy_[slot >> 6] &= ~(uint64_t{1} << (slot & 63));
@@ -364,12 +372,6 @@ const event_queue::entry* event_queue::front() {
   }
   if (in_far_ > 0)
     if (const entry* e = far_front()) return e;
-  while (!overflow_.empty() && !nodes_[overflow_.front().node].e.client) {  // taken out: dropped
-    const uint32_t n = overflow_.front().node;
-    std::pop_heap(overflow_.begin(), overflow_.end(), later);
-    overflow_.pop_back();
-    free_node(n);
-  }
   front_bucket_ = never_ps;
   return overflow_.empty() ? nullptr : &nodes_[overflow_.front().node].e;
 }
@@ -406,11 +408,9 @@ void event_queue::pop_front() {
     take_head(front_bucket_ & (buckets - 1));
     return;
   }
-  const uint32_t n = overflow_.front().node;
   const uint64_t b = overflow_.front().at_ps >> bucket_shift;
   std::pop_heap(overflow_.begin(), overflow_.end(), later);
   overflow_.pop_back();
-  free_node(n);
   advance_to(b);
 }
 
@@ -438,9 +438,7 @@ inline void event_queue::advance_to(uint64_t b) {
     std::pop_heap(overflow_.begin(), overflow_.end(), later);
     overflow_.pop_back();
     const uint64_t at_ps = nodes_[n].e.at_ps;
-    if (!nodes_[n].e.client)
-      free_node(n);  // taken out
-    else if (at_ps < calendar_end_ps_)
+    if (at_ps < calendar_end_ps_)
       link(n, at_ps >> bucket_shift);
     else
       append_far(n);
@@ -523,8 +521,6 @@ void event_queue::run() {
       if (at_ps >= drain_end_) return false;
       timed_client* const c = n.e.client;
       l.head = n.next;
-      n.next = free_;
-      free_ = h;
       if (l.head == no_node) {  // the bucket is done
         l.tail = no_node;
         const std::size_t slot = cur_ & (buckets - 1);

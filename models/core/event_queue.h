@@ -101,7 +101,7 @@ class timed_client {
   static constexpr uint32_t no_node = std::numeric_limits<uint32_t>::max();
   uint64_t at_ps_ = never_ps;  // the pending wake-up
   uint64_t order_;             // ties at one time run in key order (order_scope)
-  uint32_t node_ = no_node;    // the queue's node holding the pending wake-up (if at_ps_ is not never_ps)
+  uint32_t node_ = no_node;    // the queue's node of this client, from its first schedule on (event_queue::node)
   uint32_t spawned_ = 0;       // clients this one made while running (their keys derive from order_)
   static inline std::size_t live_ = 0;
 };
@@ -156,7 +156,7 @@ class event_queue : public sc_core::sc_module {
   // only a tie in time and lead needs it, and without it a node is 32 bytes, not 40.
   struct entry {
     uint64_t at_ps;
-    timed_client* client;  // nullptr: taken out of the heap (overflow_), which cannot unlink
+    timed_client* client;  // the node's client, for as long as it lives (nullptr: a free node)
     // How long before at_ps it was scheduled, at most ~4.3 ms: wake-ups scheduled longer ahead
     // tie on it (still the same in every partition).
     uint32_t lead;
@@ -164,8 +164,7 @@ class event_queue : public sc_core::sc_module {
       return at_ps != o.at_ps ? at_ps < o.at_ps : lead != o.lead ? lead > o.lead : client->order_ < o.client->order_;
     }
   };
-  // The heap keeps each entry's key beside its node: an entry taken out (client nullptr) keeps
-  // its place by the key it came in with.
+  // The heap keeps each entry's key beside its node.
   struct heap_item {
     uint64_t at_ps, order;
     uint32_t lead, node;
@@ -187,9 +186,12 @@ class event_queue : public sc_core::sc_module {
   };
   // The calendar: bucket b holds the wake-ups due in [b, b + 1) << bucket_shift, in slot
   // b % buckets, as a list of nodes from one pool (a burst fills thousands of entries into one
-  // nanosecond: per-slot vectors would each keep their largest capacity). A bucket's list is kept
-  // in order where it is stored: an entry is placed as it is scheduled (usually after the tail:
-  // they arrive nearly in order), so the drain runs a bucket from its list, no copy, no sort.
+  // nanosecond: per-slot vectors would each keep their largest capacity). A client has one node
+  // of its own, from its first schedule to its destruction (it has at most one wake-up pending):
+  // a schedule and a wake-up keep no free list, and the node's client is written once. A
+  // bucket's list is kept in order where it is stored: an entry is placed as it is scheduled
+  // (usually after the tail: they arrive nearly in order), so the drain runs a bucket from its
+  // list, no copy, no sort.
   static constexpr unsigned bucket_shift = 10;  // 1.024 ns
   static constexpr std::size_t buckets = std::size_t{1} << 14;
   static constexpr uint32_t no_node = timed_client::no_node;
@@ -236,7 +238,7 @@ class event_queue : public sc_core::sc_module {
   void place(uint32_t n);
   void sort_bucket(std::size_t slot);
   void refuse_past(uint64_t at_ps) const;
-  uint32_t new_node();
+  uint32_t new_node(timed_client* c);
   const entry* front();
   void take_head(std::size_t slot);
   void pop_front();
@@ -251,7 +253,7 @@ class event_queue : public sc_core::sc_module {
 
   std::vector<slot_list> calendar_;
   std::vector<node> nodes_;
-  uint32_t free_ = no_node;         // unused nodes, linked
+  uint32_t free_ = no_node;         // nodes of destroyed clients, linked
   std::vector<uint64_t> busy_;      // one bit per calendar slot: it holds entries
   std::vector<uint64_t> unsorted_;  // one bit per calendar slot: its list is out of order (max_walk)
   std::size_t busy_buckets_ = 0;    // calendar buckets that hold entries

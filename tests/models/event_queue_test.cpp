@@ -182,6 +182,32 @@ TEST(EventQueue, AClientDestroyedWithAWakeUpPendingIsNotCalled) {
   EXPECT_EQ(log, (std::vector<std::string>{"b@2000000"}));
 }
 
+TEST(EventQueue, WakeUpsInTheHeapMovedEarlierOrDestroyedLeaveNothingBehind) {
+  // Beyond 4.3 ms wake-ups wait in a heap. A client's node is its own from its first schedule
+  // to its destruction: a wake-up moved earlier, within the heap or out of it into the calendar,
+  // leaves no entry behind, and a destroyed client's node, taken by a client made after it,
+  // carries only that client's wake-up, once.
+  event_queue& q = event_queue::instance();
+  std::vector<std::string> log;
+  recorder a(log, "a"), b(log, "b");
+  auto gone = std::make_unique<recorder>(log, "gone");
+  q.schedule(&a, ns_ps(6000000));
+  q.schedule(gone.get(), ns_ps(5000000));
+  q.schedule(&b, ns_ps(5500000));
+  q.schedule(&a, ns_ps(5200000));  // earlier, still in the heap
+  EXPECT_EQ(q.pending(), 3u);
+  gone.reset();
+  EXPECT_EQ(q.pending(), 2u);
+  recorder late(log, "late");  // the destroyed client's node
+  q.schedule(&late, ns_ps(5000000));
+  q.schedule(&b, ns_ps(3000));  // out of the heap, into the calendar
+  q.schedule(&late, ns_ps(5100000));
+  EXPECT_EQ(q.pending(), 3u);
+  start(sc_time(7, sc_core::SC_MS));
+  EXPECT_EQ(log, (std::vector<std::string>{"b@3000000", "late@5000000000", "a@5200000000"}));
+  EXPECT_EQ(q.pending(), 0u);
+}
+
 namespace {
 // Records, in one shared log, when it is warmed and when it fires.
 struct warmed_client : timed_client {
