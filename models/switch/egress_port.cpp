@@ -169,7 +169,7 @@ tlm::tlm_generic_payload* egress_port::next_frame(uint64_t now_ps, uint64_t& ret
     if (h.ready_ps <= now_ps && pfc_gate_->pfc::may_send(q, head_[q], now_ps)) {
       // With one eligible queue the built-in scheduler chooses it (strict or DWRR, every class
       // is one of them), charging its deficit as the general path's call does.
-      own_scheduler_->egress_scheduler::select(head_, busy);
+      own_scheduler_->select_one(q, head_);
       return take(q, now_ps);
     }
   }
@@ -360,10 +360,11 @@ bool egress_port::holds_from(int cls, int ingress_port, int ingress_cls) const {
 }
 
 uint64_t egress_port::next_ready_ps(uint64_t now_ps) const {
-  // One busy class behind our PFC (most ports): its head's time inline, with no loop and no
+  // No busy class, or one behind our PFC (most ports): the answer inline, with no loop and no
   // registers saved for the general one.
   const uint32_t busy = nonempty_;
-  if (busy && !(busy & (busy - 1)) && pfc_gate_) {
+  if (!busy) return never_ps;  // an idle port (after its own PFC frame): no call
+  if (!(busy & (busy - 1)) && pfc_gate_) {
     const int q = __builtin_ctz(busy);
     const queued_frame& h = class_[q].queue.front();
     if (pfc_gate_->pfc::may_send(q, head_[q], now_ps)) return std::max(h.ready_ps, now_ps);  // head_[q]: h's size

@@ -35,6 +35,17 @@ class egress_scheduler : public scheduler_if {
       return select_alone(__builtin_ctz(dwrr), head_bytes[__builtin_ctz(dwrr)]);
     return select_visiting(head_bytes, eligible);
   }
+  // select(head_bytes, 1u << q) for an eligible q alone (egress_port's one busy class): the
+  // masks' tests for several eligible queues left out.
+  void select_one(int q, const std::array<uint32_t, max_classes>& head_bytes) {
+    const uint32_t bit = 1u << q;
+    if (strict_mask_ & bit) return;  // served without a deficit
+    if (dwrr_mask_ & credited_ & ~bit) {
+      select_visiting(head_bytes, bit);  // an idle queue's deficit to forfeit first
+      return;
+    }
+    select_alone(q, head_bytes[q]);
+  }
   // New weights or quantum: each queue's grant per round from now on (deficits are kept).
   void reconfigure(const scheduler_config& config) override;
 
@@ -44,15 +55,14 @@ class egress_scheduler : public scheduler_if {
   // q a quantum per fresh visit until its head fits).
   int select_alone(int q, uint32_t head) {
     const uint32_t bit = 1u << q;
-    if (current_ != q) {
-      current_ = q;
-      fresh_ = true;
-    }
     uint64_t deficit = deficit_[q];
-    bool granted = fresh_;
-    if (fresh_) deficit += grant_[q];
+    bool granted = current_ != q || fresh_;  // moving to q, or q's fresh visit: a quantum
+    if (granted) {
+      current_ = q;
+      fresh_ = false;
+      deficit += grant_[q];
+    }
     for (; head > deficit; granted = true) deficit += grant_[q];
-    fresh_ = false;
     if (granted) credited_ |= bit;
     deficit -= head;
     deficit_[q] = deficit;

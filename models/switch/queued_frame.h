@@ -101,28 +101,27 @@ struct queued_frame {
     age_at_ready = static_cast<uint32_t>(age);
     return dropped == 0 && queued_flow_ends::known(flow, ends | uint64_t{header_bytes} << header_shift);
   }
-  // The fields of a frame pack accepted, queued in class cls.
-  void unpack(int cls, frame_fields& f) const {
-    const uint64_t ready = ready_ps;
-    uint64_t same_bytes;
-    std::memcpy(&same_bytes, &ingress_port, sizeof same_bytes);
-    const uint32_t fl = flow_and_flags, low = id_low, seq = size_or_seq, age = age_at_ready;
+  // The fields of a frame pack accepted, queued in class cls. Each field written as soon as it is
+  // read (f is a pooled payload's header, never the descriptor), so that few registers are live.
+  void unpack(int cls, frame_fields& __restrict f) const {
+    const uint32_t fl = flow_and_flags;
     const uint64_t entry = queued_flow_ends::table[fl & flow_mask];
-    const uint32_t size = static_cast<uint32_t>(same_bytes >> 48);
-    const uint64_t ends = entry & ~(uint64_t{0xFF} << header_shift);
     const uint32_t head = static_cast<uint32_t>(cls) << 8 | (fl >> 12 & 0x30000u) | (fl & 0x0F000000u);  // data: 0
-    same_bytes &= low48;  // the id's upper half: 0
     std::memcpy(&f.kind, &head, sizeof head);
     f.flow_id = fl & flow_mask;
+    const uint64_t ends = entry & ~(uint64_t{0xFF} << header_shift);
     std::memcpy(&f.src, &ends, sizeof ends);
-    f.size = size;
-    f.payload = size - static_cast<uint32_t>(entry >> header_shift & 0xFF);
+    f.size = size16;
+    f.payload = size16 - static_cast<uint32_t>(entry >> header_shift & 0xFF);
+    uint64_t same_bytes;
+    std::memcpy(&same_bytes, &ingress_port, sizeof same_bytes);
+    same_bytes &= low48;  // the id's upper half: 0
     std::memcpy(&f.ingress_port, &same_bytes, sizeof same_bytes);
     f.cp_tag = 0;
-    f.id_low = low;
-    f.seq = seq;
-    f.created_ps = ready - age;
-    f.ready_ps = ready;
+    f.id_low = id_low;
+    f.seq = size_or_seq;
+    f.created_ps = ready_ps - age_at_ready;
+    f.ready_ps = ready_ps;
   }
 };
 // The bytes copied whole lie alike in both.

@@ -135,7 +135,7 @@ TEST(EgressScheduler, OneEligibleQueueIsServedAsTheRoundRobinLoopServesIt) {
   std::mt19937_64 rng(23);
   const uint32_t sizes[] = {64, 1000, 1048, 1500, 1501, 3000, 4000, 9000};
   std::array<uint32_t, max_classes> head{};
-  int alone = 0;
+  int alone = 0, by_one = 0;
   for (int step = 0; step < 200000; ++step) {
     // Four classes, each empty or holding a head of some size; of the non-empty, a random subset
     // may send (often one: the shortcut), sometimes none.
@@ -150,10 +150,19 @@ TEST(EgressScheduler, OneEligibleQueueIsServedAsTheRoundRobinLoopServesIt) {
       for (auto skip = rng() % __builtin_popcount(m); skip; --skip) m &= m - 1;
       eligible = m & (~m + 1);
     }
-    alone += eligible && !(eligible & (eligible - 1));
-    ASSERT_EQ(s.select(head, eligible), ref.select(head, eligible)) << "step " << step;
+    const bool one = eligible && !(eligible & (eligible - 1));
+    alone += one;
+    if (one && rng() % 2) {  // egress_port's one busy class: select_one charges as select does
+      const int q = __builtin_ctz(eligible);
+      s.select_one(q, head);
+      ASSERT_EQ(q, ref.select(head, eligible)) << "step " << step;
+      ++by_one;
+    } else {
+      ASSERT_EQ(s.select(head, eligible), ref.select(head, eligible)) << "step " << step;
+    }
   }
   EXPECT_GT(alone, 50000);
+  EXPECT_GT(by_one, 25000);
 }
 
 // ib-vlarb (models/switch/policies/ib_vl_arbiter.cpp), made by name as a port makes it.
