@@ -8,8 +8,9 @@
 // TLM_WRITE_COMMAND, address 0 (a frame is addressed by its header's node ids, not by memory),
 // no byte enables, and as data the wire image of a control frame (data frames carry none: the
 // header describes their bytes). The transmitting MAC sets the response status to
-// TLM_INCOMPLETE_RESPONSE and the data length (the image's wire size, 0 without an image); the
-// receiving MAC sets TLM_OK_RESPONSE when it takes the frame.
+// TLM_INCOMPLETE_RESPONSE and the data length (the image's wire size, 0 without an image) when it
+// sends through a socket (not on a direct hop: direct_hops.h); the receiving MAC sets
+// TLM_OK_RESPONSE when it takes the frame.
 #pragma once
 #include <array>
 #include <cstdint>

@@ -6,11 +6,13 @@
 // It is the same transaction. Both ends run on the models' clock, so the delays they would
 // annotate are fixed by it: the first bit's delay is now_ps() - the kernel's time, END_REQ
 // comes back as that + the serialization, and the last bit's delay is ahead(); the phases are
-// always BEGIN_REQ then END_REQ (TLM_UPDATED), and the receiver answers TLM_COMPLETED. What the
-// payload carries (response status, data length) is set as on the socket path. A foreign model
-// on either end (a third-party target, a wrapper, RTL) is not our type: the socket and its
-// standard path stay, with every annotated time (tests/models/direct_hops_test.cpp checks both
-// paths give the same times, and a fabric run the same outputs with direct hops off).
+// always BEGIN_REQ then END_REQ (TLM_UPDATED), and the receiver answers TLM_COMPLETED. Of the
+// payload's TLM fields, the receiver sets TLM_OK_RESPONSE on either path (a sink sees it as
+// always); the transmitter's response status and data length are for a TLM target, which our
+// link and receiver are not: only the socket path sets them. A foreign model on either end (a
+// third-party target, a wrapper, RTL) is not our type: the socket and its standard path stay,
+// with every annotated time (tests/models/direct_hops_test.cpp checks both paths give the same
+// times and fields, and a fabric run the same outputs with direct hops off).
 #pragma once
 
 namespace sluice {

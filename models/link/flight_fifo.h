@@ -22,7 +22,15 @@ class flight_fifo {
   const T& front() const { return slots_[head_ & mask_]; }
   const T& operator[](Index i) const { return slots_[static_cast<Index>(head_ + i) & mask_]; }
   void push_back(const T& v) {
+    make_room();
+    push_back_in_room(v);
+  }
+  // push_back in two: a caller that makes room first, before it computes the value, keeps none
+  // of it across the growth's call (registers saved at every push, though it rarely grows).
+  void make_room() {
     if (size() == capacity()) grow();  // also with no slots yet: capacity() is 0
+  }
+  void push_back_in_room(const T& v) {
     slots_[tail_ & mask_] = v;
     ++tail_;
   }

@@ -151,7 +151,7 @@ void link_channel::deliver_through_socket() {
 
 sc_core::sc_time link_channel::busy_time(const sc_core::sc_time& now) const {
   uint64_t ahead = tx_end_ps_ > to_ps(now) ? tx_end_ps_ - to_ps(now) : 0;
-  return from_ps(busy_ps_ - ahead);
+  return from_ps(counted_busy_ps() - ahead);
 }
 
 link::link(sc_core::sc_module_name name, data_rate default_rate, sc_core::sc_time default_delay)
@@ -177,6 +177,7 @@ void link::set_rate(data_rate r) {
 
 void link::set_channel_rates(data_rate r) {
   for (link_channel* c : {&ab, &ba}) {
+    c->fold_counts();
     c->rate_ = r;
     c->ser_bytes_ = c->ser_ps_ = 0;  // the serialization of 0 B: none cached at the old rate
   }

@@ -48,7 +48,19 @@ struct link_channel_fields {
   uint64_t tx_end_ps_ = 0;
   uint64_t delay_ps_ = 0;
   uint64_t last_arrival_ps_ = 0;  // of the latest frame started: none lands before it
-  uint64_t frames_ = 0, bytes_ = 0, busy_ps_ = 0;
+  uint64_t frames_ = 0;
+  // The bytes and busy time of the frames before the latest change of size or rate: each frame
+  // since (frames_ - sized_from_) took ser_bytes_ and ser_ps_, so a start adds to neither.
+  // Past the first two lines: a start no longer touches them.
+  uint64_t bytes_before_ = 0, busy_before_ps_ = 0, sized_from_ = 0;
+  uint64_t counted_bytes() const { return bytes_before_ + (frames_ - sized_from_) * ser_bytes_; }
+  uint64_t counted_busy_ps() const { return busy_before_ps_ + (frames_ - sized_from_) * ser_ps_; }
+  // Before ser_bytes_ or ser_ps_ change: the frames so far counted at their values.
+  void fold_counts() {
+    bytes_before_ = counted_bytes();
+    busy_before_ps_ = counted_busy_ps();
+    sized_from_ = frames_;
+  }
 };
 
 // One direction. It is also the constant-latency FIFO its frames wait in: every frame takes
@@ -78,7 +90,7 @@ class link_channel : public timed_client,
 
   // Statistics (read by reports and samplers).
   uint64_t frames() const { return frames_; }
-  uint64_t bytes() const { return bytes_; }
+  uint64_t bytes() const { return counted_bytes(); }
   // Wire-busy time up to `now`, counting only the elapsed part of a frame being serialized.
   sc_core::sc_time busy_time(const sc_core::sc_time& now) const;
   const std::string& label() const { return label_; }
@@ -151,14 +163,12 @@ class link : public sc_core::sc_module, public wire_if, private param_listener {
 
 [[gnu::always_inline]] inline uint64_t link_channel::serialize(uint32_t size, uint64_t now) {
   if (size != ser_bytes_) [[unlikely]] {
+    fold_counts();
     ser_bytes_ = size;
     ser_ps_ = rate_.serialization_ps(size);
   }
-  const uint64_t ser_ps = ser_ps_;
   ++frames_;
-  bytes_ += size;
-  busy_ps_ += ser_ps;
-  const uint64_t tx_end = now + ser_ps;
+  const uint64_t tx_end = now + ser_ps_;
   tx_end_ps_ = tx_end;
   // A frame starts only after the previous one was serialized and, while the delay holds,
   // every frame takes the same: arrival times never decrease, so the wire is a FIFO. After a
@@ -169,10 +179,11 @@ class link : public sc_core::sc_module, public wire_if, private param_listener {
 }
 
 [[gnu::always_inline]] inline uint64_t link_channel::start(tlm::tlm_generic_payload& p, uint64_t now) {
+  wire_.make_room();  // first: then only the MAC's, the frame's and the time's registers are kept across it
   const bool was_empty = wire_.empty();
   const uint64_t arrives = serialize(header(p).size, now);
   const uint64_t tx_end = tx_end_ps_;  // read before the schedule's call, which may write anything
-  wire_.push_back({arrives, &p});
+  wire_.push_back_in_room({arrives, &p});
   if (was_empty) timers_->schedule(this, arrives);
   return tx_end;
 }

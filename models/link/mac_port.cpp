@@ -116,10 +116,8 @@ void mac_port::on_timer() {
   // with it, no test of the frame's kind.
   if (!pfc_ && fc_ && h.kind != frame_kind::pfc && h.kind != frame_kind::ib_credit)
     fc_->on_transmit(h.priority, h.size);
-  p->set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-  p->set_data_length(h.image ? h.size : 0);
   if (probes::tx_start.on()) probes::tx_start.emit_frame(this, now, h, index_);
-  // Our own link: the same END_REQ, no sc_time (direct_hops.h).
+  // Our own link: the same END_REQ, no sc_time, no TLM fields (direct_hops.h).
   const uint64_t busy = tx_link_ ? tx_link_->start(*p, now) : transmit_through_socket(*p, now);
   busy_until_ps_ = busy;
   const uint64_t next = again_ ? busy : source_->next_ready_ps(busy);
@@ -128,8 +126,12 @@ void mac_port::on_timer() {
 }
 
 uint64_t mac_port::transmit_through_socket(tlm::tlm_generic_payload& p, uint64_t now) {
+  const packet_header& h = header(p);
   ++frames_sent_;
-  bytes_sent_ += header(p).size;
+  bytes_sent_ += h.size;
+  // What a TLM target reads of a frame (packet.h): set here, for the socket path alone.
+  p.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+  p.set_data_length(h.image ? h.size : 0);
   tlm::tlm_phase phase = tlm::BEGIN_REQ;
   // The first bit's time as TLM-2.0 annotates it: the kernel's time + delay (the models' clock
   // may run ahead of the kernel); the link answers END_REQ at the kernel's time + delay.

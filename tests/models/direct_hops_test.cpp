@@ -31,6 +31,8 @@ struct tlm_tap : sc_core::sc_module {
     tlm::tlm_sync_enum status;
     tlm::tlm_response_status response;
     uint32_t size;
+    tlm::tlm_response_status sent_response;  // as the call found it
+    unsigned data_length;
   };
   tlm_utils::simple_target_socket<tlm_tap, 32, packet_protocol_types> in;
   tlm_utils::simple_initiator_socket<tlm_tap, 32, packet_protocol_types> out;
@@ -45,6 +47,8 @@ struct tlm_tap : sc_core::sc_module {
     c.ahead_ps = ahead_ps();
     c.phase = phase;
     c.size = header(p).size;
+    c.sent_response = p.get_response_status();
+    c.data_length = p.get_data_length();
     c.status = out->nb_transport_fw(p, phase, delay);
     c.returned_ps = sc_core::sc_time_stamp().value() + delay.value();
     c.returned_phase = phase;
@@ -120,6 +124,36 @@ struct random_source : frame_source_if {
     return p;
   }
   uint64_t next_ready_ps(uint64_t now) const override { return left ? std::max(ready_ps, now) : never_ps; }
+};
+
+// Frames with a wire image (control frames: their data length is the image's size) and without,
+// at random, of random sizes: payloads come back from the pool with the fields their last hop left.
+struct image_source : frame_source_if {
+  std::mt19937_64 rng;
+  int left;
+  std::vector<uint32_t> sizes;  // 0 for frames without an image
+  image_source(uint64_t seed, int frames) : rng(seed), left(frames) {}
+  tlm::tlm_generic_payload* next_frame(uint64_t, uint64_t&) override {
+    if (!left) return nullptr;
+    --left;
+    const bool image = rng() % 2;
+    tlm::tlm_generic_payload* p = packet_pool::instance().acquire(image);
+    packet_header& h = header(*p);
+    h.kind = image ? frame_kind::cnp : frame_kind::data;
+    h.size = static_cast<uint32_t>(rng() % (max_image_bytes + 1));
+    sizes.push_back(image ? h.size : 0);
+    return p;
+  }
+  uint64_t next_ready_ps(uint64_t now) const override { return left ? now : never_ps; }
+};
+
+// The response status of each frame a sink takes, and a sink's own record.
+struct status_sink : test::recording_sink {
+  std::vector<tlm::tlm_response_status> statuses;
+  void receive_frame(tlm::tlm_generic_payload* p, int port) override {
+    statuses.push_back(p->get_response_status());
+    recording_sink::receive_frame(p, port);
+  }
 };
 
 // The receiving end in another process: what the channel ships, and when.
@@ -337,4 +371,34 @@ TEST(DirectHops, CountersAndTimesAreTheSameOnEitherPathWhateverTheFrames) {
   int ties = 0;
   for (std::size_t i = 1; i < landed.size(); ++i) ties += landed[i] == landed[i - 1];
   EXPECT_GT(ties, 20) << "no two frames landed in one picosecond";
+}
+
+TEST(DirectHops, TheFieldsATlmTargetReadsAreSetOnTheSocketPathAndTheStatusOnBoth) {
+  // The direct hop leaves the transmitter's response status and data length alone (our link and
+  // receiver read neither); a foreign target must still find each frame TLM_INCOMPLETE_RESPONSE
+  // with its image's size, also on payloads whose last hop was direct, and every sink
+  // TLM_OK_RESPONSE.
+  constexpr int frames = 400;
+  image_source direct_src(5, frames), tapped_src(5, frames);
+  tapped_pair direct("direct", false, false, &direct_src), tapped("tapped", true, false, &tapped_src);
+  status_sink direct_sink, tapped_sink;
+  direct.b.attach(&direct.b_src, &direct_sink);
+  tapped.b.attach(&tapped.b_src, &tapped_sink);
+  sluice::start(sc_time(1, sc_core::SC_MS));
+
+  ASSERT_TRUE(direct.a.transmits_directly());
+  ASSERT_FALSE(tapped.a.transmits_directly());
+  ASSERT_EQ(tapped.tx_tap->calls.size(), static_cast<std::size_t>(frames));
+  int images = 0;
+  for (std::size_t i = 0; i < tapped.tx_tap->calls.size(); ++i) {
+    const tlm_tap::call& c = tapped.tx_tap->calls[i];
+    EXPECT_EQ(c.sent_response, tlm::TLM_INCOMPLETE_RESPONSE) << "frame " << i;
+    EXPECT_EQ(c.data_length, tapped_src.sizes[i]) << "frame " << i;
+    images += tapped_src.sizes[i] > 0;
+  }
+  EXPECT_GT(images, frames / 3);
+  for (const status_sink* s : {&direct_sink, &tapped_sink}) {
+    ASSERT_EQ(s->statuses.size(), static_cast<std::size_t>(frames));
+    for (tlm::tlm_response_status r : s->statuses) EXPECT_EQ(r, tlm::TLM_OK_RESPONSE);
+  }
 }
