@@ -39,17 +39,25 @@ class pacing_limiter : public rate_limiter_if {
   explicit pacing_limiter(data_rate r = data_rate{0}) : rate_(r) {}
   void set_rate(data_rate r) override {
     rate_ = r;
-    if (last_bytes_) next_ps_ = last_start_ps_ + effective(last_source_).serialization_ps(last_bytes_);
+    if (last_bytes_) {
+      const uint64_t last_start_ps = next_ps_ - last_ps_;
+      last_ps_ = effective(last_source_).serialization_ps(last_bytes_);
+      next_ps_ = last_start_ps + last_ps_;
+    }
     changed();
   }
   data_rate rate() const override { return rate_; }
   uint64_t next_send_ps() const override { return next_ps_; }
   void on_send(uint64_t now_ps, uint64_t bytes, data_rate source_rate) override {
     uint64_t start = next_ps_ > now_ps ? next_ps_ : now_ps;
-    last_start_ps_ = start;
-    last_bytes_ = bytes;
-    last_source_ = source_rate;
-    next_ps_ = start + effective(source_rate).serialization_ps(bytes);
+    // A frame of the last one's size at its pace takes as long (a flow's frames are mostly full
+    // ones): no division. The rate is the same too: set_rate worked out its time again.
+    if (bytes != last_bytes_ || source_rate.bps != last_source_.bps) {
+      last_bytes_ = bytes;
+      last_source_ = source_rate;
+      last_ps_ = effective(source_rate).serialization_ps(bytes);
+    }
+    next_ps_ = start + last_ps_;
   }
 
  private:
@@ -57,8 +65,13 @@ class pacing_limiter : public rate_limiter_if {
     return rate_.bps > 0 && rate_ < source_rate ? rate_ : source_rate;
   }
   data_rate rate_;
-  uint64_t next_ps_ = 0, last_start_ps_ = 0, last_bytes_ = 0;
-  data_rate last_source_{0};
+  uint64_t next_ps_ = 0, last_bytes_ = 0;
+  // The last frame's pace (none before the first: no rate is negative) and time on the wire at
+  // that pace: the time of a frame of last_bytes_ at last_source_ at the current rate (a frame
+  // of 0 bytes takes 0 at any rate). The last frame started at next_ps_ - last_ps_ (no field:
+  // a limiter stays 80 bytes).
+  data_rate last_source_{-1};
+  uint64_t last_ps_ = 0;
 };
 
 }  // namespace sluice

@@ -132,6 +132,28 @@ void tx_scheduler::unpark(uint64_t now_ps) {
   }
 }
 
+// A NIC sending one flow at its own pace, parked alone, whose class our PFC has opened again
+// (each pause of the incast's senders ends so): put back on the empty heap as unpark would, with
+// neither its loop nor its calls (push, a limiter's ready time). False, having done nothing, in
+// any other case.
+inline bool tx_scheduler::unpark_alone(uint64_t now_ps) {
+  const uint32_t mask = parked_mask_;
+  if ((mask & (mask - 1)) != 0 || !heap_.empty()) return false;
+  const int cls = __builtin_ctz(mask);
+  std::vector<uint32_t>& parked = class_[cls].parked;
+  if (parked.size() != 1) return false;
+  const uint32_t i = parked[0];
+  sender& s = senders_[i];
+  if (!s.fast || pfc_gate_->pfc::paused(cls, now_ps)) return false;  // fast: pfc_gate_ is set
+  s.ready = fast_ready_ps(s);
+  s.order = order_++;
+  s.heap_pos = 0;
+  heap_.push_back(i);
+  parked.clear();
+  parked_mask_ = 0;
+  return true;
+}
+
 tlm::tlm_generic_payload* tx_scheduler::next_control_frame(uint64_t now_ps, uint64_t& retry_ps) {
   for (uint32_t mask = control_mask_; mask; mask &= mask - 1) {
     int cls = __builtin_ctz(mask);
@@ -196,13 +218,15 @@ tlm::tlm_generic_payload* tx_scheduler::next_frame(uint64_t now_ps, uint64_t& re
       retry_ps = std::min(retry_ps, s.ready);
       return nullptr;
     }
-    if (s.fast && !(s.finite && s.size - s.sent < format_.mtu) && !pfc_gate_->pfc::paused(s.header.priority, now_ps) &&
-        pool_.has_free()) {
-      tlm::tlm_generic_payload* p = build<true, true>(s, format_.mtu, s.full_bytes, now_ps);
-      if (s.finished) return pop_then(p);
-      s.ready = std::max(s.own->pacing_limiter::next_send_ps(), s.start_ps);  // ready_ps, not on/off
-      s.order = order_++;
-      return heap_.size() > 1 ? sift_down_then(p) : p;  // alone (a NIC sending one flow): in place
+    if (s.fast && !(s.finite && s.size - s.sent < format_.mtu)) {
+      if (pfc_gate_->pfc::paused(s.header.priority, now_ps)) return park_top(now_ps, retry_ps);
+      if (pool_.has_free()) {
+        tlm::tlm_generic_payload* p = build<true, true>(s, format_.mtu, s.full_bytes, now_ps);
+        if (s.finished) return pop_then(p);
+        s.ready = fast_ready_ps(s);
+        s.order = order_++;
+        return heap_.size() > 1 ? sift_down_then(p) : p;  // alone (a NIC sending one flow): in place
+      }
     }
   }
   return next_frame_any(now_ps, retry_ps);
@@ -218,6 +242,18 @@ tlm::tlm_generic_payload* tx_scheduler::sift_down_then(tlm::tlm_generic_payload*
   return p;
 }
 
+// What serve_heap does with this top flow (due, its frame full, its class paused: 0.07 frames a
+// hop in the incast), without next_frame_any's tests and serve_heap's first round. With nothing
+// left on the heap, serve_heap's end: no class was parked before, so the retry is this pause's end.
+tlm::tlm_generic_payload* tx_scheduler::park_top(uint64_t now_ps, uint64_t& retry_ps) {
+  const uint32_t i = heap_[0];
+  const int cls = senders_[i].header.priority;
+  park(i, cls, senders_[i].full_bytes);
+  if (!heap_.empty()) return serve_heap(now_ps, retry_ps);
+  retry_ps = std::min(retry_ps, pfc_gate_->pfc::blocked_until_ps(cls, now_ps));
+  return nullptr;
+}
+
 // Control frames first, then the classes the gate opened back to the heap, then the heap. Its
 // ends are tail calls: back to next_frame when an unpark leaves nothing waiting (a paused class's
 // first frame after its pause, 0.07 frames a hop), not a call from inside a loop that kept six
@@ -226,7 +262,7 @@ tlm::tlm_generic_payload* tx_scheduler::next_frame_any(uint64_t now_ps, uint64_t
   if (control_mask_)
     if (tlm::tlm_generic_payload* p = next_control_frame(now_ps, retry_ps)) return p;
   if (parked_mask_) {
-    unpark(now_ps);
+    if (!unpark_alone(now_ps)) unpark(now_ps);
     // The fast path, if it applies: this class's own, a jump (not through the vtable).
     if ((control_mask_ | parked_mask_) == 0) return tx_scheduler::next_frame(now_ps, retry_ps);
   }

@@ -113,6 +113,8 @@ class tx_scheduler : public frame_source_if {
     return s.onoff ? next_on_ps(s, t) : t;
   }
   uint64_t next_on_ps(const sender& s, uint64_t t) const;  // t, or the start of the next on-period
+  // ready_ps of a fast sender (its own pacer, not on/off).
+  static uint64_t fast_ready_ps(const sender& s) { return std::max(s.own->pacing_limiter::next_send_ps(), s.start_ps); }
   uint32_t frame_bytes(uint64_t payload) const {
     return static_cast<uint32_t>(std::max(payload + format_.header, format_.min_frame));
   }
@@ -142,10 +144,13 @@ class tx_scheduler : public frame_source_if {
   // The heap's flows in order, parking those whose class is closed (next_frame_any's loop).
   [[gnu::noinline]] tlm::tlm_generic_payload* serve_heap(uint64_t now_ps, uint64_t& retry_ps);
   [[gnu::noinline]] tlm::tlm_generic_payload* pop_then(tlm::tlm_generic_payload* p);
+  // The short path's top flow, whose class our PFC has paused, parked as serve_heap parks it.
+  [[gnu::noinline]] tlm::tlm_generic_payload* park_top(uint64_t now_ps, uint64_t& retry_ps);
   [[gnu::noinline]] tlm::tlm_generic_payload* sift_down_then(tlm::tlm_generic_payload* p);
   tlm::tlm_generic_payload* next_control_frame(uint64_t now_ps, uint64_t& retry_ps);
   uint64_t next_ready_gated_ps(uint64_t now_ps) const;  // next_ready_ps with control frames or parked flows
   void unpark(uint64_t now_ps);
+  bool unpark_alone(uint64_t now_ps);  // unpark's commonest case, if it is that: see there
   // The heap of sender indices.
   bool before(uint32_t a, uint32_t b) const {
     const sender& x = senders_[a];

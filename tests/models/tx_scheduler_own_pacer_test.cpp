@@ -4,7 +4,9 @@
 // frames, at other times, than the general path, or if a bound limiter is not used in its place.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
+#include <random>
 #include <vector>
 
 #include "models/nic/nic.h"
@@ -144,4 +146,43 @@ TEST(Nic, LimiterIsTheOwnPacerUntilOneIsBound) {
   host.bind_limiter(0, bound);
   EXPECT_EQ(&host.limiter(0), &bound);
   EXPECT_EQ(host.transmitter().limiter_of(0), &bound);
+}
+
+// The pacer keeps the last frame's time on the wire and reuses it for a frame of the same size at
+// the same pace (issue 23, thirteenth round): random frames (repeated sizes and paces, 0 bytes,
+// the wire's rate or the flow's), rate changes (to none, below and above the pace) between
+// them, against the division each time (start + B x 8 / min(rate, pace)).
+TEST(PacingLimiter, AFrameLikeTheLastTakesWhatTheDivisionGives) {
+  std::mt19937_64 rng(23);
+  auto pick = [&](uint64_t n) { return static_cast<uint64_t>(rng() % n); };
+  const uint64_t sizes[] = {0, 64, 1000, 1062, 4096};
+  const double paces[] = {10e9, 25e9, 40e9, 100e9};
+  const double rates[] = {0, 1e9, 7.5e9, 30e9, 200e9};
+  pacing_limiter pacer(data_rate{rates[pick(5)]});
+  data_rate rate = pacer.rate();
+  uint64_t next = 0, last_start = 0, last_bytes = 0;
+  data_rate last_pace{0};
+  auto time_of = [&](uint64_t bytes, data_rate pace) {
+    return (rate.bps > 0 && rate < pace ? rate : pace).serialization_ps(bytes);
+  };
+  uint64_t now = 0, repeats = 0;
+  for (int step = 0; step < 200000; ++step) {
+    if (pick(10) == 0) {
+      rate = data_rate{rates[pick(5)]};
+      pacer.set_rate(rate);
+      if (last_bytes) next = last_start + time_of(last_bytes, last_pace);
+    } else {
+      const uint64_t bytes = pick(3) == 0 ? sizes[pick(5)] : last_bytes;
+      const data_rate pace = pick(4) == 0 ? data_rate{paces[pick(4)]} : last_pace.bps > 0 ? last_pace : data_rate{40e9};
+      repeats += bytes == last_bytes && pace == last_pace;
+      now += pick(2) ? pick(400000) : 0;
+      pacer.on_send(now, bytes, pace);
+      last_start = std::max(next, now);
+      next = last_start + time_of(bytes, pace);
+      last_bytes = bytes;
+      last_pace = pace;
+    }
+    ASSERT_EQ(pacer.next_send_ps(), next) << "step " << step;
+  }
+  EXPECT_GT(repeats, 100000u);  // most frames reuse the last one's time
 }

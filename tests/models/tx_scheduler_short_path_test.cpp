@@ -274,17 +274,20 @@ struct transmitter_pair {
     b.attach(&b_tx, &b_sink);
   }
 };
-}  // namespace
 
-TEST(TransmitScheduler, BehindOurPfcTheFastPathSendsWhatTheGeneralPathSends) {
-  constexpr int pairs = 8;
+// `pairs` pairs from seeds first_seed on, each sending 1 to max_flows flows; the frames of data
+// and the PFC frames each pair's a received (pauses) are added to *data and *pauses. aimed:
+// every other pair's flows are such as the fast path takes (paced at their own rate, not on/off,
+// no reaction point) and its pauses close the first flow's class.
+void expect_the_same_frames(int pairs, uint64_t first_seed, uint64_t max_flows, bool aimed, uint64_t* data,
+                            uint64_t* pauses) {
   std::vector<std::unique_ptr<transmitter_pair>> benches;
   test::step_driver d("driver");
   std::vector<std::pair<uint64_t, std::function<void()>>> steps;  // (ns, action), sorted below
   for (int k = 0; k < pairs; ++k) {
-    std::mt19937_64 rng(100 + static_cast<uint64_t>(k));
+    std::mt19937_64 rng(first_seed + static_cast<uint64_t>(k));
     auto pick = [&](uint64_t n) { return static_cast<uint64_t>(rng() % n); };
-    const uint32_t n = 1 + static_cast<uint32_t>(pick(6));
+    const uint32_t n = 1 + static_cast<uint32_t>(pick(max_flows));
     benches.push_back(std::make_unique<transmitter_pair>(k, n));
     transmitter_pair& t = *benches.back();
     const uint64_t quanta = 50 + pick(400);  // x 512 bit at 40 Gb/s: 0.64-5.8 us
@@ -307,7 +310,12 @@ TEST(TransmitScheduler, BehindOurPfcTheFastPathSendsWhatTheGeneralPathSends) {
       spec.on = sc_core::sc_time(static_cast<double>(500 + pick(3000)), sc_core::SC_NS);
       spec.off = sc_core::sc_time(static_cast<double>(100 + pick(2000)), sc_core::SC_NS);
       const data_rate limit{pick(2) ? 1e9 * static_cast<double>(1 + pick(40)) : 0};
-      const bool with_rp = pick(5) == 0;
+      bool with_rp = pick(5) == 0;
+      if (aimed && k % 2 == 0) {
+        if (spec.kind == flow_kind::onoff) spec.kind = flow_kind::constant;
+        if (spec.rate.bps == 0) spec.rate = data_rate{25e9};
+        with_rp = false;
+      }
       for (bool fast : {true, false}) {
         flow& fl = (fast ? t.a_flows : t.b_flows)[f];
         fl.id = f;
@@ -342,7 +350,8 @@ TEST(TransmitScheduler, BehindOurPfcTheFastPathSendsWhatTheGeneralPathSends) {
           t.b_pacers[f]->set_rate(r);
         });
       } else if (pick(2) == 0) {  // each far end pauses a class of the other
-        const int cls = static_cast<int>(pick(pair_classes));
+        int cls = static_cast<int>(pick(pair_classes));
+        if (aimed && k % 2 == 0) cls = t.a_flows[0].spec.priority;
         steps.emplace_back(ns, [&t, cls] {
           t.a_gate.pause_upstream(cls);
           t.b_gate.pause_upstream(cls);
@@ -354,7 +363,6 @@ TEST(TransmitScheduler, BehindOurPfcTheFastPathSendsWhatTheGeneralPathSends) {
   for (auto& [ns, f] : steps) d.at(sc_core::sc_time(static_cast<double>(ns), sc_core::SC_NS), f);
   start(sc_core::sc_time(320, sc_core::SC_US));
 
-  uint64_t data = 0, pauses = 0;
   for (const auto& tp : benches) {
     const transmitter_pair& t = *tp;
     ASSERT_TRUE(t.a.asks_pfc_directly());
@@ -362,16 +370,33 @@ TEST(TransmitScheduler, BehindOurPfcTheFastPathSendsWhatTheGeneralPathSends) {
     ASSERT_EQ(t.b_sink.frames.size(), t.a_sink.frames.size()) << t.tag;
     for (std::size_t i = 0; i < t.b_sink.frames.size(); ++i) {
       ASSERT_TRUE(t.b_sink.frames[i] == t.a_sink.frames[i]) << t.tag << " frame " << i;  // a's frames reach b
-      data += t.b_sink.frames[i].kind == frame_kind::data;
+      *data += t.b_sink.frames[i].kind == frame_kind::data;
     }
     for (int c = 0; c < pair_classes; ++c) {
       EXPECT_EQ(t.a_tx.sent(c).frames, t.b_tx.sent(c).frames) << t.tag;
       EXPECT_EQ(t.a_tx.sent(c).bytes, t.b_tx.sent(c).bytes) << t.tag;
-      pauses += t.a_gate.pause_received(c);
+      *pauses += t.a_gate.pause_received(c);
     }
     for (std::size_t f = 0; f < t.a_flows.size(); ++f)
       EXPECT_EQ(t.a_flows[f].stats.tx_bytes, t.b_flows[f].stats.tx_bytes) << t.tag;
   }
+}
+}  // namespace
+
+TEST(TransmitScheduler, BehindOurPfcTheFastPathSendsWhatTheGeneralPathSends) {
+  uint64_t data = 0, pauses = 0;
+  expect_the_same_frames(8, 100, 6, false, &data, &pauses);
   EXPECT_GT(data, 5000u);  // each pair sends, and is paused
   EXPECT_GT(pauses, 300u);
+}
+
+// A NIC sending one flow (the incast's senders) parks it when its class is paused and puts it
+// back when the class opens on paths of their own (park_top, unpark_alone, issue 23, thirteenth
+// round): the same frames at the same times as the general path's park and unpark. Half the
+// pairs aim at those paths (their flow's class paused, the flow one the fast path takes).
+TEST(TransmitScheduler, AFlowAloneParkedAndPutBackSendsWhatTheGeneralPathSends) {
+  uint64_t data = 0, pauses = 0;
+  expect_the_same_frames(16, 300, 1, true, &data, &pauses);
+  EXPECT_GT(data, 4000u);
+  EXPECT_GT(pauses, 500u);
 }
