@@ -316,13 +316,19 @@ void pfc::on_control_frame(tlm::tlm_generic_payload& frame) {
   if (!h.image || !decode_pfc(*h.image, r)) return;
   ++frames_received_;
   const uint64_t effective = now_ps() + to_ps(response());
-  const data_rate rate = wire_rate();
+  // The wire's rate is asked at the first class the frame pauses: an XON (half the frames) ends
+  // its pause at `effective` and needs neither the rate (two calls) nor pause_ps's division.
+  data_rate rate{};
   bool shortened = false, watch = false;
   const bool watching = probes::pause_on.on() || probes::pause_off.on();
   // The classes the frame names, in order (a frame names one or two of eight).
   for (unsigned m = r.class_enable & ((1u << classes_) - 1); m != 0; m &= m - 1) {
     const int i = __builtin_ctz(m);
-    uint64_t until = effective + pause_ps(r.quanta[i], rate);
+    uint64_t until = effective;
+    if (r.quanta[i]) {
+      if (rate.bps == 0) rate = wire_rate();
+      until += pause_ps(r.quanta[i], rate);
+    }
     pause_state& s = state_[i];
     ++(r.quanta[i] ? s.xoff_received : s.xon_received);
     if (action_ != storm_action::off) {  // a watchdog, which only a generating port has

@@ -64,6 +64,16 @@ class forwarding_table {
   // The output port of frame `f` that arrived on `in_port` (-1: made by the switch): lookup(),
   // or for a data frame with a choice the stateful selector's. Defined in congestion_view.h.
   inline int lookup(const frame_fields& f, int in_port) const;
+  // lookup(f, in_port) where it makes no call: the destination's one port, or -1 (no route); or
+  // `several`, a choice left to make (a set of two or more ports, or a stateful selector), which
+  // lookup(f, in_port) makes. The switch's receive asks this first, so that a frame with one way
+  // (most, below the top of a tree) is routed with no call and no saved registers.
+  static constexpr int several = -2;
+  int sole_port(uint32_t dst) const {
+    if (stateful_) return several;
+    if (dst >= routes_.size()) return -1;
+    return sole_[routes_[dst]];
+  }
 
  private:
   int lookup_adaptive(const frame_fields& f, int in_port) const;  // the adaptive choice (out of line)
@@ -90,7 +100,6 @@ class forwarding_table {
   std::vector<std::vector<uint16_t>> sets_{1};
   // Per set: its one port, -1 if empty, `several` if a choice: a lookup of a destination with
   // one way (most, below the top of a tree) reads one number, not the set's two ends and a port.
-  static constexpr int several = -2;
   std::vector<int> sole_{-1};
   std::map<std::vector<uint16_t>, uint32_t> set_index_;  // sets_ -> index, while routes are set
 };

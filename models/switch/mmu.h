@@ -48,6 +48,15 @@ class mmu : public sc_core::sc_module, public mmu_if, private param_listener {
     account(now);
     return state_->admit(port, priority, bytes);
   }
+  // admit_at in two halves (shared_buffer::admit_plain): the switch's own receive does the
+  // accounting inline and leaves the rest, when there is any, to finish_admission out of line.
+  [[gnu::always_inline]] admit_rest admit_plain_at(int port, int priority, uint32_t bytes, uint64_t now) {
+    account(now);
+    return state_->admit_plain(port, priority, bytes);
+  }
+  admit_outcome finish_admission(int port, int priority, uint32_t bytes, admit_rest rest) {
+    return state_->finish_admission(port, priority, bytes, rest);
+  }
   void release_at(int port, int priority, uint32_t bytes, uint64_t now) {
     account(now);
     state_->release(port, priority, bytes);

@@ -41,7 +41,8 @@ uint64_t as_bytes(double d) {
 struct dynamic_policy final : threshold_policy {
   template <bool fast = false>
   static uint64_t of(const pg_config& c, uint64_t free_pool) {
-    return as_bytes<fast>(c.alpha * as_double<fast>(free_pool));
+    if constexpr (fast) return builtin_dynamic_limit(c, free_pool);
+    return static_cast<uint64_t>(c.alpha * static_cast<double>(free_pool));
   }
   uint64_t limit(const pg_config& c, const pg_usage&, uint64_t free_pool) const override { return of(c, free_pool); }
   bool follows_pool() const override { return true; }
@@ -120,12 +121,14 @@ shared_buffer::shared_buffer(int ports, int priorities, buffer_config config, st
     builtin_dynamic_ = builtin_dynamic_ && in_fast_range(pgs[i]);  // else the policy's calls, exact everywhere
   }
   if (config_.cell == 0) throw std::invalid_argument("shared_buffer: cell size must be positive");
+  plain_ = builtin_dynamic_ && config_.cell == 1;
 }
 
 void shared_buffer::set_config(int port, int priority, const pg_config& c) {
   groups_[at(port, priority)].config = c;
   groups_[at(port, priority)].alpha_shift = alpha_shift_of(c.alpha);
   builtin_dynamic_ = builtin_dynamic_ && in_fast_range(c);
+  plain_ = plain_ && builtin_dynamic_;
   if (keeps_resume_free(at(port, priority)))
     refresh_resume_free(at(port, priority));  // a live alpha or offset moves the resume point
 }
@@ -136,51 +139,37 @@ inline uint64_t shared_buffer::threshold_index(std::size_t i) const {
   return builtin_dynamic_ ? threshold_as<true>(i) : threshold_as<false>(i);
 }
 
-template <bool builtin_dynamic>
-uint64_t shared_buffer::threshold_as(std::size_t i) const {
-  const group& g = groups_[i];
-  uint64_t free = config_.shared_size > shared_used_ ? config_.shared_size - shared_used_ : 0;
-  return builtin_dynamic ? dynamic_policy::of<true>(g.config, free) : policy_->limit(g.config, g.usage, free);
-}
-
 // One admission per policy kind: under the built-in rule the threshold is inline and every call
 // left (a pause, a resume point) is a tail call, so an admission saves no registers.
 template <bool builtin_dynamic>
 admit_outcome shared_buffer::admit_as(std::size_t i, uint64_t bytes) {
-  group& g = groups_[i];
-  const pg_config& c = g.config;
-  pg_usage& u = g.usage;
-  // Each high-water mark is raised where its count grows (no other admission moves it).
-  if (u.reserved + bytes <= c.reserve) {
-    u.reserved += bytes;
-  } else if (u.headroom == 0 && u.shared + bytes <= threshold_as<builtin_dynamic>(i) &&
-             shared_used_ + bytes <= config_.shared_size) {
-    u.shared += bytes;
-    shared_used_ += bytes;
-    peak_shared_ = std::max(peak_shared_, shared_used_);
-  } else if (c.lossless && u.headroom + bytes <= c.headroom) {
-    u.headroom += bytes;
-    u.peak_headroom = std::max(u.peak_headroom, u.headroom);
-  } else {
-    if (c.lossless) ++u.overflows;
-    // Even a group whose headroom cannot take one frame must still pause its sender.
-    if (c.lossless && !g.paused) return pause_then(i, false);
-    return {false, false};
-  }
-  u.peak_total = std::max(u.peak_total, u.total());
-  in_use_ += bytes;
-  peak_in_use_ = std::max(peak_in_use_, in_use_);
-  if (g.paused) {
-    if (keeps_resume_free(i)) return refresh_then_admitted(i);
-    if (u.headroom != 0) resume_free_[g.slot] = threshold_policy::never_resumes;  // stale while it holds headroom
-  } else if (c.lossless && (u.headroom > 0 || (u.shared > 0 && u.shared >= threshold_as<builtin_dynamic>(i)))) {
-    return pause_then(i, true);  // XOFF
-  }
-  return {true, false};
+  return finish_rest(i, admit_accounting<builtin_dynamic>(i, bytes));
 }
 
 template admit_outcome shared_buffer::admit_as<true>(std::size_t, uint64_t);
 template admit_outcome shared_buffer::admit_as<false>(std::size_t, uint64_t);
+
+inline admit_outcome shared_buffer::finish_rest(std::size_t i, admit_rest rest) {
+  switch (rest) {
+    case admit_rest::none:
+      return {true, false};
+    case admit_rest::refresh:
+      return refresh_then_admitted(i);
+    case admit_rest::pause:
+      return pause_then(i, true);  // XOFF
+    case admit_rest::pause_dropped:
+      return pause_then(i, false);
+    case admit_rest::dropped:
+    case admit_rest::general:  // not an accounting's answer
+      break;
+  }
+  return {false, false};
+}
+
+admit_outcome shared_buffer::finish_admission(int port, int priority, uint64_t bytes, admit_rest rest) {
+  if (rest == admit_rest::general) return admit(port, priority, bytes);
+  return finish_rest(at(port, priority), rest);
+}
 
 admit_outcome shared_buffer::pause_then(std::size_t i, bool admitted) {
   pause_index(i);
@@ -198,11 +187,6 @@ void shared_buffer::pause_index(std::size_t i) {
   paused_list_.push_back(static_cast<uint32_t>(i));
   resume_free_.push_back(threshold_policy::never_resumes);
   if (keeps_resume_free(i)) refresh_resume_free(i);
-}
-
-inline bool shared_buffer::keeps_resume_free(std::size_t i) const {
-  const group& g = groups_[i];
-  return follows_pool_ && g.paused && g.usage.headroom == 0;
 }
 
 // least_pool<true> for an alpha of 2^-k (alpha_shift_of): its estimate need << k is exact, the
@@ -244,12 +228,18 @@ void shared_buffer::refresh_then_resume(std::size_t i, uint64_t from_shared) {
 }
 
 inline void shared_buffer::resume_after_refresh(std::size_t i, uint64_t from_shared) {
+  const uint64_t free = config_.shared_size - shared_used_;
   if (from_shared > 0 && follows_pool_) {
     // The pool grew: every paused group's threshold rose with it.
-    if (config_.shared_size - shared_used_ < least_resume_free_) return;  // no resume point crossed: no scan
+    if (free < least_resume_free_) return;  // no resume point crossed: no scan
     return resume_crossed();
   }
-  if (groups_[i].paused && groups_[i].usage.headroom == 0) return resume_alone(i);  // resume_index's first test
+  // Only this group may resume (resume_index's first test). A resume point it keeps was just
+  // refreshed, so resume_index's threshold test is then one comparison with it, as in the scan
+  // (most of these releases resume nothing: the threshold's product and a call were ~50
+  // instructions each).
+  const group& g = groups_[i];
+  if (keeps_resume_free(i) ? free >= resume_free_[g.slot] : g.paused && g.usage.headroom == 0) return resume_alone(i);
 }
 
 // Those holding no headroom whose resume point the pool has reached resume, in the list's order

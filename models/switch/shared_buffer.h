@@ -62,12 +62,25 @@ struct admit_outcome {
   bool xoff_due;
 };
 
+// What an admission leaves to do once its accounting is done (shared_buffer::admit_plain): none
+// (admitted, nothing more: the common case), a paused group's resume point to refresh, a pause to
+// start (XOFF) with the frame admitted or dropped, a drop; `general`: nothing was done, the whole
+// admission is still to do (another rule than the built-in one, or cells).
+enum class admit_rest : uint8_t { none, refresh, pause, pause_dropped, dropped, general };
+
 // Told of every priority group that may resume (send XON upstream).
 class resume_listener {
  public:
   virtual ~resume_listener() = default;
   virtual void resumed(int port, int priority) = 0;
 };
+
+// The built-in dynamic rule's limit, alpha x the free pool, in its fast range (pools up to 2^52
+// bytes, alpha up to 1024: every product below 2^62): through signed conversions, one
+// instruction each where unsigned ones are four or five; the value is the same.
+inline uint64_t builtin_dynamic_limit(const pg_config& c, uint64_t free_pool) {
+  return static_cast<uint64_t>(static_cast<int64_t>(c.alpha * static_cast<double>(static_cast<int64_t>(free_pool))));
+}
 
 struct pg_usage {
   uint64_t reserved = 0, shared = 0, headroom = 0;
@@ -90,6 +103,16 @@ class shared_buffer {
     return builtin_dynamic_ ? admit_as<true>(at(port, priority), occupancy(bytes))
                             : admit_as<false>(at(port, priority), occupancy(bytes));
   }
+  // admit() in two halves, for the switch's own receive, which then makes no call and saves no
+  // registers for most frames: admit_plain does the accounting inline under the built-in rule
+  // with whole bytes, and returns what is left (none for most frames); finish_admission does the
+  // rest out of line and returns admit()'s outcome. Under another rule or with cells admit_plain
+  // does nothing (general) and finish_admission admits the frame whole.
+  [[gnu::always_inline]] admit_rest admit_plain(int port, int priority, uint64_t bytes) {
+    if (!plain_) return admit_rest::general;
+    return admit_accounting<true>(at(port, priority), bytes);
+  }
+  admit_outcome finish_admission(int port, int priority, uint64_t bytes, admit_rest rest);
   // Returns the bytes. Every group this lets resume is reported to the listener: this group,
   // and under dynamic thresholds any paused group, because the free pool (and with it every
   // group's threshold) grew.
@@ -141,17 +164,27 @@ class shared_buffer {
   std::size_t at(int port, int priority) const { return static_cast<std::size_t>(port) * priorities_ + priority; }
   uint64_t threshold_index(std::size_t i) const;
   template <bool builtin_dynamic>
-  uint64_t threshold_as(std::size_t i) const;  // threshold_index, knowing the policy's kind
+  uint64_t threshold_as(std::size_t i) const {  // threshold_index, knowing the policy's kind
+    const group& g = groups_[i];
+    const uint64_t free = config_.shared_size > shared_used_ ? config_.shared_size - shared_used_ : 0;
+    return builtin_dynamic ? builtin_dynamic_limit(g.config, free) : policy_->limit(g.config, g.usage, free);
+  }
   template <bool builtin_dynamic>
   admit_outcome admit_as(std::size_t i, uint64_t bytes);
-  // The admission's calls, each its last step (a tail call).
+  template <bool builtin_dynamic>
+  [[gnu::always_inline]] inline admit_rest admit_accounting(std::size_t i, uint64_t bytes);
+  // What admit_accounting left, each call a tail call (an admission saves no registers).
+  admit_outcome finish_rest(std::size_t i, admit_rest rest);
   admit_outcome pause_then(std::size_t i, bool admitted);  // xoff_due
   admit_outcome refresh_then_admitted(std::size_t i);
   bool resume_index(std::size_t i);  // try_resume by group index
   void pause_index(std::size_t i);
   // Whether group i holds a resume point now (paused, under a policy that follows the pool, with
   // no headroom held): only then does refresh_resume_free do anything.
-  bool keeps_resume_free(std::size_t i) const;
+  bool keeps_resume_free(std::size_t i) const {
+    const group& g = groups_[i];
+    return follows_pool_ && g.paused && g.usage.headroom == 0;
+  }
   void refresh_resume_free(std::size_t i);
   uint64_t least_pool_shifted(uint64_t need, int k) const;  // a group's resume point for an alpha of 2^-k
   void report_resumed();  // tells the listener of resumed_ (not empty), and empties it
@@ -171,6 +204,7 @@ class shared_buffer {
   // policy_ is the built-in dynamic rule (the default): its limit and resume point are computed
   // here, inline, not through the policy's virtual calls (a threshold a hop, ~20 instructions).
   bool builtin_dynamic_;
+  bool plain_ = false;  // builtin_dynamic_ and whole bytes (cell 1): admit_plain does the accounting
   buffer_config config_;
   // A group's configuration, usage and pause state side by side, aligned to two cache lines:
   // an admission reads all three (in a large fabric, separate arrays are three misses).
@@ -200,5 +234,41 @@ class shared_buffer {
   std::vector<uint32_t> resumed_;  // scratch: groups resumed by one release
   resume_listener* listener_ = nullptr;
 };
+
+// An admission's accounting: which part of the group takes the frame, the counts and their
+// high-water marks, and what is left to do (a pause, a resume point), not done here: inline in
+// the switch's receive under the built-in rule (admit_plain), and in admit_as under either.
+template <bool builtin_dynamic>
+inline admit_rest shared_buffer::admit_accounting(std::size_t i, uint64_t bytes) {
+  group& g = groups_[i];
+  const pg_config& c = g.config;
+  pg_usage& u = g.usage;
+  // Each high-water mark is raised where its count grows (no other admission moves it).
+  if (u.reserved + bytes <= c.reserve) {
+    u.reserved += bytes;
+  } else if (u.headroom == 0 && u.shared + bytes <= threshold_as<builtin_dynamic>(i) &&
+             shared_used_ + bytes <= config_.shared_size) {
+    u.shared += bytes;
+    shared_used_ += bytes;
+    peak_shared_ = std::max(peak_shared_, shared_used_);
+  } else if (c.lossless && u.headroom + bytes <= c.headroom) {
+    u.headroom += bytes;
+    u.peak_headroom = std::max(u.peak_headroom, u.headroom);
+  } else {
+    if (c.lossless) ++u.overflows;
+    // Even a group whose headroom cannot take one frame must still pause its sender.
+    return c.lossless && !g.paused ? admit_rest::pause_dropped : admit_rest::dropped;
+  }
+  u.peak_total = std::max(u.peak_total, u.total());
+  in_use_ += bytes;
+  peak_in_use_ = std::max(peak_in_use_, in_use_);
+  if (g.paused) {
+    if (keeps_resume_free(i)) return admit_rest::refresh;
+    if (u.headroom != 0) resume_free_[g.slot] = threshold_policy::never_resumes;  // stale while it holds headroom
+  } else if (c.lossless && (u.headroom > 0 || (u.shared > 0 && u.shared >= threshold_as<builtin_dynamic>(i)))) {
+    return admit_rest::pause;  // XOFF
+  }
+  return admit_rest::none;
+}
 
 }  // namespace sluice

@@ -151,12 +151,12 @@ void switch_model::start_of_simulation() {
     latency_mmu_ = std::make_unique<latency_mmu>(*mmu_, latency);
     split_mmu_ = latency_mmu_.get();
   }
-  own_path_ = own_mmu_ && own_forward_ && !split_forward_ && !split_mmu_ && !snooper_;
   pipeline_ps_ = to_ps(pipeline());
   path_.clear();
   for (auto& p : ports)
     path_.push_back({&p->gate(), &p->egress, p->credits.get(), p->credits ? nullptr : &p->flow_control});
   own_releases_ = own_mmu_ && std::all_of(path_.begin(), path_.end(), [](const port_path& p) { return p.own_pfc; });
+  own_path_ = own_releases_ && own_forward_ && !split_forward_ && !split_mmu_ && !snooper_;
 }
 
 // A run-time write to `pipeline`: frames arriving from now on take the new latency. Frames
@@ -200,15 +200,34 @@ admit_outcome switch_model::admit_through_interface(int port_index, const packet
 void switch_model::receive_frame(tlm::tlm_generic_payload* p, int port_index) {
   packet_header& h = header(*p);
   h.ingress_port = static_cast<uint16_t>(port_index);
-  if (!own_path_) return receive_through_seams(p, port_index);
-  // Our MMU and forwarding block, immediate, no snooping policy: after_admission's steps with
-  // one test for the switch's blocks instead of five. The clock read once, for the buffer's
-  // integral, the pipeline and the queue's.
-  const uint64_t now = now_ps();
-  const admit_outcome a = own_mmu_->mmu::admit_at(port_index, h.priority, h.size, now);
-  hear_admission(port_index, h, a);
-  if (!a.admitted) return drop_refused(p, port_index);
-  forward(p, own_forward_->forwarding_block::route(h, port_index), now);
+  // Our MMU, forwarding block and PFCs, immediate, no snooping policy, the clock read inside a
+  // drain (outside, a kernel call): after_admission's steps with one test for the switch's
+  // blocks instead of five, and for most frames (admitted with nothing left to do, so nothing
+  // for PFC to hear; one way out) no call, so that no registers are saved. The rest is out of
+  // line, a tail call each. The clock read once, for the buffer's integral, the pipeline and the
+  // queue's.
+  if (!own_path_ || !clock_detail::draining) [[unlikely]]
+    return receive_through_seams(p, port_index);
+  const uint64_t now = clock_detail::now;
+  const admit_rest rest = mmu_block.admit_plain_at(port_index, h.priority, h.size, now);
+  if (rest != admit_rest::none) [[unlikely]]
+    return finish_admission_then_forward(p, rest, now);
+  const int out = forwarding.table.sole_port(h.dst);
+  if (out < 0) [[unlikely]]
+    return route_then_forward(p, now);         // a choice to make, or no route
+  enqueue_after_pipeline(p, path_[out], now);  // no credits on our PFC's ports: the class stays
+}
+
+// The ingress port from the header (one register fewer kept by receive_frame).
+void switch_model::finish_admission_then_forward(tlm::tlm_generic_payload* p, admit_rest rest, uint64_t now) {
+  packet_header& h = header(*p);
+  const int in = h.ingress_port;
+  after_admission(p, h, in, mmu_block.finish_admission(in, h.priority, h.size, rest), now);
+}
+
+void switch_model::route_then_forward(tlm::tlm_generic_payload* p, uint64_t now) {
+  const packet_header& h = header(*p);
+  forward(p, forwarding.forwarding_block::route(h, h.ingress_port), now);
 }
 
 void switch_model::receive_through_seams(tlm::tlm_generic_payload* p, int port_index) {
@@ -245,7 +264,11 @@ inline void switch_model::forward(tlm::tlm_generic_payload* p, int out, uint64_t
       h.priority = vl;
     }
   }
-  h.ready_ps = now + pipeline_ps_;
+  enqueue_after_pipeline(p, to, now);
+}
+
+inline void switch_model::enqueue_after_pipeline(tlm::tlm_generic_payload* p, const port_path& to, uint64_t now) {
+  header(*p).ready_ps = now + pipeline_ps_;
   to.egress->enqueue(p, now);
 }
 

@@ -112,9 +112,13 @@ class switch_model : public sc_core::sc_module,
   std::unique_ptr<latency_forwarding> latency_forwarding_;
   split_mmu_if* custom_split_mmu_ = nullptr;
   std::unique_ptr<latency_mmu> latency_mmu_;
-  // A frame's way when not own_path_ (a bound or split-phase block, a snooping policy): out of
-  // line, so that receive_frame's own path tests one flag.
+  // A frame's way when not own_path_ (a bound or split-phase block, a snooping policy, a port
+  // with credits) or outside a drain: out of line, so that receive_frame's own path tests one flag.
   [[gnu::noinline]] void receive_through_seams(tlm::tlm_generic_payload* frame, int port_index);
+  // receive_frame's own path when the admission left something to do (a pause, a resume point, a
+  // drop, another rule), or the route a choice: out of line, so that the common path saves no registers.
+  [[gnu::noinline]] void finish_admission_then_forward(tlm::tlm_generic_payload* frame, admit_rest rest, uint64_t now);
+  [[gnu::noinline]] void route_then_forward(tlm::tlm_generic_payload* frame, uint64_t now);
   // The ingress port's flow control hears an admission's verdict (our PFC inline).
   [[gnu::always_inline]] inline void hear_admission(int port, const packet_header& h, admit_outcome a);
   // Inlined into both callers, so the immediate path costs what it did before the split form.
@@ -125,6 +129,8 @@ class switch_model : public sc_core::sc_module,
   [[gnu::noinline]] admit_outcome admit_through_interface(int port, const packet_header& h);
   [[gnu::noinline]] void drop_refused(tlm::tlm_generic_payload* frame, int port);  // the MMU refused it
   void forward(tlm::tlm_generic_payload* frame, int out_port, uint64_t now);
+  struct port_path;
+  void enqueue_after_pipeline(tlm::tlm_generic_payload* frame, const port_path& to, uint64_t now);
   // What a frame's way through the switch reads, resolved at the start of simulation and kept
   // together: the bound MMU and forwarding blocks, the pipeline latency, and per port its gate,
   // egress port and credit block (InfiniBand).
@@ -146,7 +152,7 @@ class switch_model : public sc_core::sc_module,
   const forwarding_block* own_forward_ = nullptr;
   split_forwarding_if* split_forward_ = nullptr;  // set: lookups are asked and answered later
   split_mmu_if* split_mmu_ = nullptr;             // set: admissions are asked and answered later
-  // own_mmu_ and own_forward_ set, no split-phase block and no snooper_: receive_frame's one test.
+  // own_releases_ and own_forward_ set, no split-phase block and no snooper_: receive_frame's one test.
   bool own_path_ = false;
   // own_mmu_ set and every port's gate its own PFC: release's one test (not the port's gate per frame).
   bool own_releases_ = false;

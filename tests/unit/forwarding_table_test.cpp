@@ -59,12 +59,17 @@ TEST(ForwardingTable, OneWayLookupsAnswerAsTheirSetDoes) {
                        : ports.size() == 1 ? ports[0]
                                            : ports[ecmp_index(ports.size(), d, src, flow, 99)];
       ASSERT_EQ(t.lookup(d, src, flow), want) << "destination " << d << " in round " << round;
+      // The switch's receive asks sole_port first: the same port where there is no choice.
+      ASSERT_EQ(t.sole_port(d), ports.size() > 1 ? forwarding_table::several : want) << d << " " << round;
       (ports.empty() ? none : ports.size() == 1 ? sole : chosen) += 1;
     }
   }
   EXPECT_GT(sole, 10000);
   EXPECT_GT(none, 10000);
   EXPECT_GT(chosen, 10000);
+  // Honouring source paths, every lookup is the stateful one's to make, one way or none.
+  t.honour_paths(1);
+  for (uint32_t d = 0; d < 70; ++d) EXPECT_EQ(t.sole_port(d), forwarding_table::several) << d;
 }
 
 // A destination's route is a 2-byte index into the table's distinct port sets (docs/scale.md):

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <deque>
 #include <memory>
+#include <numeric>
 #include <random>
 
 using namespace sluice;
@@ -162,6 +163,100 @@ TEST(SharedBuffer, TheVerdictAndXoffTogetherAreTheFlagsAnswer) {
   EXPECT_GT(xoffs, 10u);
   EXPECT_GT(drops, 10u);
   EXPECT_EQ(a.peak_in_use(), b.peak_in_use());
+}
+
+// The admission in two halves (the switch's own receive: admit_plain's accounting inline, then
+// finish_admission when something is left) admits as admit() does. Two buffers get the same
+// random admissions, releases and live configurations, one through each: every verdict, XOFF,
+// XON, count and high-water mark must be the same. Under the built-in rule in whole bytes every
+// kind of rest must occur; with cells, the static rule, a policy of its own, or an alpha out of
+// the built-in rule's range (from a live write on), admit_plain must leave the whole admission.
+TEST(SharedBuffer, TheAdmissionInTwoHalvesIsTheWholeAdmission) {
+  struct plain_dynamic : threshold_policy {  // the dynamic rule through a policy's calls
+    uint64_t limit(const pg_config& c, const pg_usage& u, uint64_t free_pool) const override {
+      return dynamic_threshold().limit(c, u, free_pool);
+    }
+    bool follows_pool() const override { return true; }
+  } own_policy;
+  struct order : resume_listener {
+    std::vector<std::pair<int, int>> seen;
+    void resumed(int port, int priority) override { seen.emplace_back(port, priority); }
+  };
+  enum class kind { plain, cells, static_rule, own_rule, out_of_range };
+  for (kind k : {kind::plain, kind::cells, kind::static_rule, kind::own_rule, kind::out_of_range}) {
+    for (uint64_t seed = 1; seed <= 4; ++seed) {
+      std::mt19937_64 rng(seed);
+      const int ports = 4, priorities = 2, groups = ports * priorities;
+      auto random_config = [&rng](std::size_t i) {
+        const double alphas[] = {0.125, 0.25, 0.5, 1.0, 1.0 / 3};
+        return pg_config{i % 4 != 3, alphas[rng() % 5],  uint64_t{rng() % 2 ? 0u : 2000u},
+                         30000,      (rng() % 4) * 1000, uint64_t{rng() % 4 ? 8000u : 0u}};
+      };
+      std::vector<pg_config> pgs;
+      for (std::size_t i = 0; i < groups; ++i) pgs.push_back(random_config(i));
+      const buffer_config config{60000 + rng() % 40000, k != kind::static_rule, k == kind::cells ? 64u : 1u,
+                                 k == kind::own_rule ? &own_policy : nullptr};
+      shared_buffer whole(ports, priorities, config, pgs), halves(ports, priorities, config, pgs);
+      order whole_xons, halves_xons;
+      whole.set_listener(&whole_xons);
+      halves.set_listener(&halves_xons);
+      std::vector<std::deque<uint32_t>> held(groups);
+      std::vector<uint64_t> rests(6);
+      for (int step = 0; step < 20000; ++step) {
+        const std::size_t i = rng() % groups;
+        const int port = static_cast<int>(i) / priorities, priority = static_cast<int>(i) % priorities;
+        const unsigned op = rng() % 100;
+        if (op < 55) {
+          const uint32_t bytes = 64 + static_cast<uint32_t>(rng() % 1500);
+          const admit_outcome a = whole.admit(port, priority, bytes);
+          const admit_rest rest = halves.admit_plain(port, priority, bytes);
+          ++rests[static_cast<std::size_t>(rest)];
+          const admit_outcome b = rest == admit_rest::none ? admit_outcome{true, false}
+                                                           : halves.finish_admission(port, priority, bytes, rest);
+          ASSERT_EQ(a.admitted, b.admitted) << step;
+          ASSERT_EQ(a.xoff_due, b.xoff_due) << step;
+          if (a.admitted) held[i].push_back(bytes);
+        } else if (op < 98) {
+          if (held[i].empty()) continue;
+          whole.release(port, priority, held[i].front());
+          halves.release(port, priority, held[i].front());
+          held[i].pop_front();
+        } else {
+          pg_config c = random_config(i);
+          if (k == kind::out_of_range && step > 10000) c.alpha = 2000;  // past the built-in rule's range
+          whole.set_config(port, priority, c);
+          halves.set_config(port, priority, c);
+        }
+        ASSERT_EQ(whole_xons.seen, halves_xons.seen) << step;
+        for (int g = 0; g < groups; ++g) {
+          const pg_usage &u = whole.usage(g / priorities, g % priorities),
+                         &v = halves.usage(g / priorities, g % priorities);
+          ASSERT_EQ(u.reserved, v.reserved) << step;
+          ASSERT_EQ(u.shared, v.shared) << step;
+          ASSERT_EQ(u.headroom, v.headroom) << step;
+          ASSERT_EQ(u.peak_total, v.peak_total) << step;
+          ASSERT_EQ(u.peak_headroom, v.peak_headroom) << step;
+          ASSERT_EQ(u.overflows, v.overflows) << step;
+          ASSERT_EQ(whole.paused(g / priorities, g % priorities), halves.paused(g / priorities, g % priorities))
+              << step;
+        }
+        ASSERT_EQ(whole.shared_used(), halves.shared_used()) << step;
+        ASSERT_EQ(whole.peak_shared(), halves.peak_shared()) << step;
+        ASSERT_EQ(whole.peak_in_use(), halves.peak_in_use()) << step;
+      }
+      EXPECT_GT(whole_xons.seen.size(), 50u) << seed;
+      const uint64_t general = rests[static_cast<std::size_t>(admit_rest::general)];
+      if (k == kind::plain) {
+        EXPECT_EQ(general, 0u);
+        for (std::size_t r = 0; r < 5; ++r) EXPECT_GT(rests[r], 5u) << "rest " << r << " seed " << seed;
+      } else if (k == kind::out_of_range) {
+        EXPECT_GT(rests[static_cast<std::size_t>(admit_rest::none)], 100u);  // before the write
+        EXPECT_GT(general, 100u);                                            // after it
+      } else {
+        EXPECT_EQ(general, static_cast<uint64_t>(std::accumulate(rests.begin(), rests.end(), uint64_t{0})));
+      }
+    }
+  }
 }
 
 TEST(SharedBuffer, EachGroupHasItsOwnAlpha) {
