@@ -18,7 +18,7 @@
 
 namespace sluice {
 
-class rx_dispatcher : public frame_sink_if {
+class alignas(64) rx_dispatcher : public frame_sink_if {
  public:
   rx_dispatcher(uint32_t node_id, flow_table& flows)
       : node_id_(node_id), flows_(flows), kinds_(frame_kind_registry::instance()) {}
@@ -80,16 +80,23 @@ class rx_dispatcher : public frame_sink_if {
   [[gnu::always_inline]] inline void deliver(flow& f, uint32_t payload, uint64_t now);
   void hold(flow& f, const packet_header& h, uint64_t now);
   void release_held(flow& f, uint64_t now);
+  // receive_frame's short path reads and writes the first line alone (with the vtable pointer:
+  // the class is 64-byte aligned), the data frames' count by kind included.
   uint32_t node_id_;
+  // No notification point, resequencing or held frame: receive_frame's short path may deliver a
+  // data frame in order (one flag for three tests) if no ACK model is on (its switch is a live
+  // parameter, read there).
+  bool plain_ = true;
   flow_table& flows_;
   const frame_kind_registry& kinds_;
-  notification_point_if* np_ = nullptr;
   ack_model* acks_ = nullptr;
+  uint64_t rx_frames_ = 0;
+  std::array<uint64_t, max_frame_kinds> by_kind_{};
+  notification_point_if* np_ = nullptr;
   std::function<void(uint32_t)> completion_hook_;
   model_signal completed_;
   uint32_t last_completed_ = 0;
-  uint64_t rx_frames_ = 0, misdelivered_ = 0, unmatched_feedback_ = 0, data_misdelivered_ = 0;
-  std::array<uint64_t, max_frame_kinds> by_kind_{};
+  uint64_t misdelivered_ = 0, unmatched_feedback_ = 0, data_misdelivered_ = 0;
   // Frames that arrived ahead of their flow's next byte (adaptive routing reorders), by flow,
   // each list in sequence order. In order, a frame's seq equals the bytes delivered so far, so
   // a fabric that keeps order keeps nothing here.
@@ -100,10 +107,6 @@ class rx_dispatcher : public frame_sink_if {
   std::unordered_map<uint32_t, std::vector<held>> held_;
   std::size_t holding_ = 0;    // frames in held_
   bool resequencing_ = false;  // off: a lost frame must not stall its flow where nothing reorders
-  // No notification point, resequencing or held frame: receive_frame's short path may deliver a
-  // data frame in order (one flag for three tests) if no ACK model is on (its switch is a live
-  // parameter, read there).
-  bool plain_ = true;
   void update_plain() { plain_ = !np_ && !resequencing_ && holding_ == 0; }
   bool acking() const { return acks_ && acks_->enable(); }
   uint64_t resequenced_ = 0, reseq_delay_ps_ = 0, reseq_delay_max_ps_ = 0, out_of_order_ = 0;

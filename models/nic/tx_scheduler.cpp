@@ -8,11 +8,11 @@
 namespace sluice {
 
 tx_scheduler::tx_scheduler(mac_port& mac, flow_control_if& gate, flow_table& flows, int classes)
-    : mac_(mac),
-      gate_(gate),
-      pfc_gate_(typeid(gate) == typeid(pfc) ? static_cast<const pfc*>(&gate) : nullptr),
-      flows_(flows),
+    : pfc_gate_(typeid(gate) == typeid(pfc) ? static_cast<const pfc*>(&gate) : nullptr),
       class_(std::make_unique<class_state[]>(classes)),
+      flows_(flows),
+      mac_(mac),
+      gate_(gate),
       classes_(classes) {}
 
 void tx_scheduler::add_flow(uint32_t flow_id, rate_limiter_if* limiter, reaction_point_if* rp) {
@@ -181,7 +181,7 @@ tlm::tlm_generic_payload* tx_scheduler::next_control_frame(uint64_t now_ps, uint
 template <bool plain, bool fast>
 [[gnu::always_inline]] inline tlm::tlm_generic_payload* tx_scheduler::build(sender& s, uint64_t payload, uint32_t bytes,
                                                                             uint64_t now_ps) {
-  tlm::tlm_generic_payload* p = pool_.acquire_as(s.header);
+  tlm::tlm_generic_payload* p = packet_pool::instance().acquire_as(s.header);
   packet_header& h = header(*p);
   h.payload = static_cast<uint32_t>(payload);
   h.size = bytes;
@@ -220,7 +220,7 @@ tlm::tlm_generic_payload* tx_scheduler::next_frame(uint64_t now_ps, uint64_t& re
     }
     if (s.fast && !(s.finite && s.size - s.sent < format_.mtu)) {
       if (pfc_gate_->pfc::paused(s.header.priority, now_ps)) return park_top(now_ps, retry_ps);
-      if (pool_.has_free()) {
+      if (packet_pool::instance().has_free()) {
         tlm::tlm_generic_payload* p = build<true, true>(s, format_.mtu, s.full_bytes, now_ps);
         if (s.finished) return pop_then(p);
         s.ready = fast_ready_ps(s);

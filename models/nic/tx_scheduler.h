@@ -33,7 +33,7 @@ struct frame_format {
   }
 };
 
-class tx_scheduler : public frame_source_if {
+class alignas(64) tx_scheduler : public frame_source_if {
  public:
   // What one class sent.
   struct class_counters {
@@ -75,15 +75,18 @@ class tx_scheduler : public frame_source_if {
 
  private:
   friend struct invariant_test_hooks;
-  struct sender {
-    uint32_t flow_id = 0;
-    rate_limiter_if* limiter = nullptr;
-    reaction_point_if* rp = nullptr;
-    pacing_limiter* own = nullptr;  // = limiter, if the flow's own (add_flow): called directly
-    uint64_t sent = 0;              // payload bytes handed to the MAC
+  // A flow this scheduler sends. 64-byte aligned, in three lines: what next_frame's short path
+  // reads and writes at every frame first, the header every frame copies second, the rest last
+  // (the fabric's NICs are each touched once a frame time: a line is a miss, docs/performance.md).
+  struct alignas(64) sender {
     uint64_t ready = 0;             // heap key: earliest send time
     uint64_t order = 0;             // heap key: ties in queueing order
-    int heap_pos = -1;              // -1: not in the heap (parked or finished)
+    uint64_t sent = 0;              // payload bytes handed to the MAC
+    pacing_limiter* own = nullptr;  // = limiter, if the flow's own (add_flow): called directly
+    data_rate source{0};            // set by start(): its own pace; 0: the wire's current rate, read at each frame
+    uint64_t start_ps = 0;          // set by start()
+    uint32_t flow_id = 0;
+    uint32_t full_bytes = 0;  // set by start(): the wire bytes of a full frame (all but a finite flow's last)
     bool finished = false;
     // Its own pacer and no reaction point: nothing it calls while its frame is built can
     // reschedule a flow, so its frame needs no guard (set by set_paths()).
@@ -92,15 +95,14 @@ class tx_scheduler : public frame_source_if {
     // (its next on-period is a call away), behind our own PFC: next_frame's short path (set by
     // set_paths()).
     bool fast = false;
-    // Set by start(), from the flow's spec (fixed by then): what every frame of the flow carries
-    // alike (kind, class, service level, flow and node ids), copied into each frame whole; the
-    // wire bytes of a full frame (all but a finite flow's last), its size and its own pace.
-    bool finite = false, onoff = false;
-    uint32_t full_bytes = 0;
-    uint64_t size = 0;
-    data_rate source{0};  // 0: the wire's current rate, read at each frame
-    uint64_t start_ps = 0;
+    bool finite = false, onoff = false;  // set by start(), from the flow's spec (fixed by then)
+    // Set by start(): what every frame of the flow carries alike (kind, class, service level,
+    // flow and node ids), copied into each frame whole.
     frame_fields header;
+    rate_limiter_if* limiter = nullptr;
+    reaction_point_if* rp = nullptr;
+    uint64_t size = 0;  // set by start(): a finite flow's bytes
+    int heap_pos = -1;  // -1: not in the heap (parked or finished)
   };
   // Sets s.plain and s.fast again after its limiter, reaction point or spec (start) changed.
   void set_paths(sender& s) const {
@@ -187,19 +189,21 @@ class tx_scheduler : public frame_source_if {
     class_counters sent;
   };
 
-  mac_port& mac_;
-  flow_control_if& gate_;
-  const pfc* pfc_gate_;  // gate_, when it is our PFC itself (not a subclass): asked inline
-  flow_table& flows_;
-  packet_pool& pool_ = packet_pool::instance();
-  frame_format format_;
-  std::vector<sender> senders_;
-  std::vector<uint32_t> heap_;
-  std::unique_ptr<class_state[]> class_;
-  int classes_;
+  // next_frame's short path reads the first two lines (the masks, the heap and the senders in the
+  // first with the vtable pointer; the gate, the order, the classes, the flows and the MTU in the
+  // second) and nothing further (the class is 64-byte aligned).
   uint32_t parked_mask_ = 0;
   uint32_t control_mask_ = 0;
+  std::vector<uint32_t> heap_;
+  std::vector<sender> senders_;
+  const pfc* pfc_gate_;  // gate_, when it is our PFC itself (not a subclass): asked inline
   uint64_t order_ = 0;
+  std::unique_ptr<class_state[]> class_;
+  flow_table& flows_;
+  frame_format format_;
+  mac_port& mac_;
+  flow_control_if& gate_;
+  int classes_;
   static constexpr uint32_t no_sender = UINT32_MAX;
   uint32_t building_ = no_sender;  // the sender whose frame next_frame is building (still on top)
   std::array<uint64_t, max_frame_kinds> control_frames_{};
