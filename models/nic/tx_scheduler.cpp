@@ -149,6 +149,7 @@ inline bool tx_scheduler::unpark_alone(uint64_t now_ps) {
   s.order = order_++;
   s.heap_pos = 0;
   heap_.push_back(i);
+  top_ = i;
   parked.clear();
   parked_mask_ = 0;
   return true;
@@ -212,8 +213,8 @@ template <bool plain, bool fast>
 // its frame full, our PFC leaves its class open and the pool has a payload. The rare ends of the
 // path (the flow finished, a heap to walk) are tail calls (sender::fast). Anything else: next_frame_any.
 tlm::tlm_generic_payload* tx_scheduler::next_frame(uint64_t now_ps, uint64_t& retry_ps) {
-  if ((control_mask_ | parked_mask_) == 0 && !heap_.empty()) {
-    sender& s = senders_[heap_[0]];
+  if ((control_mask_ | parked_mask_) == 0 && top_ != no_sender) {
+    sender& s = senders_[top_];
     if (s.ready > now_ps) {  // as serve_heap answers with nothing parked
       retry_ps = std::min(retry_ps, s.ready);
       return nullptr;
@@ -340,7 +341,7 @@ tlm::tlm_generic_payload* tx_scheduler::send_general(uint32_t i, uint64_t payloa
 
 uint64_t tx_scheduler::next_ready_ps(uint64_t now_ps) const {
   if (control_mask_ | parked_mask_) return next_ready_gated_ps(now_ps);
-  return heap_.empty() ? std::max(never_ps, now_ps) : std::max(senders_[heap_[0]].ready, now_ps);
+  return top_ == no_sender ? std::max(never_ps, now_ps) : std::max(senders_[top_].ready, now_ps);
 }
 
 uint64_t tx_scheduler::next_ready_gated_ps(uint64_t now_ps) const {
@@ -360,7 +361,7 @@ uint64_t tx_scheduler::next_ready_gated_ps(uint64_t now_ps) const {
   }
   // The heap's top at its ready time, even if its class is closed then: next_frame parks it and
   // serves the flows behind it (waiting for the top's gate would starve every other class).
-  if (!heap_.empty()) next = std::min(next, std::max(senders_[heap_[0]].ready, now_ps));
+  if (top_ != no_sender) next = std::min(next, std::max(senders_[top_].ready, now_ps));
   return next <= now_ps ? now_ps : next;
 }
 
@@ -370,7 +371,10 @@ void tx_scheduler::push(uint32_t i, uint64_t ready) {
   s.order = order_++;
   heap_.push_back(i);
   s.heap_pos = static_cast<int>(heap_.size() - 1);
-  if (heap_.size() > 1) sift_up(heap_.size() - 1);  // the only one (a NIC sending one flow): in place
+  if (heap_.size() > 1)
+    sift_up(heap_.size() - 1);
+  else
+    top_ = i;  // the only one (a NIC sending one flow): in place
 }
 
 void tx_scheduler::pop() {
@@ -381,6 +385,8 @@ void tx_scheduler::pop() {
   if (top != last) {
     place(0, last);
     sift_down(0);
+  } else {
+    top_ = no_sender;
   }
 }
 

@@ -7,6 +7,7 @@
 #pragma once
 #include <algorithm>
 #include <array>
+#include <cstddef>
 #include <memory>
 #include <vector>
 
@@ -104,6 +105,8 @@ class alignas(64) tx_scheduler : public frame_source_if {
     uint64_t size = 0;  // set by start(): a finite flow's bytes
     int heap_pos = -1;  // -1: not in the heap (parked or finished)
   };
+  static_assert(offsetof(sender, onoff) < 64 && offsetof(sender, header) == 64 && sizeof(sender) == 192,
+                "a sender's short-path fields in its first line, its header in the second");
   // Sets s.plain and s.fast again after its limiter, reaction point or spec (start) changed.
   void set_paths(sender& s) const {
     s.plain = s.own != nullptr && s.rp == nullptr;
@@ -164,7 +167,7 @@ class alignas(64) tx_scheduler : public frame_source_if {
   // The top's key moves later: pop() and push() in one walk, with the same key and tie counter
   // (at the root one sift-down restores the heap whatever the new key). Inline: once a frame.
   void requeue_top(uint64_t ready) {
-    sender& s = senders_[heap_[0]];
+    sender& s = senders_[top_];
     s.ready = ready;
     s.order = order_++;
     if (heap_.size() > 1) sift_down(0);  // alone (a NIC sending one flow): already in place
@@ -178,6 +181,7 @@ class alignas(64) tx_scheduler : public frame_source_if {
   uint32_t slot_of(uint32_t flow_id) const;  // its index in senders_; throws if not sent here
   void place(std::size_t pos, uint32_t i) {
     heap_[pos] = i;
+    if (pos == 0) top_ = i;
     senders_[i].heap_pos = static_cast<int>(pos);
   }
 
@@ -189,11 +193,15 @@ class alignas(64) tx_scheduler : public frame_source_if {
     class_counters sent;
   };
 
-  // next_frame's short path reads the first two lines (the masks, the heap and the senders in the
-  // first with the vtable pointer; the gate, the order, the classes, the flows and the MTU in the
-  // second) and nothing further (the class is 64-byte aligned).
+  // next_frame's short path reads the first two lines (the masks, the heap's top and size and the
+  // senders in the first with the vtable pointer; the gate, the order, the classes, the flows and
+  // the MTU in the second) and nothing further (the class is 64-byte aligned).
   uint32_t parked_mask_ = 0;
   uint32_t control_mask_ = 0;
+  static constexpr uint32_t no_sender = UINT32_MAX;
+  // heap_[0], or no_sender with the heap empty: kept by place(), push(), pop() and unpark_alone(),
+  // so that the short path does not load the heap's own line.
+  uint32_t top_ = no_sender;
   std::vector<uint32_t> heap_;
   std::vector<sender> senders_;
   const pfc* pfc_gate_;  // gate_, when it is our PFC itself (not a subclass): asked inline
@@ -204,7 +212,6 @@ class alignas(64) tx_scheduler : public frame_source_if {
   mac_port& mac_;
   flow_control_if& gate_;
   int classes_;
-  static constexpr uint32_t no_sender = UINT32_MAX;
   uint32_t building_ = no_sender;  // the sender whose frame next_frame is building (still on top)
   std::array<uint64_t, max_frame_kinds> control_frames_{};
 };
