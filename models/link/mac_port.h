@@ -65,6 +65,9 @@ struct mac_port_fields {
   int index_ = 0;
   bool sending_ = false;  // inside on_timer: a nested kick only asks for another look
   bool again_ = false;
+  // Our PFC may have a frame waiting (pfc::request sets it, the decision clears it as it asks):
+  // a decision then reads nothing of the PFC's lines unless it has.
+  bool pfc_frame_ = false;
   event_queue* timers_ = nullptr;
   flow_control_if* fc_ = nullptr;
   ring<tlm::tlm_generic_payload*> control_;
@@ -99,11 +102,16 @@ class alignas(64) mac_port : public timed_client,
     pfc_ = nullptr;  // the interface's calls until the end of elaboration looks at its type
   }
   const flow_control_if* flow_control() const { return fc_; }
+  // Our PFC has a frame to send (pfc::request, before its kick).
+  void pfc_frame_waits() { pfc_frame_ = true; }
   void attach_wire(const wire_if* w) { wire_ = w; }
   // The wire this port transmits on; a port used before it is attached is a model error.
   const wire_if& wire() const;
   bool has_wire() const { return wire_ != nullptr; }
   int index() const { return index_; }
+  // The queue this port's wake-ups are in (every model's): for its link, whose delivery has just
+  // read the line it is in.
+  event_queue& queue() const { return *timers_; }
   uint64_t mac_address() const { return mac_; }
 
   // A frame became available, or a gate may have opened: transmit if the wire is free. Safe to
