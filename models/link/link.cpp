@@ -126,7 +126,9 @@ void link_channel::on_timer() {
   const uint64_t next = wire_.front().arrives_ps;
   if (next <= now) [[unlikely]]
     return deliver_due(now);
-  timers_->schedule(this, next);
+  // The same queue as ours, read from the receiver's line, which the arrival has just read: ours
+  // is on a line the delivery reads nothing else of (the start's).
+  out_mac_->queue().schedule(this, next);
 }
 
 void link_channel::deliver_due(uint64_t now) {

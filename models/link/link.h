@@ -30,8 +30,9 @@ class frame_shipper {
 
 // What a frame touches on a direction, in the channel's first two cache lines: right after the
 // timer's fields (the event queue prefetches a client's first two lines a wake-up ahead), not
-// behind sc_module's 232 bytes, which a member of the channel itself would follow. The owner's
-// rate and delay are copied here, at the start of simulation and on a rate change.
+// behind sc_module's 232 bytes, which a member of the channel itself would follow. The channel is
+// aligned to a line, so that these are two lines, not three. The owner's rate and delay are
+// copied here, at the start of simulation and on a rate change.
 struct link_channel_fields {
   struct in_flight {
     uint64_t arrives_ps;  // its last bit at the receiver
@@ -68,10 +69,10 @@ struct link_channel_fields {
 // pending wake-up, for the head (no time-ordered structure of its own).
 // timed_client first: the queue's wake-up (on_timer, warm) then reaches this object without a
 // this-adjusting thunk, and its schedule passes `this` as it is. Its fields next (above).
-class link_channel : public timed_client,
-                     private link_channel_fields,
-                     public sc_core::sc_module,
-                     public frame_receiver {
+class alignas(64) link_channel : public timed_client,
+                                 private link_channel_fields,
+                                 public sc_core::sc_module,
+                                 public frame_receiver {
   data_rate rate_;
   tlm::tlm_fw_transport_if<packet_protocol_types>* out_if_ = nullptr;  // what `out` is bound to
 

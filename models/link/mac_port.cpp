@@ -55,9 +55,14 @@ void mac_port::end_of_elaboration() {
 }
 
 // Nearly every transmit decision finds no control frame waiting: with our PFC that is a test of
-// its pending request here (pfc::take_control_frame gives nullptr exactly when none waits).
+// our flag, in our line (pfc::take_control_frame gives nullptr when none waits, as when a test
+// took the frame itself).
 inline tlm::tlm_generic_payload* mac_port::take_control_frame(uint64_t now) {
-  if (pfc_) return pfc_->pfc::control_frame_ready() ? pfc_->pfc::take_control_frame(now) : nullptr;
+  if (pfc_) {
+    if (!pfc_frame_) return nullptr;
+    pfc_frame_ = false;
+    return pfc_->pfc::take_control_frame(now);
+  }
   return fc_ ? fc_->take_control_frame(now) : nullptr;
 }
 

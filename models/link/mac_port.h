@@ -49,26 +49,36 @@ extern frame_source_if& no_frames;
 // What every transmit decision and arrival reads, in the port's first two cache lines: right
 // after the timer's fields (the event queue prefetches a client's first two lines a wake-up
 // ahead, and a kick reads the pending time beside busy_until_ps_), not behind sc_module's 232
-// bytes, which a member of the port itself would follow.
+// bytes, which a member of the port itself would follow. The port is aligned to a line, so that
+// these are two lines, not three.
 struct mac_port_fields {
+  // The first line, with the timer's: what a kick and the transmit decision read.
   uint64_t busy_until_ps_ = 0;            // end of the frame on the wire (END_REQ)
   frame_source_if* source_ = &no_frames;  // never null
-  frame_sink_if* sink_ = nullptr;
-  link_channel* tx_link_ = nullptr;  // `tx` bound straight to our own link: the direct hop (direct_hops.h)
+  link_channel* tx_link_ = nullptr;       // `tx` bound straight to our own link: the direct hop (direct_hops.h)
   // fc_ when it is our PFC itself, not a subclass (seen at the end of elaboration): whether a
   // control frame waits is then a test inline, not a virtual call per transmit decision.
   pfc* pfc_ = nullptr;
-  flow_control_if* fc_ = nullptr;
-  event_queue* timers_ = nullptr;
+  // The second line: all an arrival reads of the port (its sink and index first), and the
+  // decision's flags, queue and injected frames.
+  frame_sink_if* sink_ = nullptr;
   int index_ = 0;
   bool sending_ = false;  // inside on_timer: a nested kick only asks for another look
   bool again_ = false;
+  // Our PFC may have a frame waiting (pfc::request sets it, the decision clears it as it asks):
+  // a decision then reads nothing of the PFC's lines unless it has.
+  bool pfc_frame_ = false;
+  event_queue* timers_ = nullptr;
+  flow_control_if* fc_ = nullptr;
   ring<tlm::tlm_generic_payload*> control_;
 };
 
 // timed_client first: the queue's wake-up (on_timer, warm) then reaches this object without a
 // this-adjusting thunk, and its schedules pass `this` as it is. Its fields next (above).
-class mac_port : public timed_client, private mac_port_fields, public sc_core::sc_module, public frame_receiver {
+class alignas(64) mac_port : public timed_client,
+                             private mac_port_fields,
+                             public sc_core::sc_module,
+                             public frame_receiver {
   tlm::tlm_fw_transport_if<packet_protocol_types>* tx_if_ = nullptr;  // what `tx` is bound to
   // What this port sent through its socket; on the direct hop its link counts every frame (the
   // same frames and bytes), so the transmit counts nothing twice.
@@ -92,11 +102,16 @@ class mac_port : public timed_client, private mac_port_fields, public sc_core::s
     pfc_ = nullptr;  // the interface's calls until the end of elaboration looks at its type
   }
   const flow_control_if* flow_control() const { return fc_; }
+  // Our PFC has a frame to send (pfc::request, before its kick).
+  void pfc_frame_waits() { pfc_frame_ = true; }
   void attach_wire(const wire_if* w) { wire_ = w; }
   // The wire this port transmits on; a port used before it is attached is a model error.
   const wire_if& wire() const;
   bool has_wire() const { return wire_ != nullptr; }
   int index() const { return index_; }
+  // The queue this port's wake-ups are in (every model's): for its link, whose delivery has just
+  // read the line it is in.
+  event_queue& queue() const { return *timers_; }
   uint64_t mac_address() const { return mac_; }
 
   // A frame became available, or a gate may have opened: transmit if the wire is free. Safe to

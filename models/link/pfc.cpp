@@ -169,6 +169,7 @@ void pfc::request(int cls, uint16_t q, reason why) {
   pending_.quanta[cls] = q;  // a newer request for the same priority wins
   // ...but a refresh merged into a waiting XOFF leaves it an XOFF: that frame starts the pause.
   if (!(why == reason::refresh && pending_why_[cls] == reason::xoff)) pending_why_[cls] = why;
+  mac_.pfc_frame_waits();
   mac_.kick();
 }
 

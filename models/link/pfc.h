@@ -35,8 +35,8 @@ class pause_storm_listener {
 };
 
 class pfc : public sc_core::sc_module, public flow_control_if, public timed_client {
-  // The frame waiting for the wire. The MAC asks for it at every transmit decision: declared
-  // first, it shares a cache line with the interface's vtable pointer.
+  // The frame waiting for the wire. request() tells our MAC (mac_port::pfc_frame_waits), which
+  // then asks for it when the wire frees; a MAC with a subclass asks at every transmit decision.
   pfc_request pending_;
 
  public:

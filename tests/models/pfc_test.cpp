@@ -63,6 +63,31 @@ TEST(PfcComponent, RequestsMadeWhileTheWireIsBusyMergeIntoOneFrame) {
   EXPECT_EQ(to_ps(b.rcv.paused_time(5, sc_time(2, SC_US))), ns_ps(2000 - 1312.8));
 }
 
+// The MAC keeps our PFC's "a frame may wait" in its own line (mac_port.h): a request sets it, and
+// a decision that finds it asks the PFC, which may have nothing by then (here a test took the
+// XOFF itself while the wire was busy). The XON requested later must still go on the wire.
+TEST(PfcComponent, AFrameTakenBeforeTheMacAsksIsNotSentAndALaterRequestIs) {
+  pfc_bench b;
+  b.m.a_src.add(0, 1500, 1);  // a's wire is busy 0..300 ns
+  test::step_driver d("driver");
+  d.at(sc_time(100, SC_NS), [&] { b.gen.pause_upstream(3); });
+  d.at(sc_time(150, SC_NS), [&] {
+    tlm::tlm_generic_payload* taken = b.gen.take_control_frame(now_ps());
+    ASSERT_NE(taken, nullptr);
+    taken->release();
+    EXPECT_EQ(b.gen.take_control_frame(now_ps()), nullptr);
+  });
+  d.at(sc_time(500, SC_NS), [&] { b.gen.resume_upstream(3); });
+  start(sc_time(3, SC_US));
+  EXPECT_TRUE(b.m.a.asks_pfc_directly());
+  EXPECT_EQ(b.m.a.frames_sent(), 2u);  // the data frame at 0, the XON at 500 ns
+  EXPECT_EQ(b.gen.xon_sent(3), 1u);
+  EXPECT_EQ(b.rcv.frames_received(), 1u);
+  EXPECT_EQ(b.rcv.pause_received(3), 0u);
+  EXPECT_EQ(b.rcv.resume_received(3), 1u);
+  EXPECT_EQ(b.m.wire.ab.bytes(), 1500u + pfc_frame_bytes);
+}
+
 TEST(PfcComponent, RefreshAndXonAreCountedApartFromXoff) {
   pfc_bench b;
   b.gen.quanta->set(1000);  // 1000 x 512 bit / 40 Gb/s = 12.8 us; refresh every 6.4 us
