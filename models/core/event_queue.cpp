@@ -41,7 +41,6 @@ event_queue::event_queue(sc_core::sc_module_name name)
       calendar_(buckets),
       busy_(buckets / 64),
       unsorted_(buckets / 64),
-      last_run_(buckets, no_node),
       far_(far_periods),
       armed_ps_(never_armed) {
   g_queue = this;
@@ -274,7 +273,6 @@ inline void event_queue::append_far(uint32_t n, uint64_t at_ps) {
   x.prev = l.tail | run_start;  // earlier than the tail: a run begins
   nodes_[l.tail].next = n;
   l.tail = n;
-  last_run_[slot] = n;
 }
 
 // Puts a bucket's entries in order by relinking its nodes. Only a bucket that a burst reached
@@ -289,18 +287,13 @@ inline void event_queue::append_far(uint32_t n, uint64_t at_ps) {
   unsorted_[slot >> 6] &= ~(uint64_t{1} << (slot & 63));
   slot_list& l = calendar_[slot];
   runs_.clear();
-  // The walk for the runs ends at the last one's first node, if it is still there and flagged
-  // (entries join a list out of order only at its tail, and place() notes each node it flags):
-  // a synchronized bucket's long last run is then not walked. Otherwise it ends at the tail.
-  const uint32_t last_run = last_run_[slot];
-  uint32_t first = l.head;
-  for (uint32_t last = l.head, n = nodes_[last].next; n != no_node; last = n, n = nodes_[n].next)
+  uint32_t first = l.head, last = l.head;
+  for (uint32_t n = nodes_[last].next; n != no_node; last = n, n = nodes_[n].next)
     if (nodes_[n].prev & run_start) {
       runs_.push_back({0, 0, first, last});
       first = n;
-      if (n == last_run) break;
     }
-  runs_.push_back({0, 0, first, l.tail});
+  runs_.push_back({0, 0, first, last});
   if (runs_.size() == 1) return;  // the other runs all taken out: in order
   const auto read = [this](run_cursor& c, uint32_t n) {
     const entry& e = nodes_[n].e;

@@ -259,7 +259,6 @@ class event_queue : public sc_core::sc_module {
   uint32_t free_ = no_node;         // nodes of destroyed clients, linked
   std::vector<uint64_t> busy_;      // one bit per calendar slot: it holds entries
   std::vector<uint64_t> unsorted_;  // one bit per calendar slot: its list is out of order (max_walk)
-  std::vector<uint32_t> last_run_;  // per slot out of order: its last run's first node (sort_bucket)
   std::size_t busy_buckets_ = 0;    // calendar buckets that hold entries
   uint64_t cur_ = 0;                // the calendar's first bucket (absolute): that of the last wake-up run
   uint64_t next_period_ = uint64_t{1} << period_shift;  // the first bucket of the period after cur_'s

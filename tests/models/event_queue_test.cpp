@@ -597,40 +597,6 @@ TEST(EventQueue, ABucketOutOfOrderRunsInOrderAndTakesLaterEntriesInOrder) {
   EXPECT_EQ(log, want);
 }
 
-TEST(EventQueue, ABucketsRunsAreFoundUpToItsLastRunWhateverLeftIt) {
-  // Forty ties in one bucket, scheduled in three ascending runs of keys beyond the list walk:
-  // c20..c39, then c0..c9 and c15..c19, then c10..c14. sort_bucket's walk for the runs ends at
-  // the last run's first entry, c10, noted as it was flagged. At 2 ns, as they are; at 4 ns, c10
-  // is first moved earlier, to another bucket (its run now begins at c11, not noted: the walk goes
-  // on to the tail), and at 3 ns it comes back to the bucket's tail (a shorter lead: it runs last).
-  event_queue& q = event_queue::instance();
-  std::vector<std::string> log;
-  std::vector<std::unique_ptr<recorder>> c;
-  for (int i = 0; i < 40; ++i) c.push_back(std::make_unique<recorder>(log, "c" + std::to_string(i)));
-  const auto fill = [&](uint64_t at_ps) {
-    for (int first : {20, 0, 15, 10})
-      for (int i = first; i < (first == 20 ? 40 : first == 0 ? 10 : first + 5); ++i)
-        q.schedule(c[static_cast<std::size_t>(i)].get(), at_ps);
-  };
-  std::vector<std::string> want;
-  fill(2000);
-  for (int i = 0; i < 40; ++i) want.push_back("c" + std::to_string(i) + "@2000");
-  c[39]->then = [&] {
-    if (now_ps() != 2000) return;
-    fill(4000);
-    q.schedule(c[10].get(), 3000);
-    c[10]->then = [&] {
-      if (now_ps() == 3000) q.schedule(c[10].get(), 4000);
-    };
-  };
-  want.push_back("c10@3000");
-  for (int i = 0; i < 40; ++i)
-    if (i != 10) want.push_back("c" + std::to_string(i) + "@4000");
-  want.push_back("c10@4000");
-  start(sc_time(1, SC_US));
-  EXPECT_EQ(log, want);
-}
-
 namespace {
 // A synchronized fabric's pattern (a 1 024-host leaf-spine, every link alike): the thousands of
 // wake-ups due at one time each schedule another client at one later time, in the order they
