@@ -125,11 +125,9 @@ void event_queue::add_as_of(timed_client* c, uint64_t at_ps, uint64_t sched_ps) 
 [[gnu::always_inline]] inline void event_queue::enqueue(timed_client* c, uint64_t at_ps, uint32_t lead) {
   c->at_ps_ = at_ps;
   const uint32_t n = c->node_;
-  entry& e = nodes_[n].e;
-  e.at_ps = at_ps;
-  e.lead = lead;
+  nodes_[n].e.time_lead = at_ps << 32 | static_cast<uint32_t>(~lead);
   if (at_ps >= calendar_end_ps_) [[unlikely]]
-    return to_far(n);
+    return to_far(n, at_ps);
   link(n, at_ps >> bucket_shift);
 }
 
@@ -141,7 +139,7 @@ void event_queue::add_as_of(timed_client* c, uint64_t at_ps, uint64_t sched_ps) 
 [[gnu::noinline]] void event_queue::take_out(timed_client* c) {
   const uint32_t n = c->node_;
   node& x = nodes_[n];
-  const uint64_t at_ps = x.e.at_ps;
+  const uint64_t at_ps = c->at_ps_;
   if (at_ps >= far_end_ps_) {
     *std::find_if(overflow_.begin(), overflow_.end(), [n](const heap_item& h) { return h.node == n; }) =
         overflow_.back();
@@ -190,6 +188,7 @@ uint32_t event_queue::new_node(timed_client* c) {
     free_ = nodes_[n].next;
   }
   nodes_[n].e.client = c;
+  nodes_[n].e.order = c->order_;  // a client's key is fixed at its construction
   return n;
 }
 
@@ -211,20 +210,20 @@ uint32_t event_queue::new_node(timed_client* c) {
     nodes_[l.tail].next = n;
     l.tail = n;
   } else {
-    return place(n);  // it finds its slot again: fewer values live here, no saved registers
+    return place(n, b);  // it finds its slot again: fewer values live here, no saved registers
   }
 }
 
 // Beyond the calendar: node n (its entry written) is appended to its period's far list, or
 // beyond those goes into the heap.
-[[gnu::noinline]] void event_queue::to_far(uint32_t n) {
-  if (nodes_[n].e.at_ps >= far_end_ps_) [[unlikely]]
-    return to_overflow(n);
-  append_far(n);
+[[gnu::noinline]] void event_queue::to_far(uint32_t n, uint64_t at_ps) {
+  if (at_ps >= far_end_ps_) [[unlikely]]
+    return to_overflow(n, at_ps);
+  append_far(n, at_ps);
 }
 
-inline void event_queue::append_far(uint32_t n) {
-  slot_list& l = far_[(nodes_[n].e.at_ps >> (bucket_shift + period_shift)) & (far_periods - 1)];
+inline void event_queue::append_far(uint32_t n, uint64_t at_ps) {
+  slot_list& l = far_[(at_ps >> (bucket_shift + period_shift)) & (far_periods - 1)];
   nodes_[n].next = no_node;
   nodes_[n].prev = l.tail;
   if (l.tail == no_node)
@@ -235,18 +234,17 @@ inline void event_queue::append_far(uint32_t n) {
   ++in_far_;
 }
 
-[[gnu::noinline]] void event_queue::to_overflow(uint32_t n) {
+[[gnu::noinline]] void event_queue::to_overflow(uint32_t n, uint64_t at_ps) {
   const entry& e = nodes_[n].e;
-  overflow_.push_back({e.at_ps, e.client->order_, e.lead, n});
+  overflow_.push_back({at_ps, e.order, static_cast<uint32_t>(~e.time_lead), n});
   std::push_heap(overflow_.begin(), overflow_.end(), later);
 }
 
 // Node n (not yet linked) goes before its bucket's tail: found walking back from the tail. The
 // bucket front() found in order (sorted_) stays in order whatever the walk costs: the drain may
 // be running it. Another bucket takes n at its tail after max_walk steps and is sorted later.
-[[gnu::noinline]] void event_queue::place(uint32_t n) {
+[[gnu::noinline]] void event_queue::place(uint32_t n, uint64_t b) {
   node& x = nodes_[n];
-  const uint64_t b = x.e.at_ps >> bucket_shift;
   const std::size_t slot = b & (buckets - 1);
   slot_list& l = calendar_[slot];
   const uint64_t flag = uint64_t{1} << (slot & 63);
@@ -282,10 +280,9 @@ inline void event_queue::append_far(uint32_t n) {
 // synchronized hops: most of its entries then tie in time and lead, in a few runs of the order
 // their causes ran in). Its list is a chain of ascending runs, each begun by a node flagged
 // run_start as it was linked, which merge_runs merges through a heap of the runs' fronts. An
-// entry's key is read (from its client: a cache miss on a large fabric) only when its run's
-// front reaches it, and the last run left is linked whole: a synchronized bucket's long last
-// run, past the others, is never read. Relinking leaves every entry in its node, so no client is
-// written.
+// entry's key is read (from its node: no client is read) only when its run's front reaches it,
+// and the last run left is linked whole: a synchronized bucket's long last run, past the
+// others, is never read.
 [[gnu::noinline]] void event_queue::sort_bucket(std::size_t slot) {
   unsorted_[slot >> 6] &= ~(uint64_t{1} << (slot & 63));
   slot_list& l = calendar_[slot];
@@ -298,13 +295,11 @@ inline void event_queue::append_far(uint32_t n) {
     }
   runs_.push_back({0, 0, first, last});
   if (runs_.size() == 1) return;  // the other runs all taken out: in order
-  constexpr uint64_t within_bucket = (uint64_t{1} << bucket_shift) - 1;
   const auto read = [this](run_cursor& c, uint32_t n) {
     const entry& e = nodes_[n].e;
     c.node = n;
-    // One bucket's entries differ in time only within the bucket: (time, lead descending) fit a word.
-    c.time_lead = ((e.at_ps & within_bucket) << 32) | ~e.lead;
-    c.order = e.client->order_;
+    c.time_lead = e.time_lead;
+    c.order = e.order;
   };
   for (run_cursor& c : runs_) read(c, c.node);
   uint32_t prev = no_node;
@@ -356,9 +351,9 @@ inline void event_queue::take_head(std::size_t slot) {
   }
 }
 
-// The next wake-up (nullptr: none). It does not move the calendar: a foreign process may still
-// schedule before it.
-const event_queue::entry* event_queue::front() {
+// The client of the next wake-up (nullptr: none). It does not move the calendar: a foreign
+// process may still schedule before it.
+timed_client* event_queue::front() {
   if (busy_buckets_ > 0) {
     const std::size_t first = cur_ & (buckets - 1);
     const std::size_t slot = next_busy_slot(first);
@@ -368,26 +363,32 @@ const event_queue::entry* event_queue::front() {
       sorted_ = b;
     }
     front_bucket_ = b;
-    return &nodes_[calendar_[slot].head].e;
+    return nodes_[calendar_[slot].head].e.client;
   }
   if (in_far_ > 0)
-    if (const entry* e = far_front()) return e;
+    if (timed_client* c = far_front()) return c;
   front_bucket_ = never_ps;
-  return overflow_.empty() ? nullptr : &nodes_[overflow_.front().node].e;
+  return overflow_.empty() ? nullptr : nodes_[overflow_.front().node].e.client;
+}
+
+// A far list's entries are of several buckets: their times are their clients'.
+bool event_queue::far_before(uint32_t a, uint32_t b) const {
+  const uint64_t at_a = nodes_[a].e.client->at_ps_, at_b = nodes_[b].e.client->at_ps_;
+  return at_a != at_b ? at_a < at_b : nodes_[a].e.before(nodes_[b].e);
 }
 
 // The calendar is empty: the earliest entry of the first far list that holds one (a list is in
 // no order: each is looked at).
-[[gnu::noinline]] const event_queue::entry* event_queue::far_front() {
+[[gnu::noinline]] timed_client* event_queue::far_front() {
   const uint64_t first = (cur_ >> period_shift) + 2;
   for (uint64_t p = first; p < first + far_periods; ++p) {
     uint32_t best = no_node;
     for (uint32_t n = far_[p & (far_periods - 1)].head; n != no_node; n = nodes_[n].next)
-      if (best == no_node || nodes_[n].e.before(nodes_[best].e)) best = n;
+      if (best == no_node || far_before(n, best)) best = n;
     if (best != no_node) {
       far_min_ = best;
       front_bucket_ = far_node;
-      return &nodes_[best].e;
+      return nodes_[best].e.client;
     }
   }
   return nullptr;
@@ -403,7 +404,7 @@ void event_queue::pop_front() {
   if (front_bucket_ == far_node) {
     // Its period moves into the calendar with it (the calendar was empty), where it is the head
     // of the first busy bucket.
-    advance_to(nodes_[far_min_].e.at_ps >> bucket_shift);
+    advance_to(nodes_[far_min_].e.client->at_ps_ >> bucket_shift);
     front();
     take_head(front_bucket_ & (buckets - 1));
     return;
@@ -435,13 +436,13 @@ inline void event_queue::advance_to(uint64_t b) {
     move_in(far_[p & (far_periods - 1)]);
   while (!overflow_.empty() && overflow_.front().at_ps < far_end_ps_) {
     const uint32_t n = overflow_.front().node;
+    const uint64_t at_ps = overflow_.front().at_ps;
     std::pop_heap(overflow_.begin(), overflow_.end(), later);
     overflow_.pop_back();
-    const uint64_t at_ps = nodes_[n].e.at_ps;
     if (at_ps < calendar_end_ps_)
       link(n, at_ps >> bucket_shift);
     else
-      append_far(n);
+      append_far(n, at_ps);
   }
 }
 
@@ -452,18 +453,18 @@ void event_queue::move_in(slot_list& far) {
   while (n != no_node) {
     const uint32_t next = nodes_[n].next;
     --in_far_;
-    link(n, nodes_[n].e.at_ps >> bucket_shift);
+    link(n, nodes_[n].e.client->at_ps_ >> bucket_shift);
     n = next;
   }
 }
 
 void event_queue::arm(uint64_t kernel_ps) {
-  const entry* next = front();
+  const timed_client* next = front();
   if (!next) {
     armed_ps_ = never_armed;
     return;
   }
-  armed_ps_ = std::max(next->at_ps, kernel_ps);
+  armed_ps_ = std::max(next->at_ps_, kernel_ps);
   wake_.notify(from_ps(armed_ps_ - kernel_ps));  // an earlier notification replaces a later one
 }
 
@@ -517,9 +518,9 @@ void event_queue::run() {
     slot_list& l = calendar_[cur_ & (buckets - 1)];
     for (uint32_t h; (h = l.head) != no_node;) {
       node& n = nodes_[h];
-      const uint64_t at_ps = n.e.at_ps;
-      if (at_ps >= drain_end_) return false;
       timed_client* const c = n.e.client;
+      const uint64_t at_ps = c->at_ps_;
+      if (at_ps >= drain_end_) return false;
       l.head = n.next;
       if (l.head == no_node) {  // the bucket is done
         l.tail = no_node;
@@ -572,19 +573,17 @@ void event_queue::run() {
           if (unsorted_[w] & (uint64_t{1} << (slot & 63))) sort_bucket(slot);
           sorted_ = b;
         }
-        const node& n = nodes_[calendar_[slot].head];
-        const uint64_t at_ps = n.e.at_ps;
+        timed_client* const c = nodes_[calendar_[slot].head].e.client;
+        const uint64_t at_ps = c->at_ps_;
         if (at_ps >= drain_end_) return;
-        timed_client* const c = n.e.client;
         take_head(slot);  // here, not in run_bucket: a bucket's first wake-up warms none ahead
         advance_to(b);
         wake(c, at_ps);
         goto bucket;  // sorted_ == cur_ == b: only the drain moves them
       }
-      const entry* next = front();
-      if (!next || next->at_ps >= drain_end_) return;
-      const uint64_t at_ps = next->at_ps;
-      timed_client* const c = next->client;
+      timed_client* const c = front();
+      if (!c || c->at_ps_ >= drain_end_) return;
+      const uint64_t at_ps = c->at_ps_;
       pop_front();
       wake(c, at_ps);
     }

@@ -151,18 +151,20 @@ class event_queue : public sc_core::sc_module {
 
  private:
   // A wake-up as queued: one per client with a wake-up pending (rescheduling a client earlier
-  // or destroying it takes its entry out, so the drain never meets one that must not run). Ties
-  // in time run by the client's order key (keys of queued entries differ), read from the client:
-  // only a tie in time and lead needs it, and without it a node is 32 bytes, not 40.
+  // or destroying it takes its entry out, so the drain never meets one that must not run), in
+  // the client's node (below). It holds its order within its bucket, not its time: a bucket's
+  // entries are ordered by (time, lead descending, the client's order key) from the node alone,
+  // so that sorting a large bucket reads no client (a cache miss each on a large fabric); the
+  // time itself is the client's at_ps_, which its wake-up reads beside its vptr.
   struct entry {
-    uint64_t at_ps;
+    // at_ps << 32 | ~lead: a bucket's times differ only in their low 32 bits (its 1.024 ns
+    // divide 2^32 ps), and the lead is how long before at_ps it was scheduled, at most ~4.3 ms
+    // (wake-ups scheduled longer ahead tie on it: still the same in every partition).
+    uint64_t time_lead;
+    uint64_t order;        // the client's order key (keys of queued entries differ), copied with client
     timed_client* client;  // the node's client, for as long as it lives (nullptr: a free node)
-    // How long before at_ps it was scheduled, at most ~4.3 ms: wake-ups scheduled longer ahead
-    // tie on it (still the same in every partition).
-    uint32_t lead;
-    bool before(const entry& o) const {
-      return at_ps != o.at_ps ? at_ps < o.at_ps : lead != o.lead ? lead > o.lead : client->order_ < o.client->order_;
-    }
+    // Within one bucket (or between entries of one time).
+    bool before(const entry& o) const { return time_lead != o.time_lead ? time_lead < o.time_lead : order < o.order; }
   };
   // The heap keeps each entry's key beside its node.
   struct heap_item {
@@ -173,9 +175,8 @@ class event_queue : public sc_core::sc_module {
     }
   };
   static bool later(const heap_item& a, const heap_item& b) { return b.before(a); }
-  // sort_bucket's cursor on one run of a bucket: its entry's (time within the bucket, lead
-  // descending) in one word and order key in another, compared as one 128-bit number (no branch
-  // per field), its node and the run's last node.
+  // sort_bucket's cursor on one run of a bucket: its entry's time_lead and order key, compared
+  // as one 128-bit number (no branch per field), its node and the run's last node.
   struct run_cursor {
     uint64_t time_lead, order;
     uint32_t node, last;
@@ -215,6 +216,7 @@ class event_queue : public sc_core::sc_module {
     // Doubly linked, so that a client's entry can be taken out where it is; prev may hold run_start.
     uint32_t next, prev;
   };
+  static_assert(sizeof(node) == 32, "two nodes to a cache line");
   struct slot_list {
     uint32_t head = no_node, tail = no_node;
   };
@@ -231,21 +233,22 @@ class event_queue : public sc_core::sc_module {
   void enqueue(timed_client* c, uint64_t at_ps, uint32_t lead);
   void take_out(timed_client* c);
   void link(uint32_t n, uint64_t b);
-  void to_far(uint32_t n);
-  void to_overflow(uint32_t n);
-  void append_far(uint32_t n);
+  void to_far(uint32_t n, uint64_t at_ps);
+  void to_overflow(uint32_t n, uint64_t at_ps);
+  void append_far(uint32_t n, uint64_t at_ps);
+  bool far_before(uint32_t a, uint32_t b) const;
   void free_node(uint32_t n);
-  void place(uint32_t n);
+  void place(uint32_t n, uint64_t b);
   void sort_bucket(std::size_t slot);
   void refuse_past(uint64_t at_ps) const;
   uint32_t new_node(timed_client* c);
-  const entry* front();
+  timed_client* front();
   void take_head(std::size_t slot);
   void pop_front();
   void advance_to(uint64_t abs_bucket);
   void enter_period();
   void move_in(slot_list& far);
-  const entry* far_front();
+  timed_client* far_front();
   std::size_t next_busy_slot(std::size_t from) const;
   void run();
   void arm(uint64_t kernel_ps);
