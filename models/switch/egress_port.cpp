@@ -58,13 +58,13 @@ int arrival_class(const frame& h, int queue) {
 }  // namespace
 
 egress_port::egress_port(mac_port& mac, flow_control_if& gate, buffer_release_if& buffer, int classes)
-    : mac_(mac),
-      gate_(gate),
+    : class_(std::make_unique<class_state[]>(static_cast<std::size_t>(classes))),
+      mac_(mac),
       // The gate is built before its port's egress (switch_port's members), so its type is final here.
       pfc_gate_(typeid(gate) == typeid(pfc) ? static_cast<const pfc*>(&gate) : nullptr),
       buffer_(buffer),
-      classes_(classes),
-      class_(std::make_unique<class_state[]>(static_cast<std::size_t>(classes))),
+      classes_(static_cast<uint8_t>(classes)),
+      gate_(gate),
       leaving_(4) {
   // Named under the switch port that holds the MAC: sw0.port3.egress.dequeue, sw0.port3.drop.
   const sc_core::sc_object* port = mac.get_parent_object();
@@ -245,14 +245,14 @@ tlm::tlm_generic_payload* egress_port::take(int q, uint64_t now_ps) {
   s.bytes_out += h.size;
   if (c.cp && h.kind == frame_kind::data) dequeue_seen(h, q, now_ps);
   if (probes::dequeue.on()) probes::dequeue.emit(this, now_ps, &h.fields(), mac_.index(), q, s.bytes);
-  if (split_ && ahead_) decide_ahead(now_ps);
+  if (ahead_ && split_) decide_ahead(now_ps);  // ahead_ first: in the port's first line
   if (h.ingress_port != no_ingress) {
     if (!release_at_end_) {
       buffer_.release(h.ingress_port, arrival_class(h, q), h.size, now_ps);
     } else {
       uint64_t end = now_ps + mac_.wire().current_rate().serialization_ps(h.size);
       leaving_.push_back({end, h.ingress_port, static_cast<uint8_t>(arrival_class(h, q)), h.size});
-      event_queue::instance().schedule(this, leaving_.front().end_ps);
+      event_queue::instance().schedule(&timer_, leaving_.front().end_ps);
     }
   }
   return p;
@@ -335,7 +335,7 @@ void egress_port::on_timer() {
     in_flight f = leaving_.pop_front();
     buffer_.release(f.ingress_port, f.cls, f.bytes, now);
   }
-  if (!leaving_.empty()) event_queue::instance().schedule(this, leaving_.front().end_ps);
+  if (!leaving_.empty()) event_queue::instance().schedule(&timer_, leaving_.front().end_ps);
 }
 
 // A head frame the gate refuses at now_ps (real time): if it has cleared the pipeline it waits

@@ -55,7 +55,9 @@ class buffer_release_if {
   virtual void release(int ingress_port, int cls, uint32_t bytes, uint64_t now_ps) = 0;
 };
 
-class egress_port : public frame_source_if, public timed_client, public scheduler_answer_if {
+// Aligned: its first line (the interfaces' vtable pointers and the fields every frame reads) is
+// one cache line, not two halves of a port's neighbours' (a 1 024-host fabric misses it).
+class alignas(64) egress_port : public frame_source_if, public scheduler_answer_if {
  public:
   egress_port(mac_port& mac, flow_control_if& gate, buffer_release_if& buffer, int classes);
 
@@ -110,7 +112,7 @@ class egress_port : public frame_source_if, public timed_client, public schedule
 
  private:
   friend struct invariant_test_hooks;
-  void on_timer() override;  // end of a frame on the wire: release its buffer (release_at_end)
+  void on_timer();  // end of a frame on the wire: release its buffer (release_at_end)
   queue_view view(int cls, uint64_t now_ps);
   [[gnu::noinline]] uint64_t next_ready_any(uint64_t now_ps) const;  // next_ready_ps's general path
   [[gnu::noinline]] tlm::tlm_generic_payload* next_frame_any(uint64_t now_ps, uint64_t& retry_ps);  // and next_frame's
@@ -130,28 +132,34 @@ class egress_port : public frame_source_if, public timed_client, public schedule
   void scheduled(int queue) override;
   void discard(int cls, const frame_fields& f);  // counts and returns the buffer of a dropped frame
 
-  // Read by every enqueue and transmit decision, declared together.
+  // Read by every enqueue and transmit decision: in the port's first cache line with the vtable
+  // pointer the MAC's call reads (48 bytes after it; what is not read per frame is further down).
+  struct class_state;
+  std::unique_ptr<class_state[]> class_;  // as many as the port has classes (see class_state)
   mac_port& mac_;
-  flow_control_if& gate_;
   // gate_ when it is our PFC itself, not a subclass (a switch port's on CEE): its pause test
   // inline, not a virtual call per class and transmit decision.
   const pfc* pfc_gate_;
-  buffer_release_if& buffer_;
-  scheduler_if* scheduler_ = nullptr;
   // scheduler_ when it is the built-in strict-DWRR one itself (not a subclass or an RTL twin):
   // its choice inline, not a virtual call per frame.
   egress_scheduler* own_scheduler_ = nullptr;
-  split_scheduler_if* split_ = nullptr;
+  buffer_release_if& buffer_;
+  // Kept in step with the queues so that choosing a frame visits only the non-empty classes (a
+  // bit per class: max_classes is 16).
+  uint16_t nonempty_ = 0;
+  uint16_t discard_ = 0;  // classes whose frames are dropped (PFC watchdog)
+  uint8_t classes_;
   // pfc_gate_ and own_scheduler_ set, split_ not: next_frame's one-class path tests one flag, not three.
   bool own_blocks_ = false;
-  int classes_;
   bool release_at_end_ = false;
-  bool ahead_ = false;    // set_decide_ahead
-  uint32_t discard_ = 0;  // classes whose frames are dropped (PFC watchdog)
-  // Kept in step with the queues so that choosing a frame visits only the non-empty classes and
-  // hands the scheduler its head sizes without rebuilding them per call (0: empty).
-  uint32_t nonempty_ = 0;
+  bool ahead_ = false;  // set_decide_ahead
+  // The head sizes the scheduler is handed, without rebuilding them per call (0: empty): the
+  // port's second line.
   std::array<uint32_t, max_classes> head_{};
+  // The rest is read only off the one-class path, or never per frame.
+  flow_control_if& gate_;
+  scheduler_if* scheduler_ = nullptr;
+  split_scheduler_if* split_ = nullptr;
   // A queued frame is a descriptor (queued_frame: its fields in 32 bytes) and a data frame's
   // payload goes back to the pool: a congested fabric holds millions of queued frames, and
   // scheduling reads only the queue's own memory. Frames with a wire image (switch-made and
@@ -159,22 +167,20 @@ class egress_port : public frame_source_if, public timed_client, public schedule
   // payload, in a queue of their own per class beside the descriptors (flag
   // frame_flags::kept_payload), so that a descriptor needs no pointer.
   // One class's queue, congestion point and statistics in cache lines of their own: an enqueue
-  // or a dequeue touches only these (and the lines above).
+  // or a dequeue touches only its first two (and the port's line above).
   struct alignas(64) class_state {
     ring<queued_frame> queue;
     congestion_point_if* cp = nullptr;  // not owned
-    queue_stats stats;
     // The first ready_n frames of the queue have cleared the pipeline (ready_bytes of them);
-    // advanced lazily, only for a congestion point's view (amortised O(1) per frame).
-    uint64_t ready_bytes = 0;
+    // advanced lazily, only for a congestion point's view (amortised O(1) per frame). ready_n,
+    // tested by every dequeue, in the first line's padding before the statistics (16-aligned).
     std::size_t ready_n = 0;
+    queue_stats stats;
+    uint64_t ready_bytes = 0;
     // Cold counters in the padding of the state's third line (it is 192 bytes either way).
     discarded dropped;
     marked marks;  // touched only when a congestion point changed a frame
   };
-  // As many as the port has classes (8 on a CEE port, up to 16 virtual lanes on InfiniBand), not
-  // max_classes: a fabric of 10 000 hosts has tens of thousands of ports.
-  std::unique_ptr<class_state[]> class_;
   // The payloads of the queued frames flagged kept_payload, per class in queue order; made at
   // the first such frame (most ports of a fabric without congestion control never see one).
   std::unique_ptr<ring<tlm::tlm_generic_payload*>[]> kept_;  // one per class
@@ -188,6 +194,14 @@ class egress_port : public frame_source_if, public timed_client, public schedule
   // Split-phase scheduling: a request is out; its answer is in (and which queue); inside request().
   bool asking_ = false, answered_ = false, requesting_ = false;
   int answer_ = -1;
+  // release_at_end's wake-ups: a member, not a base, so that its fields (no frame reads them)
+  // are not in the port's first line.
+  struct end_timer final : timed_client {
+    explicit end_timer(egress_port& p) : port(p) {}
+    void on_timer() override { port.on_timer(); }
+    egress_port& port;
+  };
+  end_timer timer_{*this};
 };
 
 }  // namespace sluice

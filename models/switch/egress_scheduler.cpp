@@ -21,7 +21,7 @@ egress_scheduler::egress_scheduler(const scheduler_config& config) : config_(con
 void egress_scheduler::reconfigure(const scheduler_config& config) {
   config_.weight = config.weight;
   config_.quantum = config.quantum;
-  for (int q = 0; q < max_classes; ++q) grant_[q] = static_cast<uint64_t>(config_.weight[q]) * config_.quantum;
+  for (int q = 0; q < max_classes; ++q) dwrr_[q].grant = static_cast<uint64_t>(config_.weight[q]) * config_.quantum;
 }
 
 int egress_scheduler::select_visiting(const std::array<uint32_t, max_classes>& head_bytes, uint32_t eligible) {
@@ -29,7 +29,7 @@ int egress_scheduler::select_visiting(const std::array<uint32_t, max_classes>& h
   for (uint32_t idle = dwrr_mask_ & credited_ & ~eligible; idle; idle &= idle - 1) {
     int q = __builtin_ctz(idle);
     if (head_bytes[q] == 0) {  // an emptied queue forfeits its deficit
-      deficit_[q] = 0;
+      dwrr_[q].deficit = 0;
       credited_ &= ~(1u << q);
     }
   }
@@ -41,13 +41,13 @@ int egress_scheduler::select_visiting(const std::array<uint32_t, max_classes>& h
     int q = current_;
     if (dwrr >> q & 1) {
       if (fresh_) {
-        deficit_[q] += grant_[q];
+        dwrr_[q].deficit += dwrr_[q].grant;
         credited_ |= 1u << q;
         fresh_ = false;
       }
-      if (head_bytes[q] <= deficit_[q]) {
-        deficit_[q] -= head_bytes[q];
-        if (deficit_[q] == 0) credited_ &= ~(1u << q);
+      if (head_bytes[q] <= dwrr_[q].deficit) {
+        dwrr_[q].deficit -= head_bytes[q];
+        if (dwrr_[q].deficit == 0) credited_ &= ~(1u << q);
         return q;
       }
     }

@@ -17,7 +17,9 @@ struct scheduler_config {
   uint32_t high_limit = 0;                     // ib-vlarb: VLHighLimit, 4 KiB units (255: unlimited)
 };
 
-class egress_scheduler : public scheduler_if {
+// Aligned: what select() reads of a class (the masks, the class's deficit and grant) is one cache
+// line for classes 0 and 1 and two for the others, wherever the allocator puts it.
+class alignas(64) egress_scheduler : public scheduler_if {
  public:
   explicit egress_scheduler(const scheduler_config& config);
 
@@ -55,17 +57,17 @@ class egress_scheduler : public scheduler_if {
   // q a quantum per fresh visit until its head fits).
   int select_alone(int q, uint32_t head) {
     const uint32_t bit = 1u << q;
-    uint64_t deficit = deficit_[q];
+    uint64_t deficit = dwrr_[q].deficit;
     bool granted = current_ != q || fresh_;  // moving to q, or q's fresh visit: a quantum
     if (granted) {
       current_ = q;
       fresh_ = false;
-      deficit += grant_[q];
+      deficit += dwrr_[q].grant;
     }
-    for (; head > deficit; granted = true) deficit += grant_[q];
+    for (; head > deficit; granted = true) deficit += dwrr_[q].grant;
     if (granted) credited_ |= bit;
     deficit -= head;
-    deficit_[q] = deficit;
+    dwrr_[q].deficit = deficit;
     if (deficit == 0) credited_ &= ~bit;
     return q;
   }
@@ -76,8 +78,12 @@ class egress_scheduler : public scheduler_if {
   uint32_t credited_ = 0;  // queues whose deficit is not 0
   int current_ = 0;
   bool fresh_ = true;  // the current queue has not yet received its quantum this round
-  std::array<uint64_t, max_classes> deficit_{};
-  std::array<uint64_t, max_classes> grant_{};  // weight x quantum: a fresh queue's addition per round
+  // A class's deficit beside its grant (weight x quantum: a fresh queue's addition per round),
+  // both read by a frame's choice: one line, not one in each of two arrays.
+  struct dwrr_state {
+    uint64_t deficit = 0, grant = 0;
+  };
+  std::array<dwrr_state, max_classes> dwrr_{};
   scheduler_config config_;
 };
 

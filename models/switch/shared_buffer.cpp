@@ -40,16 +40,18 @@ uint64_t as_bytes(double d) {
 
 struct dynamic_policy final : threshold_policy {
   template <bool fast = false>
-  static uint64_t of(const pg_config& c, uint64_t free_pool) {
-    if constexpr (fast) return builtin_dynamic_limit(c, free_pool);
-    return static_cast<uint64_t>(c.alpha * static_cast<double>(free_pool));
+  static uint64_t of(double alpha, uint64_t free_pool) {
+    if constexpr (fast) return builtin_dynamic_limit(alpha, free_pool);
+    return static_cast<uint64_t>(alpha * static_cast<double>(free_pool));
   }
-  uint64_t limit(const pg_config& c, const pg_usage&, uint64_t free_pool) const override { return of(c, free_pool); }
+  uint64_t limit(const pg_config& c, const pg_usage&, uint64_t free_pool) const override {
+    return of(c.alpha, free_pool);
+  }
   bool follows_pool() const override { return true; }
   uint64_t free_pool_for(const pg_config& c, const pg_usage&, uint64_t need, uint64_t pool_size) const override {
     return in_fast_range(c) && pool_size <= fast_bytes && need <= 2 * fast_bytes
-               ? least_pool<true>(c, need, pool_size)
-               : least_pool<false>(c, need, pool_size);
+               ? least_pool<true>(c.alpha, need, pool_size)
+               : least_pool<false>(c.alpha, need, pool_size);
   }
   // From the estimate need / alpha, truncated, stepped to the exact least pool by the very product
   // limit() computes (its rounding may put the quotient a unit off either way). Usually two
@@ -58,15 +60,15 @@ struct dynamic_policy final : threshold_policy {
   // An estimate within the pool that reaches the need proves the whole pool does (the limit
   // never falls as the pool grows).
   template <bool fast>
-  static uint64_t least_pool(const pg_config& c, uint64_t need, uint64_t pool_size) {
-    const double estimate = as_double<fast>(need) / c.alpha;
+  static uint64_t least_pool(double alpha, uint64_t need, uint64_t pool_size) {
+    const double estimate = as_double<fast>(need) / alpha;
     uint64_t f = estimate < as_double<fast>(pool_size) ? as_bytes<fast>(estimate) : pool_size;
-    if (of<fast>(c, f) >= need) {
-      while (f > 0 && of<fast>(c, f - 1) >= need) --f;
+    if (of<fast>(alpha, f) >= need) {
+      while (f > 0 && of<fast>(alpha, f - 1) >= need) --f;
       return f;
     }
     while (f < pool_size)
-      if (of<fast>(c, ++f) >= need) return f;
+      if (of<fast>(alpha, ++f) >= need) return f;
     return never_resumes;
   }
 };
@@ -116,17 +118,36 @@ shared_buffer::shared_buffer(int ports, int priorities, buffer_config config, st
       groups_(static_cast<std::size_t>(ports) * priorities) {
   if (pgs.size() != groups_.size()) throw std::invalid_argument("shared_buffer: one pg_config per (port, priority)");
   for (std::size_t i = 0; i < pgs.size(); ++i) {
-    groups_[i].config = pgs[i];
-    groups_[i].alpha_shift = alpha_shift_of(pgs[i].alpha);
+    set_group(i, pgs[i]);
     builtin_dynamic_ = builtin_dynamic_ && in_fast_range(pgs[i]);  // else the policy's calls, exact everywhere
   }
   if (config_.cell == 0) throw std::invalid_argument("shared_buffer: cell size must be positive");
   plain_ = builtin_dynamic_ && config_.cell == 1;
 }
 
+void shared_buffer::set_group(std::size_t i, const pg_config& c) {
+  group& g = groups_[i];
+  g.lossless = c.lossless;
+  g.alpha = c.alpha;
+  g.reserve = c.reserve;
+  g.headroom_size = c.headroom;
+  g.alpha_shift = alpha_shift_of(c.alpha);
+  g.xoff = c.xoff;
+  g.xon_offset = c.xon_offset;
+}
+
+pg_config shared_buffer::config_at(std::size_t i) const {
+  const group& g = groups_[i];
+  return {g.lossless, g.alpha, g.reserve, g.xoff, g.xon_offset, g.headroom_size};
+}
+
+pg_usage shared_buffer::usage_at(std::size_t i) const {
+  const group& g = groups_[i];
+  return {g.reserved, g.shared, g.headroom, g.peak_total, g.peak_headroom, g.overflows};
+}
+
 void shared_buffer::set_config(int port, int priority, const pg_config& c) {
-  groups_[at(port, priority)].config = c;
-  groups_[at(port, priority)].alpha_shift = alpha_shift_of(c.alpha);
+  set_group(at(port, priority), c);
   builtin_dynamic_ = builtin_dynamic_ && in_fast_range(c);
   plain_ = plain_ && builtin_dynamic_;
   if (keeps_resume_free(at(port, priority)))
@@ -201,13 +222,17 @@ inline uint64_t shared_buffer::least_pool_shifted(uint64_t need, int k) const {
 // most of the incast's releases happen while their group is paused (~40 instructions, not a call).
 inline void shared_buffer::refresh_resume_free(std::size_t i) {
   group& g = groups_[i];
-  const uint64_t need = g.usage.shared + g.config.xon_offset;
-  const uint64_t point = g.usage.shared == 0  ? 0
-                         : !builtin_dynamic_  ? policy_->free_pool_for(g.config, g.usage, need, config_.shared_size)
+  const uint64_t need = g.shared + g.xon_offset;
+  const uint64_t point = g.shared == 0        ? 0
+                         : !builtin_dynamic_  ? resume_free_by_policy(i, need)
                          : g.alpha_shift >= 0 ? least_pool_shifted(need, g.alpha_shift)
-                                              : dynamic_policy::least_pool<true>(g.config, need, config_.shared_size);
+                                              : dynamic_policy::least_pool<true>(g.alpha, need, config_.shared_size);
   resume_free_[g.slot] = point;
   least_resume_free_ = std::min(least_resume_free_, point);
+}
+
+uint64_t shared_buffer::resume_free_by_policy(std::size_t i, uint64_t need) const {
+  return policy_->free_pool_for(config_at(i), usage_at(i), need, config_.shared_size);
 }
 
 // The common case (the releasing group's resume point refreshed by the shift, no resume point
@@ -239,7 +264,7 @@ inline void shared_buffer::resume_after_refresh(std::size_t i, uint64_t from_sha
   // (most of these releases resume nothing: the threshold's product and a call were ~50
   // instructions each).
   const group& g = groups_[i];
-  if (keeps_resume_free(i) ? free >= resume_free_[g.slot] : g.paused && g.usage.headroom == 0) return resume_alone(i);
+  if (keeps_resume_free(i) ? free >= resume_free_[g.slot] : g.paused && g.headroom == 0) return resume_alone(i);
 }
 
 // Those holding no headroom whose resume point the pool has reached resume, in the list's order
@@ -296,9 +321,8 @@ bool shared_buffer::try_resume(int port, int priority) { return resume_index(at(
 
 bool shared_buffer::resume_index(std::size_t i) {
   group& g = groups_[i];
-  const pg_usage& u = g.usage;
-  if (!g.paused || u.headroom != 0) return false;
-  if (u.shared + g.config.xon_offset > threshold_index(i) && u.shared != 0) return false;
+  if (!g.paused || g.headroom != 0) return false;
+  if (g.shared + g.xon_offset > threshold_index(i) && g.shared != 0) return false;
   g.paused = false;
   unlist_paused(g.slot);
   return true;

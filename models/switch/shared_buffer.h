@@ -9,6 +9,7 @@
 // Bytes are returned headroom first, then shared, then reserved.
 #pragma once
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -78,8 +79,8 @@ class resume_listener {
 // The built-in dynamic rule's limit, alpha x the free pool, in its fast range (pools up to 2^52
 // bytes, alpha up to 1024: every product below 2^62): through signed conversions, one
 // instruction each where unsigned ones are four or five; the value is the same.
-inline uint64_t builtin_dynamic_limit(const pg_config& c, uint64_t free_pool) {
-  return static_cast<uint64_t>(static_cast<int64_t>(c.alpha * static_cast<double>(static_cast<int64_t>(free_pool))));
+inline uint64_t builtin_dynamic_limit(double alpha, uint64_t free_pool) {
+  return static_cast<uint64_t>(static_cast<int64_t>(alpha * static_cast<double>(static_cast<int64_t>(free_pool))));
 }
 
 struct pg_usage {
@@ -121,7 +122,7 @@ class shared_buffer {
   void release(int port, int priority, uint64_t frame_bytes) {
     uint64_t bytes = occupancy(frame_bytes);
     const std::size_t i = at(port, priority);
-    pg_usage& u = groups_[i].usage;
+    group& u = groups_[i];
     const uint64_t from_headroom = std::min(u.headroom, bytes);
     u.headroom -= from_headroom;
     bytes -= from_headroom;
@@ -142,7 +143,7 @@ class shared_buffer {
   bool try_resume(int port, int priority);
 
   uint64_t threshold(int port, int priority) const;
-  const pg_usage& usage(int port, int priority) const { return groups_[at(port, priority)].usage; }
+  pg_usage usage(int port, int priority) const { return usage_at(at(port, priority)); }
   bool paused(int port, int priority) const { return groups_[at(port, priority)].paused; }
   uint64_t shared_used() const { return shared_used_; }
   // Every group's bytes together (reserve, shared and headroom): the switch's buffer in use,
@@ -155,7 +156,7 @@ class shared_buffer {
     if (config_.cell == 1) return frame_bytes;
     return (frame_bytes + config_.cell - 1) / config_.cell * config_.cell;
   }
-  const pg_config& config(int port, int priority) const { return groups_[at(port, priority)].config; }
+  pg_config config(int port, int priority) const { return config_at(at(port, priority)); }
   // A new configuration for a group during the run (a live parameter): usage and pause state
   // are kept; the next admission, release or try_resume of the group applies it.
   void set_config(int port, int priority, const pg_config& c);
@@ -165,9 +166,12 @@ class shared_buffer {
   uint64_t threshold_index(std::size_t i) const;
   template <bool builtin_dynamic>
   uint64_t threshold_as(std::size_t i) const {  // threshold_index, knowing the policy's kind
-    const group& g = groups_[i];
     const uint64_t free = config_.shared_size > shared_used_ ? config_.shared_size - shared_used_ : 0;
-    return builtin_dynamic ? builtin_dynamic_limit(g.config, free) : policy_->limit(g.config, g.usage, free);
+    return builtin_dynamic ? builtin_dynamic_limit(groups_[i].alpha, free) : limit_by_policy(i, free);
+  }
+  // The policy's limit for group i, out of line: its configuration and usage are put together for the call.
+  [[gnu::noinline]] uint64_t limit_by_policy(std::size_t i, uint64_t free) const {
+    return policy_->limit(config_at(i), usage_at(i), free);
   }
   template <bool builtin_dynamic>
   admit_outcome admit_as(std::size_t i, uint64_t bytes);
@@ -183,9 +187,12 @@ class shared_buffer {
   // no headroom held): only then does refresh_resume_free do anything.
   bool keeps_resume_free(std::size_t i) const {
     const group& g = groups_[i];
-    return follows_pool_ && g.paused && g.usage.headroom == 0;
+    return follows_pool_ && g.paused && g.headroom == 0;
   }
   void refresh_resume_free(std::size_t i);
+  // Its resume point through the policy's call, out of line: the group's configuration and usage
+  // put together for it do not keep refresh_resume_free from being inlined.
+  [[gnu::noinline]] uint64_t resume_free_by_policy(std::size_t i, uint64_t need) const;
   uint64_t least_pool_shifted(uint64_t need, int k) const;  // a group's resume point for an alpha of 2^-k
   void report_resumed();  // tells the listener of resumed_ (not empty), and empties it
   // A release's resume points and XONs, while some group is paused (from_shared: the bytes it
@@ -206,19 +213,31 @@ class shared_buffer {
   bool builtin_dynamic_;
   bool plain_ = false;  // builtin_dynamic_ and whole bytes (cell 1): admit_plain does the accounting
   buffer_config config_;
-  // A group's configuration, usage and pause state side by side, aligned to two cache lines:
-  // an admission reads all three (in a large fabric, separate arrays are three misses).
+  // A group's usage, pause state and the configuration an admission tests in its first cache
+  // line: an admission and a release read only that line (pg_config and pg_usage side by side
+  // filled both lines, and either read both; a large fabric misses each). The rest, read by a
+  // pause's resume and a lossless drop, in the second line, at the same base.
   struct alignas(64) group {
-    pg_config config;
-    pg_usage usage;
+    uint64_t reserved = 0, shared = 0, headroom = 0, peak_total = 0;  // pg_usage's
+    double alpha = 0;                                                 // pg_config's
+    uint64_t reserve = 0, headroom_size = 0;                          // pg_config::headroom
+    bool lossless = true;
     bool paused = false;
     // k when the group's alpha is exactly 2^-k (0 <= k <= 10; the default 1/8 is 3), else -1:
     // under the built-in rule its resume point is then need << k, exact, not a division and the
     // products that step to it (half the incast's releases refresh one).
     int8_t alpha_shift = -1;
     uint32_t slot = 0;  // while paused: its place in paused_list_ and resume_free_
+    // The second line: the rest of pg_config and pg_usage.
+    uint64_t xoff = 0, xon_offset = 0;
+    uint64_t peak_headroom = 0, overflows = 0;
+    uint64_t total() const { return reserved + shared + headroom; }
   };
+  static_assert(offsetof(group, xoff) == 64, "what an admission and a release read fills the first line");
   std::vector<group> groups_;
+  void set_group(std::size_t i, const pg_config& c);  // group i's configuration
+  pg_config config_at(std::size_t i) const;
+  pg_usage usage_at(std::size_t i) const;
   std::vector<uint32_t> paused_list_;  // indices of paused groups, for the pool-growth re-check
   // Beside paused_list_, each paused group's resume point: under a policy that follows the pool,
   // with no headroom held, the free pool at which it may resume (XON), kept so that a release
@@ -241,8 +260,8 @@ class shared_buffer {
 template <bool builtin_dynamic>
 inline admit_rest shared_buffer::admit_accounting(std::size_t i, uint64_t bytes) {
   group& g = groups_[i];
-  const pg_config& c = g.config;
-  pg_usage& u = g.usage;
+  const group& c = g;  // its configuration
+  group& u = g;        // its usage
   // Each high-water mark is raised where its count grows (no other admission moves it).
   if (u.reserved + bytes <= c.reserve) {
     u.reserved += bytes;
@@ -251,7 +270,7 @@ inline admit_rest shared_buffer::admit_accounting(std::size_t i, uint64_t bytes)
     u.shared += bytes;
     shared_used_ += bytes;
     peak_shared_ = std::max(peak_shared_, shared_used_);
-  } else if (c.lossless && u.headroom + bytes <= c.headroom) {
+  } else if (c.lossless && u.headroom + bytes <= c.headroom_size) {
     u.headroom += bytes;
     u.peak_headroom = std::max(u.peak_headroom, u.headroom);
   } else {
