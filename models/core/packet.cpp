@@ -8,20 +8,22 @@ namespace sluice {
 
 packet_pool packet_pool::pool_;
 
+// new[]'s alignment holds a payload, and payloads lie one after another in a block.
+static_assert(alignof(pooled_payload) <= __STDCPP_DEFAULT_NEW_ALIGNMENT__ &&
+              sizeof(pooled_payload) % alignof(pooled_payload) == 0);
+
 pooled_payload* packet_pool::make_payload() {
   const std::size_t in_block = made_ % payloads_per_block;
-  if (in_block == 0) blocks_.emplace_back(new payload_room[payloads_per_block]);
+  if (in_block == 0) blocks_.emplace_back(new unsigned char[payloads_per_block * sizeof(pooled_payload)]);
   ++made_;
-  return new (blocks_.back()[in_block].bytes + payload_lead) pooled_payload(this);
-}
-
-pooled_payload* packet_pool::made(std::size_t i) const {
-  return std::launder(
-      reinterpret_cast<pooled_payload*>(blocks_[i / payloads_per_block][i % payloads_per_block].bytes + payload_lead));
+  return new (blocks_.back().get() + in_block * sizeof(pooled_payload)) pooled_payload(this);
 }
 
 packet_pool::~packet_pool() {
-  for (std::size_t i = 0; i < made_; ++i) made(i)->~pooled_payload();
+  for (std::size_t i = 0; i < made_; ++i)
+    std::launder(reinterpret_cast<pooled_payload*>(blocks_[i / payloads_per_block].get() +
+                                                   i % payloads_per_block * sizeof(pooled_payload)))
+        ->~pooled_payload();
 }
 
 void packet_pool::grow(pooled_payload*& list, bool with_image) {

@@ -165,8 +165,6 @@ class packet_pool : public tlm::tlm_mm_interface {
   }
   // acquire_as will take a payload already made (no allocation).
   bool has_free() const { return free_ != nullptr; }
-  // The bytes a payload takes in its block (more than its size: see make_payload).
-  static constexpr std::size_t payload_room_bytes = 256;
   void free(tlm::tlm_generic_payload* p) override;
   std::size_t allocated() const { return made_; }
   ~packet_pool() override;
@@ -177,19 +175,7 @@ class packet_pool : public tlm::tlm_mm_interface {
   // its own bytes, not also malloc's header and a pointer in a list of all of them (≈ 24 bytes of
   // 250; the frames on a big fabric's wires are hundreds of thousands, docs/scale.md).
   static constexpr std::size_t payloads_per_block = 64;
-  // A payload's room: 64-byte aligned, the payload payload_lead bytes in. What a hop touches of a
-  // payload, TLM's response status (byte 36), its memory manager and reference count (120-131),
-  // the header and its image and the free list's link (144-223), then lies in three lines (0, 2
-  // and 3 of the room); 224 bytes apart, every other payload spread it over four (the fabric's
-  // payloads are each touched once a hop: a line is a miss, docs/performance.md).
-  struct alignas(64) payload_room {
-    unsigned char bytes[payload_room_bytes];
-  };
-  static constexpr std::size_t payload_lead = 16;
-  static_assert(payload_lead + sizeof(pooled_payload) <= payload_room_bytes &&
-                payload_lead % alignof(pooled_payload) == 0);
   pooled_payload* make_payload();
-  pooled_payload* made(std::size_t i) const;     // the i-th payload made
   [[gnu::noinline, gnu::cold]] void add_free();  // a new payload without an image on the free list
   // A new payload on `list`: a posted write (see above), with a wire image if with_image.
   void grow(pooled_payload*& list, bool with_image);
@@ -202,8 +188,8 @@ class packet_pool : public tlm::tlm_mm_interface {
     p->next_free = list;
     list = p;
   }
-  std::vector<std::unique_ptr<payload_room[]>> blocks_;  // each payloads_per_block payloads' rooms
-  std::size_t made_ = 0;                                 // payloads made, the last block's first
+  std::vector<std::unique_ptr<unsigned char[]>> blocks_;  // each payloads_per_block payloads' bytes
+  std::size_t made_ = 0;                                  // payloads made, the last block's first
   // Free payloads without and with an image, last freed first (as a vector's back was): lists
   // through the payloads themselves, so a free is two stores, with no capacity to test.
   pooled_payload* free_ = nullptr;

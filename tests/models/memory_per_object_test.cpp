@@ -302,8 +302,7 @@ TEST(MemoryPerObject, PayloadsAreMadeInBlocksAndEachIsItsOwn) {
   const std::size_t per_payload = (heap_in_use() - heap_before) / n;
   // TLM's extension array, a malloc chunk of its own: a pointer per extension type and the header.
   const std::size_t extensions = std::max<std::size_t>(32, (tlm::max_num_extensions() * 8 + 8 + 15) & ~std::size_t{15});
-  EXPECT_LE(per_payload, packet_pool::payload_room_bytes + extensions + 8)
-      << "malloc's header and a list's pointer came back";
+  EXPECT_LE(per_payload, sizeof(pooled_payload) + extensions + 8) << "malloc's header and a list's pointer came back";
   EXPECT_EQ(pool.allocated(), made_before + n);
   std::vector<tlm::tlm_generic_payload*> sorted = held;
   std::sort(sorted.begin(), sorted.end());
