@@ -118,10 +118,7 @@ void egress_port::enqueue(tlm::tlm_generic_payload* p, uint64_t now_ps) {
   s.max_bytes = std::max(s.max_bytes, s.bytes);
   if (c.cp && h.kind == frame_kind::data) enqueue_seen(h);
   if (probes::enqueue.on()) probes::enqueue.emit(this, now_ps, &h.fields(), mac_.index(), h.priority, s.bytes);
-  if (c.queue.empty()) {
-    nonempty_ |= 1u << h.priority;
-    head_[h.priority] = h.size;
-  }
+  if (c.queue.empty()) nonempty_ |= 1u << h.priority;
   queued_frame& e = c.queue.emplace_back();
   if (e.pack(h.fields()) && h.image == nullptr) {
     p->release();
@@ -165,11 +162,11 @@ tlm::tlm_generic_payload* egress_port::next_frame(uint64_t now_ps, uint64_t& ret
   if (busy && !(busy & (busy - 1)) && own_blocks_) {
     const int q = __builtin_ctz(busy);
     const queued_frame& h = class_[q].queue.front();
-    // head_[q] is h's size, without the descriptor's test for a wide one.
-    if (h.ready_ps <= now_ps && pfc_gate_->pfc::may_send(q, head_[q], now_ps)) {
+    const uint32_t size = h.size();
+    if (h.ready_ps <= now_ps && pfc_gate_->pfc::may_send(q, size, now_ps)) {
       // With one eligible queue the built-in scheduler chooses it (strict or DWRR, every class
       // is one of them), charging its deficit as the general path's call does.
-      own_scheduler_->select_one(q, head_);
+      if (!own_scheduler_->select_one(q, size)) own_scheduler_->egress_scheduler::select(heads(), busy);
       return take(q, now_ps);
     }
   }
@@ -178,10 +175,12 @@ tlm::tlm_generic_payload* egress_port::next_frame(uint64_t now_ps, uint64_t& ret
 
 tlm::tlm_generic_payload* egress_port::next_frame_any(uint64_t now_ps, uint64_t& retry_ps) {
   uint32_t eligible = 0;
+  head_sizes heads{};
   for (uint32_t m = nonempty_; m; m &= m - 1) {
     const int q = __builtin_ctz(m);
     const queued_frame& h = class_[q].queue.front();
-    if (!may_send(q, head_[q], now_ps))
+    heads[q] = h.size();
+    if (!may_send(q, heads[q], now_ps))
       retry_ps = std::min(retry_ps, refused(q, h, now_ps));
     else if (h.ready_ps > now_ps)
       retry_ps = std::min(retry_ps, h.ready_ps);  // still in the pipeline
@@ -189,13 +188,13 @@ tlm::tlm_generic_payload* egress_port::next_frame_any(uint64_t now_ps, uint64_t&
       eligible |= 1u << q;
   }
   if (!eligible) return nullptr;
-  int q = split_           ? split_decision(eligible)
-          : own_scheduler_ ? own_scheduler_->egress_scheduler::select(head_, eligible)
-                           : scheduler_->select(head_, eligible);
+  int q = split_           ? split_decision(heads, eligible)
+          : own_scheduler_ ? own_scheduler_->egress_scheduler::select(heads, eligible)
+                           : scheduler_->select(heads, eligible);
   if (q == awaiting_answer) return nullptr;
   if (split_ && q >= 0 && !(eligible >> q & 1)) {
     // The answered queue closed or emptied while the decision was being taken: ask again.
-    q = split_decision(eligible);
+    q = split_decision(heads, eligible);
     if (q == awaiting_answer) return nullptr;
   }
   if (q < 0 || !(eligible >> q & 1)) {
@@ -204,7 +203,7 @@ tlm::tlm_generic_payload* egress_port::next_frame_any(uint64_t now_ps, uint64_t&
     if (q >= 0) SC_REPORT_WARNING(mac_.name(), "scheduler selected an ineligible queue; ignored");
     uint32_t smallest = UINT32_MAX;
     for (int i = 0; i < classes_; ++i)
-      if (eligible >> i & 1) smallest = std::min(smallest, head_[i]);
+      if (eligible >> i & 1) smallest = std::min(smallest, heads[i]);
     retry_ps =
         std::min(retry_ps, now_ps + std::max<uint64_t>(1, mac_.wire().current_rate().serialization_ps(smallest)));
     return nullptr;
@@ -232,10 +231,7 @@ tlm::tlm_generic_payload* egress_port::take(int q, uint64_t now_ps) {
   }
   if (c.queue.empty()) {
     nonempty_ &= ~(1u << q);
-    head_[q] = 0;
     c.queue.shrink_drained();
-  } else {
-    head_[q] = c.queue.front().size();
   }
   queue_stats& s = c.stats;
   s.leave(h.size, now_ps);
@@ -258,17 +254,26 @@ tlm::tlm_generic_payload* egress_port::take(int q, uint64_t now_ps) {
   return p;
 }
 
-int egress_port::split_decision(uint32_t eligible) {
-  request_decision(eligible);
+egress_port::head_sizes egress_port::heads() const {
+  head_sizes sizes{};
+  for (uint32_t m = nonempty_; m; m &= m - 1) {
+    const int q = __builtin_ctz(m);
+    sizes[q] = class_[q].queue.front().size();
+  }
+  return sizes;
+}
+
+int egress_port::split_decision(const head_sizes& heads, uint32_t eligible) {
+  request_decision(heads, eligible);
   if (!answered_) return awaiting_answer;
   answered_ = false;
   return answer_;
 }
 
-void egress_port::request_decision(uint32_t eligible) {
+void egress_port::request_decision(const head_sizes& heads, uint32_t eligible) {
   if (answered_ || asking_) return;
   asking_ = requesting_ = true;
-  split_->request(head_, eligible, *this);
+  split_->request(heads, eligible, *this);
   requesting_ = false;
 }
 
@@ -277,12 +282,14 @@ void egress_port::request_decision(uint32_t eligible) {
 // send, else asked again (next_frame).
 void egress_port::decide_ahead(uint64_t now_ps) {
   uint32_t eligible = 0;
+  head_sizes heads{};
   for (uint32_t m = nonempty_; m; m &= m - 1) {
     const int q = __builtin_ctz(m);
     const queued_frame& h = class_[q].queue.front();
-    if (h.ready_ps <= now_ps && may_send(q, head_[q], now_ps)) eligible |= 1u << q;
+    heads[q] = h.size();
+    if (h.ready_ps <= now_ps && may_send(q, heads[q], now_ps)) eligible |= 1u << q;
   }
-  if (eligible) request_decision(eligible);
+  if (eligible) request_decision(heads, eligible);
 }
 
 void egress_port::scheduled(int queue) {
@@ -326,7 +333,6 @@ void egress_port::set_discard(int cls, bool on) {
   c.ready_n = 0;  // nothing left past the pipeline either
   c.ready_bytes = 0;
   nonempty_ &= ~bit;
-  head_[cls] = 0;
 }
 
 void egress_port::on_timer() {
@@ -367,7 +373,7 @@ uint64_t egress_port::next_ready_ps(uint64_t now_ps) const {
   if (!(busy & (busy - 1)) && pfc_gate_) {
     const int q = __builtin_ctz(busy);
     const queued_frame& h = class_[q].queue.front();
-    if (pfc_gate_->pfc::may_send(q, head_[q], now_ps)) return std::max(h.ready_ps, now_ps);  // head_[q]: h's size
+    if (pfc_gate_->pfc::may_send(q, h.size(), now_ps)) return std::max(h.ready_ps, now_ps);
   }
   return next_ready_any(now_ps);
 }
@@ -380,7 +386,7 @@ uint64_t egress_port::next_ready_any(uint64_t now_ps) const {
     // A class only new input opens (credits): look when its frame is ready anyway, so that
     // next_frame tells the gate it waits at the real time it starts waiting.
     uint64_t t = h.ready_ps;
-    if (!may_send(q, head_[q], now_ps)) {
+    if (!may_send(q, h.size(), now_ps)) {
       const uint64_t open = gate_.blocked_until_ps(q, now_ps);
       if (open != never_ps) t = open;
     }

@@ -114,6 +114,11 @@ class alignas(64) egress_port : public frame_source_if, public scheduler_answer_
   friend struct invariant_test_hooks;
   void on_timer();  // end of a frame on the wire: release its buffer (release_at_end)
   queue_view view(int cls, uint64_t now_ps);
+  // The head sizes a scheduler is handed (0: an empty class), made from the queues' heads when a
+  // decision needs them, not kept in the port: the one-class path reads its head's size from the
+  // descriptor it reads anyway, and a frame leaving writes no line of the port's for the next.
+  using head_sizes = std::array<uint32_t, max_classes>;
+  head_sizes heads() const;
   [[gnu::noinline]] uint64_t next_ready_any(uint64_t now_ps) const;  // next_ready_ps's general path
   [[gnu::noinline]] tlm::tlm_generic_payload* next_frame_any(uint64_t now_ps, uint64_t& retry_ps);  // and next_frame's
   [[gnu::noinline]] tlm::tlm_generic_payload* take(int q, uint64_t now_ps);  // the head of q leaves
@@ -126,8 +131,8 @@ class alignas(64) egress_port : public frame_source_if, public scheduler_answer_
   void count_marks(const packet_header& h, uint16_t before);
   // The split-phase decision: the answered queue, or awaiting_answer (the answer kicks the MAC).
   static constexpr int awaiting_answer = -2;
-  int split_decision(uint32_t eligible);
-  void request_decision(uint32_t eligible);  // unless one is outstanding or answered
+  int split_decision(const head_sizes& heads, uint32_t eligible);
+  void request_decision(const head_sizes& heads, uint32_t eligible);  // unless one is outstanding or answered
   void decide_ahead(uint64_t now_ps);
   void scheduled(int queue) override;
   void discard(int cls, const frame_fields& f);  // counts and returns the buffer of a dropped frame
@@ -153,9 +158,6 @@ class alignas(64) egress_port : public frame_source_if, public scheduler_answer_
   bool own_blocks_ = false;
   bool release_at_end_ = false;
   bool ahead_ = false;  // set_decide_ahead
-  // The head sizes the scheduler is handed, without rebuilding them per call (0: empty): the
-  // port's second line.
-  std::array<uint32_t, max_classes> head_{};
   // The rest is read only off the one-class path, or never per frame.
   flow_control_if& gate_;
   scheduler_if* scheduler_ = nullptr;

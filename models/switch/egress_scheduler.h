@@ -37,16 +37,16 @@ class egress_scheduler : public scheduler_if {
       return select_alone(__builtin_ctz(dwrr), head_bytes[__builtin_ctz(dwrr)]);
     return select_visiting(head_bytes, eligible);
   }
-  // select(head_bytes, 1u << q) for an eligible q alone (egress_port's one busy class): the
-  // masks' tests for several eligible queues left out.
-  void select_one(int q, const std::array<uint32_t, max_classes>& head_bytes) {
+  // select(head_bytes, 1u << q) for an eligible q alone whose head is `head` bytes (egress_port's
+  // one busy class): the masks' tests for several eligible queues left out, and no head sizes
+  // of the other queues read. False, charging nothing, when an idle queue has a deficit to
+  // forfeit: then select decides (it needs every queue's head).
+  bool select_one(int q, uint32_t head) {
     const uint32_t bit = 1u << q;
-    if (strict_mask_ & bit) return;  // served without a deficit
-    if (dwrr_mask_ & credited_ & ~bit) {
-      select_visiting(head_bytes, bit);  // an idle queue's deficit to forfeit first
-      return;
-    }
-    select_alone(q, head_bytes[q]);
+    if (strict_mask_ & bit) return true;  // served without a deficit
+    if (dwrr_mask_ & credited_ & ~bit) return false;
+    select_alone(q, head);
+    return true;
   }
   // New weights or quantum: each queue's grant per round from now on (deficits are kept).
   void reconfigure(const scheduler_config& config) override;

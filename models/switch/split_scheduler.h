@@ -22,8 +22,9 @@ class scheduler_answer_if {
 class split_scheduler_if {
  public:
   virtual ~split_scheduler_if() = default;
-  // The same inputs as scheduler_if::select. At most one request is outstanding per port. The
-  // answer may come from inside this call (no latency) or later, through to.scheduled().
+  // The same inputs as scheduler_if::select; head_bytes lasts for the call only (copy what the
+  // answer needs). At most one request is outstanding per port. The answer may come from inside
+  // this call (no latency) or later, through to.scheduled().
   virtual void request(const std::array<uint32_t, max_classes>& head_bytes, uint32_t eligible,
                        scheduler_answer_if& to) = 0;
 };
