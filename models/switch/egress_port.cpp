@@ -165,9 +165,9 @@ tlm::tlm_generic_payload* egress_port::next_frame(uint64_t now_ps, uint64_t& ret
     const uint32_t size = h.size();
     if (h.ready_ps <= now_ps && pfc_gate_->pfc::may_send(q, size, now_ps)) {
       // With one eligible queue the built-in scheduler chooses it (strict or DWRR, every class
-      // is one of them), charging its deficit as the general path's call does.
-      if (!own_scheduler_->select_one(q, size)) own_scheduler_->egress_scheduler::select(heads(), busy);
-      return take(q, now_ps);
+      // is one of them), charging its deficit as the general path's call does; unless an idle
+      // queue's deficit is to be forfeited first, for which the general path asks it.
+      if (own_scheduler_->select_one(q, size)) return take(q, now_ps);
     }
   }
   return next_frame_any(now_ps, retry_ps);
@@ -252,15 +252,6 @@ tlm::tlm_generic_payload* egress_port::take(int q, uint64_t now_ps) {
     }
   }
   return p;
-}
-
-egress_port::head_sizes egress_port::heads() const {
-  head_sizes sizes{};
-  for (uint32_t m = nonempty_; m; m &= m - 1) {
-    const int q = __builtin_ctz(m);
-    sizes[q] = class_[q].queue.front().size();
-  }
-  return sizes;
 }
 
 int egress_port::split_decision(const head_sizes& heads, uint32_t eligible) {

@@ -118,7 +118,6 @@ class alignas(64) egress_port : public frame_source_if, public scheduler_answer_
   // decision needs them, not kept in the port: the one-class path reads its head's size from the
   // descriptor it reads anyway, and a frame leaving writes no line of the port's for the next.
   using head_sizes = std::array<uint32_t, max_classes>;
-  head_sizes heads() const;
   [[gnu::noinline]] uint64_t next_ready_any(uint64_t now_ps) const;  // next_ready_ps's general path
   [[gnu::noinline]] tlm::tlm_generic_payload* next_frame_any(uint64_t now_ps, uint64_t& retry_ps);  // and next_frame's
   [[gnu::noinline]] tlm::tlm_generic_payload* take(int q, uint64_t now_ps);  // the head of q leaves
