@@ -17,10 +17,15 @@
 
 namespace sluice {
 
-template <typename T>
+// Index: the type of its capacity, head and count (std::size_t, or uint32_t where a ring's 8 bytes
+// fewer let its owner keep more fields in a line: below 2^32 slots).
+template <typename T, typename Index = std::size_t>
 class ring {
+  static_assert(std::is_unsigned_v<Index>, "an index wraps as an unsigned number");
+
  public:
-  explicit ring(std::size_t capacity = 0) : slots_(capacity ? allocate(capacity) : nullptr), capacity_(capacity) {}
+  explicit ring(std::size_t capacity = 0)
+      : slots_(capacity ? allocate(capacity) : nullptr), capacity_(static_cast<Index>(capacity)) {}
   bool empty() const { return count_ == 0; }
   std::size_t size() const { return count_; }
   T& front() { return slots_[head_]; }
@@ -28,7 +33,7 @@ class ring {
   const T& operator[](std::size_t i) const { return slots_[wrap(head_ + i)]; }
   void push_back(T v) {
     if (count_ == capacity_) grow();
-    slots_[wrap(head_ + count_)] = std::move(v);
+    slots_[wrap(std::size_t{head_} + count_)] = std::move(v);
     ++count_;
   }
   // The new last slot, to be written in place (it holds whatever it held before): an owner that
@@ -36,7 +41,7 @@ class ring {
   T& emplace_back() {
     if (count_ == capacity_) grow();
     ++count_;
-    return slots_[wrap(head_ + count_ - 1)];
+    return slots_[wrap(std::size_t{head_} + count_ - 1)];
   }
   T pop_front() {
     T v = std::move(slots_[head_]);
@@ -45,7 +50,7 @@ class ring {
   }
   // Removes the first element, read in place through front().
   void drop_front() {
-    head_ = wrap(head_ + 1);
+    head_ = static_cast<Index>(wrap(std::size_t{head_} + 1));
     --count_;
   }
   std::size_t capacity() const { return capacity_; }
@@ -55,7 +60,7 @@ class ring {
   static constexpr std::size_t spare_slots = 64;
   void shrink_drained() {
     if (count_ == 0 && capacity_ > spare_slots) {
-      capacity_ = std::max(capacity_ / 2, spare_slots);
+      capacity_ = static_cast<Index>(std::max<std::size_t>(capacity_ / 2, spare_slots));
       slots_.reset(allocate(capacity_));
       head_ = 0;
     }
@@ -83,12 +88,12 @@ class ring {
       for (std::size_t i = 0; i < count_; ++i) slots[i] = std::move(slots_[wrap(head_ + i)]);
     }
     slots_ = std::move(slots);
-    capacity_ = bigger;
+    capacity_ = static_cast<Index>(bigger);
     head_ = 0;
   }
   // An array and its capacity, not a std::vector: wrap compares with a stored capacity instead
   // of dividing the vector's byte length by the element size (48-byte descriptors), and a ring
-  // is 32 bytes, not 40.
+  // is 32 bytes, not 40 (24 with uint32_t indices).
   // Slots of a type copied as bytes (descriptors, pointers, plain records) are made unwritten:
   // zeroing a new array and then copying the old slots over it was most of a growth's cost, and a
   // congested fabric's queues grow many times while they fill (docs/scale.md, twelfth round).
@@ -108,8 +113,8 @@ class ring {
       return new T[n]();
   }
   std::unique_ptr<T[], release> slots_;
-  std::size_t capacity_ = 0;
-  std::size_t head_ = 0, count_ = 0;
+  Index capacity_ = 0;
+  Index head_ = 0, count_ = 0;
 };
 
 }  // namespace sluice

@@ -64,6 +64,9 @@ egress_port::egress_port(mac_port& mac, flow_control_if& gate, buffer_release_if
       pfc_gate_(typeid(gate) == typeid(pfc) ? static_cast<const pfc*>(&gate) : nullptr),
       buffer_(buffer),
       classes_(static_cast<uint8_t>(classes)),
+      own_blocks_(false),
+      release_at_end_(false),
+      ahead_(false),
       gate_(gate),
       leaving_(4) {
   // Named under the switch port that holds the MAC: sw0.port3.egress.dequeue, sw0.port3.drop.
@@ -91,12 +94,35 @@ inline bool egress_port::may_send(int cls, uint32_t bytes, uint64_t now_ps) cons
   return pfc_gate_ ? pfc_gate_->pfc::may_send(cls, bytes, now_ps) : gate_.may_send(cls, bytes, now_ps);
 }
 
+void egress_port::set_congestion_point(int cls, congestion_point_if* cp) {
+  class_state& c = class_[cls];
+  c.cp = cp;
+  cp_ = static_cast<uint16_t>(cp ? cp_ | 1u << cls : cp_ & ~(1u << cls));
+  if (!cp) {  // no frame leaving counts ready_n down now: the lazy count starts again from none
+    c.ready_n = 0;
+    c.ready_bytes = 0;
+  }
+}
+
+queue_stats egress_port::queue(int cls) const {
+  const class_state& c = class_[cls];
+  queue_stats s;
+  s.bytes = c.bytes;
+  s.frames = c.queue.size();
+  s.max_bytes = c.max_bytes;
+  s.frames_out = c.frames_out;
+  s.bytes_out = c.bytes_out;
+  s.frames_in = c.frames_in;
+  s.byte_ps = c.byte_ps;
+  s.bytes_in = c.bytes_in;
+  return s;
+}
+
 queue_view egress_port::view(int cls, uint64_t now_ps) {
   class_state& c = class_[cls];
-  const queue_stats& s = c.stats;
   while (c.ready_n < c.queue.size() && c.queue[c.ready_n].ready_ps <= now_ps)
     c.ready_bytes += c.queue[c.ready_n++].size();
-  return {mac_.index(), cls, c.ready_bytes, static_cast<uint32_t>(c.ready_n), mac_.mac_address(), &gate_, s.bytes};
+  return {mac_.index(), cls, c.ready_bytes, static_cast<uint32_t>(c.ready_n), mac_.mac_address(), &gate_, c.bytes};
 }
 
 void egress_port::enqueue(tlm::tlm_generic_payload* p, uint64_t now_ps) {
@@ -104,20 +130,18 @@ void egress_port::enqueue(tlm::tlm_generic_payload* p, uint64_t now_ps) {
   // A class the port does not have would sit in a queue no scheduler looks at: a model error.
   if (h.priority >= classes_) SC_REPORT_ERROR("sluice/egress_port", "frame of a class this port does not have");
   class_state& c = class_[h.priority];
-  queue_stats& s = c.stats;
-  ++s.frames_in;
-  s.bytes_in += h.size;
+  ++c.frames_in;
+  c.bytes_in += h.size;
   if (discard_ >> h.priority & 1) {
     discard(h.priority, h.fields());
     p->release();
     return;
   }
-  s.arrive(h.size, now_ps);
-  s.bytes += h.size;
-  ++s.frames;
-  s.max_bytes = std::max(s.max_bytes, s.bytes);
-  if (c.cp && h.kind == frame_kind::data) enqueue_seen(h);
-  if (probes::enqueue.on()) probes::enqueue.emit(this, now_ps, &h.fields(), mac_.index(), h.priority, s.bytes);
+  c.byte_ps -= queue_stats::byte_time(h.size, now_ps);
+  c.bytes += h.size;
+  c.max_bytes = std::max(c.max_bytes, c.bytes);
+  if ((cp_ >> h.priority & 1) && h.kind == frame_kind::data) enqueue_seen(h);
+  if (probes::enqueue.on()) probes::enqueue.emit(this, now_ps, &h.fields(), mac_.index(), h.priority, c.bytes);
   if (c.queue.empty()) nonempty_ |= 1u << h.priority;
   queued_frame& e = c.queue.emplace_back();
   if (e.pack(h.fields()) && h.image == nullptr) {
@@ -146,8 +170,15 @@ void egress_port::enqueue_seen(packet_header& h) {
   if (probes::mark.on()) publish_mark(h, before);
 }
 
-// A data frame leaving a class with a congestion point.
+// A frame leaving a class with a congestion point: one fewer past the pipeline, and a data
+// frame seen by the point.
 void egress_port::dequeue_seen(packet_header& h, int q, uint64_t now_ps) {
+  class_state& c = class_[q];
+  if (c.ready_n) {  // the frame leaving had cleared the pipeline
+    --c.ready_n;
+    c.ready_bytes -= h.size;
+  }
+  if (h.kind != frame_kind::data) return;
   const uint16_t before = static_cast<uint16_t>(h.ecn | h.flags << 8);
   class_[q].cp->on_dequeue(h, view(q, now_ps));
   if (static_cast<uint16_t>(h.ecn | h.flags << 8) != before) count_marks(h, before);
@@ -225,22 +256,16 @@ tlm::tlm_generic_payload* egress_port::take(int q, uint64_t now_ps) {
   }
   packet_header& h = header(*p);
   c.queue.drop_front();
-  if (c.ready_n) {  // the frame leaving had cleared the pipeline
-    --c.ready_n;
-    c.ready_bytes -= h.size;
-  }
   if (c.queue.empty()) {
     nonempty_ &= ~(1u << q);
     c.queue.shrink_drained();
   }
-  queue_stats& s = c.stats;
-  s.leave(h.size, now_ps);
-  s.bytes -= h.size;
-  --s.frames;
-  ++s.frames_out;
-  s.bytes_out += h.size;
-  if (c.cp && h.kind == frame_kind::data) dequeue_seen(h, q, now_ps);
-  if (probes::dequeue.on()) probes::dequeue.emit(this, now_ps, &h.fields(), mac_.index(), q, s.bytes);
+  c.byte_ps += queue_stats::byte_time(h.size, now_ps);
+  c.bytes -= h.size;
+  ++c.frames_out;
+  c.bytes_out += h.size;
+  if (cp_ >> q & 1) dequeue_seen(h, q, now_ps);
+  if (probes::dequeue.on()) probes::dequeue.emit(this, now_ps, &h.fields(), mac_.index(), q, c.bytes);
   if (ahead_ && split_) decide_ahead(now_ps);  // ahead_ first: in the port's first line
   if (h.ingress_port != no_ingress) {
     if (!release_at_end_) {
@@ -308,9 +333,8 @@ void egress_port::set_discard(int cls, bool on) {
   class_state& c = class_[cls];
   while (!c.queue.empty()) {
     const queued_frame e = c.queue.pop_front();
-    c.stats.leave(e.size(), now_ps());
-    c.stats.bytes -= e.size();
-    --c.stats.frames;
+    c.byte_ps += queue_stats::byte_time(e.size(), now_ps());
+    c.bytes -= e.size();
     if (e.flags() & frame_flags::kept_payload) {
       tlm::tlm_generic_payload* kept = kept_[cls].pop_front();
       discard(cls, header(*kept).fields());
@@ -348,7 +372,7 @@ uint64_t egress_port::refused(int q, const queued_frame& h, uint64_t now_ps) {
 }
 
 bool egress_port::holds_from(int cls, int ingress_port, int ingress_cls) const {
-  const ring<queued_frame>& q = class_[cls].queue;
+  const ring<queued_frame, uint32_t>& q = class_[cls].queue;
   for (std::size_t i = 0; i < q.size(); ++i) {
     const queued_frame& f = q[i];
     if (f.ingress_port == ingress_port && arrival_class(f, cls) == ingress_cls) return true;

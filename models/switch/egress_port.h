@@ -24,6 +24,8 @@ namespace sluice {
 
 class pfc;
 
+// A class queue's statistics as the port reports them (egress_port::queue): kept where each
+// frame's changes fall (egress_port's class_state) and put together when read.
 struct queue_stats {
   uint64_t bytes = 0, frames = 0;  // current depth
   uint64_t max_bytes = 0;
@@ -37,8 +39,10 @@ struct queue_stats {
   // exact too, so the mean prints the same).
   unsigned __int128 byte_ps = 0;
   uint64_t bytes_in = 0;
-  void arrive(uint32_t size, uint64_t now_ps) { byte_ps -= static_cast<unsigned __int128>(size) * now_ps; }
-  void leave(uint32_t size, uint64_t now_ps) { byte_ps += static_cast<unsigned __int128>(size) * now_ps; }
+  // byte_ps's change for size bytes at now_ps: subtracted as they arrive, added as they leave.
+  static unsigned __int128 byte_time(uint32_t size, uint64_t now_ps) {
+    return static_cast<unsigned __int128>(size) * now_ps;
+  }
   double mean_bytes(uint64_t now_ps) const {
     if (now_ps == 0) return 0;
     const unsigned __int128 total = byte_ps + static_cast<unsigned __int128>(bytes) * now_ps;
@@ -83,11 +87,11 @@ class alignas(64) egress_port : public frame_source_if, public scheduler_answer_
   // (the queues as they are then), so that a decision no longer than the frame costs no time.
   void set_decide_ahead(bool on) { ahead_ = on; }
   // The congestion point of one class (nullptr: none). Not owned.
-  void set_congestion_point(int cls, congestion_point_if* cp) { class_[cls].cp = cp; }
+  void set_congestion_point(int cls, congestion_point_if* cp);
   void set_release_at_end(bool at_end) { release_at_end_ = at_end; }
 
   int classes() const { return classes_; }
-  const queue_stats& queue(int cls) const { return class_[cls].stats; }
+  queue_stats queue(int cls) const;
   // Whether the port asks its PFC gate without virtual calls (it is a pfc, not a subclass); for tests.
   bool asks_pfc_directly() const { return pfc_gate_ != nullptr; }
   // Whether the port's scheduler decides inline (the built-in one, not a subclass); for tests.
@@ -152,11 +156,15 @@ class alignas(64) egress_port : public frame_source_if, public scheduler_answer_
   // bit per class: max_classes is 16).
   uint16_t nonempty_ = 0;
   uint16_t discard_ = 0;  // classes whose frames are dropped (PFC watchdog)
+  // Classes with a congestion point: a frame tests its bit here, not the class's pointer (in the
+  // class's second line, which a frame leaving does not touch).
+  uint16_t cp_ = 0;
   uint8_t classes_;
-  // pfc_gate_ and own_scheduler_ set, split_ not: next_frame's one-class path tests one flag, not three.
-  bool own_blocks_ = false;
-  bool release_at_end_ = false;
-  bool ahead_ = false;  // set_decide_ahead
+  // Bits, so that cp_ fits the line. pfc_gate_ and own_scheduler_ set, split_ not: next_frame's
+  // one-class path tests one flag, not three.
+  bool own_blocks_ : 1;
+  bool release_at_end_ : 1;
+  bool ahead_ : 1;  // set_decide_ahead
   // The rest is read only off the one-class path, or never per frame.
   flow_control_if& gate_;
   scheduler_if* scheduler_ = nullptr;
@@ -167,20 +175,25 @@ class alignas(64) egress_port : public frame_source_if, public scheduler_answer_
   // feedback frames) and the rare frame whose fields the descriptor cannot hold keep their
   // payload, in a queue of their own per class beside the descriptors (flag
   // frame_flags::kept_payload), so that a descriptor needs no pointer.
-  // One class's queue, congestion point and statistics in cache lines of their own: an enqueue
-  // or a dequeue touches only its first two (and the port's line above).
+  // One class's queue, congestion point and statistics (queue_stats's fields; its frames are the
+  // queue's size) in cache lines of their own: a frame leaving touches only the first, an
+  // arrival the first two (and the port's line above).
   struct alignas(64) class_state {
-    ring<queued_frame> queue;
-    congestion_point_if* cp = nullptr;  // not owned
+    ring<queued_frame, uint32_t> queue;  // 32-bit indices: 24 bytes, so that the line holds the rest
+    uint64_t bytes = 0;
+    unsigned __int128 byte_ps = 0;
+    uint64_t frames_out = 0, bytes_out = 0;
+    // Written by an arrival only (the counts apart: side by side, the compiler adds them as one
+    // vector, four instructions more a frame).
+    uint64_t frames_in = 0, max_bytes = 0, bytes_in = 0;
+    congestion_point_if* cp = nullptr;  // not owned; its class's bit in cp_
     // The first ready_n frames of the queue have cleared the pipeline (ready_bytes of them);
-    // advanced lazily, only for a congestion point's view (amortised O(1) per frame). ready_n,
-    // tested by every dequeue, in the first line's padding before the statistics (16-aligned).
+    // advanced lazily, only for a congestion point's view (amortised O(1) per frame), and kept
+    // while the class has one.
     std::size_t ready_n = 0;
-    queue_stats stats;
     uint64_t ready_bytes = 0;
-    // Cold counters in the padding of the state's third line (it is 192 bytes either way).
     discarded dropped;
-    marked marks;  // touched only when a congestion point changed a frame
+    marked marks;  // touched only when a congestion point changed a frame (the third line)
   };
   // The payloads of the queued frames flagged kept_payload, per class in queue order; made at
   // the first such frame (most ports of a fabric without congestion control never see one).

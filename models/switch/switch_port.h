@@ -66,7 +66,7 @@ class switch_port : public sc_core::sc_module, public pause_storm_listener, priv
 
   int index() const { return mac.index(); }
   int classes() const { return egress.classes(); }
-  const queue_stats& queue(int cls) const { return egress.queue(cls); }
+  queue_stats queue(int cls) const { return egress.queue(cls); }
   uint64_t drops(int cls) const { return drops_[cls].all; }
   uint64_t unroutable_drops(int cls) const { return drops_[cls].unroutable; }
   // A frame of this port's ingress dropped: refused by the MMU, or with no route (unroutable).

@@ -99,6 +99,39 @@ TEST(EgressPort, TheCongestionPointsQueueLeavesOutFramesStillInThePipeline) {
   EXPECT_EQ(t.cp.dequeued.back().queue_bytes, 0u);
 }
 
+// A congestion point taken off a class and set again sees the queue as one that stayed: the
+// port counts the frames past the pipeline only while the class has a point, and counts them
+// again from the queue when it has one again. The six frames above leave at 1.8, 3.0, 4.2, 5.4,
+// 6.6 and 7.8 us; the point is taken off at the second and set again at 5.0 us, so that the frame
+// leaving at 4.2 us leaves unseen.
+TEST(EgressPort, ACongestionPointSetAgainSeesTheQueueAsOneThatStayed) {
+  bench stayed("9000B", {{"sw0-b.rate", "10Gbps"}});
+  stayed.sim->run();
+  bench t("9000B", {{"sw0-b.rate", "10Gbps"}});
+  egress_port& out = t.sw.ports[t.to_b]->egress;
+  t.cp.on_deq = [&](packet_header&) {
+    if (t.cp.dequeued.size() == 2) out.set_congestion_point(3, nullptr);
+  };
+  struct set_again final : timed_client {
+    egress_port& port;
+    congestion_point_if& cp;
+    set_again(egress_port& p, congestion_point_if& c) : port(p), cp(c) {}
+    void on_timer() override { port.set_congestion_point(3, &cp); }
+  } again(out, t.cp);
+  event_queue::instance().schedule(&again, ns_ps(5000));
+  t.sim->run();
+  ASSERT_EQ(stayed.cp.dequeued.size(), 6u);
+  ASSERT_EQ(t.cp.dequeued.size(), 5u);  // not the one at 4.2 us
+  EXPECT_EQ(t.cp.dequeued[1].at_ps, ns_ps(3000));
+  for (std::size_t i = 2; i < 5; ++i) {
+    const test::seen_frame &seen = t.cp.dequeued[i], &want = stayed.cp.dequeued[i + 1];
+    EXPECT_EQ(seen.at_ps, want.at_ps) << i;
+    EXPECT_EQ(seen.queue_bytes, want.queue_bytes) << i;
+    EXPECT_EQ(seen.queue_frames, want.queue_frames) << i;
+    EXPECT_EQ(seen.held_bytes, want.held_bytes) << i;
+  }
+}
+
 TEST(EgressPort, AFrameTheCongestionPointEmitsReachesTheSourceOutsideTheMmu) {
   bench t("3000B");
   test::recording_rp rp;
@@ -396,11 +429,11 @@ TEST(EgressPort, TheMeanDepthFromSumsIsTheIntegralOfTheDepth) {
     last = t;
     if (queued.empty() || rng() % 2) {
       const uint32_t size = 64 + rng() % 9000;
-      s.arrive(size, t);
+      s.byte_ps -= queue_stats::byte_time(size, t);
       s.bytes += size;
       queued.push_back(size);
     } else {
-      s.leave(queued.front(), t);
+      s.byte_ps += queue_stats::byte_time(queued.front(), t);
       s.bytes -= queued.front();
       queued.erase(queued.begin());
     }

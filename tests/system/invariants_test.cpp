@@ -9,7 +9,7 @@
 namespace sluice {
 // The models befriend this struct; only the tests define it.
 struct invariant_test_hooks {
-  static queue_stats& stats(egress_port& e, int cls) { return e.class_[cls].stats; }
+  static egress_port::class_state& stats(egress_port& e, int cls) { return e.class_[cls]; }
   static void refresh_disarmed(pfc& fc) { fc.refresh_armed_ = false; }
   static void pause_counter(pfc& fc, int cls, uint64_t v) { fc.state_[cls].xoff_received = v; }
   static void pause_interval(pfc& fc, int cls, uint64_t from, uint64_t until) {
