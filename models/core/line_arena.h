@@ -10,6 +10,7 @@
 // freed together when the last object made in them is released (a fabric's teardown; tests and
 // the Python module build many). Models are made and destroyed on the simulation's thread.
 #pragma once
+#include <cassert>
 #include <cstddef>
 #include <memory>
 #include <new>
@@ -30,7 +31,10 @@ class line_arena {
 // Derive a line-aligned class from it: its objects made by new come from the arena. (A class not
 // aligned to a line finds no operator new(size_t) here and does not compile.)
 struct in_line_arena {
-  static void* operator new(std::size_t bytes, std::align_val_t) { return line_arena::allocate(bytes); }
+  static void* operator new(std::size_t bytes, std::align_val_t alignment) {
+    assert(static_cast<std::size_t>(alignment) == line_arena::line);
+    return line_arena::allocate(bytes);
+  }
   static void operator delete(void*, std::align_val_t) noexcept { line_arena::release(); }
 };
 
