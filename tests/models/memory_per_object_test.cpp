@@ -326,7 +326,9 @@ TEST(MemoryPerObject, LineAlignedObjectsAreMadeOneAfterAnotherInTheLineArena) {
   EXPECT_EQ(line_probe::alive, 0);
   EXPECT_EQ(line_arena::live(), live_before);
 #ifndef __SANITIZE_ADDRESS__
-  if (live_before == 0) EXPECT_GE(heap_held - heap_in_use(), std::size_t{1} << 20) << "the arena's chunk was kept";
+  if (live_before == 0) {
+    EXPECT_GE(heap_held - heap_in_use(), std::size_t{1} << 20) << "the arena's chunk was kept";
+  }
 #endif
 }
 
