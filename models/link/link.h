@@ -8,6 +8,7 @@
 #include <systemc>
 
 #include "models/core/event_queue.h"
+#include "models/core/line_arena.h"
 #include "models/core/params.h"
 #include "models/link/flight_fifo.h"
 #include "models/link/wire_if.h"
@@ -141,7 +142,8 @@ class alignas(64) link_channel : public timed_client,
   uint32_t channel_ = 0;
 };
 
-class link : public sc_core::sc_module, public wire_if, private param_listener {
+// In the line arena (line_arena.h): its two line-aligned directions without a malloc block's padding.
+class link : public sc_core::sc_module, public wire_if, private param_listener, public in_line_arena {
  public:
   param<data_rate> rate;
   param<sc_core::sc_time> delay;

@@ -15,6 +15,7 @@
 #include "models/cc/notification_point.h"
 #include "models/cc/rate_limiter.h"
 #include "models/cc/reaction_point.h"
+#include "models/core/line_arena.h"
 #include "models/core/params.h"
 #include "models/link/credit_flow_control.h"
 #include "models/link/mac_port.h"
@@ -45,7 +46,8 @@ class nic_port : public sc_core::sc_module {
   flow_control_if& gate() { return credits ? static_cast<flow_control_if&>(*credits) : flow_control; }
 };
 
-class nic : public sc_core::sc_module, public control_sender_if {
+// In the line arena (line_arena.h): its line-aligned MAC and schedulers without a malloc block's padding.
+class nic : public sc_core::sc_module, public control_sender_if, public in_line_arena {
  public:
   param<byte_count> mtu;
   param<byte_count> header_bytes;

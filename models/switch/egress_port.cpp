@@ -4,6 +4,7 @@
 #include <typeinfo>
 #include <vector>
 
+#include "models/core/line_arena.h"
 #include "models/core/probe.h"
 #include "models/link/pfc.h"
 
@@ -58,7 +59,7 @@ int arrival_class(const frame& h, int queue) {
 }  // namespace
 
 egress_port::egress_port(mac_port& mac, flow_control_if& gate, buffer_release_if& buffer, int classes)
-    : class_(std::make_unique<class_state[]>(static_cast<std::size_t>(classes))),
+    : class_(make_line_array<class_state>(static_cast<std::size_t>(classes))),
       mac_(mac),
       // The gate is built before its port's egress (switch_port's members), so its type is final here.
       pfc_gate_(typeid(gate) == typeid(pfc) ? static_cast<const pfc*>(&gate) : nullptr),
@@ -76,6 +77,8 @@ egress_port::egress_port(mac_port& mac, flow_control_if& gate, buffer_release_if
     probes.declare(*k, this, port, "egress");
   probes.declare(probes::drop, this, port);
 }
+
+egress_port::~egress_port() { destroy_line_array(class_, classes_); }
 
 // The congestion point changed the frame's ECN bits or flags (a mark): publish it.
 void egress_port::publish_mark(const packet_header& h, uint16_t before) const {

@@ -64,6 +64,9 @@ class buffer_release_if {
 class alignas(64) egress_port : public frame_source_if, public scheduler_answer_if {
  public:
   egress_port(mac_port& mac, flow_control_if& gate, buffer_release_if& buffer, int classes);
+  ~egress_port() override;
+  egress_port(const egress_port&) = delete;
+  egress_port& operator=(const egress_port&) = delete;
 
   // Appends a frame (h.ready_ps set: when it clears the pipeline) to its class queue.
   void enqueue(tlm::tlm_generic_payload* p) { enqueue(p, now_ps()); }
@@ -143,7 +146,9 @@ class alignas(64) egress_port : public frame_source_if, public scheduler_answer_
   // Read by every enqueue and transmit decision: in the port's first cache line with the vtable
   // pointer the MAC's call reads (48 bytes after it; what is not read per frame is further down).
   struct class_state;
-  std::unique_ptr<class_state[]> class_;  // as many as the port has classes (see class_state)
+  // As many as the port has classes (see class_state), in the line arena: new[] would put a
+  // 64-byte count before them (line_arena.h).
+  class_state* class_;
   mac_port& mac_;
   // gate_ when it is our PFC itself, not a subclass (a switch port's on CEE): its pause test
   // inline, not a virtual call per class and transmit decision.

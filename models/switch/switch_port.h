@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "models/cc/frame_injector.h"
+#include "models/core/line_arena.h"
 #include "models/link/credit_flow_control.h"
 #include "models/link/mac_port.h"
 #include "models/link/pfc.h"
@@ -16,7 +17,11 @@
 
 namespace sluice {
 
-class switch_port : public sc_core::sc_module, public pause_storm_listener, private param_listener {
+// In the line arena (line_arena.h): its line-aligned MAC and egress port without a malloc block's padding.
+class switch_port : public sc_core::sc_module,
+                    public pause_storm_listener,
+                    private param_listener,
+                    public in_line_arena {
  public:
   mac_port mac;
   pfc flow_control;                              // PFC of a CEE port; present but unattached on an InfiniBand port

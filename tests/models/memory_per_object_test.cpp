@@ -8,11 +8,13 @@
 #include <malloc.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <functional>
 #include <map>
 #include <random>
 
+#include "models/core/line_arena.h"
 #include "models/core/params.h"
 #include "models/link/link.h"
 #include "models/nic/nic.h"
@@ -286,6 +288,49 @@ TEST(MemoryPerObject, RandomFramesComeBackFromTheDescriptorAsTheyWent) {
   }
   EXPECT_GT(held, 40000);
   EXPECT_GT(refused, 40000);
+}
+
+namespace {
+struct alignas(64) line_probe {
+  line_probe() { ++alive; }
+  ~line_probe() { --alive; }
+  unsigned char bytes[100] = {};
+  static inline int alive = 0;
+};
+}  // namespace
+
+// The line-aligned objects that live for the whole run (switch ports, NICs, links, an egress
+// port's class states) are made in the line arena (line_arena.h): one after another on whole
+// lines, with no malloc header, tail or new[] count between them, each destroyed by its owner,
+// and the arena's chunks freed with the last of them.
+TEST(MemoryPerObject, LineAlignedObjectsAreMadeOneAfterAnotherInTheLineArena) {
+  const std::size_t live_before = line_arena::live();
+  constexpr int n = 64;
+  std::vector<line_probe*> arrays;
+  for (int i = 0; i < n; ++i) arrays.push_back(make_line_array<line_probe>(3));
+  EXPECT_EQ(line_probe::alive, 3 * n);
+  EXPECT_EQ(line_arena::live(), live_before + n);
+  int adjacent = 0;
+  for (int i = 0; i < n; ++i) {
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(arrays[i]) % 64, 0u);
+    if (i > 0) adjacent += arrays[i] == arrays[i - 1] + 3;
+  }
+  EXPECT_GE(adjacent, n - 2) << "a count or a malloc header between arrays (one new chunk at most)";
+  {
+    switch_model sw("arena_sw", 0, 2, 8);
+    EXPECT_EQ(line_arena::live(), live_before + n + 2 * 2);  // two ports, each with its class states
+    for (const auto& port : sw.ports) EXPECT_EQ(reinterpret_cast<uintptr_t>(port.get()) % 64, 0u);
+  }
+  EXPECT_EQ(line_arena::live(), live_before + n);
+  const std::size_t heap_held = heap_in_use();
+  for (line_probe* a : arrays) destroy_line_array(a, 3);
+  EXPECT_EQ(line_probe::alive, 0);
+  EXPECT_EQ(line_arena::live(), live_before);
+#ifndef __SANITIZE_ADDRESS__
+  if (live_before == 0) {
+    EXPECT_GE(heap_held - heap_in_use(), std::size_t{1} << 20) << "the arena's chunk was kept";
+  }
+#endif
 }
 
 // The packet pool makes its payloads in blocks (packet.cpp): a payload costs its own bytes and
