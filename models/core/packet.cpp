@@ -16,7 +16,9 @@ pooled_payload* packet_pool::make_payload() {
   const std::size_t in_block = made_ % payloads_per_block;
   if (in_block == 0) blocks_.emplace_back(new unsigned char[payloads_per_block * sizeof(pooled_payload)]);
   ++made_;
-  return new (blocks_.back().get() + in_block * sizeof(pooled_payload)) pooled_payload(this);
+  auto* p = new (blocks_.back().get() + in_block * sizeof(pooled_payload)) pooled_payload(this);
+  p->set_response_status(tlm::TLM_OK_RESPONSE);  // as a receiver leaves it (restore_status_)
+  return p;
 }
 
 packet_pool::~packet_pool() {
@@ -43,7 +45,6 @@ void packet_pool::grow(pooled_payload*& list, bool with_image) {
     n.set_streaming_width(0);
   }
   n.set_data_length(0);
-  n.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
   push(list, &n);
 }
 
@@ -51,6 +52,7 @@ void packet_pool::add_free() { push(free_, make_payload()); }
 
 void packet_pool::free(tlm::tlm_generic_payload* p) {
   auto* pp = static_cast<pooled_payload*>(p);
+  if (restore_status_) pp->set_response_status(tlm::TLM_OK_RESPONSE);
   push(pp->own.image ? free_control_ : free_, pp);
 }
 

@@ -10,7 +10,9 @@
 // header describes their bytes). The transmitting MAC sets the response status to
 // TLM_INCOMPLETE_RESPONSE and the data length (the image's wire size, 0 without an image) when it
 // sends through a socket (not on a direct hop: direct_hops.h); the receiving MAC sets
-// TLM_OK_RESPONSE when it takes the frame.
+// TLM_OK_RESPONSE when it takes a frame from its socket. The pool makes payloads with
+// TLM_OK_RESPONSE and nothing but a socket changes it, so a direct hop's receiver need not write
+// it (packet_pool::socket_crossed).
 #pragma once
 #include <array>
 #include <cstdint>
@@ -165,6 +167,12 @@ class packet_pool : public tlm::tlm_mm_interface {
   }
   // acquire_as will take a payload already made (no allocation).
   bool has_free() const { return free_ != nullptr; }
+  // A payload crossed a socket (our MAC transmitted through one, a foreign model sent into our
+  // link): it may come back to the pool with another status than TLM_OK_RESPONSE (a foreign
+  // target's, or left by a partitioned run's shipper), so from now on free() restores it. A run
+  // on direct hops alone never crosses one, and its receivers never write the status (the line
+  // of the payload a hop touches for nothing else).
+  void socket_crossed() { restore_status_ = true; }
   void free(tlm::tlm_generic_payload* p) override;
   std::size_t allocated() const { return made_; }
   ~packet_pool() override;
@@ -194,7 +202,8 @@ class packet_pool : public tlm::tlm_mm_interface {
   // through the payloads themselves, so a free is two stores, with no capacity to test.
   pooled_payload* free_ = nullptr;
   pooled_payload* free_control_ = nullptr;
-  uint64_t next_id_ = 1;  // 0: no id (a header not from the pool)
+  bool restore_status_ = false;  // socket_crossed(): beside the lists, which free() writes
+  uint64_t next_id_ = 1;         // 0: no id (a header not from the pool)
 };
 
 // A payload that did not come from the pool (a foreign model's plain tlm_generic_payload):
