@@ -298,16 +298,11 @@ void pfc::schedule_refresh() {
   event_queue::instance().schedule(this, refresh_due_ps_);
 }
 
-uint64_t pfc::pauses_end_ps() const {
-  uint64_t end = 0;
-  for (const pause_state& s : state_) end = std::max(end, s.until_ps);
-  return end;
-}
-
 void pfc::share_pauses_end(uint64_t& copy) {
   copy = never_ps;
   if (pauses_end_) return;
-  copy = pauses_end_ps();
+  copy = 0;
+  for (const pause_state& s : state_) copy = std::max(copy, s.until_ps);
   pauses_end_ = &copy;
 }
 
@@ -374,12 +369,7 @@ void pfc::on_control_frame(tlm::tlm_generic_payload& frame) {
   }
   // A resume (or a shorter pause) may let frames go at `effective`: look again then. A longer
   // pause needs no wake-up: the source finds the priority paused and asks again at its end.
-  // The reader's copy comes down with it: a pause's default 838 us, cut short by XON, would
-  // otherwise keep its reader asking the class for as long.
-  if (shortened) {
-    if (pauses_end_) *pauses_end_ = pauses_end_ps();
-    mac_.wake_at(effective);
-  }
+  if (shortened) mac_.wake_at(effective);
 }
 
 void pfc::watch_pauses() {

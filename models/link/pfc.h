@@ -103,11 +103,10 @@ class pfc : public sc_core::sc_module, public flow_control_if, public timed_clie
   // When all of this PFC's pauses end, copied into a reader's own hot line (the port's frame
   // source): no class is paused from then on, so the reader's test of a class reads no line of
   // ours while nothing is paused. Kept no earlier than every pause's end (a pause cut short
-  // leaves it later, until the frame that cut it short brings it down). One reader: another (a test's
+  // leaves it later: the reader then asks the class, as before). One reader: another (a test's
   // second source on one port) gets never_ps, and so always asks the class.
   void share_pauses_end(uint64_t& copy);
   void unshare_pauses_end(const uint64_t& copy);  // before the reader goes
-  uint64_t pauses_end_ps() const;                 // the latest end of any class's pause
   bool paused(int cls, uint64_t now_ps, uint64_t pauses_end_ps) const {
     return now_ps < pauses_end_ps && paused(cls, now_ps);
   }
