@@ -16,14 +16,19 @@ pooled_payload* packet_pool::make_payload() {
   const std::size_t in_block = made_ % payloads_per_block;
   if (in_block == 0) blocks_.emplace_back(new unsigned char[payloads_per_block * sizeof(pooled_payload)]);
   ++made_;
-  return new (blocks_.back().get() + in_block * sizeof(pooled_payload)) pooled_payload(this);
+  auto* p = new (blocks_.back().get() + in_block * sizeof(pooled_payload))
+      pooled_payload(restoring_ ? static_cast<tlm::tlm_mm_interface*>(&restorer_) : this);
+  p->set_response_status(tlm::TLM_OK_RESPONSE);  // as a receiver leaves it (socket_crossed)
+  return p;
+}
+
+pooled_payload* packet_pool::made(std::size_t i) const {
+  return std::launder(reinterpret_cast<pooled_payload*>(blocks_[i / payloads_per_block].get() +
+                                                        i % payloads_per_block * sizeof(pooled_payload)));
 }
 
 packet_pool::~packet_pool() {
-  for (std::size_t i = 0; i < made_; ++i)
-    std::launder(reinterpret_cast<pooled_payload*>(blocks_[i / payloads_per_block].get() +
-                                                   i % payloads_per_block * sizeof(pooled_payload)))
-        ->~pooled_payload();
+  for (std::size_t i = 0; i < made_; ++i) made(i)->~pooled_payload();
 }
 
 void packet_pool::grow(pooled_payload*& list, bool with_image) {
@@ -43,7 +48,6 @@ void packet_pool::grow(pooled_payload*& list, bool with_image) {
     n.set_streaming_width(0);
   }
   n.set_data_length(0);
-  n.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
   push(list, &n);
 }
 
@@ -52,6 +56,16 @@ void packet_pool::add_free() { push(free_, make_payload()); }
 void packet_pool::free(tlm::tlm_generic_payload* p) {
   auto* pp = static_cast<pooled_payload*>(p);
   push(pp->own.image ? free_control_ : free_, pp);
+}
+
+void packet_pool::restore_statuses() {
+  restoring_ = true;
+  for (std::size_t i = 0; i < made_; ++i) made(i)->set_mm(&restorer_);
+}
+
+void packet_pool::status_restorer::free(tlm::tlm_generic_payload* p) {
+  p->set_response_status(tlm::TLM_OK_RESPONSE);
+  packet_pool::instance().free(p);
 }
 
 void refuse_foreign_payload(const tlm::tlm_generic_payload& p) {

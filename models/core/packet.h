@@ -10,7 +10,9 @@
 // header describes their bytes). The transmitting MAC sets the response status to
 // TLM_INCOMPLETE_RESPONSE and the data length (the image's wire size, 0 without an image) when it
 // sends through a socket (not on a direct hop: direct_hops.h); the receiving MAC sets
-// TLM_OK_RESPONSE when it takes the frame.
+// TLM_OK_RESPONSE when it takes a frame from its socket. The pool makes payloads with
+// TLM_OK_RESPONSE and nothing but a socket changes it, so a direct hop's receiver need not write
+// it (packet_pool::socket_crossed).
 #pragma once
 #include <array>
 #include <cstdint>
@@ -165,6 +167,15 @@ class packet_pool : public tlm::tlm_mm_interface {
   }
   // acquire_as will take a payload already made (no allocation).
   bool has_free() const { return free_ != nullptr; }
+  // A payload crossed a socket (our MAC transmitted through one, a foreign model sent into our
+  // link): it may come back to the pool with another status than TLM_OK_RESPONSE (a foreign
+  // target's, or left by a partitioned run's shipper), so from now on every payload is released
+  // through status_restorer, which restores it. A run on direct hops alone never crosses one: its
+  // receivers never write the status (the line of the payload a hop touches for nothing else),
+  // and its frees test nothing.
+  void socket_crossed() {
+    if (!restoring_) restore_statuses();
+  }
   void free(tlm::tlm_generic_payload* p) override;
   std::size_t allocated() const { return made_; }
   ~packet_pool() override;
@@ -176,6 +187,12 @@ class packet_pool : public tlm::tlm_mm_interface {
   // 250; the frames on a big fabric's wires are hundreds of thousands, docs/scale.md).
   static constexpr std::size_t payloads_per_block = 64;
   pooled_payload* make_payload();
+  pooled_payload* made(std::size_t i) const;  // the i-th payload made
+  // The memory manager of every payload once one crossed a socket (socket_crossed).
+  struct status_restorer : tlm::tlm_mm_interface {
+    void free(tlm::tlm_generic_payload* p) override;
+  };
+  [[gnu::cold]] void restore_statuses();
   [[gnu::noinline, gnu::cold]] void add_free();  // a new payload without an image on the free list
   // A new payload on `list`: a posted write (see above), with a wire image if with_image.
   void grow(pooled_payload*& list, bool with_image);
@@ -195,6 +212,8 @@ class packet_pool : public tlm::tlm_mm_interface {
   pooled_payload* free_ = nullptr;
   pooled_payload* free_control_ = nullptr;
   uint64_t next_id_ = 1;  // 0: no id (a header not from the pool)
+  status_restorer restorer_;
+  bool restoring_ = false;  // the payloads' manager is restorer_ (socket_crossed)
 };
 
 // A payload that did not come from the pool (a foreign model's plain tlm_generic_payload):

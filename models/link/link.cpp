@@ -66,6 +66,10 @@ tlm::tlm_sync_enum link_channel::nb_transport_fw(tlm::tlm_generic_payload& p, tl
   // The first bit at the kernel's time + delay: the models' time for a transmitter on their
   // clock, a foreign initiator's own annotated time otherwise.
   check_pooled(p);  // the transmitter may be a foreign model
+  // Its frames carry their initiator's response status, which the direct hop's receiver would
+  // not set (packet_pool::socket_crossed): from now on this direction delivers through the socket.
+  out_mac_ = nullptr;
+  packet_pool::instance().socket_crossed();
   const uint64_t kernel = kernel_ps();
   const uint64_t first_bit = kernel + to_ps(delay);
   if (phase != tlm::BEGIN_REQ || first_bit < tx_end_ps_) busy_wire_error();

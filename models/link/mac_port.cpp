@@ -135,6 +135,7 @@ uint64_t mac_port::transmit_through_socket(tlm::tlm_generic_payload& p, uint64_t
   ++frames_sent_;
   bytes_sent_ += h.size;
   // What a TLM target reads of a frame (packet.h): set here, for the socket path alone.
+  packet_pool::instance().socket_crossed();
   p.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
   p.set_data_length(h.image ? h.size : 0);
   tlm::tlm_phase phase = tlm::BEGIN_REQ;

@@ -139,7 +139,7 @@ class alignas(64) mac_port : public timed_client,
     if (probes::rx_end.on())
       receive_observed(p);
     else
-      receive(p);
+      take(p);
   }
   // Transmits on our own link direction without a socket: the direct hop (link_channel::join_from).
   void transmit_on(link_channel& direction);
@@ -172,9 +172,15 @@ class alignas(64) mac_port : public timed_client,
   void end_of_elaboration() override;
   // A frame's last bit arrived (frame_receiver, through rx). Final: the direct hop stands for it.
   tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload& p, tlm::tlm_phase& phase, sc_core::sc_time& delay) final;
+  // A frame from the socket: taken (frames are posted, nothing goes back).
   tlm::tlm_sync_enum receive(tlm::tlm_generic_payload& p) {
+    p.set_response_status(tlm::TLM_OK_RESPONSE);
+    return take(p);
+  }
+  // A frame from the direct hop: its status is TLM_OK_RESPONSE already (packet_pool::socket_crossed),
+  // and the payload's first line is not touched.
+  tlm::tlm_sync_enum take(tlm::tlm_generic_payload& p) {
     const frame_kind k = header(p).kind;
-    p.set_response_status(tlm::TLM_OK_RESPONSE);               // taken: frames are posted, nothing goes back
     if (k == frame_kind::pfc || k == frame_kind::ib_credit) {  // link-local: consumed here
       if (fc_) fc_->on_control_frame(p);
       p.release();

@@ -298,6 +298,18 @@ void pfc::schedule_refresh() {
   event_queue::instance().schedule(this, refresh_due_ps_);
 }
 
+void pfc::share_pauses_end(uint64_t& copy) {
+  copy = never_ps;
+  if (pauses_end_) return;
+  copy = 0;
+  for (const pause_state& s : state_) copy = std::max(copy, s.until_ps);
+  pauses_end_ = &copy;
+}
+
+void pfc::unshare_pauses_end(const uint64_t& copy) {
+  if (pauses_end_ == &copy) pauses_end_ = nullptr;
+}
+
 inline void pfc::apply_pause(int cls, uint64_t effective_ps, uint64_t until_ps) {  // inline: once a class a frame
   pause_state& s = state_[cls];
   if (s.from_ps <= effective_ps && effective_ps < s.until_ps) {
@@ -309,6 +321,7 @@ inline void pfc::apply_pause(int cls, uint64_t effective_ps, uint64_t until_ps) 
     s.from_ps = effective_ps;
     s.until_ps = until_ps;
   }
+  if (pauses_end_) *pauses_end_ = std::max(*pauses_end_, s.until_ps);
 }
 
 void pfc::on_control_frame(tlm::tlm_generic_payload& frame) {

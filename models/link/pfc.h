@@ -100,6 +100,16 @@ class pfc : public sc_core::sc_module, public flow_control_if, public timed_clie
     const pause_state& s = state_[cls];
     return s.from_ps <= now_ps && now_ps < s.until_ps;
   }
+  // When all of this PFC's pauses end, copied into a reader's own hot line (the port's frame
+  // source): no class is paused from then on, so the reader's test of a class reads no line of
+  // ours while nothing is paused. Kept no earlier than every pause's end (a pause cut short
+  // leaves it later: the reader then asks the class, as before). One reader: another (a test's
+  // second source on one port) gets never_ps, and so always asks the class.
+  void share_pauses_end(uint64_t& copy);
+  void unshare_pauses_end(const uint64_t& copy);  // before the reader goes
+  bool paused(int cls, uint64_t now_ps, uint64_t pauses_end_ps) const {
+    return now_ps < pauses_end_ps && paused(cls, now_ps);
+  }
   sc_core::sc_time paused_time(int cls, const sc_core::sc_time& now) const {
     return from_ps(paused_ps(cls, to_ps(now)));
   }
@@ -197,8 +207,9 @@ class pfc : public sc_core::sc_module, public flow_control_if, public timed_clie
   std::unique_ptr<generator_state[]> generator_;  // classes_ of them on a generating port, else null
   std::array<reason, pfc_priorities> pending_why_{};
   bool refresh_armed_ = false;
+  storm_action action_ = storm_action::off;  // beside refresh_armed_: no padding of its own
   uint64_t refresh_due_ps_ = 0;
-  storm_action action_ = storm_action::off;
+  uint64_t* pauses_end_ = nullptr;  // the reader's copy (share_pauses_end)
   uint64_t detect_ps_ = 0, restore_ps_ = 0;
   uint64_t watchdog_due_ps_ = never_ps;
   pause_storm_listener* storm_listener_ = nullptr;

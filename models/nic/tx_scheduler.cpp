@@ -13,7 +13,13 @@ tx_scheduler::tx_scheduler(mac_port& mac, flow_control_if& gate, flow_table& flo
       flows_(flows),
       mac_(mac),
       gate_(gate),
-      classes_(classes) {}
+      classes_(classes) {
+  if (pfc_gate_) static_cast<pfc&>(gate).share_pauses_end(pauses_end_ps_);
+}
+
+tx_scheduler::~tx_scheduler() {
+  if (pfc_gate_) static_cast<pfc&>(gate_).unshare_pauses_end(pauses_end_ps_);
+}
 
 void tx_scheduler::add_flow(uint32_t flow_id, rate_limiter_if* limiter, reaction_point_if* rp) {
   flows_[flow_id].sender_slot = static_cast<uint32_t>(senders_.size());
@@ -144,7 +150,7 @@ inline bool tx_scheduler::unpark_alone(uint64_t now_ps) {
   if (parked.size() != 1) return false;
   const uint32_t i = parked[0];
   sender& s = senders_[i];
-  if (!s.fast || pfc_gate_->pfc::paused(cls, now_ps)) return false;  // fast: pfc_gate_ is set
+  if (!s.fast || pfc_gate_->pfc::paused(cls, now_ps, pauses_end_ps_)) return false;  // fast: pfc_gate_ is set
   s.ready = fast_ready_ps(s);
   s.order = order_++;
   s.heap_pos = 0;
@@ -220,7 +226,7 @@ tlm::tlm_generic_payload* tx_scheduler::next_frame(uint64_t now_ps, uint64_t& re
       return nullptr;
     }
     if (s.fast && !(s.finite && s.size - s.sent < format_.mtu)) {
-      if (pfc_gate_->pfc::paused(s.header.priority, now_ps)) return park_top(now_ps, retry_ps);
+      if (pfc_gate_->pfc::paused(s.header.priority, now_ps, pauses_end_ps_)) return park_top(now_ps, retry_ps);
       if (packet_pool::instance().has_free()) {
         tlm::tlm_generic_payload* p = build<true, true>(s, format_.mtu, s.full_bytes, now_ps);
         if (s.finished) return pop_then(p);

@@ -64,6 +64,7 @@ class alignas(64) tx_scheduler : public frame_source_if {
   void reschedule(uint32_t flow_id);
   void queue_control(tlm::tlm_generic_payload* frame);
 
+  ~tx_scheduler() override;
   tlm::tlm_generic_payload* next_frame(uint64_t now_ps, uint64_t& retry_ps) override;
   uint64_t next_ready_ps(uint64_t now_ps) const override;
   int classes() const { return classes_; }
@@ -205,6 +206,9 @@ class alignas(64) tx_scheduler : public frame_source_if {
   std::vector<uint32_t> heap_;
   std::vector<sender> senders_;
   const pfc* pfc_gate_;  // gate_, when it is our PFC itself (not a subclass): asked inline
+  // When all of its pauses end (pfc::share_pauses_end): in this line, so that the short path's
+  // test of its class reads no line of the PFC's while nothing is paused.
+  uint64_t pauses_end_ps_ = 0;
   uint64_t order_ = 0;
   std::unique_ptr<class_state[]> class_;
   flow_table& flows_;

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <tlm_utils/simple_target_socket.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <random>
 
@@ -147,11 +148,13 @@ struct image_source : frame_source_if {
   uint64_t next_ready_ps(uint64_t now) const override { return left ? now : never_ps; }
 };
 
-// The response status of each frame a sink takes, and a sink's own record.
+// The response status of each frame a sink takes (and which payload it was), and a sink's own record.
 struct status_sink : test::recording_sink {
   std::vector<tlm::tlm_response_status> statuses;
+  std::vector<const tlm::tlm_generic_payload*> payloads;
   void receive_frame(tlm::tlm_generic_payload* p, int port) override {
     statuses.push_back(p->get_response_status());
+    payloads.push_back(p);
     recording_sink::receive_frame(p, port);
   }
 };
@@ -164,8 +167,10 @@ struct recording_shipper : frame_shipper {
     uint32_t size;
   };
   std::vector<shipped> frames;
+  std::vector<const tlm::tlm_generic_payload*> released;  // with the status the socket path left
   void ship(uint32_t channel, uint64_t sent_ps, uint64_t arrives_ps, tlm::tlm_generic_payload& frame) override {
     frames.push_back({channel, sent_ps, arrives_ps, header(frame).size});
+    released.push_back(&frame);
     frame.release();
   }
 };
@@ -189,7 +194,10 @@ TEST(DirectHops, AForeignModelOnEitherEndKeepsTheSocketPathWithItsAnnotatedTimes
   EXPECT_FALSE(tapped.wire.ab.delivers_directly());
   EXPECT_TRUE(tapped.b.transmits_directly());  // the other direction has no tap
   EXPECT_FALSE(half.a.transmits_directly());
-  EXPECT_TRUE(half.wire.ab.delivers_directly());
+  // A foreign transmitter's frames carry its response status: delivered through the socket,
+  // whose receiver sets it, not by the direct hop, which leaves it.
+  EXPECT_FALSE(half.wire.ab.delivers_directly());
+  EXPECT_TRUE(half.b.transmits_directly());
 
   // Frame for frame the same: every start and every arrival at the same picosecond.
   ASSERT_EQ(direct.a_src.starts.size(), 75u);
@@ -377,14 +385,25 @@ TEST(DirectHops, TheFieldsATlmTargetReadsAreSetOnTheSocketPathAndTheStatusOnBoth
   // The direct hop leaves the transmitter's response status and data length alone (our link and
   // receiver read neither); a foreign target must still find each frame TLM_INCOMPLETE_RESPONSE
   // with its image's size, also on payloads whose last hop was direct, and every sink
-  // TLM_OK_RESPONSE.
+  // TLM_OK_RESPONSE: the direct hop's receiver does not write it, so a payload the shipper
+  // released as the socket path left it (TLM_INCOMPLETE_RESPONSE) must come back from the pool
+  // with TLM_OK_RESPONSE, and a foreign transmitter's frames must reach the sink through the socket.
   constexpr int frames = 400;
-  image_source direct_src(5, frames), tapped_src(5, frames);
-  tapped_pair direct("direct", false, false, &direct_src), tapped("tapped", true, false, &tapped_src);
+  image_source direct_src(5, frames), tapped_src(5, frames), shipped_src(6, frames);
+  recording_shipper shipper;
+  tapped_pair direct("direct", false, false, &direct_src), tapped("tapped", true, false, &tapped_src),
+      shipped("shipped", false, false, &shipped_src, &shipper);
   status_sink direct_sink, tapped_sink;
   direct.b.attach(&direct.b_src, &direct_sink);
   tapped.b.attach(&tapped.b_src, &tapped_sink);
   sluice::start(sc_time(1, sc_core::SC_MS));
+
+  // The direct pair took payloads the shipper had released.
+  ASSERT_EQ(shipper.released.size(), static_cast<std::size_t>(frames));
+  int reused = 0;
+  for (const tlm::tlm_generic_payload* p : direct_sink.payloads)
+    reused += std::find(shipper.released.begin(), shipper.released.end(), p) != shipper.released.end();
+  EXPECT_GT(reused, frames / 2);
 
   ASSERT_TRUE(direct.a.transmits_directly());
   ASSERT_FALSE(tapped.a.transmits_directly());

@@ -164,6 +164,42 @@ TEST(PfcComponent, TheGateReportsPausedClassesAndWhenTheyOpen) {
   EXPECT_EQ(until, ns_ps(23812.8));
 }
 
+TEST(PfcComponent, ItsReaderKeepsWhenAllPausesEndAndASecondReaderAlwaysAsks) {
+  // A frame source's copy of when all of our PFC's pauses end (pfc::share_pauses_end, in the
+  // NIC's transmit scheduler): never before a pause's end, so that the test of a class that
+  // skips the PFC once now is past it is exact; left later by a pause an XON cut short. A second
+  // reader on one PFC is not kept: it gets never_ps, and always asks the class.
+  expiry_bench b;
+  uint64_t copy = 1, second = 0;
+  b.rcv.share_pauses_end(copy);
+  b.rcv.share_pauses_end(second);
+  EXPECT_EQ(copy, 0u);
+  EXPECT_EQ(second, never_ps);
+  b.d.at(sc_time(15, SC_US), [&] { b.gen.resume_upstream(3); });  // takes effect at 16.0128 us
+  uint64_t during = 0, after = 0;
+  bool paused_during = false, paused_after = true, second_asks = false;
+  b.d.at(sc_time(12, SC_US), [&] {
+    during = copy;
+    paused_during = b.rcv.paused(3, now_ps(), copy);
+    second_asks = b.rcv.paused(3, now_ps(), second);
+  });
+  b.d.at(sc_time(17, SC_US), [&] {
+    after = copy;
+    paused_after = b.rcv.paused(3, now_ps(), copy);
+  });
+  start(sc_time(20, SC_US));
+  EXPECT_EQ(during, ns_ps(23812.8));  // the pause's end, 1000 quanta after its start
+  EXPECT_TRUE(paused_during);
+  EXPECT_TRUE(second_asks);
+  EXPECT_EQ(after, ns_ps(23812.8));  // later than the pause, which XON ended
+  EXPECT_FALSE(paused_after);
+  const auto& s = b.m.b_src.starts;
+  ASSERT_GT(s.size(), 56u);
+  EXPECT_EQ(s[56], 15 * 1000000ull + pfc_flight_ps);  // sent the moment XON took effect
+  b.rcv.unshare_pauses_end(second);
+  b.rcv.unshare_pauses_end(copy);
+}
+
 TEST(PfcComponent, XonWakesTheMacAtItsArrival) {
   pfc_bench b;  // default quanta: 838.848 us of pause
   b.m.b_src.add(3, 1000, 1000);
