@@ -2,7 +2,12 @@
 
 #include <algorithm>
 #include <cassert>
+#include <utility>
 #include <vector>
+
+#ifdef __SANITIZE_ADDRESS__
+#include <sanitizer/asan_interface.h>
+#endif
 
 namespace sluice {
 
@@ -12,8 +17,26 @@ struct alignas(line_arena::line) line_bytes {
 };
 constexpr std::size_t chunk_lines = (std::size_t{1} << 20) / line_arena::line;  // 1 MiB
 
+// ASan sees a chunk as one block: a line between objects, poisoned, lets it catch an object
+// written past its end (tools/test.sh --sanitize), and a chunk's free lines are poisoned too.
+void poison(void* p, std::size_t bytes) {
+#ifdef __SANITIZE_ADDRESS__
+  ASAN_POISON_MEMORY_REGION(p, bytes);
+#else
+  (void)p, (void)bytes;
+#endif
+}
+void unpoison(void* p, std::size_t bytes) {
+#ifdef __SANITIZE_ADDRESS__
+  ASAN_UNPOISON_MEMORY_REGION(p, bytes);
+#else
+  (void)p, (void)bytes;
+#endif
+}
+
 struct arena_state {
-  std::vector<std::unique_ptr<line_bytes[]>> chunks;
+  // Each chunk with its lines (a sanitizer build unpoisons them before they are freed).
+  std::vector<std::pair<std::unique_ptr<line_bytes[]>, std::size_t>> chunks;
   line_bytes* next = nullptr;  // the last chunk's first free line
   std::size_t left = 0;        // its free lines
   std::size_t live = 0;
@@ -28,16 +51,18 @@ arena_state& state() {
 
 void* line_arena::allocate(std::size_t bytes) {
   assert(bytes % line == 0);
-  const std::size_t lines = bytes / line;
+  const std::size_t lines = bytes / line + redzone_bytes / line;
   arena_state& s = state();
   if (lines > s.left) {
     // A fresh chunk (the last one's rest, smaller than this object, stays unused).
     const std::size_t n = std::max(lines, chunk_lines);
-    s.chunks.emplace_back(new line_bytes[n]);
-    s.next = s.chunks.back().get();
+    s.chunks.emplace_back(new line_bytes[n], n);
+    s.next = s.chunks.back().first.get();
     s.left = n;
+    poison(s.next, n * line);
   }
   void* p = s.next;
+  unpoison(p, bytes);
   s.next += lines;
   s.left -= lines;
   ++s.live;
@@ -48,6 +73,7 @@ void line_arena::release() noexcept {
   arena_state& s = state();
   assert(s.live > 0);
   if (--s.live == 0) {
+    for (auto& [chunk, lines] : s.chunks) unpoison(chunk.get(), lines * line);
     s.chunks.clear();
     s.next = nullptr;
     s.left = 0;

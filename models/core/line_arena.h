@@ -20,6 +20,12 @@ namespace sluice {
 class line_arena {
  public:
   static constexpr std::size_t line = 64;
+  // After each object, in a sanitizer build only: a poisoned line (line_arena.cpp).
+#ifdef __SANITIZE_ADDRESS__
+  static constexpr std::size_t redzone_bytes = line;
+#else
+  static constexpr std::size_t redzone_bytes = 0;
+#endif
   // `bytes` (a whole number of lines) at a line-aligned address: one object more.
   static void* allocate(std::size_t bytes);
   // One object fewer; with none left, every chunk is freed.

@@ -4,6 +4,9 @@
 // hooks, and a queued frame is a 32-byte descriptor. The sizeof bounds fail if state sized for
 // max_classes (or a std::deque) comes back into an object; the heap measured around a NIC's
 // construction fails if its per-class state is allocated for more classes than it has.
+#ifdef __SANITIZE_ADDRESS__
+#include <sanitizer/asan_interface.h>
+#endif
 #include <gtest/gtest.h>
 #include <malloc.h>
 
@@ -313,8 +316,16 @@ TEST(MemoryPerObject, LineAlignedObjectsAreMadeOneAfterAnotherInTheLineArena) {
   int adjacent = 0;
   for (int i = 0; i < n; ++i) {
     EXPECT_EQ(reinterpret_cast<uintptr_t>(arrays[i]) % 64, 0u);
-    if (i > 0) adjacent += arrays[i] == arrays[i - 1] + 3;
+    if (i > 0) {
+      adjacent += reinterpret_cast<const char*>(arrays[i]) ==
+                  reinterpret_cast<const char*>(arrays[i - 1] + 3) + line_arena::redzone_bytes;
+    }
   }
+#ifdef __SANITIZE_ADDRESS__
+  // The line after an object is poisoned: ASan reports an object written past its end.
+  EXPECT_TRUE(__asan_address_is_poisoned(arrays[0] + 3));
+  EXPECT_FALSE(__asan_address_is_poisoned(reinterpret_cast<const char*>(arrays[0] + 3) - 1));
+#endif
   EXPECT_GE(adjacent, n - 2) << "a count or a malloc header between arrays (one new chunk at most)";
   {
     switch_model sw("arena_sw", 0, 2, 8);
