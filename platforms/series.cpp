@@ -103,7 +103,8 @@ void series::write_csv(std::ostream& out, const std::string& time_column, const 
     if (r > 0 && unchecked > 0) {
       --unchecked;
     } else if (r > 0) {
-      repeat = std::memcmp(v, v - width, width * sizeof(double)) == 0;
+      // No columns: every row repeats (and v may be null, which memcmp must not get: UBSan).
+      repeat = width == 0 || std::memcmp(v, v - width, width * sizeof(double)) == 0;
       unchecked = repeat ? 0 : next_unchecked;
       next_unchecked = repeat ? 1 : std::min<std::size_t>(2 * next_unchecked, 64);
     }

@@ -81,9 +81,11 @@ class ring {
     const std::size_t bigger = capacity_ < 8 ? 8 : capacity_ + std::max<std::size_t>(capacity_ / 8, 16);
     std::unique_ptr<T[], release> slots(allocate(bigger));
     if constexpr (raw) {  // the two runs of the old slots, oldest first: two copies, not a wrap per slot
-      const std::size_t first = std::min(count_, capacity_ - head_);
-      std::memcpy(static_cast<void*>(slots.get()), slots_.get() + head_, first * sizeof(T));
-      std::memcpy(static_cast<void*>(slots.get() + first), slots_.get(), (count_ - first) * sizeof(T));
+      if (count_ > 0) {   // an empty ring may have no array: memcpy from null is undefined (UBSan)
+        const std::size_t first = std::min(count_, capacity_ - head_);
+        std::memcpy(static_cast<void*>(slots.get()), slots_.get() + head_, first * sizeof(T));
+        std::memcpy(static_cast<void*>(slots.get() + first), slots_.get(), (count_ - first) * sizeof(T));
+      }
     } else {
       for (std::size_t i = 0; i < count_; ++i) slots[i] = std::move(slots_[wrap(head_ + i)]);
     }
