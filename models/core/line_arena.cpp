@@ -19,18 +19,14 @@ constexpr std::size_t chunk_lines = (std::size_t{1} << 20) / line_arena::line;  
 
 // ASan sees a chunk as one block: a line between objects, poisoned, lets it catch an object
 // written past its end (tools/test.sh --sanitize), and a chunk's free lines are poisoned too.
-void poison(void* p, std::size_t bytes) {
+void set_poisoned(void* p, std::size_t bytes, bool poisoned) {
 #ifdef __SANITIZE_ADDRESS__
-  ASAN_POISON_MEMORY_REGION(p, bytes);
+  if (poisoned)
+    ASAN_POISON_MEMORY_REGION(p, bytes);
+  else
+    ASAN_UNPOISON_MEMORY_REGION(p, bytes);
 #else
-  (void)p, (void)bytes;
-#endif
-}
-void unpoison(void* p, std::size_t bytes) {
-#ifdef __SANITIZE_ADDRESS__
-  ASAN_UNPOISON_MEMORY_REGION(p, bytes);
-#else
-  (void)p, (void)bytes;
+  (void)p, (void)bytes, (void)poisoned;
 #endif
 }
 
@@ -59,10 +55,10 @@ void* line_arena::allocate(std::size_t bytes) {
     s.chunks.emplace_back(new line_bytes[n], n);
     s.next = s.chunks.back().first.get();
     s.left = n;
-    poison(s.next, n * line);
+    set_poisoned(s.next, n * line, true);
   }
   void* p = s.next;
-  unpoison(p, bytes);
+  set_poisoned(p, bytes, false);
   s.next += lines;
   s.left -= lines;
   ++s.live;
@@ -73,7 +69,7 @@ void line_arena::release() noexcept {
   arena_state& s = state();
   assert(s.live > 0);
   if (--s.live == 0) {
-    for (auto& [chunk, lines] : s.chunks) unpoison(chunk.get(), lines * line);
+    for (auto& [chunk, lines] : s.chunks) set_poisoned(chunk.get(), lines * line, false);
     s.chunks.clear();
     s.next = nullptr;
     s.left = 0;
