@@ -46,7 +46,7 @@ void link_channel::join_from(mac_port& transmitter) {
 void link_channel::join_to(mac_port& receiver) {
   if (direct_hops) {
     out_if_ = &receiver;
-    out_mac_ = &receiver;
+    deliver_to(&receiver);
   } else {
     out.bind(receiver.rx);
   }
@@ -55,7 +55,7 @@ void link_channel::join_to(mac_port& receiver) {
 void link_channel::end_of_elaboration() {
   if (out.made()) {  // bound as a socket, to a foreign model or to ours
     out_if_ = out.get().operator->();
-    out_mac_ = direct_hops ? dynamic_cast<mac_port*>(out_if_) : nullptr;  // ours: the direct hop
+    deliver_to(direct_hops ? dynamic_cast<mac_port*>(out_if_) : nullptr);  // ours: the direct hop
   } else if (!out_if_) {
     SC_REPORT_ERROR(name(), "the link direction delivers to no receiver (out)");
   }
@@ -68,7 +68,7 @@ tlm::tlm_sync_enum link_channel::nb_transport_fw(tlm::tlm_generic_payload& p, tl
   check_pooled(p);  // the transmitter may be a foreign model
   // Its frames carry their initiator's response status, which the direct hop's receiver would
   // not set (packet_pool::socket_crossed): from now on this direction delivers through the socket.
-  out_mac_ = nullptr;
+  deliver_to(nullptr);
   packet_pool::instance().socket_crossed();
   const uint64_t kernel = kernel_ps();
   const uint64_t first_bit = kernel + to_ps(delay);
@@ -80,10 +80,27 @@ tlm::tlm_sync_enum link_channel::nb_transport_fw(tlm::tlm_generic_payload& p, tl
     shipper_->ship(channel_, first_bit, arrives, p);
   } else {
     tx_end = start(p, first_bit);
+    // start's test of an empty wire trusts the first bit not to be behind a frame ahead that has
+    // landed since, which a foreign transmitter's annotated time may be: the head's wake-up, in
+    // case start did not ask for it (if it did, this one changes nothing).
+    timers_->schedule(this, wire_head_.front().at_ps);
   }
   phase = tlm::END_REQ;
   delay = from_ps(tx_end - kernel);
   return tlm::TLM_UPDATED;
+}
+
+void link_channel::deliver_to(mac_port* receiver) {
+  out_mac_ = receiver;
+  direct_ = receiver != nullptr;
+  if (receiver) receiver->receive_from(*this);
+  receiver_attached();
+}
+
+void link_channel::receiver_attached() {
+  if (!out_mac_) return;
+  sink_ = out_mac_->sink();
+  sink_index_ = out_mac_->index();
 }
 
 void link_channel::ship_to(frame_shipper* shipper, uint32_t channel) {
@@ -102,57 +119,62 @@ void link_channel::busy_wire_error() const {
 // of the two, also when both fall in one picosecond. This copy learns of the frame later, so it
 // schedules as of that time.
 void link_channel::accept(uint64_t sent_ps, uint64_t arrives_ps, tlm::tlm_generic_payload* frame) {
-  const bool was_empty = wire_.empty();
+  const bool was_empty = wire_head_.empty();
   const uint64_t scheduled = std::max(sent_ps, last_arrival_ps_);
   last_arrival_ps_ = arrives_ps;
-  wire_.push_back({arrives_ps, frame});
+  wire_tail_.make_room(wire_head_);
+  wire_tail_.push_in_room(arrives_ps, frame);
   if (was_empty) timers_->schedule_as_of(this, arrives_ps, scheduled);
 }
 
 // The head's last bit to our own MAC: the same delivery, no phase or sc_time (direct_hops.h).
-// Returns the time it landed.
+// A data frame goes to the MAC's sink, from our copy (what mac_port::take does with it); a
+// link-local frame, or any while the probe of arrivals is on, to the MAC. Returns the time it
+// landed.
 inline uint64_t link_channel::deliver_head() {
-  const in_flight head = wire_.pop_front();
+  const flight::slot head = wire_head_.pop_front();
   ++g_packet_hops;
-  ++header(*head.frame).hops;
-  out_mac_->arrive(*head.frame);
-  return head.arrives_ps;
+  packet_header& h = header(*head.item);
+  ++h.hops;
+  if (!mac_port::link_local(h.kind) && !probes::rx_end.on()) [[likely]]
+    sink_->receive_frame(head.item, sink_index_);
+  else
+    out_mac_->arrive(*head.item);
+  return head.at_ps;
 }
 
 // Woken only for a head that is due (a wire's frames leave only here, in order): the first
 // frame needs no test. It is woken at the head's arrival, so that is now: no clock to read.
 void link_channel::on_timer() {
-  if (!out_mac_) return deliver_through_socket();
+  if (!direct_) return deliver_through_socket();
   const uint64_t now = deliver_head();
-  if (wire_.empty()) return;
+  if (wire_head_.empty()) return;
   // Rarely a second frame lands in the same picosecond (a zero-byte frame, a shortened delay): it
   // arrives in this wake-up too, out of line, so that the common wake-up keeps no loop's registers.
-  const uint64_t next = wire_.front().arrives_ps;
+  const uint64_t next = wire_head_.front().at_ps;
   if (next <= now) [[unlikely]]
     return deliver_due(now);
-  // The same queue as ours, read from the receiver's line, which the arrival has just read: ours
-  // is on a line the delivery reads nothing else of (the start's).
-  out_mac_->queue().schedule(this, next);
+  timers_->schedule(this, next);
 }
 
 void link_channel::deliver_due(uint64_t now) {
   do deliver_head();
-  while (!wire_.empty() && wire_.front().arrives_ps <= now);
-  if (!wire_.empty()) timers_->schedule(this, wire_.front().arrives_ps);
+  while (!wire_head_.empty() && wire_head_.front().at_ps <= now);
+  if (!wire_head_.empty()) timers_->schedule(this, wire_head_.front().at_ps);
 }
 
 // The same for a foreign receiver, with the TLM phase and the last bit's delay on the stack.
 void link_channel::deliver_through_socket() {
   const uint64_t now = now_ps();
   do {
-    tlm::tlm_generic_payload* p = wire_.pop_front().frame;
+    tlm::tlm_generic_payload* p = wire_head_.pop_front().item;
     ++g_packet_hops;
     ++header(*p).hops;
     tlm::tlm_phase phase = tlm::BEGIN_REQ;
     sc_core::sc_time delay = ahead();  // the last bit at the models' time
     out_if_->nb_transport_fw(*p, phase, delay);
-  } while (!wire_.empty() && wire_.front().arrives_ps <= now);
-  if (!wire_.empty()) timers_->schedule(this, wire_.front().arrives_ps);
+  } while (!wire_head_.empty() && wire_head_.front().at_ps <= now);
+  if (!wire_head_.empty()) timers_->schedule(this, wire_head_.front().at_ps);
 }
 
 sc_core::sc_time link_channel::busy_time(const sc_core::sc_time& now) const {

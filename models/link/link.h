@@ -19,6 +19,7 @@ namespace sluice {
 
 class link;
 class mac_port;
+class frame_sink_if;
 
 // Where a link direction whose receiver lives in another partition's process sends its frames
 // (docs/parallel.md): at the first bit, with the time the last bit lands.
@@ -35,14 +36,16 @@ class frame_shipper {
 // aligned to a line, so that these are two lines, not three. The owner's rate and delay are
 // copied here, at the start of simulation and on a rate change.
 struct link_channel_fields {
-  struct in_flight {
-    uint64_t arrives_ps;  // its last bit at the receiver
-    tlm::tlm_generic_payload* frame;
-  };
-  // The arrival's fields first: its wake-up reads these alone.
-  flight_fifo<in_flight> wire_;  // oldest first; arrival times never decrease
-  mac_port* out_mac_ = nullptr;  // `out` bound straight to our own MAC: the direct hop (direct_hops.h)
-  event_queue* timers_ = nullptr;
+  using flight = flight_fifo<tlm::tlm_generic_payload>;  // oldest first; arrival times never decrease
+  // The first line, with the timer's: all a data frame's delivery reads of the direction.
+  flight::reader wire_head_;
+  // Our receiving MAC's sink and port index, kept current by the MAC (mac_port::attach): a data
+  // frame goes to its sink without a read of the MAC's lines.
+  frame_sink_if* sink_ = nullptr;
+  int sink_index_ = 0;
+  bool direct_ = false;  // out_mac_ is set: the direct hop
+  // The second line: the start's (the MAC's transmit decision), nothing the delivery reads.
+  flight::writer wire_tail_;
   // The serialization of the latest frame's size: a direction's frames mostly have one size, so
   // the division by the rate is done when the size or the rate changes (0 B take 0 ps at any rate).
   uint32_t ser_bytes_ = 0;
@@ -51,9 +54,12 @@ struct link_channel_fields {
   uint64_t delay_ps_ = 0;
   uint64_t last_arrival_ps_ = 0;  // of the latest frame started: none lands before it
   uint64_t frames_ = 0;
+  // Past the first two lines: what neither a start nor a data frame's delivery reads.
+  mac_port* out_mac_ = nullptr;  // `out` bound straight to our own MAC: the direct hop (direct_hops.h)
+  // Every direction's queue (one per process): a static, in none of the direction's lines.
+  static inline event_queue* timers_ = nullptr;
   // The bytes and busy time of the frames before the latest change of size or rate: each frame
   // since (frames_ - sized_from_) took ser_bytes_ and ser_ps_, so a start adds to neither.
-  // Past the first two lines: a start no longer touches them.
   uint64_t bytes_before_ = 0, busy_before_ps_ = 0, sized_from_ = 0;
   uint64_t counted_bytes() const { return bytes_before_ + (frames_ - sized_from_) * ser_bytes_; }
   uint64_t counted_busy_ps() const { return busy_before_ps_ + (frames_ - sized_from_) * ser_ps_; }
@@ -116,7 +122,9 @@ class alignas(64) link_channel : public timed_client,
   uint64_t start(tlm::tlm_generic_payload& p, uint64_t now_ps);
   // Whether this direction delivers on the direct hop (its receiver is ours, and every frame came
   // from our MAC's direct hop: nb_transport_fw); for tests.
-  bool delivers_directly() const { return out_mac_ != nullptr; }
+  bool delivers_directly() const { return direct_; }
+  // Our receiving MAC's sink changed: the copy follows.
+  void receiver_attached();
 
  private:
   // The transmitter's first bit (frame_receiver, through in). Final: the direct hop stands for it.
@@ -127,13 +135,15 @@ class alignas(64) link_channel : public timed_client,
   void on_timer() override;  // the head frame's last bit arrives: deliver every frame now due
   // on_timer for a receiver not ours (out of line: the direct hop's needs no stack frame).
   [[gnu::noinline]] void deliver_through_socket();
-  uint64_t deliver_head();                           // the head to our MAC (inline in link.cpp)
+  [[gnu::always_inline]] uint64_t deliver_head();    // the head to our MAC (in link.cpp)
   [[gnu::noinline]] void deliver_due(uint64_t now);  // the rest of on_timer when more frames are due
-  // The head of the FIFO and the receiver it goes to.
-  // (Our MAC's fields an arrival reads are its first; a foreign receiver's, wherever they are.)
+  void deliver_to(mac_port* receiver);               // our own MAC on the direct hop, or nullptr
+  // The head of the FIFO and the receiver it goes to: our MAC's sink (its vtable pointer), a
+  // foreign receiver's fields wherever they are. (The front slot's address, not its item: a test
+  // of the slot would wait for its line.)
   void warm() const override {
-    if (!wire_.empty()) __builtin_prefetch(&wire_.front());
-    __builtin_prefetch(out_mac_ ? static_cast<const void*>(out_mac_) : out_if_);
+    __builtin_prefetch(&wire_head_.front());
+    __builtin_prefetch(direct_ ? static_cast<const void*>(sink_) : out_if_);
   }
   void end_of_elaboration() override;
 
@@ -183,11 +193,16 @@ class link : public sc_core::sc_module, public wire_if, private param_listener, 
 }
 
 [[gnu::always_inline]] inline uint64_t link_channel::start(tlm::tlm_generic_payload& p, uint64_t now) {
-  wire_.make_room();  // first: then only the MAC's, the frame's and the time's registers are kept across it
-  const bool was_empty = wire_.empty();
+  // First: then only the MAC's, the frame's and the time's registers are kept across the growth.
+  wire_tail_.make_room(wire_head_);
+  // The wire is empty if the latest frame landed before now (its delivery ran at its arrival),
+  // and may be if it lands now: from this line's fields, not the delivery's. In that tie the
+  // wake-up asked for is no later than the one pending if the frame is still on the wire, and
+  // so changes nothing.
+  const bool was_empty = last_arrival_ps_ <= now;
   const uint64_t arrives = serialize(header(p).size, now);
   const uint64_t tx_end = tx_end_ps_;  // read before the schedule's call, which may write anything
-  wire_.push_back_in_room({arrives, &p});
+  wire_tail_.push_in_room(arrives, &p);
   if (was_empty) timers_->schedule(this, arrives);
   return tx_end;
 }

@@ -37,6 +37,12 @@ const wire_if& mac_port::wire() const {
   return *wire_;
 }
 
+void mac_port::attach(frame_source_if* source, frame_sink_if* sink) {
+  source_ = source ? source : &no_frames;
+  sink_ = sink;
+  if (rx_link_) rx_link_->receiver_attached();
+}
+
 void mac_port::transmit_on(link_channel& direction) {
   tx_if_ = &direction;
   tx_link_ = &direction;
@@ -119,8 +125,7 @@ void mac_port::on_timer() {
   packet_header& h = header(*p);
   // Our PFC counts nothing per frame sent (pfc::on_transmit is the interface's empty default):
   // with it, no test of the frame's kind.
-  if (!pfc_ && fc_ && h.kind != frame_kind::pfc && h.kind != frame_kind::ib_credit)
-    fc_->on_transmit(h.priority, h.size);
+  if (!pfc_ && fc_ && !link_local(h.kind)) fc_->on_transmit(h.priority, h.size);
   if (probes::tx_start.on()) probes::tx_start.emit_frame(this, now, h, index_);
   // Our own link: the same END_REQ, no sc_time, no TLM fields (direct_hops.h).
   const uint64_t busy = tx_link_ ? tx_link_->start(*p, now) : transmit_through_socket(*p, now);

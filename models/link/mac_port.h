@@ -84,6 +84,7 @@ class alignas(64) mac_port : public timed_client,
   // same frames and bytes), so the transmit counts nothing twice.
   uint64_t frames_sent_ = 0;
   uint64_t bytes_sent_ = 0;
+  link_channel* rx_link_ = nullptr;  // our own link delivering to this port: it keeps a copy of the sink
 
  public:
   // Made when a model binds them (socket_on_demand.h): our own link is joined without them
@@ -93,10 +94,8 @@ class alignas(64) mac_port : public timed_client,
 
   mac_port(sc_core::sc_module_name name, int index, uint64_t mac_address);
 
-  void attach(frame_source_if* source, frame_sink_if* sink) {
-    source_ = source ? source : &no_frames;
-    sink_ = sink;
-  }
+  void attach(frame_source_if* source, frame_sink_if* sink);
+  frame_sink_if* sink() const { return sink_; }
   void attach_flow_control(flow_control_if* fc) {
     fc_ = fc;
     pfc_ = nullptr;  // the interface's calls until the end of elaboration looks at its type
@@ -109,9 +108,6 @@ class alignas(64) mac_port : public timed_client,
   const wire_if& wire() const;
   bool has_wire() const { return wire_ != nullptr; }
   int index() const { return index_; }
-  // The queue this port's wake-ups are in (every model's): for its link, whose delivery has just
-  // read the line it is in.
-  event_queue& queue() const { return *timers_; }
   uint64_t mac_address() const { return mac_; }
 
   // A frame became available, or a gate may have opened: transmit if the wire is free. Safe to
@@ -143,6 +139,10 @@ class alignas(64) mac_port : public timed_client,
   }
   // Transmits on our own link direction without a socket: the direct hop (link_channel::join_from).
   void transmit_on(link_channel& direction);
+  // Our own link direction delivers to this port on the direct hop: attach tells it of a new sink.
+  void receive_from(link_channel& direction) { rx_link_ = &direction; }
+  // Frames consumed by the flow-control component of the port they reach, not by its sink.
+  static bool link_local(frame_kind k) { return k == frame_kind::pfc || k == frame_kind::ib_credit; }
   // Whether this port transmits on the direct hop (its link is ours); for tests.
   bool transmits_directly() const { return tx_link_ != nullptr; }
   // Whether this port asks its PFC without virtual calls (it is a pfc, not a subclass); for tests.
@@ -180,8 +180,7 @@ class alignas(64) mac_port : public timed_client,
   // A frame from the direct hop: its status is TLM_OK_RESPONSE already (packet_pool::socket_crossed),
   // and the payload's first line is not touched.
   tlm::tlm_sync_enum take(tlm::tlm_generic_payload& p) {
-    const frame_kind k = header(p).kind;
-    if (k == frame_kind::pfc || k == frame_kind::ib_credit) {  // link-local: consumed here
+    if (link_local(header(p).kind)) {  // consumed here
       if (fc_) fc_->on_control_frame(p);
       p.release();
       return tlm::TLM_COMPLETED;

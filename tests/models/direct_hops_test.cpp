@@ -421,3 +421,20 @@ TEST(DirectHops, TheFieldsATlmTargetReadsAreSetOnTheSocketPathAndTheStatusOnBoth
     for (tlm::tlm_response_status r : s->statuses) EXPECT_EQ(r, tlm::TLM_OK_RESPONSE);
   }
 }
+
+// On the direct hop a data frame goes from the link to its receiver's sink, through the link's
+// copy of the sink and port index (link_channel::receiver_attached), not the MAC: a sink attached
+// while frames are on the wire takes every frame that lands after. b's sink is replaced between
+// the first and the second of three frames' arrivals; had the link kept the sink it saw at the
+// start, the second and third would reach the first sink.
+TEST(DirectHops, ADataFrameReachesTheSinkAttachedLastThroughTheLinksCopyOfIt) {
+  test::mac_pair m;
+  test::recording_sink later;
+  m.a_src.add(0, 1000, 3);  // 200 ns each at 40 Gb/s, then 1 us of cable: land at 1.2, 1.4 and 1.6 us
+  test::step_driver d("driver");
+  d.at(sc_time(1300, SC_NS), [&] { m.b.attach(&m.b_src, &later); });
+  sluice::start(sc_time(5, sc_core::SC_US));
+  EXPECT_TRUE(m.wire.ab.delivers_directly());
+  ASSERT_EQ(arrival_times(m.b_sink), (std::vector<uint64_t>{test::ns_ps(1200)}));
+  EXPECT_EQ(arrival_times(later), (std::vector<uint64_t>{test::ns_ps(1400), test::ns_ps(1600)}));
+}

@@ -1,6 +1,7 @@
 // The FIFO of a link direction's frames in flight (models/link/flight_fifo.h): the same order
 // as a std::deque whatever the pushes and pops, across growth and across the wrap of its
-// free-running indices (8-bit indices here, so that they wrap thousands of times).
+// free-running indices (8-bit indices here, so that they wrap thousands of times), with its
+// writer and its reader each knowing only its own half.
 #include "models/link/flight_fifo.h"
 
 #include <gtest/gtest.h>
@@ -8,6 +9,7 @@
 #include <cstdint>
 #include <deque>
 #include <random>
+#include <vector>
 
 using sluice::flight_fifo;
 
@@ -15,8 +17,11 @@ namespace {
 
 template <typename Index>
 void same_as_a_deque(uint64_t seed, int max_in_flight) {
-  flight_fifo<uint64_t, Index> fifo;
-  std::deque<uint64_t> plain;
+  using fifo = flight_fifo<int, Index>;
+  typename fifo::writer tail;
+  typename fifo::reader head;
+  std::vector<int> items(1000);
+  std::deque<std::pair<uint64_t, int*>> plain;
   std::mt19937_64 rng(seed);
   uint64_t next = 0;
   for (int step = 0; step < 200'000; ++step) {
@@ -24,21 +29,21 @@ void same_as_a_deque(uint64_t seed, int max_in_flight) {
     const bool push = plain.empty() || (static_cast<int>(plain.size()) < max_in_flight &&
                                         (step / 97 % 2 == 0 ? rng() % 4 != 0 : rng() % 4 == 0));
     if (push) {
-      fifo.push_back(next);
-      plain.push_back(next++);
+      int* item = &items[next % items.size()];
+      tail.make_room(head);
+      tail.push_in_room(next, item);
+      plain.emplace_back(next++, item);
     } else {
-      ASSERT_EQ(fifo.front(), plain.front()) << step;
-      ASSERT_EQ(fifo.pop_front(), plain.front()) << step;
+      ASSERT_EQ(head.front().at_ps, plain.front().first) << step;
+      const auto taken = head.pop_front();
+      ASSERT_EQ(taken.at_ps, plain.front().first) << step;
+      ASSERT_EQ(taken.item, plain.front().second) << step;
       plain.pop_front();
     }
-    ASSERT_EQ(fifo.size(), plain.size()) << step;
-    ASSERT_EQ(fifo.empty(), plain.empty()) << step;
-    if (!plain.empty()) {
-      const auto i = static_cast<Index>(rng() % plain.size());
-      ASSERT_EQ(fifo[i], plain[i]) << step;
-    }
+    ASSERT_EQ(fifo::reader::size(tail, head), plain.size()) << step;
+    ASSERT_EQ(head.empty(), plain.empty()) << step;
     // A power of two, at most twice what it held at its high-water mark.
-    ASSERT_EQ(fifo.capacity() & (fifo.capacity() - 1), 0u);
+    ASSERT_EQ(head.capacity() & (head.capacity() - 1), 0u);
   }
 }
 
@@ -50,18 +55,50 @@ TEST(FlightFifo, KeepsADequesOrderAcrossGrowthAndTheIndicesWrap) {
 }
 
 TEST(FlightFifo, HoldsNoSlotsUntilItsFirstFrameThenAPowerOfTwo) {
-  flight_fifo<int> fifo;
-  EXPECT_EQ(fifo.capacity(), 0u);
-  EXPECT_TRUE(fifo.empty());
-  for (int i = 0; i < 9; ++i) fifo.push_back(i);
-  EXPECT_EQ(fifo.capacity(), 16u);
-  EXPECT_EQ(fifo.size(), 9u);
-  for (int i = 0; i < 9; ++i) EXPECT_EQ(fifo.pop_front(), i);
-  EXPECT_TRUE(fifo.empty());
+  flight_fifo<int>::writer tail;
+  flight_fifo<int>::reader head;
+  int items[9] = {};
+  EXPECT_EQ(head.capacity(), 0u);
+  EXPECT_TRUE(head.empty());
+  for (int i = 0; i < 9; ++i) {
+    tail.make_room(head);
+    tail.push_in_room(i, &items[i]);
+  }
+  EXPECT_EQ(head.capacity(), 16u);
+  EXPECT_EQ((flight_fifo<int>::reader::size(tail, head)), 9u);
+  for (int i = 0; i < 9; ++i) EXPECT_EQ(head.pop_front().item, &items[i]);
+  EXPECT_TRUE(head.empty());
+}
+
+// The writer learns that the ring is full from the slot it would fill, not from the reader's
+// index: a slot the reader has not taken is never overwritten, and one it has is reused.
+TEST(FlightFifo, TheWriterFillsOnlySlotsTheReaderHasTaken) {
+  flight_fifo<int>::writer tail;
+  flight_fifo<int>::reader head;
+  int items[17] = {};
+  for (int i = 0; i < 8; ++i) {
+    tail.make_room(head);
+    tail.push_in_room(i, &items[i]);
+  }
+  EXPECT_EQ(head.capacity(), 8u);
+  EXPECT_EQ(head.pop_front().item, &items[0]);
+  tail.make_room(head);  // the slot of the frame taken: no growth
+  tail.push_in_room(8, &items[8]);
+  EXPECT_EQ(head.capacity(), 8u);
+  tail.make_room(head);  // full: grows, in order
+  tail.push_in_room(9, &items[9]);
+  EXPECT_EQ(head.capacity(), 16u);
+  for (int i = 1; i < 10; ++i) EXPECT_EQ(head.pop_front().item, &items[i]);
+  EXPECT_TRUE(head.empty());
 }
 
 TEST(FlightFifo, RefusesMoreFramesThanItsIndicesCount) {
-  flight_fifo<int, uint8_t> fifo;
-  for (int i = 0; i < 128; ++i) fifo.push_back(i);
-  EXPECT_THROW(fifo.push_back(128), std::length_error);
+  flight_fifo<int, uint8_t>::writer tail;
+  flight_fifo<int, uint8_t>::reader head;
+  int item = 0;
+  for (int i = 0; i < 128; ++i) {
+    tail.make_room(head);
+    tail.push_in_room(i, &item);
+  }
+  EXPECT_THROW(tail.make_room(head), std::length_error);
 }
