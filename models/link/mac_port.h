@@ -46,11 +46,12 @@ class frame_sink_if {
 // view, GCC would guess every source call to be its own (a compare and a branch each).
 extern frame_source_if& no_frames;
 
-// What every transmit decision and arrival reads, in the port's first two cache lines: right
-// after the timer's fields (the event queue prefetches a client's first two lines a wake-up
-// ahead, and a kick reads the pending time beside busy_until_ps_), not behind sc_module's 232
-// bytes, which a member of the port itself would follow. The port is aligned to a line, so that
-// these are two lines, not three.
+// What every transmit decision reads, in the port's first two cache lines: right after the
+// timer's fields (the event queue prefetches a client's first two lines a wake-up ahead, and a
+// kick reads the pending time beside busy_until_ps_), not behind sc_module's 232 bytes, which a
+// member of the port itself would follow. The port is aligned to a line, so that these are two
+// lines, not three. A data frame's arrival reads none of them (its link keeps a copy of the sink
+// and the index: link_channel::receiver_attached).
 struct mac_port_fields {
   // The first line, with the timer's: what a kick and the transmit decision read.
   uint64_t busy_until_ps_ = 0;            // end of the frame on the wire (END_REQ)
@@ -59,18 +60,24 @@ struct mac_port_fields {
   // fc_ when it is our PFC itself, not a subclass (seen at the end of elaboration): whether a
   // control frame waits is then a test inline, not a virtual call per transmit decision.
   pfc* pfc_ = nullptr;
-  // The second line: all an arrival reads of the port (its sink and index first), and the
-  // decision's flags, queue and injected frames.
-  frame_sink_if* sink_ = nullptr;
-  int index_ = 0;
+  // The second line: the decision's flags, gate and injected frames.
   bool sending_ = false;  // inside on_timer: a nested kick only asks for another look
   bool again_ = false;
   // Our PFC may have a frame waiting (pfc::request sets it, the decision clears it as it asks):
   // a decision then reads nothing of the PFC's lines unless it has.
   bool pfc_frame_ = false;
-  event_queue* timers_ = nullptr;
+  int index_ = 0;  // (the flags' padding; an arrival through the port reads it)
   flow_control_if* fc_ = nullptr;
+  // When our PFC's pauses all end, kept for the source (pfc::share_pauses_end; a switch port's
+  // egress): in the line of the decision that calls it, so that while nothing is paused its
+  // test of a class reads no line of the PFC's, nor one of its own.
+  uint64_t source_pauses_end_ps_ = 0;
   ring<tlm::tlm_generic_payload*> control_;
+  // Read by an arrival through the port: a link-local frame, an observed one, or one from the
+  // socket.
+  frame_sink_if* sink_ = nullptr;
+  // Every port's queue (one per process): a static, in none of the port's lines.
+  static inline event_queue* timers_ = nullptr;
 };
 
 // timed_client first: the queue's wake-up (on_timer, warm) then reaches this object without a
@@ -103,6 +110,9 @@ class alignas(64) mac_port : public timed_client,
   const flow_control_if* flow_control() const { return fc_; }
   // Our PFC has a frame to send (pfc::request, before its kick).
   void pfc_frame_waits() { pfc_frame_ = true; }
+  // When our PFC's pauses end, for the source to share (pfc::share_pauses_end) and test.
+  uint64_t& source_pauses_end() { return source_pauses_end_ps_; }
+  uint64_t source_pauses_end_ps() const { return source_pauses_end_ps_; }
   void attach_wire(const wire_if* w) { wire_ = w; }
   // The wire this port transmits on; a port used before it is attached is a model error.
   const wire_if& wire() const;

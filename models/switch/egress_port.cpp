@@ -76,9 +76,14 @@ egress_port::egress_port(mac_port& mac, flow_control_if& gate, buffer_release_if
   for (const probe_kind* k : {&probes::enqueue, &probes::dequeue, &probes::mark})
     probes.declare(*k, this, port, "egress");
   probes.declare(probes::drop, this, port);
+  // Our PFC keeps when its pauses end in the MAC's decision line (pfc_lets).
+  if (pfc_gate_) static_cast<pfc&>(gate).share_pauses_end(mac.source_pauses_end());
 }
 
-egress_port::~egress_port() { destroy_line_array(class_, classes_); }
+egress_port::~egress_port() {
+  if (pfc_gate_) static_cast<pfc&>(gate_).unshare_pauses_end(mac_.source_pauses_end());
+  destroy_line_array(class_, classes_);
+}
 
 // The congestion point changed the frame's ECN bits or flags (a mark): publish it.
 void egress_port::publish_mark(const packet_header& h, uint16_t before) const {
@@ -95,6 +100,10 @@ void egress_port::count_marks(const packet_header& h, uint16_t before) {
 
 inline bool egress_port::may_send(int cls, uint32_t bytes, uint64_t now_ps) const {
   return pfc_gate_ ? pfc_gate_->pfc::may_send(cls, bytes, now_ps) : gate_.may_send(cls, bytes, now_ps);
+}
+
+inline bool egress_port::pfc_lets(int cls, uint64_t now_ps) const {
+  return !pfc_gate_->pfc::paused(cls, now_ps, mac_.source_pauses_end_ps());
 }
 
 void egress_port::set_congestion_point(int cls, congestion_point_if* cp) {
@@ -197,7 +206,7 @@ tlm::tlm_generic_payload* egress_port::next_frame(uint64_t now_ps, uint64_t& ret
     const int q = __builtin_ctz(busy);
     const queued_frame& h = class_[q].queue.front();
     const uint32_t size = h.size();
-    if (h.ready_ps <= now_ps && pfc_gate_->pfc::may_send(q, size, now_ps)) {
+    if (h.ready_ps <= now_ps && pfc_lets(q, now_ps)) {
       // With one eligible queue the built-in scheduler chooses it (strict or DWRR, every class
       // is one of them), charging its deficit as the general path's call does; unless an idle
       // queue's deficit is to be forfeited first, for which the general path asks it.
@@ -391,7 +400,7 @@ uint64_t egress_port::next_ready_ps(uint64_t now_ps) const {
   if (!(busy & (busy - 1)) && pfc_gate_) {
     const int q = __builtin_ctz(busy);
     const queued_frame& h = class_[q].queue.front();
-    if (pfc_gate_->pfc::may_send(q, h.size(), now_ps)) return std::max(h.ready_ps, now_ps);
+    if (pfc_lets(q, now_ps)) return std::max(h.ready_ps, now_ps);
   }
   return next_ready_any(now_ps);
 }

@@ -129,6 +129,9 @@ class alignas(64) egress_port : public frame_source_if, public scheduler_answer_
   [[gnu::noinline]] tlm::tlm_generic_payload* next_frame_any(uint64_t now_ps, uint64_t& retry_ps);  // and next_frame's
   [[gnu::noinline]] tlm::tlm_generic_payload* take(int q, uint64_t now_ps);  // the head of q leaves
   bool may_send(int cls, uint32_t bytes, uint64_t now_ps) const;
+  // may_send with pfc_gate_ set: while nothing is paused, from the MAC's copy of when our PFC's
+  // pauses end (in the line of the transmit decision that asks us), no line of the PFC's.
+  bool pfc_lets(int cls, uint64_t now_ps) const;
   uint64_t refused(int q, const queued_frame& h, uint64_t now_ps);
   [[gnu::noinline]] void keep_payload(tlm::tlm_generic_payload* p, queued_frame& e);
   [[gnu::noinline]] void enqueue_seen(packet_header& h);

@@ -410,6 +410,38 @@ TEST(EgressPort, FastPathsSendWhatTheGeneralPathsSend) {
   }
 }
 
+// A port whose gate is our PFC tests first the MAC's copy of when the PFC's pauses end (in the
+// line of the transmit decision that asks the port; pfc::share_pauses_end), and asks the PFC only
+// before then. While b's XOFF pauses a's class 3 the copy is the pause's end, and a frame of that
+// class queued during the pause starts exactly then (a copy left behind would let it go at once).
+TEST(EgressPort, ItsMacKeepsWhenOurPfcsPausesEndAndAPausedFrameStartsThen) {
+  test::mac_pair m;
+  never_refreshed a_ingress, b_ingress;
+  pfc a_gate("a_pfc", m.a, 8, &a_ingress), b_gate("b_pfc", m.b, 8, &b_ingress);
+  a_gate.quanta->set(150);  // 150 x 512 bit at 40 Gb/s: a pause of 1.92 us
+  b_gate.quanta->set(150);
+  no_buffer buffer;
+  scheduler_config dwrr;
+  dwrr.weight.fill(1);
+  egress_scheduler a_sched(dwrr), b_sched(dwrr);
+  egress_port a_out(m.a, a_gate, buffer, 8), b_out(m.b, b_gate, buffer, 8);
+  attach_both(m, a_out, b_out, a_sched, b_sched, a_gate, b_gate);
+  test::step_driver d("driver");
+  uint64_t pause_end = 0;
+  d.at(sc_time(100, sc_core::SC_NS), [&] { b_gate.pause_upstream(3); });
+  d.at(sc_time(2, SC_US), [&] {
+    pause_end = m.a.source_pauses_end_ps();
+    EXPECT_TRUE(a_gate.paused(3, now_ps()));
+    a_out.enqueue(data_frame(3, 1000));
+  });
+  start(sc_time(10, SC_US));
+  EXPECT_TRUE(a_out.asks_pfc_directly());
+  EXPECT_GT(pause_end, ns_ps(2000));
+  EXPECT_FALSE(a_gate.paused(3, pause_end));
+  ASSERT_EQ(m.b_sink.frames.size(), 1u);
+  EXPECT_EQ(m.b_sink.frames[0].at_ps, pause_end + ns_ps(200 + 1000));  // 1000 B at 40 Gb/s, 1 us of cable
+}
+
 // The mean depth from sums of size x time (queue_stats) is the integral of the depth over time
 // the earlier form kept, a product of the depth and the time since the last change at each one.
 TEST(EgressPort, TheMeanDepthFromSumsIsTheIntegralOfTheDepth) {
