@@ -120,6 +120,8 @@ class alignas(64) link_channel : public timed_client,
   // END_REQ's time: when the last bit has left.
   // Inline (below): the MAC's transmit takes it without a call.
   uint64_t start(tlm::tlm_generic_payload& p, uint64_t now_ps);
+  // The line start() reads and writes (for the transmitting MAC's warm).
+  const void* start_line() const { return &wire_tail_; }
   // Whether this direction delivers on the direct hop (its receiver is ours, and every frame came
   // from our MAC's direct hop: nb_transport_fw); for tests.
   bool delivers_directly() const { return direct_; }

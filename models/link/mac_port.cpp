@@ -76,6 +76,15 @@ inline bool mac_port::control_frame_ready() const {
   return pfc_ ? pfc_->pfc::control_frame_ready() : fc_->control_frame_ready();
 }
 
+// The objects a transmit decision reaches: the source, a gate not our PFC (whose lines the
+// decision reads only when a frame of its waits) and the line of our link a start reads (its
+// second: link_channel_fields), or a foreign link's fields wherever they are.
+void mac_port::warm() const {
+  __builtin_prefetch(source_);
+  if (!pfc_) __builtin_prefetch(fc_);
+  __builtin_prefetch(tx_link_ ? tx_link_->start_line() : static_cast<const void*>(tx_if_));
+}
+
 void mac_port::look() {
   if (sending_) {
     again_ = true;  // served once the frame being started is on the wire

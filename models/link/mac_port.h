@@ -172,13 +172,7 @@ class alignas(64) mac_port : public timed_client,
   [[gnu::noinline]] uint64_t transmit_through_socket(tlm::tlm_generic_payload& p, uint64_t now);
   tlm::tlm_generic_payload* take_control_frame(uint64_t now);
   bool control_frame_ready() const;
-  // The objects a transmit decision reaches: the source, the gate and the link (our link's fields
-  // are its first).
-  void warm() const override {
-    __builtin_prefetch(source_);
-    __builtin_prefetch(fc_);
-    __builtin_prefetch(tx_link_ ? static_cast<const void*>(tx_link_) : tx_if_);
-  }
+  void warm() const override;
   void end_of_elaboration() override;
   // A frame's last bit arrived (frame_receiver, through rx). Final: the direct hop stands for it.
   tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload& p, tlm::tlm_phase& phase, sc_core::sc_time& delay) final;
