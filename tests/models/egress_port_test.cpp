@@ -286,18 +286,30 @@ tlm::tlm_generic_payload* data_frame(int cls, uint32_t bytes) {
   h.ready_ps = now_ps();
   return p;
 }
+scheduler_config equal_weights() {
+  scheduler_config c;
+  c.weight.fill(1);
+  return c;
+}
+// Both ends' egress ports, each with an equal-weight DWRR scheduler and its gate, as its MAC's source.
+struct dwrr_ports {
+  no_buffer buffer;
+  scheduler_config config = equal_weights();
+  egress_scheduler a_sched{config}, b_sched{config};
+  egress_port a_out, b_out;
+  dwrr_ports(test::mac_pair& m, pfc& a_gate, pfc& b_gate)
+      : a_out(m.a, a_gate, buffer, 8), b_out(m.b, b_gate, buffer, 8) {
+    attach_both(m, a_out, b_out, a_sched, b_sched, a_gate, b_gate);
+  }
+};
 }  // namespace
 
 TEST(EgressPort, AsksOurPfcGateInlineAndASubclassThroughTheInterface) {
   test::mac_pair m;
   closed_pfc a_gate("a_pfc", m.a, 8, nullptr);
   pfc b_gate("b_pfc", m.b, 8, nullptr);
-  no_buffer buffer;
-  scheduler_config dwrr;
-  dwrr.weight.fill(1);
-  egress_scheduler a_sched(dwrr), b_sched(dwrr);
-  egress_port a_out(m.a, a_gate, buffer, 8), b_out(m.b, b_gate, buffer, 8);
-  attach_both(m, a_out, b_out, a_sched, b_sched, a_gate, b_gate);
+  dwrr_ports ports(m, a_gate, b_gate);
+  egress_port &a_out = ports.a_out, &b_out = ports.b_out;
   test::step_driver d("driver");
   d.at(sc_time(100, sc_core::SC_NS), [&] {
     a_out.enqueue(data_frame(3, 1000));
@@ -420,12 +432,8 @@ TEST(EgressPort, ItsMacKeepsWhenOurPfcsPausesEndAndAPausedFrameStartsThen) {
   pfc a_gate("a_pfc", m.a, 8, &a_ingress), b_gate("b_pfc", m.b, 8, &b_ingress);
   a_gate.quanta->set(150);  // 150 x 512 bit at 40 Gb/s: a pause of 1.92 us
   b_gate.quanta->set(150);
-  no_buffer buffer;
-  scheduler_config dwrr;
-  dwrr.weight.fill(1);
-  egress_scheduler a_sched(dwrr), b_sched(dwrr);
-  egress_port a_out(m.a, a_gate, buffer, 8), b_out(m.b, b_gate, buffer, 8);
-  attach_both(m, a_out, b_out, a_sched, b_sched, a_gate, b_gate);
+  dwrr_ports ports(m, a_gate, b_gate);
+  egress_port& a_out = ports.a_out;
   test::step_driver d("driver");
   uint64_t pause_end = 0;
   d.at(sc_time(100, sc_core::SC_NS), [&] { b_gate.pause_upstream(3); });
