@@ -120,6 +120,25 @@ void tx_scheduler::queue_control(tlm::tlm_generic_payload* frame) {
   mac_.kick();
 }
 
+// A flow's frames carry format_.mtu bytes of payload each but for a finite flow's last, which
+// carries what is left (nothing, for an empty flow: the one frame it sends), so a sender's frames
+// and their wire bytes follow from the bytes it sent; the format is fixed from start() on.
+tx_scheduler::class_counters tx_scheduler::sent(int cls) const {
+  class_counters c;
+  static_cast<control_counters&>(c) = class_[cls].sent;
+  for (const sender& s : senders_) {
+    if (s.header.priority != cls) continue;
+    const uint64_t full = s.sent / format_.mtu, rest = s.sent % format_.mtu;
+    c.frames += full;
+    c.bytes += full * s.full_bytes;
+    if (rest != 0 || (s.finished && s.sent == 0)) {
+      ++c.frames;
+      c.bytes += frame_bytes(rest);
+    }
+  }
+  return c;
+}
+
 uint64_t tx_scheduler::control_queued_bytes(int cls) const {
   uint64_t bytes = 0;
   const ring<tlm::tlm_generic_payload*>& control = class_[cls].control;
@@ -195,9 +214,6 @@ template <bool plain, bool fast>
   h.seq = s.sent;
   h.created_ps = now_ps;
   s.sent += payload;
-  class_counters& sent = class_[h.priority].sent;
-  ++sent.frames;
-  sent.bytes += bytes;
   flows_[s.flow_id].stats.tx_bytes += payload;
   const data_rate source = fast || s.source.bps > 0 ? s.source : mac_.wire().current_rate();
   if (plain || s.own) {

@@ -36,11 +36,13 @@ struct frame_format {
 
 class alignas(64) tx_scheduler : public frame_source_if {
  public:
-  // What one class sent.
-  struct class_counters {
-    uint64_t frames = 0, bytes = 0;  // data frames
-    // Control frames: queued (made) and taken for the wire (the invariants' conservation).
+  // Control frames of one class: queued (made) and taken for the wire (the invariants' conservation).
+  struct control_counters {
     uint64_t control_in = 0, control_in_bytes = 0, control_out = 0, control_out_bytes = 0;
+  };
+  // What one class sent.
+  struct class_counters : control_counters {
+    uint64_t frames = 0, bytes = 0;  // data frames
   };
 
   // classes: the NIC's (its per-class state is sized by them, not by max_classes).
@@ -68,7 +70,9 @@ class alignas(64) tx_scheduler : public frame_source_if {
   tlm::tlm_generic_payload* next_frame(uint64_t now_ps, uint64_t& retry_ps) override;
   uint64_t next_ready_ps(uint64_t now_ps) const override;
   int classes() const { return classes_; }
-  const class_counters& sent(int cls) const { return class_[cls].sent; }
+  // The data frames are summed over the class's senders (no frame writes a class's line: the
+  // fabric's NICs each touch theirs once a frame time, docs/performance.md).
+  class_counters sent(int cls) const;
   // Frames the NIC made, by kind (registered by address as <nic>.<kind>_sent).
   const uint64_t& control_frames(frame_kind kind) const { return control_frames_[static_cast<int>(kind)]; }
   // Control frames waiting on a class, and their wire bytes (a walk over the queue: for checks).
@@ -191,7 +195,7 @@ class alignas(64) tx_scheduler : public frame_source_if {
   struct class_state {
     ring<tlm::tlm_generic_payload*> control;  // frames the NIC made, waiting for the wire
     std::vector<uint32_t> parked;             // senders waiting for the gate to open the class
-    class_counters sent;
+    control_counters sent;
   };
 
   // next_frame's short path reads the first two lines (the masks, the heap's top and size and the
