@@ -103,7 +103,8 @@ class alignas(64) tx_scheduler : public frame_source_if {
     bool fast = false;
     bool finite = false, onoff = false;  // set by start(), from the flow's spec (fixed by then)
     // Set by start(): what every frame of the flow carries alike (kind, class, service level,
-    // flow and node ids), copied into each frame whole.
+    // flow and node ids), copied into each frame whole; its payload is a full frame's (the MTU,
+    // read by the short path here, in a line it reads anyway).
     frame_fields header;
     rate_limiter_if* limiter = nullptr;
     reaction_point_if* rp = nullptr;
@@ -198,24 +199,25 @@ class alignas(64) tx_scheduler : public frame_source_if {
     control_counters sent;
   };
 
-  // next_frame's short path reads the first two lines (the masks, the heap's top and size and the
-  // senders in the first with the vtable pointer; the gate, the order, the classes, the flows and
-  // the MTU in the second) and nothing further (the class is 64-byte aligned).
-  uint32_t parked_mask_ = 0;
-  uint32_t control_mask_ = 0;
+  // next_frame's short path reads the first line alone (with the vtable pointer: the masks, the
+  // heap's top, our PFC and when its pauses end, the order, the flows and the senders' start and
+  // end), the class is 64-byte aligned; the heap's own vector only with more than one sender.
+  // The masks are 16 bits (max_classes is 16), so that the PFC's pointer fits.
+  uint16_t parked_mask_ = 0;
+  uint16_t control_mask_ = 0;
   static constexpr uint32_t no_sender = UINT32_MAX;
   // heap_[0], or no_sender with the heap empty: kept by place(), push(), pop() and unpark_alone(),
   // so that the short path does not load the heap's own line.
   uint32_t top_ = no_sender;
-  std::vector<uint32_t> heap_;
-  std::vector<sender> senders_;
   const pfc* pfc_gate_;  // gate_, when it is our PFC itself (not a subclass): asked inline
   // When all of its pauses end (pfc::share_pauses_end): in this line, so that the short path's
   // test of its class reads no line of the PFC's while nothing is paused.
   uint64_t pauses_end_ps_ = 0;
   uint64_t order_ = 0;
-  std::unique_ptr<class_state[]> class_;
   flow_table& flows_;
+  std::vector<sender> senders_;
+  std::vector<uint32_t> heap_;
+  std::unique_ptr<class_state[]> class_;
   frame_format format_;
   mac_port& mac_;
   flow_control_if& gate_;
