@@ -67,7 +67,7 @@ TEST(MemoryPerObject, ATransmitSchedulerAllocatesForItsClasses) {
   };
   const long two = heap_of(2), eight = heap_of(8);
   EXPECT_LE(two, 2 * 160) << "2 classes: " << two << " bytes";
-  EXPECT_GE(eight - two, 6 * 96) << "2 classes: " << two << " bytes, 8 classes: " << eight;
+  EXPECT_GE(eight - two, 6 * 88) << "2 classes: " << two << " bytes, 8 classes: " << eight;
   EXPECT_LE(eight - two, 6 * 160) << "2 classes: " << two << " bytes, 8 classes: " << eight;
 }
 
