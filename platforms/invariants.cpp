@@ -99,7 +99,7 @@ void invariant_checker::check_nic(const nic& n, uint64_t delivered) {
   const tx_scheduler& tx = n.transmitter();
   uint64_t data = 0, control = 0;
   for (int c = 0; c < tx.classes(); ++c) {
-    const tx_scheduler::class_counters& t = tx.sent(c);
+    const tx_scheduler::class_counters t = tx.sent(c);
     data += t.frames;
     control += t.control_out;
     if (!t.control_in) continue;

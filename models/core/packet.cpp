@@ -8,23 +8,27 @@ namespace sluice {
 
 packet_pool packet_pool::pool_;
 
-// new[]'s alignment holds a payload, and payloads lie one after another in a block.
-static_assert(alignof(pooled_payload) <= __STDCPP_DEFAULT_NEW_ALIGNMENT__ &&
-              sizeof(pooled_payload) % alignof(pooled_payload) == 0);
+// A payload fits its room, and rooms from a line's byte 8 on are aligned for it. The two places
+// in a line assume TLM's payload of 136 bytes (its memory manager and reference count last).
+static_assert(sizeof(pooled_payload) <= packet_pool::payload_room_bytes && packet_pool::payload_room_bytes % 64 == 32 &&
+              alignof(pooled_payload) <= 8 && sizeof(tlm::tlm_generic_payload) == 136);
+
+unsigned char* packet_pool::room(std::size_t i) const {
+  const auto block = reinterpret_cast<std::uintptr_t>(blocks_[i / payloads_per_block].get());
+  return reinterpret_cast<unsigned char*>((block + 63) / 64 * 64 + block_offset) +
+         i % payloads_per_block * payload_room_bytes;
+}
 
 pooled_payload* packet_pool::make_payload() {
-  const std::size_t in_block = made_ % payloads_per_block;
-  if (in_block == 0) blocks_.emplace_back(new unsigned char[payloads_per_block * sizeof(pooled_payload)]);
-  ++made_;
-  auto* p = new (blocks_.back().get() + in_block * sizeof(pooled_payload))
-      pooled_payload(restoring_ ? static_cast<tlm::tlm_mm_interface*>(&restorer_) : this);
+  if (made_ % payloads_per_block == 0)  // a line more, to start the rooms at a line's byte 8
+    blocks_.emplace_back(new unsigned char[payloads_per_block * payload_room_bytes + 64]);
+  auto* p = new (room(made_++)) pooled_payload(restoring_ ? static_cast<tlm::tlm_mm_interface*>(&restorer_) : this);
   p->set_response_status(tlm::TLM_OK_RESPONSE);  // as a receiver leaves it (socket_crossed)
   return p;
 }
 
 pooled_payload* packet_pool::made(std::size_t i) const {
-  return std::launder(reinterpret_cast<pooled_payload*>(blocks_[i / payloads_per_block].get() +
-                                                        i % payloads_per_block * sizeof(pooled_payload)));
+  return std::launder(reinterpret_cast<pooled_payload*>(room(i)));
 }
 
 packet_pool::~packet_pool() {

@@ -126,7 +126,6 @@ struct pooled_payload : tlm::tlm_generic_payload {
     delete own.image;
   }
   packet_header own;
-  pooled_payload* next_free = nullptr;  // the pool's free list runs through its payloads
 };
 
 class packet_pool : public tlm::tlm_mm_interface {
@@ -178,6 +177,10 @@ class packet_pool : public tlm::tlm_mm_interface {
   }
   void free(tlm::tlm_generic_payload* p) override;
   std::size_t allocated() const { return made_; }
+  // A payload's room in its block: 3.5 lines, so that every payload starts at one of two places
+  // of a line (8 and 40 bytes in), where all a hop touches of it (TLM's memory manager and
+  // reference count, the header, the image's pointer: 96 bytes) lies in two lines, not three.
+  static constexpr std::size_t payload_room_bytes = 224;
   ~packet_pool() override;
 
  private:
@@ -187,6 +190,7 @@ class packet_pool : public tlm::tlm_mm_interface {
   // 250; the frames on a big fabric's wires are hundreds of thousands, docs/scale.md).
   static constexpr std::size_t payloads_per_block = 64;
   pooled_payload* make_payload();
+  unsigned char* room(std::size_t i) const;   // the i-th payload's room
   pooled_payload* made(std::size_t i) const;  // the i-th payload made
   // The memory manager of every payload once one crossed a socket (socket_crossed).
   struct status_restorer : tlm::tlm_mm_interface {
@@ -196,17 +200,21 @@ class packet_pool : public tlm::tlm_mm_interface {
   [[gnu::noinline, gnu::cold]] void add_free();  // a new payload without an image on the free list
   // A new payload on `list`: a posted write (see above), with a wire image if with_image.
   void grow(pooled_payload*& list, bool with_image);
+  // The free lists run through the free payloads' headers, which are dead (every acquire writes
+  // all of a header's fields): the link is in a line a hop touches anyway, not in one of its own.
   static pooled_payload* pop(pooled_payload*& list) {
     pooled_payload* p = list;
-    list = p->next_free;
+    list = reinterpret_cast<pooled_payload*>(p->own.ready_ps);
     return p;
   }
   static void push(pooled_payload*& list, pooled_payload* p) {
-    p->next_free = list;
+    p->own.ready_ps = reinterpret_cast<std::uintptr_t>(list);
     list = p;
   }
-  std::vector<std::unique_ptr<unsigned char[]>> blocks_;  // each payloads_per_block payloads' bytes
-  std::size_t made_ = 0;                                  // payloads made, the last block's first
+  // Each payloads_per_block payloads' rooms, from a line's byte 8 on (block_offset).
+  std::vector<std::unique_ptr<unsigned char[]>> blocks_;
+  static constexpr std::size_t block_offset = 8;
+  std::size_t made_ = 0;  // payloads made, the last block's first
   // Free payloads without and with an image, last freed first (as a vector's back was): lists
   // through the payloads themselves, so a free is two stores, with no capacity to test.
   pooled_payload* free_ = nullptr;

@@ -9,8 +9,8 @@ namespace sluice {
 
 tx_scheduler::tx_scheduler(mac_port& mac, flow_control_if& gate, flow_table& flows, int classes)
     : pfc_gate_(typeid(gate) == typeid(pfc) ? static_cast<const pfc*>(&gate) : nullptr),
-      class_(std::make_unique<class_state[]>(classes)),
       flows_(flows),
+      class_(std::make_unique<class_state[]>(classes)),
       mac_(mac),
       gate_(gate),
       classes_(classes) {
@@ -70,6 +70,7 @@ void tx_scheduler::start(const frame_format& format) {
     h.priority = format_.class_of[f.spec.priority];
     h.sl = f.spec.priority;
     h.flow_id = f.id;
+    h.payload = static_cast<uint32_t>(format_.mtu);  // a full frame's (the short path's)
     h.src = format_.node_id;
     h.dst = f.spec.dst;
     set_paths(s);
@@ -118,6 +119,25 @@ void tx_scheduler::queue_control(tlm::tlm_generic_payload* frame) {
   ++c.sent.control_in;
   c.sent.control_in_bytes += h.size;
   mac_.kick();
+}
+
+// A flow's frames carry format_.mtu bytes of payload each but for a finite flow's last, which
+// carries what is left (nothing, for an empty flow: the one frame it sends), so a sender's frames
+// and their wire bytes follow from the bytes it sent; the format is fixed from start() on.
+tx_scheduler::class_counters tx_scheduler::sent(int cls) const {
+  class_counters c;
+  static_cast<control_counters&>(c) = class_[cls].sent;
+  for (const sender& s : senders_) {
+    if (s.header.priority != cls) continue;
+    const uint64_t full = s.sent / format_.mtu, rest = s.sent % format_.mtu;
+    c.frames += full;
+    c.bytes += full * s.full_bytes;
+    if (rest != 0 || (s.finished && s.sent == 0)) {
+      ++c.frames;
+      c.bytes += frame_bytes(rest);
+    }
+  }
+  return c;
 }
 
 uint64_t tx_scheduler::control_queued_bytes(int cls) const {
@@ -195,9 +215,6 @@ template <bool plain, bool fast>
   h.seq = s.sent;
   h.created_ps = now_ps;
   s.sent += payload;
-  class_counters& sent = class_[h.priority].sent;
-  ++sent.frames;
-  sent.bytes += bytes;
   flows_[s.flow_id].stats.tx_bytes += payload;
   const data_rate source = fast || s.source.bps > 0 ? s.source : mac_.wire().current_rate();
   if (plain || s.own) {
@@ -225,14 +242,17 @@ tlm::tlm_generic_payload* tx_scheduler::next_frame(uint64_t now_ps, uint64_t& re
       retry_ps = std::min(retry_ps, s.ready);
       return nullptr;
     }
-    if (s.fast && !(s.finite && s.size - s.sent < format_.mtu)) {
+    const uint32_t mtu = s.header.payload;  // format_.mtu, from the sender's header line
+    if (s.fast && !(s.finite && s.size - s.sent < mtu)) {
       if (pfc_gate_->pfc::paused(s.header.priority, now_ps, pauses_end_ps_)) return park_top(now_ps, retry_ps);
       if (packet_pool::instance().has_free()) {
-        tlm::tlm_generic_payload* p = build<true, true>(s, format_.mtu, s.full_bytes, now_ps);
+        tlm::tlm_generic_payload* p = build<true, true>(s, mtu, s.full_bytes, now_ps);
         if (s.finished) return pop_then(p);
         s.ready = fast_ready_ps(s);
         s.order = order_++;
-        return heap_.size() > 1 ? sift_down_then(p) : p;  // alone (a NIC sending one flow): in place
+        // A NIC sending one flow: its heap holds it alone, in place (the senders' count is in
+        // this line, the heap's in the next).
+        return senders_.size() > 1 ? sift_down_then(p) : p;
       }
     }
   }

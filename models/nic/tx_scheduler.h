@@ -36,11 +36,13 @@ struct frame_format {
 
 class alignas(64) tx_scheduler : public frame_source_if {
  public:
-  // What one class sent.
-  struct class_counters {
-    uint64_t frames = 0, bytes = 0;  // data frames
-    // Control frames: queued (made) and taken for the wire (the invariants' conservation).
+  // Control frames of one class: queued (made) and taken for the wire (the invariants' conservation).
+  struct control_counters {
     uint64_t control_in = 0, control_in_bytes = 0, control_out = 0, control_out_bytes = 0;
+  };
+  // What one class sent.
+  struct class_counters : control_counters {
+    uint64_t frames = 0, bytes = 0;  // data frames
   };
 
   // classes: the NIC's (its per-class state is sized by them, not by max_classes).
@@ -68,7 +70,9 @@ class alignas(64) tx_scheduler : public frame_source_if {
   tlm::tlm_generic_payload* next_frame(uint64_t now_ps, uint64_t& retry_ps) override;
   uint64_t next_ready_ps(uint64_t now_ps) const override;
   int classes() const { return classes_; }
-  const class_counters& sent(int cls) const { return class_[cls].sent; }
+  // The data frames are summed over the class's senders (no frame writes a class's line: the
+  // fabric's NICs each touch theirs once a frame time, docs/performance.md).
+  class_counters sent(int cls) const;
   // Frames the NIC made, by kind (registered by address as <nic>.<kind>_sent).
   const uint64_t& control_frames(frame_kind kind) const { return control_frames_[static_cast<int>(kind)]; }
   // Control frames waiting on a class, and their wire bytes (a walk over the queue: for checks).
@@ -99,7 +103,8 @@ class alignas(64) tx_scheduler : public frame_source_if {
     bool fast = false;
     bool finite = false, onoff = false;  // set by start(), from the flow's spec (fixed by then)
     // Set by start(): what every frame of the flow carries alike (kind, class, service level,
-    // flow and node ids), copied into each frame whole.
+    // flow and node ids), copied into each frame whole; its payload is a full frame's (the MTU,
+    // read by the short path here, in a line it reads anyway).
     frame_fields header;
     rate_limiter_if* limiter = nullptr;
     reaction_point_if* rp = nullptr;
@@ -191,27 +196,28 @@ class alignas(64) tx_scheduler : public frame_source_if {
   struct class_state {
     ring<tlm::tlm_generic_payload*> control;  // frames the NIC made, waiting for the wire
     std::vector<uint32_t> parked;             // senders waiting for the gate to open the class
-    class_counters sent;
+    control_counters sent;
   };
 
-  // next_frame's short path reads the first two lines (the masks, the heap's top and size and the
-  // senders in the first with the vtable pointer; the gate, the order, the classes, the flows and
-  // the MTU in the second) and nothing further (the class is 64-byte aligned).
-  uint32_t parked_mask_ = 0;
-  uint32_t control_mask_ = 0;
+  // next_frame's short path reads the first line alone (with the vtable pointer: the masks, the
+  // heap's top, our PFC and when its pauses end, the order, the flows and the senders' start and
+  // end), the class is 64-byte aligned; the heap's own vector only with more than one sender.
+  // The masks are 16 bits (max_classes is 16), so that the PFC's pointer fits.
+  uint16_t parked_mask_ = 0;
+  uint16_t control_mask_ = 0;
   static constexpr uint32_t no_sender = UINT32_MAX;
   // heap_[0], or no_sender with the heap empty: kept by place(), push(), pop() and unpark_alone(),
   // so that the short path does not load the heap's own line.
   uint32_t top_ = no_sender;
-  std::vector<uint32_t> heap_;
-  std::vector<sender> senders_;
   const pfc* pfc_gate_;  // gate_, when it is our PFC itself (not a subclass): asked inline
   // When all of its pauses end (pfc::share_pauses_end): in this line, so that the short path's
   // test of its class reads no line of the PFC's while nothing is paused.
   uint64_t pauses_end_ps_ = 0;
   uint64_t order_ = 0;
-  std::unique_ptr<class_state[]> class_;
   flow_table& flows_;
+  std::vector<sender> senders_;
+  std::vector<uint32_t> heap_;
+  std::unique_ptr<class_state[]> class_;
   frame_format format_;
   mac_port& mac_;
   flow_control_if& gate_;

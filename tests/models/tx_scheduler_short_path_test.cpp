@@ -99,7 +99,8 @@ outcome run(uint32_t seed, bool short_path) {
     fl.spec.priority = static_cast<uint8_t>(pick(classes));
     const uint64_t k = pick(3);
     fl.spec.kind = k == 0 ? flow_kind::finite : k == 1 ? flow_kind::constant : flow_kind::onoff;
-    fl.spec.size = pick(4) == 0 ? format.mtu * (1 + pick(5)) : pick(6 * format.mtu);  // exact, or a short last frame
+    // Exact, empty (one frame without payload), or a short last frame.
+    fl.spec.size = pick(4) == 0 ? format.mtu * pick(6) : pick(6 * format.mtu);
     fl.spec.rate = data_rate{1e9 * static_cast<double>(1 + pick(100))};
     fl.spec.start = sc_core::sc_time(static_cast<double>(pick(2000)), sc_core::SC_NS);
     fl.spec.on = sc_core::sc_time(static_cast<double>(500 + pick(3000)), sc_core::SC_NS);
@@ -146,6 +147,15 @@ outcome run(uint32_t seed, bool short_path) {
   for (int c = 0; c < classes; ++c) {
     out.frames_by_class.push_back(tx.sent(c).frames);
     out.bytes_by_class.push_back(tx.sent(c).bytes);
+    // Counted from the bytes each flow sent: the frames and wire bytes of the class seen here.
+    uint64_t seen = 0, seen_bytes = 0;
+    for (const frame_seen& f : out.frames)
+      if (f.priority == c) {
+        ++seen;
+        seen_bytes += f.size;
+      }
+    EXPECT_EQ(out.frames_by_class.back(), seen) << "seed " << seed << " class " << c;
+    EXPECT_EQ(out.bytes_by_class.back(), seen_bytes) << "seed " << seed << " class " << c;
   }
   for (const flow& f : flows) out.tx_bytes.push_back(f.stats.tx_bytes);
   return out;
@@ -153,13 +163,14 @@ outcome run(uint32_t seed, bool short_path) {
 }  // namespace
 
 TEST(TransmitScheduler, OnRandomFlowsAndPausesTheShortPathSendsWhatTheGeneralPathWould) {
-  uint64_t frames = 0, short_last = 0, retries = 0;
+  uint64_t frames = 0, short_last = 0, retries = 0, empty = 0;
   for (uint32_t seed = 1; seed <= 40; ++seed) {
     const outcome fast = run(seed, true), general = run(seed, false);
     ASSERT_TRUE(fast == general) << "seed " << seed;
     frames += fast.frames.size();
     retries += fast.parked_retries;
     short_last += fast.short_frames;
+    for (const frame_seen& f : fast.frames) empty += f.payload == 0;
     uint64_t counted = 0;
     for (uint64_t c : fast.frames_by_class) counted += c;
     EXPECT_EQ(counted, fast.frames.size()) << "seed " << seed;
@@ -167,6 +178,7 @@ TEST(TransmitScheduler, OnRandomFlowsAndPausesTheShortPathSendsWhatTheGeneralPat
   EXPECT_GT(frames, 20000u);  // the runs send, pause (retries) and end finite flows on short frames
   EXPECT_GT(retries, 500u);
   EXPECT_GT(short_last, 20u);
+  EXPECT_GT(empty, 2u);
 }
 
 // The scheduler asks the NIC's PFC inline when it is our PFC itself; a subclass, which may answer
