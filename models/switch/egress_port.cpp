@@ -123,8 +123,13 @@ queue_stats egress_port::queue(int cls) const {
 
 queue_view egress_port::view(int cls, uint64_t now_ps) {
   class_state& c = class_[cls];
-  while (c.ready_n < c.queue.size() && c.queue[c.ready_n].ready_ps <= now_ps)
-    c.ready_bytes += c.queue[c.ready_n++].size();
+  while (c.ready_n < c.queue.size()) {
+    const queued_frame* f = c.ready_n ? c.queue.next(c.ready_last) : &c.queue.front();
+    if (f->ready_ps > now_ps) break;
+    c.ready_last = f;
+    ++c.ready_n;
+    c.ready_bytes += f->size();
+  }
   return {mac_.index(), cls, c.ready_bytes, static_cast<uint32_t>(c.ready_n), mac_.mac_address(), &gate_, c.bytes};
 }
 
@@ -259,10 +264,7 @@ tlm::tlm_generic_payload* egress_port::take(int q, uint64_t now_ps) {
   }
   packet_header& h = header(*p);
   c.queue.drop_front();
-  if (c.queue.empty()) {
-    nonempty_ &= ~(1u << q);
-    c.queue.shrink_drained();
-  }
+  if (c.queue.empty()) nonempty_ &= ~(1u << q);
   c.byte_ps += queue_stats::byte_time(h.size, now_ps);
   c.bytes -= h.size;
   ++c.frames_out;
@@ -375,12 +377,8 @@ uint64_t egress_port::refused(int q, const queued_frame& h, uint64_t now_ps) {
 }
 
 bool egress_port::holds_from(int cls, int ingress_port, int ingress_cls) const {
-  const ring<queued_frame, uint32_t>& q = class_[cls].queue;
-  for (std::size_t i = 0; i < q.size(); ++i) {
-    const queued_frame& f = q[i];
-    if (f.ingress_port == ingress_port && arrival_class(f, cls) == ingress_cls) return true;
-  }
-  return false;
+  return class_[cls].queue.any_of(
+      [&](const queued_frame& f) { return f.ingress_port == ingress_port && arrival_class(f, cls) == ingress_cls; });
 }
 
 uint64_t egress_port::next_ready_ps(uint64_t now_ps) const {

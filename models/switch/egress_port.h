@@ -14,6 +14,7 @@
 #include "models/cc/congestion_point.h"
 #include "models/core/event_queue.h"
 #include "models/core/ring.h"
+#include "models/core/segment_queue.h"
 #include "models/link/mac_port.h"
 #include "models/switch/egress_scheduler.h"
 #include "models/switch/queued_frame.h"
@@ -184,7 +185,9 @@ class alignas(64) egress_port : public frame_source_if, public scheduler_answer_
   // queue's size) in cache lines of their own: a frame leaving touches only the first, an
   // arrival the first two (and the port's line above).
   struct alignas(64) class_state {
-    ring<queued_frame, uint32_t> queue;  // 32-bit indices: 24 bytes, so that the line holds the rest
+    // In segments, not a ring: no copy as a deep queue climbs, and a segment a head has emptied
+    // goes to the next tail that needs one while it is cached. 24 bytes, so that the line holds the rest.
+    segment_queue<queued_frame> queue;
     uint64_t bytes = 0;
     unsigned __int128 byte_ps = 0;
     uint64_t frames_out = 0, bytes_out = 0;
@@ -192,13 +195,15 @@ class alignas(64) egress_port : public frame_source_if, public scheduler_answer_
     // vector, four instructions more a frame).
     uint64_t frames_in = 0, max_bytes = 0, bytes_in = 0;
     congestion_point_if* cp = nullptr;  // not owned; its class's bit in cp_
-    // The first ready_n frames of the queue have cleared the pipeline (ready_bytes of them);
-    // advanced lazily, only for a congestion point's view (amortised O(1) per frame), and kept
-    // while the class has one.
+    // The first ready_n frames of the queue have cleared the pipeline (ready_bytes of them; the
+    // last of them in ready_last, from which the count goes on: a queue in segments is not
+    // indexed); advanced lazily, only for a congestion point's view (amortised O(1) per frame),
+    // and kept while the class has one.
     std::size_t ready_n = 0;
     uint64_t ready_bytes = 0;
-    discarded dropped;
-    marked marks;  // touched only when a congestion point changed a frame (the third line)
+    const queued_frame* ready_last = nullptr;
+    discarded dropped;  // the PFC watchdog's (the third line)
+    marked marks;       // touched only when a congestion point changed a frame
   };
   // The payloads of the queued frames flagged kept_payload, per class in queue order; made at
   // the first such frame (most ports of a fabric without congestion control never see one).
