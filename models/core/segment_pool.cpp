@@ -14,26 +14,19 @@ constexpr std::size_t chunk_segments = 256;  // 256 KiB
 
 struct pool_state {
   std::vector<std::unique_ptr<segment_bytes[]>> chunks;
-  void* free = nullptr;           // the last segment given back; its first bytes link to the one before
   segment_bytes* next = nullptr;  // the last chunk's first segment never taken
   std::size_t left = 0;           // its segments never taken
-  std::size_t live = 0;
+  std::size_t users = 0;
 };
-// Never destroyed: a queue still alive when static destructors run (a Python module's) can give
-// its segments back to it.
+// Never destroyed: a queue still alive when static destructors run (a Python module's) can leave it.
 pool_state& state() {
   static pool_state* s = new pool_state;
   return *s;
 }
 }  // namespace
 
-void* segment_pool::take() {
+void* segment_pool::take_fresh() {
   pool_state& s = state();
-  ++s.live;
-  if (void* p = s.free) {
-    s.free = *static_cast<void**>(p);
-    return p;
-  }
   if (s.left == 0) {
     s.chunks.emplace_back(new segment_bytes[chunk_segments]);
     s.next = s.chunks.back().get();
@@ -43,20 +36,23 @@ void* segment_pool::take() {
   return s.next++;
 }
 
-void segment_pool::give(void* segment) noexcept {
+void segment_pool::join() { ++state().users; }
+
+void segment_pool::leave() noexcept {
   pool_state& s = state();
-  assert(s.live > 0);
-  if (--s.live == 0) {  // the last one: every chunk goes
-    s.chunks.clear();
-    s.free = nullptr;
-    s.next = nullptr;
-    s.left = 0;
-    return;
-  }
-  *static_cast<void**>(segment) = s.free;
-  s.free = segment;
+  assert(s.users > 0);
+  if (--s.users > 0) return;
+  s.chunks.clear();
+  s.next = nullptr;
+  s.left = 0;
+  free_list = nullptr;
 }
 
-std::size_t segment_pool::live() { return state().live; }
+std::size_t segment_pool::held() {
+  const pool_state& s = state();
+  std::size_t n = s.chunks.size() * chunk_segments - s.left;
+  for (void* p = free_list; p; p = *static_cast<void**>(p)) --n;
+  return n;
+}
 
 }  // namespace sluice

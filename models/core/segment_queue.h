@@ -3,9 +3,10 @@
 // it back. Nothing is ever copied as a queue grows, an element stays in its slot until it leaves
 // (a pointer to it stays good), and the memory held follows the elements queued: where a ring
 // (ring.h) reallocates and copies every element as a deep queue climbs, and keeps its high-water
-// mark's slots. A drained queue keeps its one segment and starts again at its first slot, so a
-// queue that holds one frame at a time (the uncongested switch's) writes one line over and over
-// and never calls the pool. 24 bytes, as a ring with 32-bit indices.
+// mark's slots. A drained queue gives its segment back too (a congested fabric's tens of
+// thousands of queues hold none while they are empty), and its next push takes the pool's last
+// one: for a queue that holds one frame at a time (the uncongested switch's) the same segment,
+// still cached. 24 bytes, as a ring with 32-bit indices.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -26,17 +27,19 @@ class segment_queue {
   // Elements a segment holds (its first slot's place is the link to the next segment).
   static constexpr std::size_t per_segment = segment_pool::bytes / sizeof(T) - 1;
 
-  segment_queue() = default;
+  segment_queue() { segment_pool::join(); }
   segment_queue(const segment_queue&) = delete;
   segment_queue& operator=(const segment_queue&) = delete;
   ~segment_queue() {
-    if (!tail_) return;  // never held an element: no segment
-    for (char* s = segment_before(head_); s != segment_before(tail_);) {
-      char* next = link(s);
-      segment_pool::give(s);
-      s = next;
+    if (count_ > 0) {
+      for (char* s = segment_before(head_); s != segment_before(tail_);) {
+        char* next = link(s);
+        segment_pool::give(s);
+        s = next;
+      }
+      segment_pool::give(segment_before(tail_));
     }
-    segment_pool::give(segment_before(tail_));
+    segment_pool::leave();
   }
 
   bool empty() const { return count_ == 0; }
@@ -63,7 +66,7 @@ class segment_queue {
   // The new last slot, to be written in place (it holds whatever it held before): an owner that
   // packs a descriptor writes it once, not into a temporary and then again into the queue.
   T& emplace_back() {
-    if (at_end(tail_)) add_segment();  // a full segment, or none yet
+    if (at_end(tail_)) add_segment();  // a full segment, or none (an empty queue)
     ++count_;
     return *tail_++;
   }
@@ -75,10 +78,12 @@ class segment_queue {
   // Removes the first element, read in place through front().
   void drop_front() {
     ++head_;
-    if (--count_ == 0)
-      head_ = tail_ = first_slot(segment_before(head_));  // drained: again from the segment's first slot
-    else if (at_end(head_))
+    if (--count_ == 0) {  // drained: its segment back to the pool
+      segment_pool::give(segment_before(head_));
+      tail_ = nullptr;
+    } else if (at_end(head_)) {
       next_segment();
+    }
   }
 
  private:
@@ -92,9 +97,9 @@ class segment_queue {
   static T* first_slot(char* segment) { return reinterpret_cast<T*>(segment + sizeof(T)); }
   static char*& link(char* segment) { return *reinterpret_cast<char**>(segment); }
 
-  // Out of line, once a segment: push_back and drop_front inline into their callers with no
-  // registers saved for it.
-  [[gnu::noinline, gnu::cold]] void add_segment() {
+  // Out of line, once a segment and at a push into an empty queue: push_back inlines into its
+  // callers with no registers saved for it.
+  [[gnu::noinline]] void add_segment() {
     char* s = static_cast<char*>(segment_pool::take());
     if (tail_)
       link(segment_before(tail_)) = s;
@@ -109,7 +114,7 @@ class segment_queue {
   }
 
   T* head_ = nullptr;  // the first element's slot
-  T* tail_ = nullptr;  // the slot the next element goes to (a segment's end when it is full)
+  T* tail_ = nullptr;  // the slot the next element goes to (a segment's end when it is full; null when empty)
   uint32_t count_ = 0;
 };
 

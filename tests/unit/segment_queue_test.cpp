@@ -1,7 +1,7 @@
 // The egress queues' container: a FIFO in segments from a shared pool (issue 23, sixteenth
 // round). Order across segment ends, elements that stay where they were written, segments taken
-// as a queue grows and given back as its head leaves them, a drained queue that keeps one
-// segment and starts again at its first slot, and the pool's LIFO reuse.
+// as a queue grows and given back as its head leaves them, a drained queue that gives its segment
+// back and takes the same one again, and the pool's LIFO reuse.
 #include "models/core/segment_queue.h"
 
 #include <gtest/gtest.h>
@@ -11,7 +11,7 @@
 #include <random>
 #include <vector>
 
-using sluice::segment_pool;
+namespace segment_pool = sluice::segment_pool;
 using sluice::segment_queue;
 
 namespace {
@@ -22,8 +22,6 @@ struct item {  // a descriptor's size: two a cache line
 using queue = segment_queue<item>;
 constexpr std::size_t per = queue::per_segment;
 item of(uint64_t v) { return item{v, {}}; }
-// The segments a queue holding n elements from its segment's first slot takes.
-std::size_t segments_for(std::size_t n) { return n == 0 ? 1 : (n + per - 1) / per; }
 }  // namespace
 
 TEST(SegmentQueue, IsAsSmallAsARingWithNarrowIndicesAndHoldsASegmentLessOneSlot) {
@@ -74,42 +72,49 @@ TEST(SegmentQueue, AnElementStaysInItsSlotWhileTheQueueGrows) {
 }
 
 TEST(SegmentQueue, TakesSegmentsAsItGrowsAndGivesThemBackAsItsHeadLeavesThem) {
-  const std::size_t before = segment_pool::live();
+  queue keeps_the_pool;  // the pool keeps its chunks while a queue is left
+  const std::size_t before = segment_pool::held();
   {
     queue q;
-    EXPECT_EQ(segment_pool::live(), before);  // a queue that never held an element holds no segment
-    for (std::size_t n = 1; n <= 5 * per + 3; ++n) {
-      q.push_back(of(n));
-      ASSERT_EQ(segment_pool::live() - before, segments_for(n)) << n;
+    EXPECT_EQ(segment_pool::held(), before);  // an empty queue holds no segment
+    const std::size_t n = 5 * per + 3;
+    for (std::size_t i = 1; i <= n; ++i) {
+      q.push_back(of(i));
+      ASSERT_EQ(segment_pool::held() - before, (i + per - 1) / per) << i;
     }
-    for (std::size_t left = q.size(); left > 0; --left) {
+    for (std::size_t left = n; left > 0; --left) {
       q.drop_front();
-      // The head's segment and the ones after it, until the queue drains to its last one.
-      const std::size_t from_head = (5 * per + 3 - (left - 1)) / per;
-      ASSERT_EQ(segment_pool::live() - before, left > 1 ? 6 - from_head : 1) << left;
+      // The head's segment and the ones after it; none once drained.
+      const std::size_t gone = n - (left - 1);
+      ASSERT_EQ(segment_pool::held() - before, left > 1 ? 6 - gone / per : 0) << left;
     }
+    q.push_back(of(1));
+    EXPECT_EQ(segment_pool::held() - before, 1u);
   }
-  EXPECT_EQ(segment_pool::live(), before);  // and its last one when it goes
+  EXPECT_EQ(segment_pool::held(), before);  // and its segment goes back with it
 }
 
-TEST(SegmentQueue, ADrainedQueueKeepsOneSegmentAndStartsAgainAtItsFirstSlot) {
-  const std::size_t before = segment_pool::live();
+TEST(SegmentQueue, ADrainedQueueGivesItsSegmentBackAndTakesTheSameOneAgain) {
+  queue keeps_the_pool;
+  const std::size_t before = segment_pool::held();
   queue q;
   q.push_back(of(1));
   const item* first = &q.front();
   for (int round = 0; round < 3 * static_cast<int>(per); ++round) {  // one element at a time: one slot
     q.drop_front();
     ASSERT_TRUE(q.empty());
+    ASSERT_EQ(segment_pool::held(), before);
     q.push_back(of(round));
     ASSERT_EQ(&q.front(), first);
+    ASSERT_EQ(q.front().value, static_cast<uint64_t>(round));
   }
   // Drained right at a segment's end (the tail had not yet linked a next one).
   q.drop_front();
   for (std::size_t i = 0; i < per; ++i) q.push_back(of(i));
-  EXPECT_EQ(segment_pool::live() - before, 1u);
+  EXPECT_EQ(segment_pool::held() - before, 1u);
   for (std::size_t i = 0; i < per; ++i) q.drop_front();
   EXPECT_TRUE(q.empty());
-  EXPECT_EQ(segment_pool::live() - before, 1u);
+  EXPECT_EQ(segment_pool::held(), before);
   q.push_back(of(5));
   EXPECT_EQ(&q.front(), first);
   EXPECT_EQ(q.front().value, 5u);
@@ -124,17 +129,24 @@ TEST(SegmentQueue, ASegmentAHeadGivesBackIsTheNextATailTakes) {
   EXPECT_EQ(&b.front(), freed);  // its first slot: the segment a's head just left
 }
 
-TEST(SegmentPool, HandsOutAlignedSegmentsAndFreesItsChunksWithTheLast) {
-  const std::size_t before = segment_pool::live();
+TEST(SegmentPool, HandsOutAlignedSegmentsLastGivenFirstTakenAndFreesItsChunksWithItsLastUser) {
+  segment_pool::join();
+  const std::size_t before = segment_pool::held();
   std::vector<void*> taken;
   for (int i = 0; i < 1000; ++i) {  // several chunks
     taken.push_back(segment_pool::take());
     ASSERT_EQ(reinterpret_cast<std::uintptr_t>(taken.back()) % segment_pool::bytes, 0u);
   }
-  EXPECT_EQ(segment_pool::live() - before, 1000u);
-  void* last = taken.back();
-  segment_pool::give(last);
-  EXPECT_EQ(segment_pool::take(), last);  // the last given back is the first taken again
+  EXPECT_EQ(segment_pool::held() - before, 1000u);
+  segment_pool::give(taken[3]);
+  segment_pool::give(taken[7]);
+  EXPECT_EQ(segment_pool::take(), taken[7]);
+  EXPECT_EQ(segment_pool::take(), taken[3]);
   for (void* s : taken) segment_pool::give(s);
-  EXPECT_EQ(segment_pool::live(), before);
+  EXPECT_EQ(segment_pool::held(), before);
+  segment_pool::leave();
+  if (before == 0) {  // no other user: every chunk freed
+    EXPECT_EQ(segment_pool::held(), 0u);
+    EXPECT_EQ(segment_pool::free_list, nullptr);
+  }
 }
