@@ -10,7 +10,7 @@ namespace {
 struct alignas(segment_pool::bytes) segment_bytes {
   unsigned char bytes[segment_pool::bytes];
 };
-constexpr std::size_t chunk_segments = 256;  // 256 KiB
+constexpr std::size_t chunk_segments = 512;  // 256 KiB
 
 struct pool_state {
   std::vector<std::unique_ptr<segment_bytes[]>> chunks;

@@ -11,7 +11,7 @@
 namespace sluice {
 
 namespace segment_pool {
-constexpr std::size_t bytes = 1024;  // a segment's size, and its alignment
+constexpr std::size_t bytes = 512;  // a segment's size, and its alignment
 // The last segment given back; its first bytes link to the one given back before it. Hidden: read
 // by a queue's push into an empty queue, without the GOT's load (event_queue.h's clock does the same).
 [[gnu::visibility("hidden")]] inline void* free_list = nullptr;
