@@ -3,9 +3,9 @@
 // ring allocates nothing until its first push: a big fabric has tens of thousands of queues
 // that never hold a frame.
 //
-// An owner may have a drained ring give memory back (shrink_drained): without it a switch
-// queue that once held thousands of frames under congestion keeps their slots for the rest of
-// the run, and a fabric's rings sum their high-water marks.
+// A ring keeps its high-water mark's slots. The switch egress queues, which hold most of a
+// congested fabric's frames, are in segments instead (segment_queue.h): no copy as they grow,
+// and memory that follows the frames queued.
 #pragma once
 #include <algorithm>
 #include <cstddef>
@@ -36,13 +36,6 @@ class ring {
     slots_[wrap(std::size_t{head_} + count_)] = std::move(v);
     ++count_;
   }
-  // The new last slot, to be written in place (it holds whatever it held before): an owner that
-  // packs a descriptor writes it once, not into a temporary and then again into the ring.
-  T& emplace_back() {
-    if (count_ == capacity_) grow();
-    ++count_;
-    return slots_[wrap(std::size_t{head_} + count_ - 1)];
-  }
   T pop_front() {
     T v = std::move(slots_[head_]);
     drop_front();
@@ -54,17 +47,6 @@ class ring {
     --count_;
   }
   std::size_t capacity() const { return capacity_; }
-  // An empty ring above spare_slots halves its capacity: half per drain, so a queue that
-  // drains between bursts pays at most one reallocation per burst (and copies fewer slots than
-  // the burst pushed), while one that stays drained sheds its slots over a few drains.
-  static constexpr std::size_t spare_slots = 64;
-  void shrink_drained() {
-    if (count_ == 0 && capacity_ > spare_slots) {
-      capacity_ = static_cast<Index>(std::max<std::size_t>(capacity_ / 2, spare_slots));
-      slots_.reset(allocate(capacity_));
-      head_ = 0;
-    }
-  }
 
  private:
   // i < 2 x capacity. Any capacity, not only powers of two: a compare where a mask was costs the

@@ -94,8 +94,8 @@ void egress_port::publish_mark(const packet_header& h, uint16_t before) const {
 // before: the frame's ECN bits and flags (ecn | flags << 8) before its congestion point saw it.
 void egress_port::count_marks(const packet_header& h, uint16_t before) {
   constexpr uint8_t ce = 3;
-  if (h.ecn == ce && (before & 0xff) != ce) ++class_[h.priority].marks.ecn;
-  if ((h.flags & frame_flags::fecn) && !(before >> 8 & frame_flags::fecn)) ++class_[h.priority].marks.fecn;
+  if (h.ecn == ce && (before & 0xff) != ce) ++extra(h.priority).marks.ecn;
+  if ((h.flags & frame_flags::fecn) && !(before >> 8 & frame_flags::fecn)) ++extra(h.priority).marks.fecn;
 }
 
 inline bool egress_port::may_send(int cls, uint32_t bytes, uint64_t now_ps) const {
@@ -132,8 +132,13 @@ queue_stats egress_port::queue(int cls) const {
 
 queue_view egress_port::view(int cls, uint64_t now_ps) {
   class_state& c = class_[cls];
-  while (c.ready_n < c.queue.size() && c.queue[c.ready_n].ready_ps <= now_ps)
-    c.ready_bytes += c.queue[c.ready_n++].size();
+  while (c.ready_n < c.queue.size()) {
+    const queued_frame* f = c.ready_n ? c.queue.next(c.ready_last) : &c.queue.front();
+    if (f->ready_ps > now_ps) break;
+    c.ready_last = f;
+    ++c.ready_n;
+    c.ready_bytes += f->size();
+  }
   return {mac_.index(), cls, c.ready_bytes, static_cast<uint32_t>(c.ready_n), mac_.mac_address(), &gate_, c.bytes};
 }
 
@@ -167,8 +172,12 @@ void egress_port::enqueue(tlm::tlm_generic_payload* p, uint64_t now_ps) {
 // Out of line, as enqueue_seen and dequeue_seen: their registers are not saved at every frame.
 void egress_port::keep_payload(tlm::tlm_generic_payload* p, queued_frame& e) {
   e.add_flags(frame_flags::kept_payload);
-  if (!kept_) kept_ = std::make_unique<ring<tlm::tlm_generic_payload*>[]>(static_cast<std::size_t>(classes_));
-  kept_[header(*p).priority].push_back(p);  // its header holds the fields
+  extra(header(*p).priority).kept.push_back(p);  // its header holds the fields
+}
+
+egress_port::class_extra& egress_port::extra(int cls) {
+  if (!extra_) extra_ = std::make_unique<class_extra[]>(static_cast<std::size_t>(classes_));
+  return extra_[cls];
 }
 
 // A data frame arriving at a class with a congestion point: the point sees it (and may mark it).
@@ -261,17 +270,14 @@ tlm::tlm_generic_payload* egress_port::take(int q, uint64_t now_ps) {
   tlm::tlm_generic_payload* p;
   const queued_frame& e = c.queue.front();  // read in place, then dropped
   if (e.flags() & frame_flags::kept_payload) {
-    p = kept_[q].pop_front();
+    p = extra_[q].kept.pop_front();
   } else {
     p = packet_pool::instance().acquire_queued();
     e.unpack(q, header(*p).fields());
   }
   packet_header& h = header(*p);
   c.queue.drop_front();
-  if (c.queue.empty()) {
-    nonempty_ &= ~(1u << q);
-    c.queue.shrink_drained();
-  }
+  if (c.queue.empty()) nonempty_ &= ~(1u << q);
   c.byte_ps += queue_stats::byte_time(h.size, now_ps);
   c.bytes -= h.size;
   ++c.frames_out;
@@ -328,8 +334,9 @@ void egress_port::scheduled(int queue) {
 }
 
 void egress_port::discard(int cls, const frame_fields& f) {
-  ++class_[cls].dropped.frames;
-  class_[cls].dropped.bytes += f.size;
+  discarded& d = extra(cls).dropped;
+  ++d.frames;
+  d.bytes += f.size;
   const uint64_t now = now_ps();
   if (f.ingress_port != no_ingress) buffer_.release(f.ingress_port, arrival_class(f, cls), f.size, now);
   if (probes::drop.on()) probes::drop.emit(this, now, &f, mac_.index(), cls, 2);  // 2: the PFC watchdog
@@ -348,7 +355,7 @@ void egress_port::set_discard(int cls, bool on) {
     c.byte_ps += queue_stats::byte_time(e.size(), now_ps());
     c.bytes -= e.size();
     if (e.flags() & frame_flags::kept_payload) {
-      tlm::tlm_generic_payload* kept = kept_[cls].pop_front();
+      tlm::tlm_generic_payload* kept = extra_[cls].kept.pop_front();
       discard(cls, header(*kept).fields());
       kept->release();
     } else {
@@ -384,12 +391,8 @@ uint64_t egress_port::refused(int q, const queued_frame& h, uint64_t now_ps) {
 }
 
 bool egress_port::holds_from(int cls, int ingress_port, int ingress_cls) const {
-  const ring<queued_frame, uint32_t>& q = class_[cls].queue;
-  for (std::size_t i = 0; i < q.size(); ++i) {
-    const queued_frame& f = q[i];
-    if (f.ingress_port == ingress_port && arrival_class(f, cls) == ingress_cls) return true;
-  }
-  return false;
+  return class_[cls].queue.any_of(
+      [&](const queued_frame& f) { return f.ingress_port == ingress_port && arrival_class(f, cls) == ingress_cls; });
 }
 
 uint64_t egress_port::next_ready_ps(uint64_t now_ps) const {

@@ -14,6 +14,7 @@
 #include "models/cc/congestion_point.h"
 #include "models/core/event_queue.h"
 #include "models/core/ring.h"
+#include "models/core/segment_queue.h"
 #include "models/link/mac_port.h"
 #include "models/switch/egress_scheduler.h"
 #include "models/switch/queued_frame.h"
@@ -103,13 +104,13 @@ class alignas(64) egress_port : public frame_source_if, public scheduler_answer_
   struct discarded {
     uint64_t frames = 0, bytes = 0;
   };
-  const discarded& dropped(int cls) const { return class_[cls].dropped; }
+  discarded dropped(int cls) const { return extra_ ? extra_[cls].dropped : discarded{}; }
   // Data frames of a class this port's congestion point marked: ECN CE (CEE) and FECN
   // (InfiniBand), each counted when the mark is set (not for frames marked upstream).
   struct marked {
     uint64_t ecn = 0, fecn = 0;
   };
-  const marked& marks(int cls) const { return class_[cls].marks; }
+  marked marks(int cls) const { return extra_ ? extra_[cls].marks : marked{}; }
   // While on, the class queue drops what it holds and whatever arrives (the PFC watchdog's drop
   // action, told through pause_storm_listener).
   void set_discard(int cls, bool on);
@@ -184,10 +185,12 @@ class alignas(64) egress_port : public frame_source_if, public scheduler_answer_
   // payload, in a queue of their own per class beside the descriptors (flag
   // frame_flags::kept_payload), so that a descriptor needs no pointer.
   // One class's queue, congestion point and statistics (queue_stats's fields; its frames are the
-  // queue's size) in cache lines of their own: a frame leaving touches only the first, an
-  // arrival the first two (and the port's line above).
+  // queue's size) in two cache lines of their own: a frame leaving touches only the first, an
+  // arrival both (and the port's line above). What few frames touch is in class_extra below.
   struct alignas(64) class_state {
-    ring<queued_frame, uint32_t> queue;  // 32-bit indices: 24 bytes, so that the line holds the rest
+    // In segments, not a ring: no copy as a deep queue climbs, and a segment a head has emptied
+    // goes to the next tail that needs one while it is cached. 24 bytes, so that the line holds the rest.
+    segment_queue<queued_frame> queue;
     uint64_t bytes = 0;
     unsigned __int128 byte_ps = 0;
     uint64_t frames_out = 0, bytes_out = 0;
@@ -195,17 +198,26 @@ class alignas(64) egress_port : public frame_source_if, public scheduler_answer_
     // vector, four instructions more a frame).
     uint64_t frames_in = 0, max_bytes = 0, bytes_in = 0;
     congestion_point_if* cp = nullptr;  // not owned; its class's bit in cp_
-    // The first ready_n frames of the queue have cleared the pipeline (ready_bytes of them);
-    // advanced lazily, only for a congestion point's view (amortised O(1) per frame), and kept
-    // while the class has one.
+    // The first ready_n frames of the queue have cleared the pipeline (ready_bytes of them; the
+    // last of them in ready_last, from which the count goes on: a queue in segments is not
+    // indexed); advanced lazily, only for a congestion point's view (amortised O(1) per frame),
+    // and kept while the class has one.
     std::size_t ready_n = 0;
     uint64_t ready_bytes = 0;
-    discarded dropped;
-    marked marks;  // touched only when a congestion point changed a frame (the third line)
+    const queued_frame* ready_last = nullptr;
   };
-  // The payloads of the queued frames flagged kept_payload, per class in queue order; made at
-  // the first such frame (most ports of a fabric without congestion control never see one).
-  std::unique_ptr<ring<tlm::tlm_generic_payload*>[]> kept_;  // one per class
+  static_assert(sizeof(class_state) == 128, "a class state is two cache lines (the per-frame fields)");
+  // Per class, made at the first frame that needs one (most ports of a fabric never do): the
+  // payloads of the queued frames flagged kept_payload, in queue order; the frames the PFC
+  // watchdog dropped; the marks of a congestion point. Not a third line in every class state: a
+  // port's eight are 512 bytes fewer (24 MiB of the k = 34 fat tree's 49 130 ports).
+  struct class_extra {
+    ring<tlm::tlm_generic_payload*> kept;
+    discarded dropped;
+    marked marks;
+  };
+  std::unique_ptr<class_extra[]> extra_;  // one per class
+  class_extra& extra(int cls);
   struct in_flight {
     uint64_t end_ps;
     uint16_t ingress_port;

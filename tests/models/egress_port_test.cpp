@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <functional>
 #include <random>
@@ -125,6 +126,33 @@ TEST(EgressPort, ACongestionPointSetAgainSeesTheQueueAsItIs) {
   EXPECT_EQ(t.cp.dequeued[3].queue_bytes, 0u);
   EXPECT_EQ(t.cp.dequeued[3].queue_frames, 0u);
   EXPECT_EQ(t.cp.dequeued[3].held_bytes, 0u);
+}
+
+// A queue deeper than a segment of descriptors (segment_queue.h): the congestion point's count
+// of the frames past the pipeline goes on from the last one counted across segment ends, and as
+// the head leaves segments behind it. 60 frames arrive every 300 ns from 1.3 us and clear the
+// 500 ns pipeline; the port sends one every 480 ns at 25 Gb/s: the queue holds up to ~24 frames
+// and its 31st to 60th frames are in a second segment. After each departure the point sees the
+// frames that arrived, have not left and are past the pipeline.
+TEST(EgressPort, TheCongestionPointCountsReadyFramesAcrossTheQueuesSegments) {
+  bench t("90000B", {{"sw0-b.rate", "25Gbps"}});
+  t.sim->run();
+  ASSERT_EQ(t.cp.enqueued.size(), 60u);
+  ASSERT_GT(t.cp.dequeued.size(), segment_queue<queued_frame>::per_segment);  // the head in the second segment
+  uint32_t deepest = 0;
+  for (std::size_t k = 0; k < t.cp.dequeued.size(); ++k) {
+    const uint64_t at = t.cp.dequeued[k].at_ps;
+    uint32_t queued = 0, ready = 0;
+    for (std::size_t j = k + 1; j < t.cp.enqueued.size() && t.cp.enqueued[j].at_ps <= at; ++j) {
+      ++queued;
+      if (t.cp.enqueued[j].at_ps + ns_ps(500) <= at) ++ready;
+    }
+    EXPECT_EQ(t.cp.dequeued[k].queue_frames, ready) << k;
+    EXPECT_EQ(t.cp.dequeued[k].queue_bytes, 1500u * ready) << k;
+    EXPECT_EQ(t.cp.dequeued[k].held_bytes, 1500u * queued) << k;
+    deepest = std::max(deepest, ready);
+  }
+  EXPECT_GE(deepest, 20u);
 }
 
 TEST(EgressPort, AFrameTheCongestionPointEmitsReachesTheSourceOutsideTheMmu) {

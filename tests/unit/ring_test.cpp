@@ -1,5 +1,5 @@
-// The ring buffer behind the switch, link and NIC queues: FIFO order across growth, and a
-// drained ring giving slots back (issue 23: memory flat over simulated time).
+// The ring buffer behind the link's, the NIC's and the models' small queues: FIFO order across
+// growth and wrap, growth by an eighth.
 #include "models/core/ring.h"
 
 #include <gtest/gtest.h>
@@ -35,38 +35,14 @@ TEST(Ring, GrowsByAnEighthAtATime) {
   }
 }
 
-// A queue that held 1 000 frames and drained halves once per drain down to spare_slots, so a
-// queue that refills each burst reallocates at most once per burst, and one that stays quiet
-// sheds its slots.
-TEST(Ring, ADrainedRingHalvesPerDrainDownToItsSpareSlots) {
-  ring<int> r;
-  for (int i = 0; i < 1000; ++i) r.push_back(i);
-  const std::size_t full = r.capacity();
-  EXPECT_GE(full, 1000u);
-  EXPECT_LE(full, 1125u);  // grown by an eighth at a time: at most 1.125x what it holds
-  r.shrink_drained();      // not empty: keeps its slots
-  EXPECT_EQ(r.capacity(), full);
-  for (int i = 0; i < 1000; ++i) r.pop_front();
-  std::size_t expected = full;
-  for (int drain = 0; drain < 10; ++drain) {
-    r.shrink_drained();
-    expected = std::max(expected / 2, ring<int>::spare_slots);
-    EXPECT_EQ(r.capacity(), expected) << drain;
-    r.push_back(drain);  // one frame through the queue: it drains again
-    EXPECT_EQ(r.pop_front(), drain);
-  }
-  EXPECT_EQ(r.capacity(), ring<int>::spare_slots);
-}
-
-// An egress queue packs a frame's descriptor straight into its slot (emplace_back) and unpacks
-// it from the front before dropping it (drop_front): FIFO order as push_back and pop_front, across
-// growth and wrap. A ring is an array and its capacity (32 bytes; a std::vector made it 40).
-TEST(Ring, WritesInPlaceAndReadsTheFrontInPlace) {
+// An owner may read the front in place before dropping it (drop_front): FIFO order as pop_front,
+// across growth and wrap. A ring is an array and its capacity (32 bytes; a std::vector made it 40).
+TEST(Ring, ReadsTheFrontInPlaceAndDropsIt) {
   EXPECT_LE(sizeof(ring<int>), 32u);
   ring<int> r;
   int next_in = 0, next_out = 0;
   for (int round = 0; round < 50; ++round) {
-    for (int i = 0; i < 7 * round + 3; ++i) r.emplace_back() = next_in++;
+    for (int i = 0; i < 7 * round + 3; ++i) r.push_back(next_in++);
     for (int i = 0; i < 5 * round + 1; ++i) {
       EXPECT_EQ(r.front(), next_out++);
       r.drop_front();
@@ -76,7 +52,7 @@ TEST(Ring, WritesInPlaceAndReadsTheFrontInPlace) {
   EXPECT_EQ(next_out, next_in);
 }
 
-// Random pushes, pops and drains against std::deque, for a ring whose slots are copied as bytes
+// Random pushes and pops against std::deque, for a ring whose slots are copied as bytes
 // (made unwritten, grown by two copies of its wrapped runs) and one whose slots are moved one by
 // one (std::string): both hold the same elements in the same order at every step.
 namespace {
@@ -93,8 +69,6 @@ void follows_a_deque(Make make) {
     } else if (!d.empty()) {
       ASSERT_EQ(r.pop_front(), d.front()) << i;
       d.pop_front();
-    } else {
-      r.shrink_drained();
     }
     ASSERT_EQ(r.size(), d.size());
     if (i % 997 == 0) {
