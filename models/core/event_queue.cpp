@@ -533,6 +533,8 @@ void event_queue::run() {
         // first two lines three on (a model's own per-wake-up fields follow its timer's), and
         // two on the client's warm(), which prefetches what it reaches through pointers. The
         // list is walked to them again each time: a few loads from lines just used.
+        // And the next wake-up's warm_more(): what warm() reached, one wake-up ago, points to.
+        nodes_[l.head].e.client->warm_more();
         uint32_t a = nodes_[l.head].next;
         if (a != no_node) {
           nodes_[a].e.client->warm();

@@ -90,6 +90,10 @@ class timed_client {
   // reach through pointers, so that a chain of dependent cache misses overlaps the wake-ups
   // before it. A hint only; it changes nothing.
   virtual void warm() const {}
+  // Called as the wake-up before this client's starts, after warm() (one wake-up earlier) has
+  // fetched what the client points to: prefetches one link further down that chain (a link
+  // direction's head frame), whose address warm()'s lines hold. A hint only; it changes nothing.
+  virtual void warm_more() const {}
   bool timer_pending() const { return at_ps_ != never_ps; }
   uint64_t order_key() const { return order_; }
   // Clients alive now: the queue warms clients ahead only for a fabric too large for the caches.

@@ -215,6 +215,7 @@ struct warmed_client : timed_client {
   std::string name;
   void on_timer() override { log->push_back("fire " + name); }
   void warm() const override { log->push_back("warm " + name); }
+  void warm_more() const override { log->push_back("more " + name); }
 };
 
 // Idle clients that make a fabric large enough for the drain to warm clients ahead.
@@ -223,10 +224,10 @@ struct idle_client : timed_client {
 };
 }  // namespace
 
-TEST(EventQueue, AClientIsWarmedTwoWakeUpsBeforeItRuns) {
+TEST(EventQueue, AClientIsWarmedTwoWakeUpsBeforeItRunsAndFurtherOneBefore) {
   // Five wake-ups in one calendar bucket, among enough live clients for a large fabric. Inside a
-  // bucket, the client two wake-ups on is warmed as a wake-up starts (a prefetch hint only: it
-  // must not change the order of wake-ups).
+  // bucket, as a wake-up starts, the client one on is warmed further (warm_more) and the client
+  // two on is warmed (prefetch hints only: they must not change the order of wake-ups).
   event_queue& q = event_queue::instance();
   std::vector<std::string> log;
   warmed_client c[5];
@@ -237,7 +238,8 @@ TEST(EventQueue, AClientIsWarmedTwoWakeUpsBeforeItRuns) {
     q.schedule(&c[i], ns_ps(1000) + static_cast<uint64_t>(i) * 100);  // 100 ps apart
   }
   start(sc_time(2, SC_US));
-  EXPECT_EQ(log, (std::vector<std::string>{"fire 0", "warm 3", "fire 1", "warm 4", "fire 2", "fire 3", "fire 4"}))
+  EXPECT_EQ(log, (std::vector<std::string>{"fire 0", "more 2", "warm 3", "fire 1", "more 3", "warm 4", "fire 2",
+                                           "more 4", "fire 3", "fire 4"}))
       << "order: " << ::testing::PrintToString(log);
 }
 
