@@ -17,15 +17,10 @@
 
 namespace sluice {
 
-// Index: the type of its capacity, head and count (std::size_t, or uint32_t where a ring's 8 bytes
-// fewer let its owner keep more fields in a line: below 2^32 slots).
-template <typename T, typename Index = std::size_t>
+template <typename T>
 class ring {
-  static_assert(std::is_unsigned_v<Index>, "an index wraps as an unsigned number");
-
  public:
-  explicit ring(std::size_t capacity = 0)
-      : slots_(capacity ? allocate(capacity) : nullptr), capacity_(static_cast<Index>(capacity)) {}
+  explicit ring(std::size_t capacity = 0) : slots_(capacity ? allocate(capacity) : nullptr), capacity_(capacity) {}
   bool empty() const { return count_ == 0; }
   std::size_t size() const { return count_; }
   T& front() { return slots_[head_]; }
@@ -33,7 +28,7 @@ class ring {
   const T& operator[](std::size_t i) const { return slots_[wrap(head_ + i)]; }
   void push_back(T v) {
     if (count_ == capacity_) grow();
-    slots_[wrap(std::size_t{head_} + count_)] = std::move(v);
+    slots_[wrap(head_ + count_)] = std::move(v);
     ++count_;
   }
   T pop_front() {
@@ -43,7 +38,7 @@ class ring {
   }
   // Removes the first element, read in place through front().
   void drop_front() {
-    head_ = static_cast<Index>(wrap(std::size_t{head_} + 1));
+    head_ = wrap(head_ + 1);
     --count_;
   }
   std::size_t capacity() const { return capacity_; }
@@ -52,13 +47,12 @@ class ring {
   // i < 2 x capacity. Any capacity, not only powers of two: a compare where a mask was costs the
   // incast ~7 instructions per packet-hop (docs/performance.md).
   std::size_t wrap(std::size_t i) const { return i >= capacity_ ? i - capacity_ : i; }
-  // By an eighth and at least 16 slots, not double: the switch buffers' descriptors are most of
-  // a congested run's memory, and a queue's slots beyond its frames average half a step (6 %
-  // here, 12 % by a quarter; docs/scale.md, twelfth round). The 16-slot floor keeps a queue of
-  // about a hundred frames (a congested fabric's usual) at as few copies as by a quarter, which
-  // took many small steps there. The extra copies are made only while a queue reaches a new
-  // high-water mark. Out of line: push_back then inlines into its callers (a link's and an
-  // egress queue's push per hop), with no registers saved for the rare growth.
+  // By an eighth and at least 16 slots, not double: chosen when the switch buffers' descriptors,
+  // most of a congested run's memory, were rings (segment_queue.h since), as a queue's slots beyond its frames average
+  // half a step (6 % here, 12 % by a quarter; docs/scale.md, twelfth round). The 16-slot floor keeps a queue of about a
+  // hundred frames (a congested fabric's usual) at as few copies as by a quarter, which took many small steps there.
+  // The extra copies are made only while a queue reaches a new high-water mark. Out of line: push_back then inlines
+  // into its callers (pushes on per-frame paths), with no registers saved for the rare growth.
   [[gnu::noinline, gnu::cold]] void grow() {
     const std::size_t bigger = capacity_ < 8 ? 8 : capacity_ + std::max<std::size_t>(capacity_ / 8, 16);
     std::unique_ptr<T[], release> slots(allocate(bigger));
@@ -72,12 +66,12 @@ class ring {
       for (std::size_t i = 0; i < count_; ++i) slots[i] = std::move(slots_[wrap(head_ + i)]);
     }
     slots_ = std::move(slots);
-    capacity_ = static_cast<Index>(bigger);
+    capacity_ = bigger;
     head_ = 0;
   }
   // An array and its capacity, not a std::vector: wrap compares with a stored capacity instead
   // of dividing the vector's byte length by the element size (48-byte descriptors), and a ring
-  // is 32 bytes, not 40 (24 with uint32_t indices).
+  // is 32 bytes, not 40.
   // Slots of a type copied as bytes (descriptors, pointers, plain records) are made unwritten:
   // zeroing a new array and then copying the old slots over it was most of a growth's cost, and a
   // congested fabric's queues grow many times while they fill (docs/scale.md, twelfth round).
@@ -97,8 +91,8 @@ class ring {
       return new T[n]();
   }
   std::unique_ptr<T[], release> slots_;
-  Index capacity_ = 0;
-  Index head_ = 0, count_ = 0;
+  std::size_t capacity_ = 0;
+  std::size_t head_ = 0, count_ = 0;
 };
 
 }  // namespace sluice
