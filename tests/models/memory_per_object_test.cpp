@@ -105,7 +105,7 @@ TEST(MemoryPerObject, ASwitchPortMakesCongestionPointsOnlyForClassesThatChooseOn
 TEST(MemoryPerObject, ASwitchPortMakesAClassParameterOnlyWhenNamed) {
   EXPECT_LE(sizeof(class_params<choice_param>), 56u);  // and nothing on the heap until a class is made
   // 2 392 with its three families (2 344 before); 2 496 since its MAC and its egress port are each
-  // cache-line aligned (a hop's fields on lines of their own; docs/performance.md, fourteenth round);
+  // cache-line aligned (a hop's fields on lines of their own; docs/performance-history.md, fourteenth round);
   // 2 432 since the egress port keeps no line of head sizes (fifteenth round).
   EXPECT_LE(sizeof(switch_port), 2432u);
   switch_model sw("swf", 0, 2, 8);

@@ -1,6 +1,6 @@
 // Memory grows linearly with the fabric (issue 23): nothing fails a timed test if a structure
 // grows with hosts squared again (forwarding tables, flow maps and the counter list once did:
-// 1.59 GB at 10 240 hosts, docs/scale.md), so this test measures it. It runs the sluice binary
+// 1.59 GB at 10 240 hosts, docs/scale-history.md), so this test measures it. It runs the sluice binary
 // on leaf-spines of 256, 1 024 and 4 096 hosts (32 per leaf, 32 spines: ports, links and routes
 // per host the same at every size) for 20 us of a permutation, reads each child's peak RSS
 // (wait4), and compares the memory each added host costs between 256 and 1 024 hosts with that
