@@ -162,6 +162,9 @@ class alignas(64) link_channel : public timed_client,
   std::string label_;
   frame_shipper* shipper_ = nullptr;  // this direction's receiver is in another process
   uint32_t channel_ = 0;
+  // The latest accepted frame's arrival (in windowed runs the transmitter's start moves
+  // last_arrival_ps_ of the same object first).
+  uint64_t accepted_arrival_ps_ = 0;
 };
 
 // In the line arena (line_arena.h): its two line-aligned directions without a malloc block's padding.

@@ -322,7 +322,7 @@ TEST(Cli, CtrlCStopsTheRunAndKeepsWhatWasMeasured) {
 // A partitioned run's options (docs/parallel.md): a method without partitions would choose nothing.
 TEST(Cli, APartitionMethodWithoutPartitionsIsAnError) {
   expect_cli_error("run " + test::scenario_path("fat-tree.yaml") + " --partition-method pod",
-                   "--partition-method: 'pod' needs --partitions 2 or more");
+                   "--partition-method: 'pod' needs --partitions or --window-partitions 2 or more");
   expect_cli_error("run " + test::scenario_path("fat-tree.yaml") + " --partitions 0", "--partitions: '0' is below 1");
   expect_cli_error("params " + test::scenario_path("fat-tree.yaml") + " --partitions 2",
                    "--partitions: applies to 'run' only, not 'params'");
