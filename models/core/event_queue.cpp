@@ -89,7 +89,7 @@ std::size_t event_queue::pending() const {
 
 // A windowed run (run_in_windows) cannot do what needs every partition at one model time.
 [[gnu::noinline, gnu::cold]] void event_queue::refuse_in_window(const char* what) const {
-  SC_REPORT_FATAL(name(), ("window partitions: " + std::string(what) +
+  SC_REPORT_ERROR(name(), ("window partitions: " + std::string(what) +
                            " needs the whole fabric at one time; run without window partitions")
                               .c_str());
   std::abort();  // not reached: a fatal report ends the run
@@ -490,8 +490,8 @@ void event_queue::use_calendar(uint32_t part) {
 void event_queue::run_in_windows(uint32_t parts, uint64_t window_ps, std::function<uint32_t(uint64_t)> part_of,
                                  std::function<void(uint32_t)> deliver) {
   if (parts < 1 || parts >= timed_client::no_part)
-    SC_REPORT_FATAL(name(), ("window partitions: " + std::to_string(parts) + " (1 to 254)").c_str());
-  if (pending() != 0) SC_REPORT_FATAL(name(), "window partitions: wake-ups were scheduled before the windows were set");
+    SC_REPORT_ERROR(name(), ("window partitions: " + std::to_string(parts) + " (1 to 254)").c_str());
+  if (pending() != 0) SC_REPORT_ERROR(name(), "window partitions: wake-ups were scheduled before the windows were set");
   parked_.assign(parts, calendar_state{});
   live_part_ = 0;
   window_ps_ = std::max<uint64_t>(window_ps, 1);
