@@ -115,6 +115,13 @@ void link_channel::busy_wire_error() const {
   SC_REPORT_ERROR(name(), "frame started while the wire is busy (transmitter ignored END_REQ)");
 }
 
+uint64_t link_channel::start_shipped(tlm::tlm_generic_payload& p, uint64_t now) {
+  const uint64_t arrives = serialize(header(p).size, now);
+  const uint64_t tx_end = tx_end_ps_;  // before the shipper, which may release the frame
+  shipper_->ship(channel_, now, arrives, p);
+  return tx_end;
+}
+
 // The whole-fabric link schedules a frame's arrival when it starts on an empty wire (at
 // sent_ps), or else when the frame ahead lands (at that one's arrival): either way at the later
 // of the two, also when both fall in one picosecond. This copy learns of the frame later, so it

@@ -54,8 +54,8 @@ TEST(EventQueueWindows, EachPartitionRunsItsWindowInTurnItsClockGoingBack) {
   q.schedule(b.get(), ns_ps(100));
   q.schedule(b2.get(), ns_ps(1000));
   start(sc_time(3, SC_US));
-  const log_t expected{{"a", ns_ps(300)}, {"a2", ns_ps(1050)}, {"b", ns_ps(100)}, {"b2", ns_ps(1000)},
-                       {"a3", ns_ps(1150)}};
+  const log_t expected{
+      {"a", ns_ps(300)}, {"a2", ns_ps(1050)}, {"b", ns_ps(100)}, {"b2", ns_ps(1000)}, {"a3", ns_ps(1150)}};
   EXPECT_EQ(log, expected);
 }
 
@@ -74,8 +74,8 @@ TEST(EventQueueWindows, TiesInAPartitionRunAsInTheWholeQueue) {
   q.schedule(d.get(), ns_ps(700));
   c1->then = [&] { q.schedule(c4.get(), ns_ps(700)); };
   start(sc_time(3, SC_US));
-  const log_t expected{{"d", ns_ps(700)}, {"c1", ns_ps(500)}, {"c2", ns_ps(500)}, {"c3", ns_ps(700)},
-                       {"c4", ns_ps(700)}};
+  const log_t expected{
+      {"d", ns_ps(700)}, {"c1", ns_ps(500)}, {"c2", ns_ps(500)}, {"c3", ns_ps(700)}, {"c4", ns_ps(700)}};
   EXPECT_EQ(log, expected);
 }
 
