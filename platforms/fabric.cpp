@@ -291,6 +291,14 @@ void fabric::set_shipper(frame_shipper* s) {
   }
 }
 
+void fabric::ship_cut_links(frame_shipper* s, const std::vector<uint32_t>& owner) {
+  for (link_entry& e : links)
+    if (owner[e.a.node] != owner[e.b.node]) {
+      e.model->ab.ship_to(s, 2 * e.index);
+      e.model->ba.ship_to(s, 2 * e.index + 1);
+    }
+}
+
 link_channel* fabric::link_channel_at(uint32_t n) {
   const uint32_t index = n / 2;
   if (index >= link_slot_.size() || link_slot_[index] < 0) return nullptr;

@@ -56,6 +56,9 @@ class fabric {
   // frames to `s`; link_channel_at(n) is direction n (2 x link index, + 1 for b->a) if this
   // process holds that link, else null.
   void set_shipper(frame_shipper* s);
+  // A windowed run (docs/parallel.md, windows): the whole fabric, and the link directions whose
+  // two ends are in different partitions by `owner` ship their frames to `s`.
+  void ship_cut_links(frame_shipper* s, const std::vector<uint32_t>& owner);
   link_channel* link_channel_at(uint32_t n);
   flow_table flows;
   std::vector<std::unique_ptr<switch_model>> switches;

@@ -266,13 +266,13 @@ namespace {
 // lookahead, then the fewest cut links, then the order pod, metis, blocks.
 constexpr double auto_slack = 0.05;
 
-partition_plan best_plan(const topology_spec& t, int parts) {
+partition_plan best_plan(const topology_spec& t, int parts, const std::string& option) {
   std::vector<partition_plan> plans;
   std::string first_error;
   for (const char* method : {"pod", "metis", "blocks"}) {
     if (std::string(method) == "metis" && !have_metis()) continue;
     try {
-      plans.push_back(plan_partitions(t, parts, method));
+      plans.push_back(plan_partitions(t, parts, method, option));
     } catch (const config_error& e) {  // e.g. this method cuts a zero-delay link; another may not
       if (first_error.empty()) first_error = e.what();
     }
@@ -292,11 +292,12 @@ partition_plan best_plan(const topology_spec& t, int parts) {
 
 }  // namespace
 
-partition_plan plan_partitions(const topology_spec& t, int parts, const std::string& method) {
-  const std::string key = "--partitions " + std::to_string(parts);
+partition_plan plan_partitions(const topology_spec& t, int parts, const std::string& method,
+                               const std::string& option) {
+  const std::string key = option + " " + std::to_string(parts);
   if (std::find(partition_methods().begin(), partition_methods().end(), method) == partition_methods().end())
     throw config_error("--partition-method: '" + method + "' is not one of auto, metis, pod, blocks");
-  if (method == "auto" && parts >= 1) return best_plan(t, parts);
+  if (method == "auto" && parts >= 1) return best_plan(t, parts, option);
   const std::size_t switches =
       std::count_if(t.nodes.begin(), t.nodes.end(), [](const node_spec& n) { return n.is_switch; });
   if (parts < 1) throw config_error(key + ": at least 1");

@@ -45,7 +45,8 @@ bool have_metis();
 // auto:  each of these; among the plans within 0.05 of the best balance, the largest lookahead,
 //        then the fewest cut links, then pod before metis before blocks. Errors only if all fail.
 // Errors (config_error, one line): parts < 1 or above the switch count, an unknown method, a
-// cut link of zero delay (naming it: it leaves no lookahead).
-partition_plan plan_partitions(const topology_spec& t, int parts, const std::string& method);
+// cut link of zero delay (naming it: it leaves no lookahead). `option` names the count in them.
+partition_plan plan_partitions(const topology_spec& t, int parts, const std::string& method,
+                               const std::string& option = "--partitions");
 
 }  // namespace sluice

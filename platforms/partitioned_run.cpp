@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <string>
+#include <unordered_map>
 
 #include "models/core/event_queue.h"
 #include "models/core/packet.h"
@@ -67,6 +69,41 @@ void frame_mailbox::exchange(parallel_transport& t, fabric& f) {
       ++frames_received_;
     }
   }
+}
+
+window_mailbox::window_mailbox(const topology_spec& t, const std::vector<uint32_t>& owner, int parts)
+    : owner_(owner), to_(static_cast<std::size_t>(parts)) {
+  std::unordered_map<std::string, uint32_t> id;
+  for (uint32_t i = 0; i < t.nodes.size(); ++i) id.emplace(t.nodes[i].name, i);
+  receiver_.resize(2 * t.links.size());
+  for (std::size_t i = 0; i < t.links.size(); ++i) {
+    receiver_[2 * i] = owner[id.at(t.links[i].b)];
+    receiver_[2 * i + 1] = owner[id.at(t.links[i].a)];
+  }
+}
+
+void window_mailbox::attach(fabric& f) {
+  channel_.resize(receiver_.size());
+  for (uint32_t n = 0; n < channel_.size(); ++n) channel_[n] = f.link_channel_at(n);
+  f.ship_cut_links(this, owner_);
+}
+
+void window_mailbox::ship(uint32_t channel, uint64_t sent_ps, uint64_t arrives_ps, tlm::tlm_generic_payload& frame) {
+  to_[receiver_[channel]].push_back({channel_[channel], sent_ps, arrives_ps, &frame});
+}
+
+void window_mailbox::deliver(uint32_t part) {
+  for (const shipped& s : to_[part]) s.channel->accept(s.sent_ps, s.arrives_ps, s.frame);
+  to_[part].clear();
+}
+
+uint32_t window_mailbox::part_of_key(uint64_t key) const {
+  const uint64_t owner = key >> 32;
+  const uint64_t nodes = owner_.size();
+  if (owner == 0) return 0;
+  if (owner <= nodes) return owner_[owner - 1];
+  const uint64_t direction = 2 * (owner - nodes - 1) + (key & 1);  // a link's ab, then its ba
+  return direction < receiver_.size() ? receiver_[direction] : 0;
 }
 
 uint64_t run_windows(uint64_t end_ps, uint64_t lookahead_ps, frame_mailbox& mailbox, parallel_transport& t, fabric& f) {

@@ -90,6 +90,26 @@ run_options parse_run_request(const run_request& r, const std::string& prefix) {
     if (r.store_series) throw config_error(key("store-series") + ": needs " + key("store") + " FILE");
     if (r.store_tags) throw config_error(key("store-tags") + ": needs " + key("store") + " FILE");
   }
+  if (r.window_partitions) {
+    const uint64_t parts = parse_count(*r.window_partitions, key("window-partitions"));
+    if (parts < 1 || parts > max_window_partitions)
+      throw config_error(key("window-partitions") + ": '" + *r.window_partitions + "' is not from 1 to " +
+                         std::to_string(max_window_partitions));
+    opts.window_partitions = static_cast<int>(parts);
+    opts.window_partitions_key = key("window-partitions");
+    // What a run writes in the order its events happen: the partitions run a window each in turn.
+    for (const auto& [name, value] :
+         {std::pair{"pcap", &r.pcap}, std::pair{"trace-frames", &r.trace_frames}, std::pair{"vcd", &r.vcd}})
+      if (*value && parts > 1)
+        throw config_error(key(name) + ": not with " + key("window-partitions") +
+                           " (written in event order; docs/parallel.md)");
+  }
+  if (r.partition_method) {
+    if (opts.window_partitions < 2)
+      throw config_error(key("partition-method") + ": '" + *r.partition_method + "' needs " + key("window-partitions") +
+                         " 2 or more");
+    opts.partition_method = *r.partition_method;
+  }
   return opts;
 }
 

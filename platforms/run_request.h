@@ -25,6 +25,9 @@ struct run_request {
   // The results store: its file, whether the CSV series go in too, tags (a JSON object).
   std::optional<std::string> store, store_tags;
   bool store_series = false;
+  // One process, the fabric in this many partitions run window by window (docs/parallel.md),
+  // and how they are chosen (platforms/partition.h).
+  std::optional<std::string> window_partitions, partition_method;
 };
 
 run_options parse_run_request(const run_request& r, const std::string& prefix);

@@ -120,6 +120,20 @@ simulation::simulation(const scenario& s, const run_options& options) : store_op
     fabric_ = std::make_unique<fabric>(expanded, plan_.owner, static_cast<uint32_t>(transport_->rank()));
     mailbox_ = std::make_unique<frame_mailbox>(*fabric_, plan_.owner, transport_->size());
     fabric_->set_shipper(mailbox_.get());
+  } else if (options.window_partitions > 1) {
+    const int parts = options.window_partitions;
+    if (expanded.stop_when_done)  // its stop is a model's wake-up, in one partition's window
+      throw config_error("run.stop_when_done: not with " + options.window_partitions_key +
+                         " (its stop is a model's, in one partition's window): give run.until instead");
+    plan_ = plan_partitions(expanded.topology, parts, options.partition_method, options.window_partitions_key);
+    if (!plan_.warning.empty()) std::cerr << "sluice: warning: " << plan_.warning << '\n';
+    window_mailbox_ = std::make_unique<window_mailbox>(expanded.topology, plan_.owner, parts);
+    window_mailbox* box = window_mailbox_.get();
+    event_queue::instance().run_in_windows(
+        static_cast<uint32_t>(parts), plan_.lookahead_ps, [box](uint64_t key) { return box->part_of_key(key); },
+        [box](uint32_t part) { box->deliver(part); });
+    fabric_ = std::make_unique<fabric>(expanded);
+    window_mailbox_->attach(*fabric_);
   } else {
     fabric_ = std::make_unique<fabric>(expanded);
   }

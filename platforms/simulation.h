@@ -53,7 +53,14 @@ struct run_options {
   // transport->size() (none, or size 1: the whole fabric in this process).
   parallel_transport* transport = nullptr;
   std::string partition_method = "auto";  // --partition-method (platforms/partition.h)
+  // --window-partitions: the whole fabric in this process, in this many partitions run window by
+  // window, each on its own calendar (docs/parallel.md; event_queue::run_in_windows); 1: none.
+  int window_partitions = 1;
+  std::string window_partitions_key = "--window-partitions";  // how errors name it ("window_partitions" in Python)
 };
+
+// The most partitions a windowed run takes (a timed client keeps its partition in 8 bits).
+constexpr int max_window_partitions = 254;
 
 // Plays the scenario's timed events (link capacity changes).
 class event_player : public sc_core::sc_module {
@@ -127,6 +134,7 @@ class simulation {
   parallel_transport* transport_ = nullptr;
   partition_plan plan_;
   std::unique_ptr<class frame_mailbox> mailbox_;
+  std::unique_ptr<class window_mailbox> window_mailbox_;  // a windowed run's cut links
   uint64_t windows_ = 0;
   store_options store_options_;
   sc_core::sc_time until_;

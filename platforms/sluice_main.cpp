@@ -209,7 +209,7 @@ int run(int argc, char* argv[]) {
   std::vector<std::string> sets, capture, trace;
   bool quiet = false, allow_inert = false, store_series = false;
   int partitions = 1;
-  std::string partition_method = "auto";
+  std::string partition_method = "auto", window_partitions;
   // The scheme list comes from the scheme table, so --help names every scheme there is.
   const std::string cc_help = "run, params: one congestion-control scheme for every flow (" +
                               cc_scheme_registry::instance().names() +
@@ -231,8 +231,12 @@ int run(int argc, char* argv[]) {
       "run: split the fabric over P processes started by mpirun -np P (docs/parallel.md); the outputs are the "
       "single-process run's")(
       "partition-method", po::value(&partition_method),
-      "with --partitions: auto (the default: the balanced plan with the longest lookahead), metis, pod or blocks")(
-      "quiet,q", po::bool_switch(&quiet), "do not print the summary table")(
+      "with --partitions or --window-partitions: auto (the default: the balanced plan with the longest lookahead), "
+      "metis, pod or blocks")(
+      "window-partitions", po::value(&window_partitions),
+      "run: one process, the fabric in P partitions run window by window (faster for large fabrics; "
+      "docs/parallel.md); the outputs are the whole run's")("quiet,q", po::bool_switch(&quiet),
+                                                            "do not print the summary table")(
       "pcap", po::value(&pcap), "write packet captures (pcapng, one file per port) into DIR; needs --capture")(
       "capture", po::value(&capture)->composing(), "ports to capture: names or globs (sw0.port4, 'h*'), repeatable")(
       "capture-kinds", po::value(&capture_kinds), "frame kinds to capture, e.g. data,pfc,cnm,cnp (default: all)")(
@@ -324,14 +328,22 @@ int run(int argc, char* argv[]) {
   request.capture = capture;
   if (vm.count("store")) request.store = store;
   request.store_series = store_series;
+  if (vm.count("window-partitions")) {
+    if (!run_command) throw config_error("--window-partitions: applies to 'run' only, not '" + command + "'");
+    if (vm.count("partitions"))
+      throw config_error("--window-partitions: not with --partitions (windows are one process's; docs/parallel.md)");
+    request.window_partitions = window_partitions;
+    if (vm.count("partition-method")) request.partition_method = partition_method;
+  }
   run_options opts = parse_run_request(request, "--");
-  if (vm.count("partitions") || vm.count("partition-method")) {
+  if (vm.count("partitions") || (vm.count("partition-method") && !vm.count("window-partitions"))) {
     if (!run_command) throw config_error("--partitions: applies to 'run' only, not '" + command + "'");
     if (partitions > 1)
       return run_partitioned(argc, argv, partitions, partition_method, opts, scenario_path, out_dir, quiet, vm);
     if (partitions < 1) throw config_error("--partitions: '" + std::to_string(partitions) + "' is below 1");
     if (vm.count("partition-method"))  // one process: the method would choose nothing
-      throw config_error("--partition-method: '" + partition_method + "' needs --partitions 2 or more");
+      throw config_error("--partition-method: '" + partition_method +
+                         "' needs --partitions or --window-partitions 2 or more");
   }
   if (const char* size = std::getenv("OMPI_COMM_WORLD_SIZE"); size && std::string(size) != "1" && run_command)
     throw config_error(std::string("started by mpirun with ") + size + " processes: give --partitions " + size +
@@ -363,6 +375,9 @@ int run(int argc, char* argv[]) {
     std::cerr << "sluice: interrupted at " << format_time(sc_core::sc_time_stamp()) << " of "
               << format_time(sim.until()) << ": the summary and outputs hold what was measured until then\n";
   if (!quiet) std::cout << sim.table();
+  if (!quiet && opts.window_partitions > 1)
+    std::cout << "window partitions: " << opts.window_partitions << " (" << sim.plan().method << "), lookahead "
+              << format_time(from_ps(sim.plan().lookahead_ps)) << ", " << sim.plan().cut.size() << " cut links\n";
   if (const frame_capture* c = sim.capture(); c && !quiet)
     std::cout << "captured " << c->frames() << " frames into " << c->files().size() << " file(s) in " << pcap << "/\n";
   if (!out_dir.empty()) {

@@ -108,6 +108,8 @@ run_spec spec_from(const py::dict& kw) {
     for (auto item : kw["capture"].cast<py::list>()) s.request.capture.push_back(py::str(item).cast<std::string>());
   s.request.store = text("store");
   s.request.store_series = kw.contains("store_series") && kw["store_series"].cast<bool>();
+  s.request.window_partitions = text("window_partitions");
+  s.request.partition_method = text("partition_method");
   s.request.store_tags = text("store_tags");
   return s;
 }

@@ -1,6 +1,7 @@
 #include "models/core/event_queue.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <string>
 #include <type_traits>
 #include <unordered_map>
@@ -25,9 +26,15 @@ order_scope::order_scope(uint64_t owner) : outer_(g_owner) { g_owner = owner; }
 order_scope::~order_scope() { g_owner = outer_; }
 
 uint64_t order_scope::next_key() {
-  if (g_running) return mix64(g_running->order_ ^ mix64(++g_running->spawned_));
+  if (g_running) {
+    if (g_running->spawned_ == (uint32_t{1} << 24) - 1) [[unlikely]]
+      SC_REPORT_FATAL("sluice_event_queue", "a model made more than 2^24 timed clients while running");
+    return mix64(g_running->order_ ^ mix64(++g_running->spawned_));
+  }
   return g_owner << 32 | owner_counts()[g_owner]++;
 }
+
+uint32_t order_scope::maker_part() { return g_running ? g_running->part_ : timed_client::no_part; }
 
 event_queue& event_queue::instance() {
   static event_queue* queue = new event_queue("sluice_event_queue");  // owned by the kernel's hierarchy
@@ -36,13 +43,7 @@ event_queue& event_queue::instance() {
 
 event_queue* event_queue::existing() { return g_queue; }
 
-event_queue::event_queue(sc_core::sc_module_name name)
-    : sc_module(name),
-      calendar_(buckets),
-      busy_(buckets / 64),
-      unsorted_(buckets / 64),
-      far_(far_periods),
-      armed_ps_(never_armed) {
+event_queue::event_queue(sc_core::sc_module_name name) : sc_module(name), armed_ps_(never_armed) {
   g_queue = this;
   // The models count time in picoseconds and from_ps() builds sc_times from them bit for bit:
   // the resolution must be 1 ps, and asking for it fixes it (a later sc_set_time_resolution,
@@ -66,6 +67,7 @@ timed_client::~timed_client() {
 
 // A client going away takes its pending wake-up with it, and gives its node back.
 void event_queue::forget(timed_client* c) {
+  if (!parked_.empty()) use_calendar_of(c);
   if (c->at_ps_ != never_ps) take_out(c);
   free_node(c->node_);
 }
@@ -83,6 +85,14 @@ std::size_t event_queue::pending() const {
   SC_REPORT_ERROR(name(), ("wake-up scheduled in the past: " + std::to_string(at_ps) + " ps < now " +
                            std::to_string(now_ps()) + " ps")
                               .c_str());
+}
+
+// A windowed run (run_in_windows) cannot do what needs every partition at one model time.
+[[gnu::noinline, gnu::cold]] void event_queue::refuse_in_window(const char* what) const {
+  SC_REPORT_ERROR(name(), ("window partitions: " + std::string(what) +
+                           " needs the whole fabric at one time; run without window partitions")
+                              .c_str());
+  std::abort();  // not reached: a fatal report ends the run
 }
 
 // A wake-up for a client with none pending while the queue drains (the usual case), scheduled
@@ -108,6 +118,7 @@ void event_queue::add_as_of(timed_client* c, uint64_t at_ps, uint64_t sched_ps) 
 }
 
 [[gnu::noinline]] void event_queue::add_slow(timed_client* c, uint64_t at_ps, uint64_t sched_ps) {
+  if (!parked_.empty()) use_calendar_of(c);
   const uint64_t now = now_ps();
   if (sched_ps == sched_now) sched_ps = now;
   if (at_ps < now) refuse_past(at_ps);
@@ -126,7 +137,7 @@ void event_queue::add_as_of(timed_client* c, uint64_t at_ps, uint64_t sched_ps) 
   c->at_ps_ = at_ps;
   const uint32_t n = c->node_;
   nodes_[n].e.time_lead = at_ps << 32 | static_cast<uint32_t>(~lead);
-  if (at_ps >= calendar_end_ps_) [[unlikely]]
+  if (at_ps >= cal_.calendar_end_ps_) [[unlikely]]
     return to_far(n, at_ps);
   link(n, at_ps >> bucket_shift);
 }
@@ -140,16 +151,16 @@ void event_queue::add_as_of(timed_client* c, uint64_t at_ps, uint64_t sched_ps) 
   const uint32_t n = c->node_;
   node& x = nodes_[n];
   const uint64_t at_ps = c->at_ps_;
-  if (at_ps >= far_end_ps_) {
-    *std::find_if(overflow_.begin(), overflow_.end(), [n](const heap_item& h) { return h.node == n; }) =
-        overflow_.back();
-    overflow_.pop_back();
-    std::make_heap(overflow_.begin(), overflow_.end(), later);
+  if (at_ps >= cal_.far_end_ps_) {
+    *std::find_if(cal_.overflow_.begin(), cal_.overflow_.end(), [n](const heap_item& h) { return h.node == n; }) =
+        cal_.overflow_.back();
+    cal_.overflow_.pop_back();
+    std::make_heap(cal_.overflow_.begin(), cal_.overflow_.end(), later);
     return;
   }
-  const bool far = at_ps >= calendar_end_ps_;
+  const bool far = at_ps >= cal_.calendar_end_ps_;
   const std::size_t slot = (at_ps >> bucket_shift) & (buckets - 1);
-  slot_list& l = far ? far_[(at_ps >> (bucket_shift + period_shift)) & (far_periods - 1)] : calendar_[slot];
+  slot_list& l = far ? cal_.far_[(at_ps >> (bucket_shift + period_shift)) & (far_periods - 1)] : cal_.calendar_[slot];
   const uint32_t prev = x.prev & ~run_start;
   if (l.head == n)
     l.head = x.next;
@@ -160,13 +171,13 @@ void event_queue::add_as_of(timed_client* c, uint64_t at_ps, uint64_t sched_ps) 
   else  // a run's first entry taken out: the next begins the run, if it did not begin one itself
     nodes_[x.next].prev = prev | ((x.prev | nodes_[x.next].prev) & run_start);
   if (far) {
-    --in_far_;
+    --cal_.in_far_;
     return;
   }
   if (l.head == no_node) {
-    busy_[slot >> 6] &= ~(uint64_t{1} << (slot & 63));
-    unsorted_[slot >> 6] &= ~(uint64_t{1} << (slot & 63));
-    --busy_buckets_;
+    cal_.busy_[slot >> 6] &= ~(uint64_t{1} << (slot & 63));
+    cal_.unsorted_[slot >> 6] &= ~(uint64_t{1} << (slot & 63));
+    --cal_.busy_buckets_;
   }
 }
 
@@ -200,11 +211,11 @@ uint32_t event_queue::new_node(timed_client* c) {
   const std::size_t slot = b & (buckets - 1);
   node& x = nodes_[n];
   x.next = no_node;
-  slot_list& l = calendar_[slot];
+  slot_list& l = cal_.calendar_[slot];
   if (l.tail == no_node) {
     l.head = l.tail = n;
-    busy_[slot >> 6] |= uint64_t{1} << (slot & 63);
-    ++busy_buckets_;
+    cal_.busy_[slot >> 6] |= uint64_t{1} << (slot & 63);
+    ++cal_.busy_buckets_;
   } else if (!x.e.before(nodes_[l.tail].e)) {
     x.prev = l.tail;
     nodes_[l.tail].next = n;
@@ -217,13 +228,13 @@ uint32_t event_queue::new_node(timed_client* c) {
 // Beyond the calendar: node n (its entry written) is appended to its period's far list, or
 // beyond those goes into the heap.
 [[gnu::noinline]] void event_queue::to_far(uint32_t n, uint64_t at_ps) {
-  if (at_ps >= far_end_ps_) [[unlikely]]
+  if (at_ps >= cal_.far_end_ps_) [[unlikely]]
     return to_overflow(n, at_ps);
   append_far(n, at_ps);
 }
 
 inline void event_queue::append_far(uint32_t n, uint64_t at_ps) {
-  slot_list& l = far_[(at_ps >> (bucket_shift + period_shift)) & (far_periods - 1)];
+  slot_list& l = cal_.far_[(at_ps >> (bucket_shift + period_shift)) & (far_periods - 1)];
   nodes_[n].next = no_node;
   nodes_[n].prev = l.tail;
   if (l.tail == no_node)
@@ -231,13 +242,13 @@ inline void event_queue::append_far(uint32_t n, uint64_t at_ps) {
   else
     nodes_[l.tail].next = n;
   l.tail = n;
-  ++in_far_;
+  ++cal_.in_far_;
 }
 
 [[gnu::noinline]] void event_queue::to_overflow(uint32_t n, uint64_t at_ps) {
   const entry& e = nodes_[n].e;
-  overflow_.push_back({at_ps, e.order, static_cast<uint32_t>(~e.time_lead), n});
-  std::push_heap(overflow_.begin(), overflow_.end(), later);
+  cal_.overflow_.push_back({at_ps, e.order, static_cast<uint32_t>(~e.time_lead), n});
+  std::push_heap(cal_.overflow_.begin(), cal_.overflow_.end(), later);
 }
 
 // Node n (not yet linked) goes before its bucket's tail: found walking back from the tail. The
@@ -246,12 +257,12 @@ inline void event_queue::append_far(uint32_t n, uint64_t at_ps) {
 [[gnu::noinline]] void event_queue::place(uint32_t n, uint64_t b) {
   node& x = nodes_[n];
   const std::size_t slot = b & (buckets - 1);
-  slot_list& l = calendar_[slot];
+  slot_list& l = cal_.calendar_[slot];
   const uint64_t flag = uint64_t{1} << (slot & 63);
-  uint64_t& unsorted = unsorted_[slot >> 6];
+  uint64_t& unsorted = cal_.unsorted_[slot >> 6];
   if (!(unsorted & flag)) {
     uint32_t p = l.tail;  // x.e goes before p
-    for (unsigned steps = 0; b == sorted_ || steps < max_walk; ++steps) {
+    for (unsigned steps = 0; b == cal_.sorted_ || steps < max_walk; ++steps) {
       if (p == l.head) {  // before them all
         x.next = p;
         nodes_[p].prev = n;
@@ -284,8 +295,8 @@ inline void event_queue::append_far(uint32_t n, uint64_t at_ps) {
 // and the last run left is linked whole: a synchronized bucket's long last run, past the
 // others, is never read.
 [[gnu::noinline]] void event_queue::sort_bucket(std::size_t slot) {
-  unsorted_[slot >> 6] &= ~(uint64_t{1} << (slot & 63));
-  slot_list& l = calendar_[slot];
+  cal_.unsorted_[slot >> 6] &= ~(uint64_t{1} << (slot & 63));
+  slot_list& l = cal_.calendar_[slot];
   runs_.clear();
   uint32_t first = l.head, last = l.head;
   for (uint32_t n = nodes_[last].next; n != no_node; last = n, n = nodes_[n].next)
@@ -328,13 +339,13 @@ inline void event_queue::append_far(uint32_t n, uint64_t at_ps) {
 
 // The first busy slot at or after `from`, going round: the calendar holds at least one entry.
 std::size_t event_queue::next_busy_slot(std::size_t from) const {
-  const std::size_t words = busy_.size();
+  const std::size_t words = cal_.busy_.size();
   std::size_t w = from >> 6;
-  uint64_t bits = busy_[w] & (~uint64_t{0} << (from & 63));
+  uint64_t bits = cal_.busy_[w] & (~uint64_t{0} << (from & 63));
   for (std::size_t k = 0; k <= words; ++k) {
     if (bits) return (w << 6) + static_cast<std::size_t>(__builtin_ctzll(bits));
     w = (w + 1) & (words - 1);
-    bits = busy_[w];
+    bits = cal_.busy_[w];
   }
   return from;  // not reached
 }
@@ -342,33 +353,33 @@ std::size_t event_queue::next_busy_slot(std::size_t from) const {
 // Unlinks a calendar slot's head (the prev of the new head is left as it was: place() stops at
 // the head by its index, not by a missing prev).
 inline void event_queue::take_head(std::size_t slot) {
-  slot_list& l = calendar_[slot];
+  slot_list& l = cal_.calendar_[slot];
   l.head = nodes_[l.head].next;
   if (l.head == no_node) {
     l.tail = no_node;
-    busy_[slot >> 6] &= ~(uint64_t{1} << (slot & 63));
-    --busy_buckets_;
+    cal_.busy_[slot >> 6] &= ~(uint64_t{1} << (slot & 63));
+    --cal_.busy_buckets_;
   }
 }
 
 // The client of the next wake-up (nullptr: none). It does not move the calendar: a foreign
 // process may still schedule before it.
 timed_client* event_queue::front() {
-  if (busy_buckets_ > 0) {
-    const std::size_t first = cur_ & (buckets - 1);
+  if (cal_.busy_buckets_ > 0) {
+    const std::size_t first = cal_.cur_ & (buckets - 1);
     const std::size_t slot = next_busy_slot(first);
-    const uint64_t b = cur_ + ((slot - first) & (buckets - 1));
-    if (b != sorted_) {
-      if (unsorted_[slot >> 6] & (uint64_t{1} << (slot & 63))) sort_bucket(slot);
-      sorted_ = b;
+    const uint64_t b = cal_.cur_ + ((slot - first) & (buckets - 1));
+    if (b != cal_.sorted_) {
+      if (cal_.unsorted_[slot >> 6] & (uint64_t{1} << (slot & 63))) sort_bucket(slot);
+      cal_.sorted_ = b;
     }
-    front_bucket_ = b;
-    return nodes_[calendar_[slot].head].e.client;
+    cal_.front_bucket_ = b;
+    return nodes_[cal_.calendar_[slot].head].e.client;
   }
-  if (in_far_ > 0)
+  if (cal_.in_far_ > 0)
     if (timed_client* c = far_front()) return c;
-  front_bucket_ = never_ps;
-  return overflow_.empty() ? nullptr : nodes_[overflow_.front().node].e.client;
+  cal_.front_bucket_ = never_ps;
+  return cal_.overflow_.empty() ? nullptr : nodes_[cal_.overflow_.front().node].e.client;
 }
 
 // A far list's entries are of several buckets: their times are their clients'.
@@ -380,14 +391,14 @@ bool event_queue::far_before(uint32_t a, uint32_t b) const {
 // The calendar is empty: the earliest entry of the first far list that holds one (a list is in
 // no order: each is looked at).
 [[gnu::noinline]] timed_client* event_queue::far_front() {
-  const uint64_t first = (cur_ >> period_shift) + 2;
+  const uint64_t first = (cal_.cur_ >> period_shift) + 2;
   for (uint64_t p = first; p < first + far_periods; ++p) {
     uint32_t best = no_node;
-    for (uint32_t n = far_[p & (far_periods - 1)].head; n != no_node; n = nodes_[n].next)
+    for (uint32_t n = cal_.far_[p & (far_periods - 1)].head; n != no_node; n = nodes_[n].next)
       if (best == no_node || far_before(n, best)) best = n;
     if (best != no_node) {
-      far_min_ = best;
-      front_bucket_ = far_node;
+      cal_.far_min_ = best;
+      cal_.front_bucket_ = far_node;
       return nodes_[best].e.client;
     }
   }
@@ -396,30 +407,30 @@ bool event_queue::far_before(uint32_t a, uint32_t b) const {
 
 // Removes the entry front() returned and moves the calendar's start to its bucket.
 void event_queue::pop_front() {
-  if (front_bucket_ < far_node) {
-    take_head(front_bucket_ & (buckets - 1));
-    advance_to(front_bucket_);
+  if (cal_.front_bucket_ < far_node) {
+    take_head(cal_.front_bucket_ & (buckets - 1));
+    advance_to(cal_.front_bucket_);
     return;
   }
-  if (front_bucket_ == far_node) {
+  if (cal_.front_bucket_ == far_node) {
     // Its period moves into the calendar with it (the calendar was empty), where it is the head
     // of the first busy bucket.
-    advance_to(nodes_[far_min_].e.client->at_ps_ >> bucket_shift);
+    advance_to(nodes_[cal_.far_min_].e.client->at_ps_ >> bucket_shift);
     front();
-    take_head(front_bucket_ & (buckets - 1));
+    take_head(cal_.front_bucket_ & (buckets - 1));
     return;
   }
-  const uint64_t b = overflow_.front().at_ps >> bucket_shift;
-  std::pop_heap(overflow_.begin(), overflow_.end(), later);
-  overflow_.pop_back();
+  const uint64_t b = cal_.overflow_.front().at_ps >> bucket_shift;
+  std::pop_heap(cal_.overflow_.begin(), cal_.overflow_.end(), later);
+  cal_.overflow_.pop_back();
   advance_to(b);
 }
 
 // The buckets before b are empty. Tested here, inline: a new period is rare (one per 8.4 us).
 inline void event_queue::advance_to(uint64_t b) {
-  if (b <= cur_) return;
-  cur_ = b;
-  if (b >= next_period_) [[unlikely]]
+  if (b <= cal_.cur_) return;
+  cal_.cur_ = b;
+  if (b >= cal_.next_period_) [[unlikely]]
     enter_period();
 }
 
@@ -427,19 +438,19 @@ inline void event_queue::advance_to(uint64_t b) {
 // into the calendar, into slots it left two periods ago (empty), before anything else can be
 // scheduled there; then the heap's entries that the far lists now reach move into them.
 [[gnu::noinline]] void event_queue::enter_period() {
-  const uint64_t was = (next_period_ >> period_shift) - 1;
-  const uint64_t now = cur_ >> period_shift;
-  next_period_ = (now + 1) << period_shift;
-  calendar_end_ps_ = (now + 2) << (period_shift + bucket_shift);
-  far_end_ps_ = (now + 2 + far_periods) << (period_shift + bucket_shift);
-  for (uint64_t p = was + 2; p <= now + 1 && p < was + 2 + far_periods && in_far_ > 0; ++p)
-    move_in(far_[p & (far_periods - 1)]);
-  while (!overflow_.empty() && overflow_.front().at_ps < far_end_ps_) {
-    const uint32_t n = overflow_.front().node;
-    const uint64_t at_ps = overflow_.front().at_ps;
-    std::pop_heap(overflow_.begin(), overflow_.end(), later);
-    overflow_.pop_back();
-    if (at_ps < calendar_end_ps_)
+  const uint64_t was = (cal_.next_period_ >> period_shift) - 1;
+  const uint64_t now = cal_.cur_ >> period_shift;
+  cal_.next_period_ = (now + 1) << period_shift;
+  cal_.calendar_end_ps_ = (now + 2) << (period_shift + bucket_shift);
+  cal_.far_end_ps_ = (now + 2 + far_periods) << (period_shift + bucket_shift);
+  for (uint64_t p = was + 2; p <= now + 1 && p < was + 2 + far_periods && cal_.in_far_ > 0; ++p)
+    move_in(cal_.far_[p & (far_periods - 1)]);
+  while (!cal_.overflow_.empty() && cal_.overflow_.front().at_ps < cal_.far_end_ps_) {
+    const uint32_t n = cal_.overflow_.front().node;
+    const uint64_t at_ps = cal_.overflow_.front().at_ps;
+    std::pop_heap(cal_.overflow_.begin(), cal_.overflow_.end(), later);
+    cal_.overflow_.pop_back();
+    if (at_ps < cal_.calendar_end_ps_)
       link(n, at_ps >> bucket_shift);
     else
       append_far(n, at_ps);
@@ -452,13 +463,52 @@ void event_queue::move_in(slot_list& far) {
   far.head = far.tail = no_node;
   while (n != no_node) {
     const uint32_t next = nodes_[n].next;
-    --in_far_;
+    --cal_.in_far_;
     link(n, nodes_[n].e.client->at_ps_ >> bucket_shift);
     n = next;
   }
 }
 
+// With windows: the calendar of c's partition, found from its key at its first schedule. Only
+// between the partitions' drains: during one, a client of another partition is a coupling at
+// zero delay that windows cannot order.
+void event_queue::use_calendar_of(timed_client* c) {
+  if (c->part_ == timed_client::no_part) c->part_ = part_of_(c->order_) & 0xff;
+  if (c->part_ == live_part_) return;
+  if (in_partition_drain_) refuse_in_window("a wake-up of another partition's model, at zero delay,");
+  use_calendar(c->part_);
+}
+
+// Swaps partition part's calendar in (parked_[live_part_] is an empty stand-in while live).
+void event_queue::use_calendar(uint32_t part) {
+  if (part == live_part_) return;
+  std::swap(cal_, parked_[live_part_]);
+  std::swap(cal_, parked_[part]);
+  live_part_ = part;
+}
+
+void event_queue::run_in_windows(uint32_t parts, uint64_t window_ps, std::function<uint32_t(uint64_t)> part_of,
+                                 std::function<void(uint32_t)> deliver) {
+  if (parts < 1 || parts >= timed_client::no_part)
+    SC_REPORT_ERROR(name(), ("window partitions: " + std::to_string(parts) + " (1 to 254)").c_str());
+  if (pending() != 0) SC_REPORT_ERROR(name(), "window partitions: wake-ups were scheduled before the windows were set");
+  parked_.assign(parts, calendar_state{});
+  live_part_ = 0;
+  window_ps_ = std::max<uint64_t>(window_ps, 1);
+  part_of_ = std::move(part_of);
+  deliver_ = std::move(deliver);
+}
+
 void event_queue::arm(uint64_t kernel_ps) {
+  if (!parked_.empty()) {  // the earliest wake-up of any partition
+    uint32_t best = 0;
+    uint64_t best_ps = never_ps;
+    for (uint32_t p = 0; p < parked_.size(); ++p) {
+      use_calendar(p);
+      if (const timed_client* c = front(); c && c->at_ps_ < best_ps) best = p, best_ps = c->at_ps_;
+    }
+    use_calendar(best);
+  }
   const timed_client* next = front();
   if (!next) {
     armed_ps_ = never_armed;
@@ -503,8 +553,12 @@ void event_queue::run() {
   uint64_t now = kernel;  // clock_detail::now, kept in a register (only the drain moves it)
   clock_detail::now = now;
   clock_detail::kernel = kernel;
-  // One wake-up: the models' clock moves to it and its client runs.
-  const auto wake = [&](timed_client* c, uint64_t at_ps) {
+  // One wake-up: the models' clock moves to it and its client runs. With windows (`checked`), a
+  // client in another partition's calendar was scheduled there by a model of this one at zero
+  // delay (not through a cut link's frame): an order windows cannot keep.
+  const auto wake = [&](timed_client* c, uint64_t at_ps, auto checked) {
+    if constexpr (decltype(checked)::value)
+      if (c->part_ != live_part_) refuse_in_window("a wake-up of another partition's model, at zero delay,");
     c->at_ps_ = never_ps;  // node_ is left as it was: it means nothing once at_ps_ is never_ps
     now = std::max(now, at_ps);
     clock_detail::now = now;
@@ -514,8 +568,8 @@ void event_queue::run() {
   // The bucket being run, in short: its list stays in a register across the wake-ups (a model's
   // on_timer() does not move the calendar), so each wake-up tests one head. Returns false if the
   // drain ends at its head. Warms the clients ahead if warm_ahead is std::true_type.
-  const auto run_bucket = [&](auto warm_ahead) {
-    slot_list& l = calendar_[cur_ & (buckets - 1)];
+  const auto run_bucket = [&](auto warm_ahead, auto checked) {
+    slot_list& l = cal_.calendar_[cal_.cur_ & (buckets - 1)];
     for (uint32_t h; (h = l.head) != no_node;) {
       node& n = nodes_[h];
       timed_client* const c = n.e.client;
@@ -524,9 +578,9 @@ void event_queue::run() {
       l.head = n.next;
       if (l.head == no_node) {  // the bucket is done
         l.tail = no_node;
-        const std::size_t slot = cur_ & (buckets - 1);
-        busy_[slot >> 6] &= ~(uint64_t{1} << (slot & 63));
-        --busy_buckets_;
+        const std::size_t slot = cal_.cur_ & (buckets - 1);
+        cal_.busy_[slot >> 6] &= ~(uint64_t{1} << (slot & 63));
+        --cal_.busy_buckets_;
       } else if constexpr (decltype(warm_ahead)::value) {
         // A large fabric's clients are cache misses. A bucket usually holds dozens of wake-ups,
         // so work ahead in two stages (counted from the wake-up about to run): the client's
@@ -546,54 +600,82 @@ void event_queue::run() {
           }
         }
       }
-      wake(c, at_ps);
+      wake(c, at_ps, checked);
     }
     return true;
   };
   // The drain's loop, in two copies: with and without warming the clients ahead (decided once a
   // drain, not tested per bucket: clients made while it runs change little).
-  const auto drain = [&](auto warm_ahead) {
+  const auto drain = [&](auto warm_ahead, auto checked) {
     for (;;) {
-      if (sorted_ == cur_) {
+      if (cal_.sorted_ == cal_.cur_) {
       bucket:  // the usual case under load, front() and pop_front() in short: the head of the bucket being run
-        if (!run_bucket(warm_ahead)) return;
+        if (!run_bucket(warm_ahead, checked)) return;
       }
-      if (busy_buckets_ > 0) {
+      if (cal_.busy_buckets_ > 0) {
         // A bucket change, front() and pop_front() in one: the next busy bucket (the calendar holds
         // one), sorted if a burst reached it out of order; its head runs, the calendar moves to it
         // and run_bucket runs the rest. Inline: the two calls saved and restored registers.
-        const std::size_t first = cur_ & (buckets - 1);
+        const std::size_t first = cal_.cur_ & (buckets - 1);
         std::size_t w = first >> 6;
-        uint64_t bits = busy_[w] & (~uint64_t{0} << (first & 63));
+        uint64_t bits = cal_.busy_[w] & (~uint64_t{0} << (first & 63));
         while (!bits) {
           w = (w + 1) & (buckets / 64 - 1);
-          bits = busy_[w];
+          bits = cal_.busy_[w];
         }
         const std::size_t slot = (w << 6) + static_cast<std::size_t>(__builtin_ctzll(bits));
-        const uint64_t b = cur_ + ((slot - first) & (buckets - 1));
-        if (b != sorted_) {
-          if (unsorted_[w] & (uint64_t{1} << (slot & 63))) sort_bucket(slot);
-          sorted_ = b;
+        const uint64_t b = cal_.cur_ + ((slot - first) & (buckets - 1));
+        if (b != cal_.sorted_) {
+          if (cal_.unsorted_[w] & (uint64_t{1} << (slot & 63))) sort_bucket(slot);
+          cal_.sorted_ = b;
         }
-        timed_client* const c = nodes_[calendar_[slot].head].e.client;
+        timed_client* const c = nodes_[cal_.calendar_[slot].head].e.client;
         const uint64_t at_ps = c->at_ps_;
         if (at_ps >= drain_end_) return;
         take_head(slot);  // here, not in run_bucket: a bucket's first wake-up warms none ahead
         advance_to(b);
-        wake(c, at_ps);
+        wake(c, at_ps, checked);
         goto bucket;  // sorted_ == cur_ == b: only the drain moves them
       }
       timed_client* const c = front();
       if (!c || c->at_ps_ >= drain_end_) return;
       const uint64_t at_ps = c->at_ps_;
       pop_front();
-      wake(c, at_ps);
+      wake(c, at_ps, checked);
     }
   };
-  if (timed_client::live() >= warm_ahead_clients)
-    drain(std::true_type{});
-  else
-    drain(std::false_type{});
+  const bool warm = timed_client::live() >= warm_ahead_clients;
+  if (parked_.empty()) {
+    if (warm)
+      drain(std::true_type{}, std::false_type{});
+    else
+      drain(std::false_type{}, std::false_type{});
+  } else {
+    // Windows: no frame sent in [w, w + window) lands in another partition before w + window,
+    // so each partition drains the window alone; the models' clock restarts at w for each.
+    const uint64_t end = drain_end_;
+    for (uint64_t w = kernel; w < end && !stop_;) {
+      const uint64_t w_end = end - w > window_ps_ ? w + window_ps_ : end;
+      in_partition_drain_ = true;
+      for (uint32_t p = 0; p < parked_.size(); ++p) {
+        use_calendar(p);
+        drain_end_ = w_end;
+        now = w;
+        clock_detail::now = w;
+        if (warm)
+          drain(std::true_type{}, std::true_type{});
+        else
+          drain(std::false_type{}, std::true_type{});
+      }
+      in_partition_drain_ = false;
+      g_running = nullptr;  // nothing runs while the frames are delivered
+      for (uint32_t p = 0; p < parked_.size(); ++p) {
+        use_calendar(p);
+        deliver_(p);
+      }
+      w = w_end;
+    }
+  }
   g_running = nullptr;
   const uint64_t reached = now;
   clock_detail::now = clock_detail::idle_now;
@@ -614,6 +696,7 @@ void event_queue::run() {
 }
 
 void event_queue::request_stop() {
+  if (in_partition_drain_) refuse_in_window("a stop at a model's time");
   if (running_)
     stop_ = true, drain_end_ = 0;  // the drain ends after the current wake-up; sc_stop once the kernel is there
   else

@@ -23,6 +23,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <systemc>
 #include <vector>
@@ -72,6 +73,8 @@ class order_scope {
   order_scope(const order_scope&) = delete;
   order_scope& operator=(const order_scope&) = delete;
   static uint64_t next_key();
+  // The partition of a client made now: its maker's while a wake-up runs, else not known yet.
+  static uint32_t maker_part();
 
  private:
   uint64_t outer_;
@@ -79,8 +82,11 @@ class order_scope {
 
 class timed_client {
  public:
-  timed_client() : order_(order_scope::next_key()) { ++live_; }
-  timed_client(const timed_client&) : order_(order_scope::next_key()) { ++live_; }  // a copy is a client of its own
+  timed_client() : order_(order_scope::next_key()), spawned_(0), part_(order_scope::maker_part()) { ++live_; }
+  timed_client(const timed_client&)  // a copy is a client of its own
+      : order_(order_scope::next_key()), spawned_(0), part_(order_scope::maker_part()) {
+    ++live_;
+  }
   timed_client& operator=(const timed_client&) { return *this; }
   virtual ~timed_client();
   virtual void on_timer() = 0;
@@ -106,7 +112,12 @@ class timed_client {
   uint64_t at_ps_ = never_ps;  // the pending wake-up
   uint64_t order_;             // ties at one time run in key order (order_scope)
   uint32_t node_ = no_node;    // the queue's node of this client, from its first schedule on (event_queue::node)
-  uint32_t spawned_ = 0;       // clients this one made while running (their keys derive from order_)
+  // Clients this one made while running (their keys derive from order_), and with windows
+  // (event_queue::run_in_windows) the partition whose calendar holds its wake-ups: in one word,
+  // so that the client stays 32 bytes (half a line).
+  uint32_t spawned_ : 24;
+  uint32_t part_ : 8;
+  static constexpr uint32_t no_part = 255;  // part_ not known yet: found at its first schedule
   static inline std::size_t live_ = 0;
 };
 
@@ -144,8 +155,16 @@ class event_queue : public sc_core::sc_module {
   // listener, an RTL block, firmware) must act at the model time of its cause, before the
   // models move on. The queue resumes at that time. Outside a drain, nothing to do.
   void sync() {
+    if (in_partition_drain_) refuse_in_window("an adapter's sync (a foreign process at a model's time)");
     if (running_) drain_end_ = 0;
   }
+  // Runs the models in windows of window_ps, on one calendar per partition (docs/parallel.md,
+  // windows): in each window every partition's wake-ups in turn, then `deliver(p)` for each
+  // partition p with its calendar in use (a cut link's frames shipped in the window are accepted
+  // then: they land at or after the window's end). part_of(key) gives the partition of a client
+  // made outside a wake-up from its order key. Before anything is scheduled.
+  void run_in_windows(uint32_t parts, uint64_t window_ps, std::function<uint32_t(uint64_t)> part_of,
+                      std::function<void(uint32_t)> deliver);
   // Kernel activations of the queue (a measure of the one-clock saving).
   uint64_t activations() const { return activations_; }
   // From this many live clients on, a drain warms the clients ahead in a bucket (timed_client::
@@ -245,6 +264,7 @@ class event_queue : public sc_core::sc_module {
   void place(uint32_t n, uint64_t b);
   void sort_bucket(std::size_t slot);
   void refuse_past(uint64_t at_ps) const;
+  [[noreturn]] void refuse_in_window(const char* what) const;
   uint32_t new_node(timed_client* c);
   timed_client* front();
   void take_head(std::size_t slot);
@@ -257,27 +277,44 @@ class event_queue : public sc_core::sc_module {
   void run();
   void arm(uint64_t kernel_ps);
   uint64_t drain_limit(uint64_t kernel_ps) const;
+  void use_calendar_of(timed_client* c);
+  void use_calendar(uint32_t part);
 
-  std::vector<slot_list> calendar_;
+  // One calendar's state: the whole fabric's, or with windows (run_in_windows) one per
+  // partition, each swapped in for its partition's drain (the nodes stay shared).
+  struct calendar_state {
+    std::vector<slot_list> calendar_ = std::vector<slot_list>(buckets);
+    std::vector<uint64_t> busy_ = std::vector<uint64_t>(buckets / 64);  // one bit per calendar slot: it holds entries
+    std::vector<uint64_t> unsorted_ =
+        std::vector<uint64_t>(buckets / 64);  // one bit per calendar slot: its list is out of order (max_walk)
+    std::size_t busy_buckets_ = 0;            // calendar buckets that hold entries
+    uint64_t cur_ = 0;                        // the calendar's first bucket (absolute): that of the last wake-up run
+    uint64_t next_period_ = uint64_t{1} << period_shift;  // the first bucket of the period after cur_'s
+    // Wake-ups at or after this go to the far lists (the end of the period after cur_'s), and at
+    // or after far_end_ps_ to the heap: one comparison per schedule each.
+    uint64_t calendar_end_ps_ = uint64_t{2} << (period_shift + bucket_shift);
+    uint64_t far_end_ps_ = uint64_t{2 + far_periods} << (period_shift + bucket_shift);
+    std::vector<slot_list> far_ =
+        std::vector<slot_list>(far_periods);  // far_periods lists, period p in p % far_periods
+    std::size_t in_far_ = 0;                  // entries in the far lists
+    uint32_t far_min_ = no_node;              // the node far_front() returned
+    uint64_t sorted_ = never_ps;              // a bucket front() found in order: entries join it in order at any cost
+    uint64_t front_bucket_ = never_ps;        // the bucket whose head front() returned; far_node, never_ps: far
+    std::vector<heap_item> overflow_;         // min-heap (by before) of the wake-ups beyond the far lists
+  };
+  calendar_state cal_;
   std::vector<node> nodes_;
-  uint32_t free_ = no_node;         // nodes of destroyed clients, linked
-  std::vector<uint64_t> busy_;      // one bit per calendar slot: it holds entries
-  std::vector<uint64_t> unsorted_;  // one bit per calendar slot: its list is out of order (max_walk)
-  std::size_t busy_buckets_ = 0;    // calendar buckets that hold entries
-  uint64_t cur_ = 0;                // the calendar's first bucket (absolute): that of the last wake-up run
-  uint64_t next_period_ = uint64_t{1} << period_shift;  // the first bucket of the period after cur_'s
-  // Wake-ups at or after this go to the far lists (the end of the period after cur_'s), and at
-  // or after far_end_ps_ to the heap: one comparison per schedule each.
-  uint64_t calendar_end_ps_ = uint64_t{2} << (period_shift + bucket_shift);
-  uint64_t far_end_ps_ = uint64_t{2 + far_periods} << (period_shift + bucket_shift);
-  std::vector<slot_list> far_;        // far_periods lists, period p in p % far_periods
-  std::size_t in_far_ = 0;            // entries in the far lists
-  uint32_t far_min_ = no_node;        // the node far_front() returned
-  uint64_t sorted_ = never_ps;        // a bucket front() found in order: entries join it in order at any cost
-  uint64_t front_bucket_ = never_ps;  // the bucket whose head front() returned; far_node, never_ps: far
-  std::vector<run_cursor> runs_;      // sort_bucket's working storage
-  std::vector<heap_item> overflow_;   // min-heap (by before) of the wake-ups beyond the far lists
-  uint64_t armed_ps_;                 // time the kernel event is set for
+  uint32_t free_ = no_node;       // nodes of destroyed clients, linked
+  std::vector<run_cursor> runs_;  // sort_bucket's working storage
+  // With windows: the other partitions' calendars (that of live_part_ is in cal_), the window
+  // and the callbacks of run_in_windows.
+  std::vector<calendar_state> parked_;
+  uint32_t live_part_ = 0;
+  bool in_partition_drain_ = false;
+  uint64_t window_ps_ = 0;
+  std::function<uint32_t(uint64_t)> part_of_;
+  std::function<void(uint32_t)> deliver_;
+  uint64_t armed_ps_;  // time the kernel event is set for
   uint64_t end_ps_ = 0;
   uint64_t drain_end_ = 0;  // while draining: no wake-up at or after it runs (0: end after the current one)
   uint64_t activations_ = 0;

@@ -66,9 +66,6 @@ tlm::tlm_sync_enum link_channel::nb_transport_fw(tlm::tlm_generic_payload& p, tl
   // The first bit at the kernel's time + delay: the models' time for a transmitter on their
   // clock, a foreign initiator's own annotated time otherwise.
   check_pooled(p);  // the transmitter may be a foreign model
-  // Its frames carry their initiator's response status, which the direct hop's receiver would
-  // not set (packet_pool::socket_crossed): from now on this direction delivers through the socket.
-  deliver_to(nullptr);
   packet_pool::instance().socket_crossed();
   const uint64_t kernel = kernel_ps();
   const uint64_t first_bit = kernel + to_ps(delay);
@@ -79,6 +76,10 @@ tlm::tlm_sync_enum link_channel::nb_transport_fw(tlm::tlm_generic_payload& p, tl
     tx_end = tx_end_ps_;
     shipper_->ship(channel_, first_bit, arrives, p);
   } else {
+    // Its frames carry their initiator's response status, which the direct hop's receiver would
+    // not set (packet_pool::socket_crossed): from now on this direction delivers through the
+    // socket. (A shipping direction's receiver, if in this process, still takes accept's frames.)
+    deliver_to(nullptr);
     tx_end = start(p, first_bit);
     // start's test of an empty wire trusts the first bit not to be behind a frame ahead that has
     // landed since, which a foreign transmitter's annotated time may be: the head's wake-up, in
@@ -114,14 +115,21 @@ void link_channel::busy_wire_error() const {
   SC_REPORT_ERROR(name(), "frame started while the wire is busy (transmitter ignored END_REQ)");
 }
 
+uint64_t link_channel::start_shipped(tlm::tlm_generic_payload& p, uint64_t now) {
+  const uint64_t arrives = serialize(header(p).size, now);
+  const uint64_t tx_end = tx_end_ps_;  // before the shipper, which may release the frame
+  shipper_->ship(channel_, now, arrives, p);
+  return tx_end;
+}
+
 // The whole-fabric link schedules a frame's arrival when it starts on an empty wire (at
 // sent_ps), or else when the frame ahead lands (at that one's arrival): either way at the later
 // of the two, also when both fall in one picosecond. This copy learns of the frame later, so it
 // schedules as of that time.
 void link_channel::accept(uint64_t sent_ps, uint64_t arrives_ps, tlm::tlm_generic_payload* frame) {
   const bool was_empty = wire_head_.empty();
-  const uint64_t scheduled = std::max(sent_ps, last_arrival_ps_);
-  last_arrival_ps_ = arrives_ps;
+  const uint64_t scheduled = std::max(sent_ps, accepted_arrival_ps_);
+  accepted_arrival_ps_ = arrives_ps;
   wire_tail_.make_room(wire_head_);
   wire_tail_.push_in_room(arrives_ps, frame);
   if (was_empty) timers_->schedule_as_of(this, arrives_ps, scheduled);

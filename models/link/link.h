@@ -113,6 +113,10 @@ class alignas(64) link_channel : public timed_client,
   void ship_to(frame_shipper* shipper, uint32_t channel);
   bool ships() const { return shipper_ != nullptr; }
   void accept(uint64_t sent_ps, uint64_t arrives_ps, tlm::tlm_generic_payload* frame);
+  // A frame's first bit at `now_ps` from our own MAC on a direction that ships: serialized and
+  // shipped, as the transport call would, without the socket's phase, delay and status. Returns
+  // END_REQ's time.
+  uint64_t start_shipped(tlm::tlm_generic_payload& p, uint64_t now_ps);
 
   // A frame's first bit at `now_ps`, from our own MAC bound straight to this channel: what
   // nb_transport_fw does with it, without the phase, the delay and the checks at the door
@@ -162,6 +166,9 @@ class alignas(64) link_channel : public timed_client,
   std::string label_;
   frame_shipper* shipper_ = nullptr;  // this direction's receiver is in another process
   uint32_t channel_ = 0;
+  // The latest accepted frame's arrival (in windowed runs the transmitter's start moves
+  // last_arrival_ps_ of the same object first).
+  uint64_t accepted_arrival_ps_ = 0;
 };
 
 // In the line arena (line_arena.h): its two line-aligned directions without a malloc block's padding.

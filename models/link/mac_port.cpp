@@ -55,7 +55,10 @@ void mac_port::end_of_elaboration() {
   } else if (!tx_if_) {
     SC_REPORT_ERROR(name(), "the transmitter is bound to no link (tx)");
   }
-  if (tx_link_ && tx_link_->ships()) tx_link_ = nullptr;  // to another process: the link's transport call ships
+  if (tx_link_ && tx_link_->ships()) {  // to another partition: not the direct hop's start, which never ships
+    ship_link_ = tx_link_;
+    tx_link_ = nullptr;
+  }
   // Exactly our PFC: a subclass may answer differently, so it keeps the interface's calls.
   pfc_ = fc_ && typeid(*fc_) == typeid(pfc) ? static_cast<pfc*>(fc_) : nullptr;
 }
@@ -148,6 +151,7 @@ uint64_t mac_port::transmit_through_socket(tlm::tlm_generic_payload& p, uint64_t
   const packet_header& h = header(p);
   ++frames_sent_;
   bytes_sent_ += h.size;
+  if (ship_link_) return ship_link_->start_shipped(p, now);
   // What a TLM target reads of a frame (packet.h): set here, for the socket path alone.
   packet_pool::instance().socket_crossed();
   p.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);

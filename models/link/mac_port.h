@@ -92,6 +92,9 @@ class alignas(64) mac_port : public timed_client,
   uint64_t frames_sent_ = 0;
   uint64_t bytes_sent_ = 0;
   link_channel* rx_link_ = nullptr;  // our own link delivering to this port: it keeps a copy of the sink
+  // Our own link when it ships its frames to another partition (link_channel::ship_to): the
+  // transmit takes the socket's branch, but hands it the frame with no socket to cross.
+  link_channel* ship_link_ = nullptr;
 
  public:
   // Made when a model binds them (socket_on_demand.h): our own link is joined without them

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # A partitioned run gives the single-process run's outputs (docs/parallel.md): runs SCENARIO for
-# UNTIL in one process and under mpirun -np P with --partitions P, then compares summary.json
-# (apart from wall time, elaboration time, the host, the date and the per-process payload peak)
-# and every CSV byte for byte. Prints the lookahead, windows and both wall times.
+# UNTIL in one process and under mpirun -np P with --partitions P (MPIEXEC "windows": in one
+# process with --window-partitions P), then compares summary.json (apart from wall time,
+# elaboration time, the host, the date and the per-process payload peak) and every CSV byte for
+# byte. Prints the lookahead, windows and both wall times.
 # usage: run_partitioned_identity.sh MPIEXEC SLUICE PYTHON SCENARIO UNTIL P [--set ...]
 set -uo pipefail
 mpiexec="$1" sluice="$2" python="$3" scenario="$4" until="$5" parts="$6"
@@ -13,11 +14,16 @@ export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 dir="$(mktemp -d)"
 trap 'rm -rf "$dir"' EXIT
 "$sluice" run "$scenario" --until "$until" -q --out "$dir/one" "$@" || { echo "FAILED: the single run" >&2; exit 1; }
-timeout 300 "$mpiexec" --quiet -np "$parts" "$sluice" run "$scenario" --until "$until" --partitions "$parts" \
-  --out "$dir/parts" "$@" >"$dir/parts.txt" 2>&1
+if [ "$mpiexec" = windows ]; then
+  timeout 300 "$sluice" run "$scenario" --until "$until" --window-partitions "$parts" --out "$dir/parts" "$@" \
+    >"$dir/parts.txt" 2>&1
+else
+  timeout 300 "$mpiexec" --quiet -np "$parts" "$sluice" run "$scenario" --until "$until" --partitions "$parts" \
+    --out "$dir/parts" "$@" >"$dir/parts.txt" 2>&1
+fi
 status=$?
-grep -E "^partitions:" "$dir/parts.txt"
-[ "$status" -eq 0 ] || { echo "FAILED: mpirun -np $parts exited $status" >&2; cat "$dir/parts.txt" >&2; exit 1; }
+grep -E "^(window )?partitions:" "$dir/parts.txt"
+[ "$status" -eq 0 ] || { echo "FAILED: $parts partitions exited $status" >&2; cat "$dir/parts.txt" >&2; exit 1; }
 "$python" - "$dir/one" "$dir/parts" <<'PY'
 import json, os, sys
 one, parts = sys.argv[1], sys.argv[2]

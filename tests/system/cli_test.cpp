@@ -319,10 +319,27 @@ TEST(Cli, CtrlCStopsTheRunAndKeepsWhatWasMeasured) {
   EXPECT_EQ(rows, static_cast<int>(reached_ns / 10e6));  // one row per 10 ms reached
 }
 
+// Window partitions (docs/parallel.md): a count from 1 to 254, in one process, and not with what
+// is written in event order or stops at a model's time.
+TEST(Cli, WindowPartitionsRefuseWhatWindowsCannotOrder) {
+  const std::string fat_tree = "run " + test::scenario_path("fat-tree.yaml");
+  expect_cli_error(fat_tree + " --window-partitions 0", "--window-partitions: '0' is not from 1 to 254");
+  expect_cli_error(fat_tree + " --window-partitions 2 --partitions 2",
+                   "--window-partitions: not with --partitions (windows are one process's; docs/parallel.md)");
+  expect_cli_error(fat_tree + " --window-partitions 2 --trace-frames flow=1 --out /tmp/sluice-cli-windows",
+                   "--trace-frames: not with --window-partitions (written in event order; docs/parallel.md)");
+  expect_cli_error(fat_tree + " --window-partitions 99",
+                   "--window-partitions 99: more partitions than the fabric's 20 switches");
+  expect_cli_error("run " + test::scenario_path("websearch.yaml") + " --window-partitions 2",
+                   "run.stop_when_done: not with --window-partitions");
+  expect_cli_error("params " + test::scenario_path("fat-tree.yaml") + " --window-partitions 2",
+                   "--window-partitions: applies to 'run' only, not 'params'");
+}
+
 // A partitioned run's options (docs/parallel.md): a method without partitions would choose nothing.
 TEST(Cli, APartitionMethodWithoutPartitionsIsAnError) {
   expect_cli_error("run " + test::scenario_path("fat-tree.yaml") + " --partition-method pod",
-                   "--partition-method: 'pod' needs --partitions 2 or more");
+                   "--partition-method: 'pod' needs --partitions or --window-partitions 2 or more");
   expect_cli_error("run " + test::scenario_path("fat-tree.yaml") + " --partitions 0", "--partitions: '0' is below 1");
   expect_cli_error("params " + test::scenario_path("fat-tree.yaml") + " --partitions 2",
                    "--partitions: applies to 'run' only, not 'params'");

@@ -120,12 +120,16 @@ class Simulation:
 
     def run(self, until=None, progress=True, pcap=None, capture=None, capture_kinds=None, capture_window=None,
             trace_frames=None, vcd=None, trace=None, trace_window=None, store=None, store_series=False, store_tags=None,
-            report=None, partitions=None, partition_method="auto"):
+            report=None, partitions=None, partition_method="auto", window_partitions=None):
         """Elaborates and runs (in a child process); returns a Result.
 
         partitions: split the run over that many processes (mpirun -np P of the CLI with
         --partitions P, docs/parallel.md); the Result is the single run's. Without callbacks,
         captures, traces, waveforms or a store (those need one process).
+        window_partitions: one process runs the fabric in that many partitions, window by window
+        (docs/parallel.md, faster for large fabrics); the Result is the whole run's. Not with
+        partitions, captures, frame traces or waveforms (written in event order).
+        partition_method: how either splits the fabric (auto, metis, pod, blocks).
 
         progress: show simulated time, wall time and ETA on stderr for runs longer than a
         second. Ctrl-C stops the run cleanly: the Result holds what was measured up to then
@@ -142,7 +146,15 @@ class Simulation:
         report: an HTML file written with result.report(FILE): one self-contained page of the run.
         """
         spec = _run_spec(until=until, **self._spec_args)
-        if partition_method != "auto" and partitions in (None, 1):
+        if window_partitions is not None:
+            if partitions is not None:
+                raise ValueError("window_partitions: not with partitions (windows are one process's; docs/parallel.md)")
+            if isinstance(window_partitions, bool) or not isinstance(window_partitions, int):
+                raise ValueError(f"window_partitions: '{window_partitions}' is not a count of partitions")
+            spec["window_partitions"] = str(window_partitions)
+            if partition_method != "auto":
+                spec["partition_method"] = str(partition_method)
+        elif partition_method != "auto" and partitions in (None, 1):
             raise ValueError(f"partition_method: '{partition_method}' needs partitions of 2 or more")
         if partitions is not None and partitions != 1:
             return self._run_partitioned(spec, partitions, partition_method, dict(

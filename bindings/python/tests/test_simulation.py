@@ -449,3 +449,19 @@ def test_a_run_over_two_processes_gives_the_single_runs_result():
     bad = sluice.Simulation(ROOT / "scenarios" / "fat-tree.yaml", set={"sw*.port*.pfc.quanta": "many"})
     with pytest.raises(RuntimeError, match=r"^sluice: rank \d: error: --set: sw\*\.port\*\.pfc\.quanta: no parameter matches"):
         bad.run(until="200us", partitions=2)
+
+
+def test_window_partitions_give_the_whole_runs_result():
+    sim = sluice.Simulation(ROOT / "scenarios" / "fat-tree.yaml")
+    one = sim.run(until="200us", progress=False)
+    four = sim.run(until="200us", progress=False, window_partitions=4, partition_method="pod")
+    assert _without_process_values(four.summary) == _without_process_values(one.summary)
+    pd.testing.assert_frame_equal(four.timeseries("queue"), one.timeseries("queue"))
+    with pytest.raises(ValueError, match="^window_partitions: 'x' is not a count"):
+        sim.run(until="200us", window_partitions="x")
+    with pytest.raises(ValueError, match="^window_partitions: not with partitions"):
+        sim.run(until="200us", window_partitions=2, partitions=2)
+    with pytest.raises(ValueError, match="^window_partitions: '0' is not from 1 to 254"):
+        sim.run(until="200us", progress=False, window_partitions=0)
+    with pytest.raises(ValueError, match=r"^trace_frames: not with window_partitions \(written in event order"):
+        sim.run(until="200us", progress=False, window_partitions=2, trace_frames="flow=1")
