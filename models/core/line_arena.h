@@ -5,7 +5,7 @@
 // port's per-class queue states live from elaboration to the end. Made one by one by aligned new, each cost glibc's
 // memalign a header and ≈ 18 bytes past its end, and an array of them new[]'s count in front (a whole line, for a
 // line-aligned element): 5 MiB of the k = 34 fat tree's peak, for its 137 564 such blocks
-// (docs/scale.md, fifteenth round). The arena hands out whole lines from 1 MiB chunks. An object is
+// (docs/scale-history.md, fifteenth round). The arena hands out whole lines from 1 MiB chunks. An object is
 // destroyed as before (delete runs its destructor); its lines are not reused: the chunks are
 // freed together when the last object made in them is released (a fabric's teardown; tests and
 // the Python module build many). Models are made and destroyed on the simulation's thread.

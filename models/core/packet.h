@@ -131,7 +131,7 @@ struct pooled_payload : tlm::tlm_generic_payload {
 class packet_pool : public tlm::tlm_mm_interface {
  public:
   // One pool per process, reached without a call: a frame leaving a switch queue takes a payload
-  // here (docs/scale.md, fifth memory round).
+  // here (docs/scale-history.md, fifth memory round).
   static packet_pool& instance() { return pool_; }
   // Returns a payload with reference count 1 and a reset header; with_image: the header carries
   // a wire image (control frames).

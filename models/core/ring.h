@@ -45,14 +45,14 @@ class ring {
 
  private:
   // i < 2 x capacity. Any capacity, not only powers of two: a compare where a mask was costs the
-  // incast ~7 instructions per packet-hop (docs/performance.md).
+  // incast ~7 instructions per packet-hop (docs/performance-history.md).
   std::size_t wrap(std::size_t i) const { return i >= capacity_ ? i - capacity_ : i; }
   // By an eighth and at least 16 slots, not double: chosen when the switch buffers' descriptors,
   // most of a congested run's memory, were rings (segment_queue.h since), as a queue's slots beyond its frames average
-  // half a step (6 % here, 12 % by a quarter; docs/scale.md, twelfth round). The 16-slot floor keeps a queue of about a
-  // hundred frames (a congested fabric's usual) at as few copies as by a quarter, which took many small steps there.
-  // The extra copies are made only while a queue reaches a new high-water mark. Out of line: push_back then inlines
-  // into its callers (pushes on per-frame paths), with no registers saved for the rare growth.
+  // half a step (6 % here, 12 % by a quarter; docs/scale-history.md, twelfth round). The 16-slot floor keeps a queue of
+  // about a hundred frames (a congested fabric's usual) at as few copies as by a quarter, which took many small steps
+  // there. The extra copies are made only while a queue reaches a new high-water mark. Out of line: push_back then
+  // inlines into its callers (pushes on per-frame paths), with no registers saved for the rare growth.
   [[gnu::noinline, gnu::cold]] void grow() {
     const std::size_t bigger = capacity_ < 8 ? 8 : capacity_ + std::max<std::size_t>(capacity_ / 8, 16);
     std::unique_ptr<T[], release> slots(allocate(bigger));
@@ -74,7 +74,7 @@ class ring {
   // is 32 bytes, not 40.
   // Slots of a type copied as bytes (descriptors, pointers, plain records) are made unwritten:
   // zeroing a new array and then copying the old slots over it was most of a growth's cost, and a
-  // congested fabric's queues grow many times while they fill (docs/scale.md, twelfth round).
+  // congested fabric's queues grow many times while they fill (docs/scale-history.md, twelfth round).
   static constexpr bool raw = std::is_trivially_copyable_v<T> && std::is_trivially_destructible_v<T>;
   struct release {
     void operator()(T* p) const {

@@ -2,7 +2,7 @@
 // LIFO free list that every such queue shares: a segment a queue's head has just emptied (or a
 // drained queue has given back) is the next one a tail is handed, while its lines are still
 // cached, and the memory the queues hold follows the frames they hold, not each queue's
-// high-water mark (docs/performance.md, sixteenth round). Segments come from large chunks, made as
+// high-water mark (docs/performance-history.md, sixteenth round). Segments come from large chunks, made as
 // needed; the chunks are freed together when the last queue using the pool goes (a fabric's
 // teardown; tests build many). Models are made, run and destroyed on the simulation's thread.
 #pragma once

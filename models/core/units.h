@@ -65,7 +65,7 @@ std::string format_number(double v);
 inline uint64_t to_ps(const sc_core::sc_time& t) { return t.value(); }
 // An sc_time of `ps` picoseconds. Not sc_time::from_value: that is out of line in the SystemC
 // library (it marks the resolution fixed on every call, ~30 instructions), and every frame-hop
-// builds three of these (docs/performance.md). The resolution is pinned to 1 ps once, when the
+// builds three of these (docs/performance-history.md). The resolution is pinned to 1 ps once, when the
 // event queue is made (event_queue's constructor), so the bits of an sc_time are picoseconds.
 inline sc_core::sc_time from_ps(uint64_t ps) {
   sc_core::sc_time t;

@@ -1,13 +1,13 @@
 // The frames on one link direction, oldest first: a FIFO ring of a power-of-two capacity with
 // free-running indices, in two halves. A link starts one frame and delivers one per packet-hop;
 // here each masks an index and keeps no count, where ring.h (any capacity, for memory) compares
-// to wrap and counts: fewer instructions a hop (docs/performance.md, twelfth round). A direction
+// to wrap and counts: fewer instructions a hop (docs/performance-history.md, twelfth round). A direction
 // holds the few frames one propagation delay carries, so rounding its slots up to a power of
 // two costs little.
 //
 // The writer (the start) and the reader (the delivery) each keep the slots' address, their own
 // index and the mask, in their own user's cache line: a start and a delivery, a microsecond
-// apart, share no line but the slots' (docs/performance.md, sixteenth round). Neither reads the
+// apart, share no line but the slots' (docs/performance-history.md, sixteenth round). Neither reads the
 // other's index: a free slot holds no item (the reader empties the slot it takes), so the
 // writer finds room in the slot it is about to fill and the reader a next frame in the slot
 // after the one it took.

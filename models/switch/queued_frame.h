@@ -22,7 +22,7 @@ namespace sluice {
 
 // The source, destination and header bytes of each flow, by flow id (src | (size - payload) << 24
 // | dst << 32), learnt from the first data frame of the flow a switch queues: a data frame's
-// descriptor then holds none of them (docs/scale.md, eleventh and twelfth rounds). A frame whose
+// descriptor then holds none of them (docs/scale-history.md, eleventh and twelfth rounds). A frame whose
 // ends or header bytes differ from its flow's (a test's hand-made frame) is not held as a
 // descriptor, so nothing depends on what was learnt first.
 namespace queued_flow_ends {
