@@ -11,6 +11,9 @@ incast benchmark's per-hop speed (measured with the same binary) and peak memory
 CSV, a Markdown table and the plots named in docs/scale.md.
 
     tools/scale_study.py --sluice build/platforms/sluice --out docs/figures/scale
+
+`--window-hosts H` runs each fabric with window partitions of about H hosts each
+(`--window-partitions hosts // H`, docs/parallel.md), one process on one core as before.
 """
 import argparse
 import csv
@@ -57,6 +60,11 @@ def scenario_text(name, platform, until, seed):
     return "\n".join(lines) + "\n"
 
 
+def window_partitions(hosts, window_hosts):
+    """Partitions of about window_hosts hosts each, within what --window-partitions takes (1 to 254)."""
+    return 1 if window_hosts == 0 else max(1, min(254, hosts // window_hosts))
+
+
 def run(sluice, scenario, out, extra=()):
     """One run under /usr/bin/time: (whole-process wall s, peak RSS MiB, summary totals)."""
     cmd = ["/usr/bin/time", "-f", "%e %M", sluice, "run", scenario, "-q", "--out", out, *extra]
@@ -81,11 +89,15 @@ def main():
     ap.add_argument("--out", default="docs/figures/scale", help="folder for the CSVs, the table (scale.md) and the plots")
     ap.add_argument("--until", default="1ms", help="simulated time of each fabric run")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--window-hosts", type=int, default=0,
+                    help="run each fabric in window partitions of about this many hosts (0: the whole fabric at once)")
     ap.add_argument("--only", default="", help="comma-separated fabric names (default: all)")
     ap.add_argument("--time-fabric", default="leaf-spine-2048", help="the fabric run for several simulated times")
     ap.add_argument("--time-points", default="0.25ms,0.5ms,1ms,2ms",
                     help="its simulated times, for wall time and memory against simulated time ('' for none)")
     args = ap.parse_args()
+    if args.window_hosts < 0:
+        sys.exit(f"scale_study: --window-hosts: '{args.window_hosts}' is not a count of hosts (0 for none)")
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     os.makedirs(args.out, exist_ok=True)
     fabrics = LEAF_SPINE + FAT_TREE
@@ -103,11 +115,13 @@ def main():
             path = os.path.join(tmp, name + ".yaml")
             with open(path, "w") as f:
                 f.write(scenario_text(name, platform, args.until, args.seed))
-            total, rss, t = run(args.sluice, path, os.path.join(tmp, name))
+            parts = window_partitions(hosts, args.window_hosts)
+            extra = ["--window-partitions", str(parts)] if parts > 1 else []
+            total, rss, t = run(args.sluice, path, os.path.join(tmp, name), extra)
             rate = t["packet_hops"] / t["wall_time_s"]
             row = {"fabric": name, "hosts": hosts, "until": args.until, "elaboration_s": t["elaboration_s"],
                    "wall_time_s": t["wall_time_s"], "process_s": total, "packet_hops": t["packet_hops"],
-                   "hops_per_s": rate, "vs_incast": rate / ref, "peak_mib": rss,
+                   "hops_per_s": rate, "vs_incast": rate / ref, "peak_mib": rss, "window_partitions": parts,
                    "drops": t.get("drops", 0)}
             rows.append(row)
             print(f"{name}: {hosts} hosts, elaboration {row['elaboration_s']:.2f} s, simulation "
@@ -123,7 +137,9 @@ def main():
                 path = os.path.join(tmp, f"{name}-{until}.yaml")
                 with open(path, "w") as f:
                     f.write(scenario_text(name, platform, until, args.seed))
-                total, rss, t = run(args.sluice, path, os.path.join(tmp, f"{name}-{until}"))
+                parts = window_partitions(hosts, args.window_hosts)
+                extra = ["--window-partitions", str(parts)] if parts > 1 else []
+                total, rss, t = run(args.sluice, path, os.path.join(tmp, f"{name}-{until}"), extra)
                 time_rows.append({"fabric": name, "until": until, "packet_hops": t["packet_hops"],
                                   "wall_time_s": t["wall_time_s"], "peak_mib": rss})
                 print(f"{name} until {until}: {t['packet_hops']} hops in {t['wall_time_s']:.2f} s, peak {rss:.0f} MiB",
@@ -143,10 +159,11 @@ def write_outputs(out, ref, rows, time_rows):
             w.writerows(time_rows)
     with open(os.path.join(out, "scale.md"), "w") as f:
         f.write(f"Incast reference: {ref / 1e6:.2f} M packet-hops/s.\n\n")
-        f.write("| fabric | hosts | elaboration (s) | simulation (s) | packet-hops | M hops/s | × incast | peak MiB |\n")
-        f.write("|---|---:|---:|---:|---:|---:|---:|---:|\n")
+        f.write("| fabric | hosts | window partitions | elaboration (s) | simulation (s) | packet-hops | M hops/s | "
+                "× incast | peak MiB |\n")
+        f.write("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
         for r in rows:
-            f.write(f"| {r['fabric']} | {r['hosts']} | {r['elaboration_s']:.2f} | {r['wall_time_s']:.2f} | "
+            f.write(f"| {r['fabric']} | {r['hosts']} | {r['window_partitions']} | {r['elaboration_s']:.2f} | {r['wall_time_s']:.2f} | "
                     f"{r['packet_hops']} | {r['hops_per_s'] / 1e6:.2f} | {r['vs_incast']:.2f} | {r['peak_mib']:.0f} |\n")
     plot(out, rows, time_rows)
 
