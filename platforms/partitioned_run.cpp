@@ -71,8 +71,9 @@ void frame_mailbox::exchange(parallel_transport& t, fabric& f) {
   }
 }
 
-window_mailbox::window_mailbox(const topology_spec& t, const std::vector<uint32_t>& owner, int parts)
-    : owner_(owner), to_(static_cast<std::size_t>(parts)) {
+window_mailbox::window_mailbox(const topology_spec& t, const std::vector<uint32_t>& owner, int parts, int threads)
+    : owner_(owner),
+      to_(static_cast<std::size_t>(threads), std::vector<std::vector<shipped>>(static_cast<std::size_t>(parts))) {
   std::unordered_map<std::string, uint32_t> id;
   for (uint32_t i = 0; i < t.nodes.size(); ++i) id.emplace(t.nodes[i].name, i);
   receiver_.resize(2 * t.links.size());
@@ -89,12 +90,15 @@ void window_mailbox::attach(fabric& f) {
 }
 
 void window_mailbox::ship(uint32_t channel, uint64_t sent_ps, uint64_t arrives_ps, tlm::tlm_generic_payload& frame) {
-  to_[receiver_[channel]].push_back({channel_[channel], sent_ps, arrives_ps, &frame});
+  to_[event_queue::current().lane_index()][receiver_[channel]].push_back(
+      {channel_[channel], sent_ps, arrives_ps, &frame});
 }
 
 void window_mailbox::deliver(uint32_t part) {
-  for (const shipped& s : to_[part]) s.channel->accept(s.sent_ps, s.arrives_ps, s.frame);
-  to_[part].clear();
+  for (std::vector<std::vector<shipped>>& lane : to_) {
+    for (const shipped& s : lane[part]) s.channel->accept(s.sent_ps, s.arrives_ps, s.frame);
+    lane[part].clear();
+  }
 }
 
 uint32_t window_mailbox::part_of_key(uint64_t key) const {

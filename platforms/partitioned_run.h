@@ -35,15 +35,16 @@ class frame_mailbox final : public frame_shipper {
 
 // A windowed run's cut links (docs/parallel.md, windows): the frames shipped in a window, by the
 // partition of their receivers, handed to the same link direction's receiving side with
-// accept() after the window (the payload itself: one process).
+// accept() after the window (the payload itself: one process). With threads, each lane (thread)
+// ships into lists of its own; a link direction's frames all come from one lane, in order.
 class window_mailbox final : public frame_shipper {
  public:
   // Before the fabric is built (its clients' partitions are known from their first schedule on).
-  window_mailbox(const topology_spec& t, const std::vector<uint32_t>& owner, int parts);
+  window_mailbox(const topology_spec& t, const std::vector<uint32_t>& owner, int parts, int threads = 1);
   // The fabric built: its cut links ship here.
   void attach(fabric& f);
   void ship(uint32_t channel, uint64_t sent_ps, uint64_t arrives_ps, tlm::tlm_generic_payload& frame) override;
-  // The frames shipped to partition `part` since its last delivery.
+  // The frames shipped to partition `part` since its last delivery (on the lane that holds it).
   void deliver(uint32_t part);
   // The partition of a timed client made outside a wake-up, from its order key (order_scope):
   // a node's, or a link direction's receiver's; the run's own clients (owner 0) go to 0.
@@ -58,7 +59,7 @@ class window_mailbox final : public frame_shipper {
   std::vector<link_channel*> channel_;
   std::vector<uint32_t> receiver_;  // partition of each link direction's receiver
   std::vector<uint32_t> owner_;
-  std::vector<std::vector<shipped>> to_;
+  std::vector<std::vector<std::vector<shipped>>> to_;  // [sending lane][receiving partition]
 };
 
 // Runs the kernel from now until end_ps in windows of lookahead_ps, exchanging the mailbox after

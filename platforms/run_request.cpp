@@ -104,6 +104,19 @@ run_options parse_run_request(const run_request& r, const std::string& prefix) {
         throw config_error(key(name) + ": not with " + key("window-partitions") +
                            " (written in event order; docs/parallel.md)");
   }
+  if (r.window_threads) {
+    const uint64_t threads = parse_count(*r.window_threads, key("window-threads"));
+    if (threads < 1 || threads > max_window_threads)
+      throw config_error(key("window-threads") + ": '" + *r.window_threads + "' is not from 1 to " +
+                         std::to_string(max_window_threads));
+    if (threads > 1 && opts.window_partitions < 2)
+      throw config_error(key("window-threads") + ": '" + *r.window_threads + "' needs " + key("window-partitions") +
+                         " 2 or more");
+    if (threads > static_cast<uint64_t>(opts.window_partitions))
+      throw config_error(key("window-threads") + ": '" + *r.window_threads + "' is more than the " +
+                         std::to_string(opts.window_partitions) + " " + key("window-partitions"));
+    opts.window_threads = static_cast<int>(threads);
+  }
   if (r.partition_method) {
     if (opts.window_partitions < 2)
       throw config_error(key("partition-method") + ": '" + *r.partition_method + "' needs " + key("window-partitions") +

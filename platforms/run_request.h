@@ -28,6 +28,8 @@ struct run_request {
   // One process, the fabric in this many partitions run window by window (docs/parallel.md),
   // and how they are chosen (platforms/partition.h).
   std::optional<std::string> window_partitions, partition_method;
+  // The threads that drain a window's partitions at once (partition p on thread p % threads).
+  std::optional<std::string> window_threads;
 };
 
 run_options parse_run_request(const run_request& r, const std::string& prefix);

@@ -29,7 +29,7 @@ void shrink_systemc_scratch() {
 // Kernel-side health: how many payloads the run needed at its peak (the pool never shrinks).
 const stat_desc pool_stats[] = {
     {"allocated", "payloads", "payloads the pool has allocated (peak in flight)",
-     [](const void*, int) { return static_cast<double>(packet_pool::instance().allocated()); }},
+     [](const void*, int) { return static_cast<double>(packet_pool::allocated_by_all()); }},
 };
 const stat_desc timer_queue_stats[] = {
     {"pending", "wake-ups", "model wake-ups pending in the timer queue",
@@ -127,11 +127,11 @@ simulation::simulation(const scenario& s, const run_options& options) : store_op
                          " (its stop is a model's, in one partition's window): give run.until instead");
     plan_ = plan_partitions(expanded.topology, parts, options.partition_method, options.window_partitions_key);
     if (!plan_.warning.empty()) std::cerr << "sluice: warning: " << plan_.warning << '\n';
-    window_mailbox_ = std::make_unique<window_mailbox>(expanded.topology, plan_.owner, parts);
+    window_mailbox_ = std::make_unique<window_mailbox>(expanded.topology, plan_.owner, parts, options.window_threads);
     window_mailbox* box = window_mailbox_.get();
     event_queue::instance().run_in_windows(
-        static_cast<uint32_t>(parts), plan_.lookahead_ps, [box](uint64_t key) { return box->part_of_key(key); },
-        [box](uint32_t part) { box->deliver(part); });
+        static_cast<uint32_t>(parts), static_cast<uint32_t>(options.window_threads), plan_.lookahead_ps,
+        [box](uint64_t key) { return box->part_of_key(key); }, [box](uint32_t part) { box->deliver(part); });
     fabric_ = std::make_unique<fabric>(expanded);
     window_mailbox_->attach(*fabric_);
   } else {

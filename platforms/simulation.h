@@ -57,7 +57,12 @@ struct run_options {
   // window, each on its own calendar (docs/parallel.md; event_queue::run_in_windows); 1: none.
   int window_partitions = 1;
   std::string window_partitions_key = "--window-partitions";  // how errors name it ("window_partitions" in Python)
+  // --window-threads: the threads that drain each window's partitions at once (1: this one).
+  int window_threads = 1;
 };
+
+// The most threads a windowed run takes.
+constexpr int max_window_threads = 64;
 
 // The most partitions a windowed run takes (a timed client keeps its partition in 8 bits).
 constexpr int max_window_partitions = 254;

@@ -209,7 +209,7 @@ int run(int argc, char* argv[]) {
   std::vector<std::string> sets, capture, trace;
   bool quiet = false, allow_inert = false, store_series = false;
   int partitions = 1;
-  std::string partition_method = "auto", window_partitions;
+  std::string partition_method = "auto", window_partitions, window_threads;
   // The scheme list comes from the scheme table, so --help names every scheme there is.
   const std::string cc_help = "run, params: one congestion-control scheme for every flow (" +
                               cc_scheme_registry::instance().names() +
@@ -235,8 +235,10 @@ int run(int argc, char* argv[]) {
       "metis, pod or blocks")(
       "window-partitions", po::value(&window_partitions),
       "run: one process, the fabric in P partitions run window by window (faster for large fabrics; "
-      "docs/parallel.md); the outputs are the whole run's")("quiet,q", po::bool_switch(&quiet),
-                                                            "do not print the summary table")(
+      "docs/parallel.md); the outputs are the whole run's")(
+      "window-threads", po::value(&window_threads),
+      "with --window-partitions: T threads drain each window's partitions at once (partition p on thread p % T; "
+      "docs/parallel.md)")("quiet,q", po::bool_switch(&quiet), "do not print the summary table")(
       "pcap", po::value(&pcap), "write packet captures (pcapng, one file per port) into DIR; needs --capture")(
       "capture", po::value(&capture)->composing(), "ports to capture: names or globs (sw0.port4, 'h*'), repeatable")(
       "capture-kinds", po::value(&capture_kinds), "frame kinds to capture, e.g. data,pfc,cnm,cnp (default: all)")(
@@ -335,6 +337,10 @@ int run(int argc, char* argv[]) {
     request.window_partitions = window_partitions;
     if (vm.count("partition-method")) request.partition_method = partition_method;
   }
+  if (vm.count("window-threads")) {
+    if (!run_command) throw config_error("--window-threads: applies to 'run' only, not '" + command + "'");
+    request.window_threads = window_threads;
+  }
   run_options opts = parse_run_request(request, "--");
   if (vm.count("partitions") || (vm.count("partition-method") && !vm.count("window-partitions"))) {
     if (!run_command) throw config_error("--partitions: applies to 'run' only, not '" + command + "'");
@@ -377,7 +383,8 @@ int run(int argc, char* argv[]) {
   if (!quiet) std::cout << sim.table();
   if (!quiet && opts.window_partitions > 1)
     std::cout << "window partitions: " << opts.window_partitions << " (" << sim.plan().method << "), lookahead "
-              << format_time(from_ps(sim.plan().lookahead_ps)) << ", " << sim.plan().cut.size() << " cut links\n";
+              << format_time(from_ps(sim.plan().lookahead_ps)) << ", " << sim.plan().cut.size() << " cut links, "
+              << opts.window_threads << (opts.window_threads == 1 ? " thread\n" : " threads\n");
   if (const frame_capture* c = sim.capture(); c && !quiet)
     std::cout << "captured " << c->frames() << " frames into " << c->files().size() << " file(s) in " << pcap << "/\n";
   if (!out_dir.empty()) {

@@ -110,6 +110,7 @@ run_spec spec_from(const py::dict& kw) {
   s.request.store_series = kw.contains("store_series") && kw["store_series"].cast<bool>();
   s.request.window_partitions = text("window_partitions");
   s.request.partition_method = text("partition_method");
+  s.request.window_threads = text("window_threads");
   s.request.store_tags = text("store_tags");
   return s;
 }

@@ -5,16 +5,20 @@
 #include <string>
 #include <type_traits>
 #include <unordered_map>
+#include <utility>
 
+#include "models/core/lane_worker.h"
 #include "models/core/merge_runs.h"
+#include "models/core/packet.h"
 #include "models/core/random.h"
 
 namespace sluice {
 namespace {
 constexpr uint64_t never_armed = std::numeric_limits<uint64_t>::max();
-event_queue* g_queue = nullptr;     // the queue, once made
-timed_client* g_running = nullptr;  // the client whose on_timer() runs, if any
-uint64_t g_owner = 0;               // the open order_scope's owner
+event_queue* g_queue = nullptr;  // the first queue, once made
+// The client whose on_timer() runs on this thread, if any (per thread: a windowed run's lanes).
+[[gnu::tls_model("initial-exec")]] thread_local timed_client* g_running = nullptr;
+uint64_t g_owner = 0;  // the open order_scope's owner
 // Clients made so far per owner: a scope opened again for the same owner goes on counting.
 std::unordered_map<uint64_t, uint32_t>& owner_counts() {
   static std::unordered_map<uint64_t, uint32_t> counts;
@@ -26,25 +30,26 @@ order_scope::order_scope(uint64_t owner) : outer_(g_owner) { g_owner = owner; }
 order_scope::~order_scope() { g_owner = outer_; }
 
 uint64_t order_scope::next_key() {
-  if (g_running) {
-    if (g_running->spawned_ == (uint32_t{1} << 24) - 1) [[unlikely]]
+  if (timed_client* const maker = g_running) {
+    if (maker->spawned_ == (uint32_t{1} << 24) - 1) [[unlikely]]
       SC_REPORT_FATAL("sluice_event_queue", "a model made more than 2^24 timed clients while running");
-    return mix64(g_running->order_ ^ mix64(++g_running->spawned_));
+    return mix64(maker->order_ ^ mix64(++maker->spawned_));
   }
   return g_owner << 32 | owner_counts()[g_owner]++;
 }
 
-uint32_t order_scope::maker_part() { return g_running ? g_running->part_ : timed_client::no_part; }
+uint32_t order_scope::maker_part() {
+  const timed_client* c = g_running;
+  return c ? c->part_ : timed_client::no_part;
+}
 
-event_queue& event_queue::instance() {
+event_queue& event_queue::make_first() {
   static event_queue* queue = new event_queue("sluice_event_queue");  // owned by the kernel's hierarchy
   return *queue;
 }
 
-event_queue* event_queue::existing() { return g_queue; }
-
 event_queue::event_queue(sc_core::sc_module_name name) : sc_module(name), armed_ps_(never_armed) {
-  g_queue = this;
+  if (!g_queue) g_queue = clock_detail::lane = this;  // a windowed run's other lanes are set on their threads
   // The models count time in picoseconds and from_ps() builds sc_times from them bit for bit:
   // the resolution must be 1 ps, and asking for it fixes it (a later sc_set_time_resolution,
   // say by a foreign model, is then the kernel's error, not a silent change of scale).
@@ -57,23 +62,34 @@ event_queue::event_queue(sc_core::sc_module_name name) : sc_module(name), armed_
   dont_initialize();
 }
 
-event_queue::~event_queue() { g_queue = nullptr; }
+event_queue::~event_queue() {
+  if (g_queue != this) return;
+  for (std::size_t l = 1; l < lanes_.size(); ++l) delete lanes_[l];
+  g_queue = nullptr;
+  if (clock_detail::lane == this) clock_detail::lane = nullptr;
+}
 
 timed_client::~timed_client() {
-  --live_;
+  live_.fetch_sub(1, std::memory_order_relaxed);
   if (node_ != no_node)
-    if (event_queue* q = event_queue::existing()) q->forget(this);
+    if (event_queue* q = clock_detail::lane) q->forget(this);
 }
 
 // A client going away takes its pending wake-up with it, and gives its node back.
 void event_queue::forget(timed_client* c) {
-  if (!parked_.empty()) use_calendar_of(c);
-  if (c->at_ps_ != never_ps) take_out(c);
-  free_node(c->node_);
+  event_queue& q = parked_.empty() ? *this : calendar_of(c);
+  if (c->at_ps_ != never_ps) q.take_out(c);
+  q.free_node(c->node_);
 }
 
 // Counted when asked (a statistic at the end of a run), not kept on every schedule and wake-up.
 std::size_t event_queue::pending() const {
+  std::size_t n = 0;
+  for (const event_queue* q : first_->lanes_) n += q->pending_here();
+  return n;
+}
+
+std::size_t event_queue::pending_here() const {
   std::size_t n = 0;
   for (const node& x : nodes_)
     if (x.e.client && x.e.client->at_ps_ != never_ps) ++n;
@@ -118,17 +134,17 @@ void event_queue::add_as_of(timed_client* c, uint64_t at_ps, uint64_t sched_ps) 
 }
 
 [[gnu::noinline]] void event_queue::add_slow(timed_client* c, uint64_t at_ps, uint64_t sched_ps) {
-  if (!parked_.empty()) use_calendar_of(c);
+  event_queue& q = parked_.empty() ? *this : calendar_of(c);
   const uint64_t now = now_ps();
   if (sched_ps == sched_now) sched_ps = now;
   if (at_ps < now) refuse_past(at_ps);
   if (c->at_ps_ != never_ps)
-    take_out(c);  // an earlier wake-up replaces the pending one, in the same node
+    q.take_out(c);  // an earlier wake-up replaces the pending one, in the same node
   else if (c->node_ == no_node)
-    c->node_ = new_node(c);
+    c->node_ = q.new_node(c);
   const uint64_t lead = at_ps - std::min(sched_ps, at_ps);
-  enqueue(c, at_ps, static_cast<uint32_t>(std::min<uint64_t>(lead, std::numeric_limits<uint32_t>::max())));
-  if (!running_ && at_ps < armed_ps_) arm(sc_core::sc_time_stamp().value());
+  q.enqueue(c, at_ps, static_cast<uint32_t>(std::min<uint64_t>(lead, std::numeric_limits<uint32_t>::max())));
+  if (!first_->running_ && at_ps < first_->armed_ps_) first_->arm(sc_core::sc_time_stamp().value());
 }
 
 // Its entry is written straight into the client's node (through a copy on the stack it cost a
@@ -469,52 +485,88 @@ void event_queue::move_in(slot_list& far) {
   }
 }
 
-// With windows: the calendar of c's partition, found from its key at its first schedule. Only
-// between the partitions' drains: during one, a client of another partition is a coupling at
-// zero delay that windows cannot order.
-void event_queue::use_calendar_of(timed_client* c) {
-  if (c->part_ == timed_client::no_part) c->part_ = part_of_(c->order_) & 0xff;
-  if (c->part_ == live_part_) return;
+// With windows: the lane of c's partition (found from its key at its first schedule), that
+// partition's calendar in use. Only between the partitions' drains: during one, a client of
+// another partition is a coupling at zero delay that windows cannot order (and, on threads, one
+// that another thread may be draining).
+event_queue& event_queue::calendar_of(timed_client* c) {
+  if (c->part_ == timed_client::no_part) c->part_ = first_->part_of_(c->order_) & 0xff;
+  if (c->part_ == live_part_) return *this;  // a lane's live partition is one of its own
   if (in_partition_drain_) refuse_in_window("a wake-up of another partition's model, at zero delay,");
-  use_calendar(c->part_);
+  event_queue& q = *first_->lanes_[c->part_ % lanes()];
+  q.use_calendar(c->part_);
+  return q;
 }
 
-// Swaps partition part's calendar in (parked_[live_part_] is an empty stand-in while live).
+// Swaps partition part's calendar in (parked_[live_part_ / lanes()] is an empty stand-in while live).
 void event_queue::use_calendar(uint32_t part) {
   if (part == live_part_) return;
-  std::swap(cal_, parked_[live_part_]);
-  std::swap(cal_, parked_[part]);
+  const uint32_t l = lanes();
+  std::swap(cal_, parked_[live_part_ / l]);
+  std::swap(cal_, parked_[part / l]);
   live_part_ = part;
 }
 
-void event_queue::run_in_windows(uint32_t parts, uint64_t window_ps, std::function<uint32_t(uint64_t)> part_of,
-                                 std::function<void(uint32_t)> deliver) {
+void event_queue::run_in_windows(uint32_t parts, uint32_t threads, uint64_t window_ps,
+                                 std::function<uint32_t(uint64_t)> part_of, std::function<void(uint32_t)> deliver) {
   if (parts < 1 || parts >= timed_client::no_part)
     SC_REPORT_ERROR(name(), ("window partitions: " + std::to_string(parts) + " (1 to 254)").c_str());
+  if (threads < 1 || threads > parts)
+    SC_REPORT_ERROR(
+        name(), ("window threads: " + std::to_string(threads) + " (1 to the partitions, " + std::to_string(parts) + ")")
+                    .c_str());
+  if (lanes_.size() > 1 || !parked_.empty()) SC_REPORT_ERROR(name(), "window partitions: the windows were set already");
   if (pending() != 0) SC_REPORT_ERROR(name(), "window partitions: wake-ups were scheduled before the windows were set");
-  parked_.assign(parts, calendar_state{});
-  live_part_ = 0;
+  for (uint32_t l = 1; l < threads; ++l) {
+    auto* q = new event_queue(sc_core::sc_gen_unique_name("sluice_event_queue_lane"));
+    q->first_ = this;
+    q->lane_index_ = l;
+    lanes_.push_back(q);
+  }
+  for (event_queue* q : lanes_) {
+    q->parked_.assign((parts - q->lane_index_ + threads - 1) / threads, calendar_state{});
+    q->live_part_ = q->lane_index_;
+    q->window_ps_ = std::max<uint64_t>(window_ps, 1);
+    if (q == this) continue;
+    // The lane's thread: its models schedule on the lane and take payloads from a pool of its own.
+    q->worker_ = std::make_unique<lane_worker>(
+        [q, threads] {
+          clock_detail::lane = q;
+          packet_pool::use_own_on_this_thread(q->lane_index_, threads);
+        },
+        [q] {
+          q->job_deliver_ ? q->deliver_window() : q->drain_window(q->job_w_, q->job_end_, q->job_kernel_, q->job_warm_);
+          thread_counts::handed_packet_hops.fetch_add(std::exchange(thread_counts::packet_hops, 0),
+                                                      std::memory_order_relaxed);
+        });
+  }
   window_ps_ = std::max<uint64_t>(window_ps, 1);
   part_of_ = std::move(part_of);
   deliver_ = std::move(deliver);
 }
 
-void event_queue::arm(uint64_t kernel_ps) {
-  if (!parked_.empty()) {  // the earliest wake-up of any partition
-    uint32_t best = 0;
-    uint64_t best_ps = never_ps;
-    for (uint32_t p = 0; p < parked_.size(); ++p) {
-      use_calendar(p);
-      if (const timed_client* c = front(); c && c->at_ps_ < best_ps) best = p, best_ps = c->at_ps_;
-    }
-    use_calendar(best);
+// The earliest wake-up of this lane's partitions (never_ps: none).
+uint64_t event_queue::earliest_of_parts() {
+  uint64_t best = never_ps;
+  for (uint32_t p = lane_index_; p / lanes() < parked_.size(); p += lanes()) {
+    use_calendar(p);
+    if (const timed_client* c = front(); c && c->at_ps_ < best) best = c->at_ps_;
   }
-  const timed_client* next = front();
-  if (!next) {
+  return best;
+}
+
+void event_queue::arm(uint64_t kernel_ps) {
+  uint64_t at = never_ps;
+  if (parked_.empty()) {
+    if (const timed_client* next = front()) at = next->at_ps_;
+  } else {  // the earliest wake-up of any partition
+    for (event_queue* q : lanes_) at = std::min(at, q->earliest_of_parts());
+  }
+  if (at == never_ps) {
     armed_ps_ = never_armed;
     return;
   }
-  armed_ps_ = std::max(next->at_ps_, kernel_ps);
+  armed_ps_ = std::max(at, kernel_ps);
   wake_.notify(from_ps(armed_ps_ - kernel_ps));  // an earlier notification replaces a later one
 }
 
@@ -528,31 +580,12 @@ uint64_t event_queue::drain_limit(uint64_t kernel_ps) const {
   return bound > kernel_ps ? bound - 1 : kernel_ps;  // a foreign event's own time belongs to the kernel
 }
 
-void event_queue::run() {
-  const uint64_t kernel = sc_core::sc_time_stamp().value();
-  ++activations_;
-  if (stop_) {  // the kernel has caught up with the time a stop was requested at
-    stop_ = false;
-    armed_ps_ = never_armed;
-    sc_core::sc_stop();
-    return;
-  }
-  // Foreign processes due now go first (a sampler, a script, an RTL clock at T see the models
-  // before their wake-ups at T): which of them the kernel runs first otherwise depends on when
-  // each was notified, and a partitioned run (docs/parallel.md) re-arms the queue at other
-  // moments than the whole run does.
-  if (sc_core::sc_pending_activity_at_current_time(sc_core::sc_get_curr_simcontext())) {
-    wake_.notify(sc_core::SC_ZERO_TIME);
-    return;
-  }
-  // Wake-ups before drain_end_ run; sync() and request_stop() set it to 0, so the test before each
-  // wake-up also ends the drain after the current one (no flag tested after every wake-up).
-  drain_end_ = drain_limit(kernel) + 1;
-  running_ = true;
-  clock_detail::draining = true;
-  uint64_t now = kernel;  // clock_detail::now, kept in a register (only the drain moves it)
-  clock_detail::now = now;
-  clock_detail::kernel = kernel;
+// Runs the wake-ups of the live calendar before drain_end_, `now` the models' clock (the caller's
+// register). In copies: with and without warming the clients ahead (Warm: decided once a drain,
+// not tested per bucket: clients made while it runs change little), and with windows (Checked).
+// Inline into each caller, as the lambdas of one function it was.
+template <bool Warm, bool Checked>
+[[gnu::always_inline]] inline void event_queue::drain(uint64_t& now) {
   // One wake-up: the models' clock moves to it and its client runs. With windows (`checked`), a
   // client in another partition's calendar was scheduled there by a model of this one at zero
   // delay (not through a cut link's frame): an order windows cannot keep.
@@ -604,82 +637,83 @@ void event_queue::run() {
     }
     return true;
   };
-  // The drain's loop, in two copies: with and without warming the clients ahead (decided once a
-  // drain, not tested per bucket: clients made while it runs change little).
-  const auto drain = [&](auto warm_ahead, auto checked) {
-    for (;;) {
-      if (cal_.sorted_ == cal_.cur_) {
-      bucket:  // the usual case under load, front() and pop_front() in short: the head of the bucket being run
-        if (!run_bucket(warm_ahead, checked)) return;
-      }
-      if (cal_.busy_buckets_ > 0) {
-        // A bucket change, front() and pop_front() in one: the next busy bucket (the calendar holds
-        // one), sorted if a burst reached it out of order; its head runs, the calendar moves to it
-        // and run_bucket runs the rest. Inline: the two calls saved and restored registers.
-        const std::size_t first = cal_.cur_ & (buckets - 1);
-        std::size_t w = first >> 6;
-        uint64_t bits = cal_.busy_[w] & (~uint64_t{0} << (first & 63));
-        while (!bits) {
-          w = (w + 1) & (buckets / 64 - 1);
-          bits = cal_.busy_[w];
-        }
-        const std::size_t slot = (w << 6) + static_cast<std::size_t>(__builtin_ctzll(bits));
-        const uint64_t b = cal_.cur_ + ((slot - first) & (buckets - 1));
-        if (b != cal_.sorted_) {
-          if (cal_.unsorted_[w] & (uint64_t{1} << (slot & 63))) sort_bucket(slot);
-          cal_.sorted_ = b;
-        }
-        timed_client* const c = nodes_[cal_.calendar_[slot].head].e.client;
-        const uint64_t at_ps = c->at_ps_;
-        if (at_ps >= drain_end_) return;
-        take_head(slot);  // here, not in run_bucket: a bucket's first wake-up warms none ahead
-        advance_to(b);
-        wake(c, at_ps, checked);
-        goto bucket;  // sorted_ == cur_ == b: only the drain moves them
-      }
-      timed_client* const c = front();
-      if (!c || c->at_ps_ >= drain_end_) return;
-      const uint64_t at_ps = c->at_ps_;
-      pop_front();
-      wake(c, at_ps, checked);
+  const std::bool_constant<Warm> warm_ahead;
+  const std::bool_constant<Checked> checked;
+  for (;;) {
+    if (cal_.sorted_ == cal_.cur_) {
+    bucket:  // the usual case under load, front() and pop_front() in short: the head of the bucket being run
+      if (!run_bucket(warm_ahead, checked)) return;
     }
-  };
+    if (cal_.busy_buckets_ > 0) {
+      // A bucket change, front() and pop_front() in one: the next busy bucket (the calendar holds
+      // one), sorted if a burst reached it out of order; its head runs, the calendar moves to it
+      // and run_bucket runs the rest. Inline: the two calls saved and restored registers.
+      const std::size_t first = cal_.cur_ & (buckets - 1);
+      std::size_t w = first >> 6;
+      uint64_t bits = cal_.busy_[w] & (~uint64_t{0} << (first & 63));
+      while (!bits) {
+        w = (w + 1) & (buckets / 64 - 1);
+        bits = cal_.busy_[w];
+      }
+      const std::size_t slot = (w << 6) + static_cast<std::size_t>(__builtin_ctzll(bits));
+      const uint64_t b = cal_.cur_ + ((slot - first) & (buckets - 1));
+      if (b != cal_.sorted_) {
+        if (cal_.unsorted_[w] & (uint64_t{1} << (slot & 63))) sort_bucket(slot);
+        cal_.sorted_ = b;
+      }
+      timed_client* const c = nodes_[cal_.calendar_[slot].head].e.client;
+      const uint64_t at_ps = c->at_ps_;
+      if (at_ps >= drain_end_) return;
+      take_head(slot);  // here, not in run_bucket: a bucket's first wake-up warms none ahead
+      advance_to(b);
+      wake(c, at_ps, checked);
+      goto bucket;  // sorted_ == cur_ == b: only the drain moves them
+    }
+    timed_client* const c = front();
+    if (!c || c->at_ps_ >= drain_end_) return;
+    const uint64_t at_ps = c->at_ps_;
+    pop_front();
+    wake(c, at_ps, checked);
+  }
+}
+
+void event_queue::run() {
+  const uint64_t kernel = sc_core::sc_time_stamp().value();
+  ++activations_;
+  if (stop_) {  // the kernel has caught up with the time a stop was requested at
+    stop_ = false;
+    armed_ps_ = never_armed;
+    sc_core::sc_stop();
+    return;
+  }
+  // Foreign processes due now go first (a sampler, a script, an RTL clock at T see the models
+  // before their wake-ups at T): which of them the kernel runs first otherwise depends on when
+  // each was notified, and a partitioned run (docs/parallel.md) re-arms the queue at other
+  // moments than the whole run does.
+  if (sc_core::sc_pending_activity_at_current_time(sc_core::sc_get_curr_simcontext())) {
+    wake_.notify(sc_core::SC_ZERO_TIME);
+    return;
+  }
+  // Wake-ups before drain_end_ run; sync() and request_stop() set it to 0, so the test before each
+  // wake-up also ends the drain after the current one (no flag tested after every wake-up).
+  drain_end_ = drain_limit(kernel) + 1;
+  running_ = true;
+  uint64_t now = kernel;  // clock_detail::now, kept in a register (only the drain moves it)
+  clock_detail::now = now;
+  clock_detail::kernel = kernel;
   const bool warm = timed_client::live() >= warm_ahead_clients;
   if (parked_.empty()) {
     if (warm)
-      drain(std::true_type{}, std::false_type{});
+      drain<true, false>(now);
     else
-      drain(std::false_type{}, std::false_type{});
+      drain<false, false>(now);
   } else {
-    // Windows: no frame sent in [w, w + window) lands in another partition before w + window,
-    // so each partition drains the window alone; the models' clock restarts at w for each.
-    const uint64_t end = drain_end_;
-    for (uint64_t w = kernel; w < end && !stop_;) {
-      const uint64_t w_end = end - w > window_ps_ ? w + window_ps_ : end;
-      in_partition_drain_ = true;
-      for (uint32_t p = 0; p < parked_.size(); ++p) {
-        use_calendar(p);
-        drain_end_ = w_end;
-        now = w;
-        clock_detail::now = w;
-        if (warm)
-          drain(std::true_type{}, std::true_type{});
-        else
-          drain(std::false_type{}, std::true_type{});
-      }
-      in_partition_drain_ = false;
-      g_running = nullptr;  // nothing runs while the frames are delivered
-      for (uint32_t p = 0; p < parked_.size(); ++p) {
-        use_calendar(p);
-        deliver_(p);
-      }
-      w = w_end;
-    }
+    windows_on_lanes(kernel, drain_end_, kernel, warm);
+    now = clock_detail::now;
   }
   g_running = nullptr;
   const uint64_t reached = now;
   clock_detail::now = clock_detail::idle_now;
-  clock_detail::draining = false;
   running_ = false;
   if (stop_) {
     if (reached == kernel) {
@@ -693,6 +727,67 @@ void event_queue::run() {
     return;
   }
   arm(kernel);
+}
+
+// Windows (run_in_windows): no frame sent in [w, w + window) lands in another partition before
+// w + window, so each partition drains the window alone, its lane's thread beside the others;
+// then each lane hands its partitions the frames shipped to them in the window. Both steps end
+// when every lane's has (a frame may come from any lane, and go to any).
+void event_queue::windows_on_lanes(uint64_t from, uint64_t end, uint64_t kernel, bool warm) {
+  // Runs step here and on every other lane's thread at once; rethrows the first error, once
+  // every lane has stopped (none may go on with what an unwinding thread frees).
+  const auto on_every_lane = [&](bool deliver, uint64_t w, uint64_t w_end) {
+    for (std::size_t l = 1; l < lanes_.size(); ++l) {
+      event_queue& q = *lanes_[l];
+      q.job_deliver_ = deliver, q.job_w_ = w, q.job_end_ = w_end, q.job_kernel_ = kernel, q.job_warm_ = warm;
+      q.worker_->go();
+    }
+    std::exception_ptr error;
+    try {
+      deliver ? deliver_window() : drain_window(w, w_end, kernel, warm);
+    } catch (...) {
+      error = std::current_exception();
+    }
+    for (std::size_t l = 1; l < lanes_.size(); ++l) try {
+        lanes_[l]->worker_->wait();
+      } catch (...) {
+        if (!error) error = std::current_exception();
+      }
+    if (error) std::rethrow_exception(error);
+  };
+  for (uint64_t w = from; w < end && !stop_;) {
+    const uint64_t w_end = end - w > window_ps_ ? w + window_ps_ : end;
+    on_every_lane(false, w, w_end);
+    on_every_lane(true, w, w_end);
+    w = w_end;
+  }
+}
+
+// This lane's partitions' wake-ups in [w, w_end), one partition after another, each from w.
+void event_queue::drain_window(uint64_t w, uint64_t w_end, uint64_t kernel, bool warm) {
+  clock_detail::kernel = kernel;  // on a lane's own thread, its models' clock (`now` below)
+  running_ = true;
+  in_partition_drain_ = true;
+  for (uint32_t p = lane_index_; p / lanes() < parked_.size(); p += lanes()) {
+    use_calendar(p);
+    drain_end_ = w_end;
+    uint64_t now = w;
+    clock_detail::now = w;
+    if (warm)
+      drain<true, true>(now);
+    else
+      drain<false, true>(now);
+  }
+  in_partition_drain_ = false;
+  g_running = nullptr;  // nothing runs while the frames are delivered
+}
+
+// The frames shipped to this lane's partitions in the window, each with its calendar in use.
+void event_queue::deliver_window() {
+  for (uint32_t p = lane_index_; p / lanes() < parked_.size(); p += lanes()) {
+    use_calendar(p);
+    first_->deliver_(p);
+  }
 }
 
 void event_queue::request_stop() {

@@ -21,13 +21,16 @@
 // no longer scale with packets, and foreign processes still see the models exactly at their own
 // times. Models read time from now_ps(), never from sc_time_stamp().
 #pragma once
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <memory>
 #include <systemc>
 #include <vector>
 
+#include "models/core/per_thread.h"
 #include "models/core/units.h"
 
 namespace sluice {
@@ -37,28 +40,44 @@ constexpr uint64_t never_ps = std::numeric_limits<uint64_t>::max();
 // Hidden: every model reads these through now_ps(), and a position-independent build reaches a
 // variable of default visibility through the GOT (one instruction more per read). The models
 // are linked whole into each binary or Python module, so one copy per binary is the only copy.
+class event_queue;
+class lane_worker;
+
+// Per thread (per_thread.h): a windowed run's threads each have their own clock and lane.
 namespace clock_detail {
 // Outside a drain `now` holds idle_now, so that add's one unsigned test (at_ps - now < 2^32)
 // sends a schedule from outside a drain, like one into the past, to its slow path: at_ps -
 // idle_now wraps beyond 2^32 for every time before 2^63 ps (106 days) and for never_ps.
 constexpr uint64_t idle_now = uint64_t{1} << 63;
-[[gnu::visibility("hidden")]] inline bool draining = false;    // inside the queue's drain: the models' clock runs ahead
-[[gnu::visibility("hidden")]] inline uint64_t now = idle_now;  // the models' time while draining
-[[gnu::visibility("hidden")]] inline uint64_t kernel = 0;      // the kernel's time during that drain
+SLUICE_PER_THREAD uint64_t now = idle_now;      // the models' time while draining
+SLUICE_PER_THREAD uint64_t kernel = 0;          // the kernel's time during that drain
+SLUICE_PER_THREAD event_queue* lane = nullptr;  // the queue (lane) this thread's models schedule on
+// Inside the queue's drain (the models' clock runs ahead): read from `now`, so that a read of the
+// time tests one per-thread word, not two.
+inline bool draining() { return now != idle_now; }
 }  // namespace clock_detail
 
+// Counts the models keep per thread (one add on a hot path, no atomic): a windowed run's other
+// lanes hand theirs to these after each window (event_queue::run_in_windows).
+namespace thread_counts {
+SLUICE_PER_THREAD uint64_t packet_hops = 0;  // frames delivered by links (link::packet_hops)
+inline std::atomic<uint64_t> handed_packet_hops{0};
+}  // namespace thread_counts
+
 // The models' current time in picoseconds: the one place models read time from.
-inline uint64_t now_ps() { return clock_detail::draining ? clock_detail::now : sc_core::sc_time_stamp().value(); }
+inline uint64_t now_ps() { return clock_detail::draining() ? clock_detail::now : sc_core::sc_time_stamp().value(); }
 
 // How far the models' clock is ahead of the kernel's: model time - sc_time_stamp(), 0 outside
 // a drain. It is the TLM-2.0 `delay` of every call that leaves the models' clock for a foreign
 // SystemC process or for the kernel (a transport call to a foreign target, an sc_event
 // notification): the callee sees the call at sc_time_stamp() + delay, the model time of its
 // cause.
-inline uint64_t ahead_ps() { return clock_detail::draining ? clock_detail::now - clock_detail::kernel : 0; }
+inline uint64_t ahead_ps() { return clock_detail::draining() ? clock_detail::now - clock_detail::kernel : 0; }
 inline sc_core::sc_time ahead() { return from_ps(ahead_ps()); }
 // The kernel's time, in picoseconds (read once per drain).
-inline uint64_t kernel_ps() { return clock_detail::draining ? clock_detail::kernel : sc_core::sc_time_stamp().value(); }
+inline uint64_t kernel_ps() {
+  return clock_detail::draining() ? clock_detail::kernel : sc_core::sc_time_stamp().value();
+}
 
 // Where the order keys of the timed clients constructed now come from. A key is (owner << 32 |
 // n), n counting the owner's clients in construction order; the fabric opens a scope for each
@@ -103,7 +122,7 @@ class timed_client {
   bool timer_pending() const { return at_ps_ != never_ps; }
   uint64_t order_key() const { return order_; }
   // Clients alive now: the queue warms clients ahead only for a fabric too large for the caches.
-  static std::size_t live() { return live_; }
+  static std::size_t live() { return live_.load(std::memory_order_relaxed); }
 
  private:
   friend class event_queue;
@@ -117,14 +136,20 @@ class timed_client {
   // so that the client stays 32 bytes (half a line).
   uint32_t spawned_ : 24;
   uint32_t part_ : 8;
-  static constexpr uint32_t no_part = 255;  // part_ not known yet: found at its first schedule
-  static inline std::size_t live_ = 0;
+  static constexpr uint32_t no_part = 255;          // part_ not known yet: found at its first schedule
+  static inline std::atomic<std::size_t> live_{0};  // atomic: a windowed run's threads make and end clients
 };
 
 class event_queue : public sc_core::sc_module {
  public:
-  // The simulation's queue, created on first use (during elaboration).
-  static event_queue& instance();
+  // The simulation's queue, created on first use (during elaboration); on a windowed run's
+  // worker thread, that thread's lane (run_in_windows).
+  static event_queue& instance() {
+    if (event_queue* q = clock_detail::lane) return *q;
+    return make_first();
+  }
+  // The queue of this thread once one exists: what models schedule on (no test of a first use).
+  static event_queue& current() { return *clock_detail::lane; }
   // Calls client->on_timer() at absolute time at_ps, or earlier if the client already has an
   // earlier wake-up pending (a client has at most one). A time before now is a model error.
   // A wake-up at never_ps is none.
@@ -162,9 +187,16 @@ class event_queue : public sc_core::sc_module {
   // windows): in each window every partition's wake-ups in turn, then `deliver(p)` for each
   // partition p with its calendar in use (a cut link's frames shipped in the window are accepted
   // then: they land at or after the window's end). part_of(key) gives the partition of a client
-  // made outside a wake-up from its order key. Before anything is scheduled.
-  void run_in_windows(uint32_t parts, uint64_t window_ps, std::function<uint32_t(uint64_t)> part_of,
+  // made outside a wake-up from its order key. Before anything is scheduled. With threads > 1,
+  // partition p is drained and delivered on thread p % threads (this one for 0), each thread
+  // with a lane of its own (a calendar per partition, its own nodes), all in the same window.
+  void run_in_windows(uint32_t parts, uint32_t threads, uint64_t window_ps, std::function<uint32_t(uint64_t)> part_of,
                       std::function<void(uint32_t)> deliver);
+  // The lane of this thread (0: the first queue's) and how many the run has.
+  uint32_t lane_index() const { return lane_index_; }
+  uint32_t lanes() const { return static_cast<uint32_t>(first_->lanes_.size()); }
+  // The partition whose calendar is in use on this lane (a windowed run).
+  uint32_t live_part() const { return live_part_; }
   // Kernel activations of the queue (a measure of the one-clock saving).
   uint64_t activations() const { return activations_; }
   // From this many live clients on, a drain warms the clients ahead in a bucket (timed_client::
@@ -247,8 +279,16 @@ class event_queue : public sc_core::sc_module {
   ~event_queue() override;
   SC_HAS_PROCESS(event_queue);
   friend class timed_client;
-  static event_queue* existing();
+  static event_queue& make_first();
   void forget(timed_client* c);
+  event_queue& calendar_of(timed_client* c);
+  template <bool Warm, bool Checked>
+  void drain(uint64_t& now);
+  void drain_window(uint64_t w, uint64_t w_end, uint64_t kernel, bool warm);
+  void deliver_window();
+  void windows_on_lanes(uint64_t from, uint64_t end, uint64_t kernel, bool warm);
+  uint64_t earliest_of_parts();
+  std::size_t pending_here() const;
   void add(timed_client* c, uint64_t at_ps);
   void add_as_of(timed_client* c, uint64_t at_ps, uint64_t sched_ps);
   static constexpr uint64_t sched_now = never_ps;  // add_slow's sched_ps: now_ps()
@@ -277,7 +317,6 @@ class event_queue : public sc_core::sc_module {
   void run();
   void arm(uint64_t kernel_ps);
   uint64_t drain_limit(uint64_t kernel_ps) const;
-  void use_calendar_of(timed_client* c);
   void use_calendar(uint32_t part);
 
   // One calendar's state: the whole fabric's, or with windows (run_in_windows) one per
@@ -308,8 +347,16 @@ class event_queue : public sc_core::sc_module {
   std::vector<run_cursor> runs_;  // sort_bucket's working storage
   // With windows: the other partitions' calendars (that of live_part_ is in cal_), the window
   // and the callbacks of run_in_windows.
-  std::vector<calendar_state> parked_;
+  std::vector<calendar_state> parked_;  // partition p at p / lanes(): this lane's are p % lanes() == lane_index_
   uint32_t live_part_ = 0;
+  // With windows on threads: the first queue (which the kernel runs) and its lanes, this one
+  // first; each other lane has a thread of its own (lane_worker).
+  event_queue* first_ = this;
+  uint32_t lane_index_ = 0;
+  std::vector<event_queue*> lanes_{this};
+  std::unique_ptr<lane_worker> worker_;
+  uint64_t job_w_ = 0, job_end_ = 0, job_kernel_ = 0;  // the window a lane's worker drains next
+  bool job_deliver_ = false, job_warm_ = false;
   bool in_partition_drain_ = false;
   uint64_t window_ps_ = 0;
   std::function<uint32_t(uint64_t)> part_of_;

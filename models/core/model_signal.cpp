@@ -10,8 +10,8 @@ const sc_core::sc_event& model_signal::event() {
 }
 
 void model_signal::notify() {
-  event_->notify(ahead());  // a zero delay is a delta notification: after this drain ends
-  event_queue::instance().sync();
+  event_queue::instance().sync();  // first: a windowed run refuses it before the kernel is touched
+  event_->notify(ahead());         // a zero delay is a delta notification: after this drain ends
 }
 
 }  // namespace sluice

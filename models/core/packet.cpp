@@ -1,8 +1,11 @@
 #include "models/core/packet.h"
 
+#include <algorithm>
+#include <mutex>
 #include <new>
 #include <sstream>
 #include <systemc>
+#include <vector>
 
 namespace sluice {
 
@@ -57,9 +60,50 @@ void packet_pool::grow(pooled_payload*& list, bool with_image) {
 
 void packet_pool::add_free() { push(free_, make_payload()); }
 
+// To the pool of the thread that frees it, whichever made it: a thread's lists are its own.
 void packet_pool::free(tlm::tlm_generic_payload* p) {
   auto* pp = static_cast<pooled_payload*>(p);
-  push(pp->own.image ? free_control_ : free_, pp);
+  packet_pool& to = instance();
+  push(pp->own.image ? to.free_control_ : to.free_, pp);
+}
+
+namespace {
+// Every pool of the process: the first, and one per lane thread of a windowed run, never freed
+// (their payloads move between the threads' free lists and live as long as the process).
+std::vector<packet_pool*>& all_pools() {
+  static std::vector<packet_pool*> pools{&packet_pool::instance()};
+  return pools;
+}
+std::mutex& pools_mutex() {
+  static std::mutex m;
+  return m;
+}
+}  // namespace
+
+void packet_pool::use_own_on_this_thread(uint32_t index, uint32_t of) {
+  auto* pool = new packet_pool;
+  pool->next_id_ = uint64_t{index} * ((uint64_t{1} << 32) / std::max(of, 1u)) + 1;
+  {
+    std::lock_guard<std::mutex> hold(pools_mutex());
+    all_pools();  // the first pool listed before this thread's is current
+    pool->restoring_ = pool_.restoring_;
+    all_pools().push_back(pool);
+  }
+  current_ = pool;
+}
+
+std::size_t packet_pool::allocated_by_all() {
+  std::lock_guard<std::mutex> hold(pools_mutex());
+  std::size_t n = 0;
+  for (const packet_pool* p : all_pools()) n += p->allocated();
+  return n;
+}
+
+// Every pool's payloads: a payload crossing a socket may be one another thread's pool made.
+void packet_pool::restore_all_statuses() {
+  std::lock_guard<std::mutex> hold(pools_mutex());
+  for (packet_pool* p : all_pools())
+    if (!p->restoring_) p->restore_statuses();
 }
 
 void packet_pool::restore_statuses() {

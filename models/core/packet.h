@@ -21,6 +21,8 @@
 #include <typeinfo>
 #include <vector>
 
+#include "models/core/per_thread.h"
+
 namespace sluice {
 
 // Frame kinds. The codecs (bit layouts, wire sizes) live in models/protocol/. These are the
@@ -130,9 +132,16 @@ struct pooled_payload : tlm::tlm_generic_payload {
 
 class packet_pool : public tlm::tlm_mm_interface {
  public:
-  // One pool per process, reached without a call: a frame leaving a switch queue takes a payload
-  // here (docs/scale-history.md, fifth memory round).
-  static packet_pool& instance() { return pool_; }
+  // One pool per thread that runs models, reached without a call: a frame leaving a switch queue
+  // takes a payload here (docs/scale-history.md, fifth memory round). The process's own, but for
+  // a windowed run's other lanes (event_queue::run_in_windows), each with a pool of its own: a
+  // payload freed goes to the pool of the thread that frees it.
+  static packet_pool& instance() { return *current_; }
+  // This thread takes payloads from a new pool of its own (lane `index` of `of`): its frame ids
+  // start at index × 2^32 / of, so that ids stay distinct and below 2^32 (queued_frame.h).
+  static void use_own_on_this_thread(uint32_t index, uint32_t of);
+  // Payloads made by every pool of the process (a peak: the frames in flight at once).
+  static std::size_t allocated_by_all();
   // Returns a payload with reference count 1 and a reset header; with_image: the header carries
   // a wire image (control frames).
   // Inline: once a control frame (a PFC frame, an ACK, a CNP); the call was a sixth of it.
@@ -173,7 +182,7 @@ class packet_pool : public tlm::tlm_mm_interface {
   // receivers never write the status (the line of the payload a hop touches for nothing else),
   // and its frees test nothing.
   void socket_crossed() {
-    if (!restoring_) restore_statuses();
+    if (!restoring_) restore_all_statuses();
   }
   void free(tlm::tlm_generic_payload* p) override;
   std::size_t allocated() const { return made_; }
@@ -197,6 +206,8 @@ class packet_pool : public tlm::tlm_mm_interface {
     void free(tlm::tlm_generic_payload* p) override;
   };
   [[gnu::cold]] void restore_statuses();
+  [[gnu::cold]] static void restore_all_statuses();
+  static thread_local packet_pool* current_;
   [[gnu::noinline, gnu::cold]] void add_free();  // a new payload without an image on the free list
   // A new payload on `list`: a posted write (see above), with a wire image if with_image.
   void grow(pooled_payload*& list, bool with_image);
@@ -223,6 +234,8 @@ class packet_pool : public tlm::tlm_mm_interface {
   status_restorer restorer_;
   bool restoring_ = false;  // the payloads' manager is restorer_ (socket_crossed)
 };
+
+SLUICE_PER_THREAD packet_pool* packet_pool::current_ = &packet_pool::pool_;
 
 // A payload that did not come from the pool (a foreign model's plain tlm_generic_payload):
 // reported as a model error naming the payload, never read as a header.

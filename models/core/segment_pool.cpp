@@ -2,6 +2,7 @@
 
 #include <cassert>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 namespace sluice {
@@ -17,6 +18,7 @@ struct pool_state {
   segment_bytes* next = nullptr;  // the last chunk's first segment never taken
   std::size_t left = 0;           // its segments never taken
   std::size_t users = 0;
+  std::mutex m;  // a windowed run's lanes take fresh segments on their own threads
 };
 // Never destroyed: a queue still alive when static destructors run (a Python module's) can leave it.
 pool_state& state() {
@@ -27,6 +29,7 @@ pool_state& state() {
 
 void* segment_pool::take_fresh() {
   pool_state& s = state();
+  std::lock_guard<std::mutex> hold(s.m);
   if (s.left == 0) {
     s.chunks.emplace_back(new segment_bytes[chunk_segments]);
     s.next = s.chunks.back().get();
@@ -36,10 +39,14 @@ void* segment_pool::take_fresh() {
   return s.next++;
 }
 
-void segment_pool::join() { ++state().users; }
+void segment_pool::join() {
+  std::lock_guard<std::mutex> hold(state().m);
+  ++state().users;
+}
 
 void segment_pool::leave() noexcept {
   pool_state& s = state();
+  std::lock_guard<std::mutex> hold(s.m);
   assert(s.users > 0);
   if (--s.users > 0) return;
   s.chunks.clear();

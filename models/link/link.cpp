@@ -8,7 +8,6 @@
 
 namespace sluice {
 namespace {
-uint64_t g_packet_hops = 0;
 
 const stat_desc channel_stats[] = {
     {"frames", "frames", "frames that started on this direction (data and control)",
@@ -32,7 +31,7 @@ const param_spec<sc_core::sc_time> delay_spec{"delay",
 }  // namespace
 
 link_channel::link_channel(sc_core::sc_module_name name) : sc_module(name), in(*this, "in", this), out(*this, "out") {
-  timers_ = &event_queue::instance();
+  event_queue::instance();  // made now, so that current() is this thread's queue while the models run
   add_stats(*this, channel_stats, this);
 }
 
@@ -84,7 +83,7 @@ tlm::tlm_sync_enum link_channel::nb_transport_fw(tlm::tlm_generic_payload& p, tl
     // start's test of an empty wire trusts the first bit not to be behind a frame ahead that has
     // landed since, which a foreign transmitter's annotated time may be: the head's wake-up, in
     // case start did not ask for it (if it did, this one changes nothing).
-    timers_->schedule(this, wire_head_.front().at_ps);
+    event_queue::current().schedule(this, wire_head_.front().at_ps);
   }
   phase = tlm::END_REQ;
   delay = from_ps(tx_end - kernel);
@@ -132,7 +131,7 @@ void link_channel::accept(uint64_t sent_ps, uint64_t arrives_ps, tlm::tlm_generi
   accepted_arrival_ps_ = arrives_ps;
   wire_tail_.make_room(wire_head_);
   wire_tail_.push_in_room(arrives_ps, frame);
-  if (was_empty) timers_->schedule_as_of(this, arrives_ps, scheduled);
+  if (was_empty) event_queue::current().schedule_as_of(this, arrives_ps, scheduled);
 }
 
 // The head's last bit to our own MAC: the same delivery, no phase or sc_time (direct_hops.h).
@@ -141,7 +140,7 @@ void link_channel::accept(uint64_t sent_ps, uint64_t arrives_ps, tlm::tlm_generi
 // landed.
 inline uint64_t link_channel::deliver_head() {
   const flight::slot head = wire_head_.pop_front();
-  ++g_packet_hops;
+  ++thread_counts::packet_hops;
   packet_header& h = header(*head.item);
   ++h.hops;
   if (!mac_port::link_local(h.kind) && !probes::rx_end.on()) [[likely]]
@@ -162,13 +161,13 @@ void link_channel::on_timer() {
   const uint64_t next = wire_head_.front().at_ps;
   if (next <= now) [[unlikely]]
     return deliver_due(now);
-  timers_->schedule(this, next);
+  event_queue::current().schedule(this, next);
 }
 
 void link_channel::deliver_due(uint64_t now) {
   do deliver_head();
   while (!wire_head_.empty() && wire_head_.front().at_ps <= now);
-  if (!wire_head_.empty()) timers_->schedule(this, wire_head_.front().at_ps);
+  if (!wire_head_.empty()) event_queue::current().schedule(this, wire_head_.front().at_ps);
 }
 
 // The same for a foreign receiver, with the TLM phase and the last bit's delay on the stack.
@@ -176,13 +175,13 @@ void link_channel::deliver_through_socket() {
   const uint64_t now = now_ps();
   do {
     tlm::tlm_generic_payload* p = wire_head_.pop_front().item;
-    ++g_packet_hops;
+    ++thread_counts::packet_hops;
     ++header(*p).hops;
     tlm::tlm_phase phase = tlm::BEGIN_REQ;
     sc_core::sc_time delay = ahead();  // the last bit at the models' time
     out_if_->nb_transport_fw(*p, phase, delay);
   } while (!wire_head_.empty() && wire_head_.front().at_ps <= now);
-  if (!wire_head_.empty()) timers_->schedule(this, wire_head_.front().at_ps);
+  if (!wire_head_.empty()) event_queue::current().schedule(this, wire_head_.front().at_ps);
 }
 
 sc_core::sc_time link_channel::busy_time(const sc_core::sc_time& now) const {
@@ -223,6 +222,8 @@ void link::set_channel_rates(data_rate r) {
 // wire keep their times (a shorter delay never lets a frame overtake the one ahead).
 void link::param_changed(const param_base&) { set_channels(rate(), delay()); }
 
-uint64_t link::packet_hops() { return g_packet_hops; }
+uint64_t link::packet_hops() {
+  return thread_counts::packet_hops + thread_counts::handed_packet_hops.load(std::memory_order_relaxed);
+}
 
 }  // namespace sluice

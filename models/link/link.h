@@ -56,8 +56,6 @@ struct link_channel_fields {
   uint64_t frames_ = 0;
   // Past the first two lines: what neither a start nor a data frame's delivery reads.
   mac_port* out_mac_ = nullptr;  // `out` bound straight to our own MAC: the direct hop (direct_hops.h)
-  // Every direction's queue (one per process): a static, in none of the direction's lines.
-  static inline event_queue* timers_ = nullptr;
   // The bytes and busy time of the frames before the latest change of size or rate: each frame
   // since (frames_ - sized_from_) took ser_bytes_ and ser_ps_, so a start adds to neither.
   uint64_t bytes_before_ = 0, busy_before_ps_ = 0, sized_from_ = 0;
@@ -221,7 +219,7 @@ class link : public sc_core::sc_module, public wire_if, private param_listener, 
   const uint64_t arrives = serialize(header(p).size, now);
   const uint64_t tx_end = tx_end_ps_;  // read before the schedule's call, which may write anything
   wire_tail_.push_in_room(arrives, &p);
-  if (was_empty) timers_->schedule(this, arrives);
+  if (was_empty) event_queue::current().schedule(this, arrives);
   return tx_end;
 }
 

@@ -21,7 +21,7 @@ const stat_desc mac_stats[] = {
 mac_port::mac_port(sc_core::sc_module_name name, int index, uint64_t mac_address)
     : sc_module(name), tx(*this, "tx"), rx(*this, "rx", this), mac_(mac_address) {
   index_ = index;
-  timers_ = &event_queue::instance();
+  event_queue::instance();  // made now, so that current() is this thread's queue while the models run
   add_stats(*this, mac_stats, this);
   probe_registry::instance().declare(probes::tx_start, this, this);
   probe_registry::instance().declare(probes::rx_end, this, this);
@@ -95,7 +95,7 @@ void mac_port::look() {
   }
   const uint64_t now = now_ps();
   if (now < busy_until_ps_)
-    timers_->schedule(this, busy_until_ps_);
+    event_queue::current().schedule(this, busy_until_ps_);
   else
     mac_port::on_timer();
 }
@@ -108,7 +108,7 @@ void mac_port::inject(tlm::tlm_generic_payload* frame) {
 void mac_port::on_timer() {
   const uint64_t now = now_ps();
   if (now < busy_until_ps_) {
-    timers_->schedule(this, busy_until_ps_);
+    event_queue::current().schedule(this, busy_until_ps_);
     return;
   }
   sending_ = true;
@@ -129,9 +129,9 @@ void mac_port::on_timer() {
   sending_ = false;
   if (!p) {
     if (again_)
-      timers_->schedule(this, now);
+      event_queue::current().schedule(this, now);
     else
-      timers_->schedule(this, std::max(retry, now));  // never_ps schedules nothing
+      event_queue::current().schedule(this, std::max(retry, now));  // never_ps schedules nothing
     return;
   }
   packet_header& h = header(*p);
@@ -144,7 +144,7 @@ void mac_port::on_timer() {
   busy_until_ps_ = busy;
   const uint64_t next = again_ ? busy : source_->next_ready_ps(busy);
   // busy is never before now; a wake-up at never_ps is none (no test for it here).
-  timers_->schedule(this, std::max(next, busy));
+  event_queue::current().schedule(this, std::max(next, busy));
 }
 
 uint64_t mac_port::transmit_through_socket(tlm::tlm_generic_payload& p, uint64_t now) {

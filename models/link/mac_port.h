@@ -76,8 +76,6 @@ struct mac_port_fields {
   // Read by an arrival through the port: a link-local frame, an observed one, or one from the
   // socket.
   frame_sink_if* sink_ = nullptr;
-  // Every port's queue (one per process): a static, in none of the port's lines.
-  static inline event_queue* timers_ = nullptr;
 };
 
 // timed_client first: the queue's wake-up (on_timer, warm) then reaches this object without a
@@ -129,14 +127,14 @@ class alignas(64) mac_port : public timed_client,
   // when the wire frees, and need no call. (While a frame is being started, busy_until_ps_ is
   // not after now, so the nested request always takes look().)
   void kick() {
-    if (timers_->pending_at(this) <= busy_until_ps_ && now_ps() < busy_until_ps_) return;
+    if (event_queue::current().pending_at(this) <= busy_until_ps_ && now_ps() < busy_until_ps_) return;
     look();
   }
   // Look for a frame at at_ps (or earlier, if a wake-up is already due earlier). Inline: the
   // queue's test for an earlier wake-up then costs no call.
   void wake_at(uint64_t at_ps) {
     const uint64_t now = now_ps();
-    timers_->schedule(this, std::max(at_ps, now));
+    event_queue::current().schedule(this, std::max(at_ps, now));
   }
   // Queues a link-local frame (made by this port's owner) ahead of the source's frames.
   void inject(tlm::tlm_generic_payload* frame);

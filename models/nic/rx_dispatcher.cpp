@@ -72,8 +72,8 @@ void rx_dispatcher::receive_frame(tlm::tlm_generic_payload* p, int) {
   // so that no registers are saved (five were, pushed and popped at every frame).
   packet_header& h = header(*p);
   const auto k = static_cast<uint8_t>(h.kind);
-  if (plain_ && k < max_frame_kinds && kinds_.role(h.kind) == frame_role::data && clock_detail::draining && !acking() &&
-      for_a_flow_here(h)) {
+  if (plain_ && k < max_frame_kinds && kinds_.role(h.kind) == frame_role::data && clock_detail::draining() &&
+      !acking() && for_a_flow_here(h)) {
     flow& f = flows_[h.flow_id];
     if (f.spec.kind != flow_kind::finite || f.stats.rx_bytes + h.payload < f.spec.size || f.stats.completed()) {
       ++by_kind_[k];

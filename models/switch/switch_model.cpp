@@ -206,7 +206,7 @@ void switch_model::receive_frame(tlm::tlm_generic_payload* p, int port_index) {
   // for PFC to hear; one way out) no call, so that no registers are saved. The rest is out of
   // line, a tail call each. The clock read once, for the buffer's integral, the pipeline and the
   // queue's.
-  if (!own_path_ || !clock_detail::draining) [[unlikely]]
+  if (!own_path_ || !clock_detail::draining()) [[unlikely]]
     return receive_through_seams(p, port_index);
   const uint64_t now = clock_detail::now;
   const admit_rest rest = mmu_block.admit_plain_at(port_index, h.priority, h.size, now);

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -32,7 +33,19 @@ struct client : timed_client {
 // Owner 1's clients in partition 0, owner 2's in partition 1; windows of 1 us.
 void use_two_partitions() {
   event_queue::instance().run_in_windows(
-      2, ns_ps(1000), [](uint64_t key) { return key >> 32 == 2 ? 1u : 0u; }, [](uint32_t) {});
+      2, 1, ns_ps(1000), [](uint64_t key) { return key >> 32 == 2 ? 1u : 0u; }, [](uint32_t) {});
+}
+
+// Runs 3 us, which must end with the windows' error for a zero-delay wake-up across partitions.
+void expect_zero_delay_error() {
+  try {
+    start(sc_time(3, SC_US));
+    FAIL() << "no error";
+  } catch (const sc_core::sc_report& e) {
+    EXPECT_NE(std::string(e.what()).find("window partitions: a wake-up of another partition's model"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 // A client made in owner's scope (order_scope), so that its key (and partition) is owner's.
@@ -87,7 +100,7 @@ TEST(EventQueueWindows, DeliveriesComeAfterEachWindowPartitionByPartition) {
   std::vector<uint32_t> delivered;
   std::unique_ptr<client> a = make(1, "a", log), b = make(2, "b", log);
   q.run_in_windows(
-      2, ns_ps(1000), [](uint64_t key) { return key >> 32 == 2 ? 1u : 0u; },
+      2, 1, ns_ps(1000), [](uint64_t key) { return key >> 32 == 2 ? 1u : 0u; },
       [&](uint32_t part) {
         delivered.push_back(part);
         if (part == 1 && delivered.size() == 2) q.schedule_as_of(b.get(), ns_ps(1500), ns_ps(400));
@@ -108,14 +121,7 @@ TEST(EventQueueWindows, AZeroDelayWakeUpAcrossPartitionsIsAnError) {
   auto a = make(1, "a", log), b = make(2, "b", log);
   a->then = [&] { q.schedule(b.get(), now_ps()); };
   q.schedule(a.get(), ns_ps(100));
-  try {
-    start(sc_time(3, SC_US));
-    FAIL() << "no error";
-  } catch (const sc_core::sc_report& e) {
-    EXPECT_NE(std::string(e.what()).find("window partitions: a wake-up of another partition's model"),
-              std::string::npos)
-        << e.what();
-  }
+  expect_zero_delay_error();
 }
 
 TEST(EventQueueWindows, AStopAtAModelsTimeIsAnError) {
@@ -133,4 +139,61 @@ TEST(EventQueueWindows, WindowsAfterAWakeUpWasScheduledAreAnError) {
   auto a = make(1, "a", log);
   event_queue::instance().schedule(a.get(), ns_ps(100));
   EXPECT_THROW(use_two_partitions(), sc_core::sc_report);
+}
+
+// On threads (run_in_windows with threads > 1): partition p runs on thread p % threads, all in the
+// same window, and each partition's wake-ups run as on one thread. Owners 1 to 4 are partitions 0
+// to 3; each partition's two clients wake every 300 and 700 ns (never at one time).
+TEST(EventQueueWindows, OnTwoThreadsEachPartitionRunsAsOnOne) {
+  event_queue& q = event_queue::instance();
+  q.run_in_windows(
+      4, 2, ns_ps(1000), [](uint64_t key) { return static_cast<uint32_t>((key >> 32) - 1); }, [](uint32_t) {});
+  EXPECT_EQ(q.lanes(), 2u);
+  log_t logs[4];
+  std::thread::id threads[4];
+  std::vector<std::unique_ptr<client>> clients;
+  for (uint32_t part = 0; part < 4; ++part)
+    for (uint64_t period : {300, 700}) {
+      clients.push_back(make(part + 1, std::to_string(part) + "/" + std::to_string(period), logs[part]));
+      client* c = clients.back().get();
+      c->then = [c, period, part, &threads] {
+        threads[part] = std::this_thread::get_id();
+        event_queue::current().schedule(c, now_ps() + ns_ps(period));
+      };
+      q.schedule(c, ns_ps(period == 300 ? 100 : 50));
+    }
+  start(sc_time(10, SC_US));
+  for (uint32_t part = 0; part < 4; ++part) {
+    log_t expected;
+    for (uint64_t a = 100, b = 50; std::min(a, b) < 10000;)
+      if (a < b)
+        expected.emplace_back(std::to_string(part) + "/300", ns_ps(a)), a += 300;
+      else
+        expected.emplace_back(std::to_string(part) + "/700", ns_ps(b)), b += 700;
+    EXPECT_EQ(logs[part], expected) << "partition " << part;
+  }
+  EXPECT_EQ(threads[0], std::this_thread::get_id());
+  EXPECT_EQ(threads[2], std::this_thread::get_id());
+  EXPECT_NE(threads[1], std::this_thread::get_id());
+  EXPECT_EQ(threads[1], threads[3]);
+}
+
+// A model on another thread's lane waking this thread's partition at zero delay: the same error,
+// raised on its thread and reported by the kernel's, once both threads have stopped.
+TEST(EventQueueWindows, AZeroDelayWakeUpFromAnotherThreadIsAnError) {
+  event_queue& q = event_queue::instance();
+  q.run_in_windows(
+      2, 2, ns_ps(1000), [](uint64_t key) { return key >> 32 == 2 ? 1u : 0u; }, [](uint32_t) {});
+  log_t log0, log1;
+  auto a = make(1, "a", log0), b = make(2, "b", log1);
+  b->then = [&] { event_queue::current().schedule(a.get(), now_ps()); };
+  q.schedule(b.get(), ns_ps(100));
+  expect_zero_delay_error();
+  EXPECT_TRUE(log0.empty());
+}
+
+TEST(EventQueueWindows, MoreThreadsThanPartitionsAreAnError) {
+  EXPECT_THROW(event_queue::instance().run_in_windows(
+                   2, 3, ns_ps(1000), [](uint64_t) { return 0u; }, [](uint32_t) {}),
+               sc_core::sc_report);
 }

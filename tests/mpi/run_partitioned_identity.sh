@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A partitioned run gives the single-process run's outputs (docs/parallel.md): runs SCENARIO for
 # UNTIL in one process and under mpirun -np P with --partitions P (MPIEXEC "windows": in one
-# process with --window-partitions P), then compares summary.json (apart from wall time,
+# process with --window-partitions P; "threads": the same on 2 threads, --window-threads 2), then compares summary.json (apart from wall time,
 # elaboration time, the host, the date and the per-process payload peak) and every CSV byte for
 # byte. Prints the lookahead, windows and both wall times.
 # usage: run_partitioned_identity.sh MPIEXEC SLUICE PYTHON SCENARIO UNTIL P [--set ...]
@@ -14,9 +14,11 @@ export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 dir="$(mktemp -d)"
 trap 'rm -rf "$dir"' EXIT
 "$sluice" run "$scenario" --until "$until" -q --out "$dir/one" "$@" || { echo "FAILED: the single run" >&2; exit 1; }
-if [ "$mpiexec" = windows ]; then
-  timeout 300 "$sluice" run "$scenario" --until "$until" --window-partitions "$parts" --out "$dir/parts" "$@" \
-    >"$dir/parts.txt" 2>&1
+if [ "$mpiexec" = windows ] || [ "$mpiexec" = threads ]; then
+  threads=1
+  [ "$mpiexec" = threads ] && threads=2
+  timeout 300 "$sluice" run "$scenario" --until "$until" --window-partitions "$parts" --window-threads "$threads" \
+    --out "$dir/parts" "$@" >"$dir/parts.txt" 2>&1
 else
   timeout 300 "$mpiexec" --quiet -np "$parts" "$sluice" run "$scenario" --until "$until" --partitions "$parts" \
     --out "$dir/parts" "$@" >"$dir/parts.txt" 2>&1

@@ -336,6 +336,19 @@ TEST(Cli, WindowPartitionsRefuseWhatWindowsCannotOrder) {
                    "--window-partitions: applies to 'run' only, not 'params'");
 }
 
+// Threads for the windows' partitions (docs/parallel.md): only with windows, at most one a partition.
+TEST(Cli, WindowThreadsNeedWindowPartitions) {
+  const std::string fat_tree = "run " + test::scenario_path("fat-tree.yaml");
+  expect_cli_error(fat_tree + " --window-threads 2", "--window-threads: '2' needs --window-partitions 2 or more");
+  expect_cli_error(fat_tree + " --window-partitions 2 --window-threads 3",
+                   "--window-threads: '3' is more than the 2 --window-partitions");
+  expect_cli_error(fat_tree + " --window-partitions 2 --window-threads 0", "--window-threads: '0' is not from 1 to 64");
+  expect_cli_error(fat_tree + " --window-partitions 2 --window-threads two",
+                   "--window-threads: 'two' must be a whole number");
+  expect_cli_error("params " + test::scenario_path("fat-tree.yaml") + " --window-threads 2",
+                   "--window-threads: applies to 'run' only, not 'params'");
+}
+
 // A partitioned run's options (docs/parallel.md): a method without partitions would choose nothing.
 TEST(Cli, APartitionMethodWithoutPartitionsIsAnError) {
   expect_cli_error("run " + test::scenario_path("fat-tree.yaml") + " --partition-method pod",

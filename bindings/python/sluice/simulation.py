@@ -120,7 +120,7 @@ class Simulation:
 
     def run(self, until=None, progress=True, pcap=None, capture=None, capture_kinds=None, capture_window=None,
             trace_frames=None, vcd=None, trace=None, trace_window=None, store=None, store_series=False, store_tags=None,
-            report=None, partitions=None, partition_method="auto", window_partitions=None):
+            report=None, partitions=None, partition_method="auto", window_partitions=None, window_threads=None):
         """Elaborates and runs (in a child process); returns a Result.
 
         partitions: split the run over that many processes (mpirun -np P of the CLI with
@@ -129,6 +129,8 @@ class Simulation:
         window_partitions: one process runs the fabric in that many partitions, window by window
         (docs/parallel.md, faster for large fabrics); the Result is the whole run's. Not with
         partitions, captures, frame traces or waveforms (written in event order).
+        window_threads: with window_partitions, that many threads drain each window's partitions
+        at once (partition p on thread p % window_threads); the Result is still the whole run's.
         partition_method: how either splits the fabric (auto, metis, pod, blocks).
 
         progress: show simulated time, wall time and ETA on stderr for runs longer than a
@@ -152,8 +154,14 @@ class Simulation:
             if isinstance(window_partitions, bool) or not isinstance(window_partitions, int):
                 raise ValueError(f"window_partitions: '{window_partitions}' is not a count of partitions")
             spec["window_partitions"] = str(window_partitions)
+            if window_threads is not None:
+                if isinstance(window_threads, bool) or not isinstance(window_threads, int):
+                    raise ValueError(f"window_threads: '{window_threads}' is not a count of threads")
+                spec["window_threads"] = str(window_threads)
             if partition_method != "auto":
                 spec["partition_method"] = str(partition_method)
+        elif window_threads is not None:
+            raise ValueError(f"window_threads: '{window_threads}' needs window_partitions 2 or more")
         elif partition_method != "auto" and partitions in (None, 1):
             raise ValueError(f"partition_method: '{partition_method}' needs partitions of 2 or more")
         if partitions is not None and partitions != 1:

@@ -465,3 +465,17 @@ def test_window_partitions_give_the_whole_runs_result():
         sim.run(until="200us", progress=False, window_partitions=0)
     with pytest.raises(ValueError, match=r"^trace_frames: not with window_partitions \(written in event order"):
         sim.run(until="200us", progress=False, window_partitions=2, trace_frames="flow=1")
+
+
+def test_window_threads_give_the_whole_runs_result():
+    sim = sluice.Simulation(ROOT / "scenarios" / "fat-tree.yaml")
+    one = sim.run(until="200us", progress=False)
+    two = sim.run(until="200us", progress=False, window_partitions=4, window_threads=2, partition_method="pod")
+    assert _without_process_values(two.summary) == _without_process_values(one.summary)
+    pd.testing.assert_frame_equal(two.timeseries("queue"), one.timeseries("queue"))
+    with pytest.raises(ValueError, match="^window_threads: '2' needs window_partitions 2 or more"):
+        sim.run(until="200us", window_threads=2)
+    with pytest.raises(ValueError, match="^window_threads: 'x' is not a count of threads"):
+        sim.run(until="200us", window_partitions=2, window_threads="x")
+    with pytest.raises(ValueError, match="^window_threads: '3' is more than the 2 window_partitions"):
+        sim.run(until="200us", progress=False, window_partitions=2, window_threads=3)

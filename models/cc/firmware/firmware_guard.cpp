@@ -11,6 +11,8 @@
 #include <cstring>
 #include <thread>
 
+#include "models/core/event_queue.h"
+
 namespace sluice {
 namespace {
 constexpr int crash_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL};
@@ -95,6 +97,12 @@ std::string guard_outcome::describe() const {
 }
 
 guard_outcome guarded_call(int (*fn)(void*), void* arg, int& ret, uint64_t watchdog_ms) {
+  // One guard per process (its jump buffer, its watchdog's thread), and firmware reaches
+  // registries made for one thread (register names, probes): not on a windowed run's lanes.
+  if (const event_queue* q = clock_detail::lane; q && q->lanes() > 1)
+    SC_REPORT_ERROR("sluice/firmware",
+                    "window threads: firmware runs on the simulation's one thread; run with "
+                    "--window-threads 1 (window_threads=1)");
   arm();
   limit_ms.store(watchdog_ms, std::memory_order_relaxed);
   guard_outcome out;
