@@ -767,7 +767,13 @@ void event_queue::windows_on_lanes(uint64_t from, uint64_t end, uint64_t kernel,
 void event_queue::drain_window(uint64_t w, uint64_t w_end, uint64_t kernel, bool warm) {
   clock_detail::kernel = kernel;  // on a lane's own thread, its models' clock (`now` below)
   running_ = true;
-  in_partition_drain_ = true;
+  // Reset however the drain ends: a model's error unwinds through here, and the clients its
+  // teardown destroys must not be taken for wake-ups across partitions.
+  struct in_drain {
+    bool& flag;
+    explicit in_drain(bool& f) : flag(f) { flag = true; }
+    ~in_drain() { flag = false; }
+  } const during(in_partition_drain_);
   for (uint32_t p = lane_index_; p / lanes() < parked_.size(); p += lanes()) {
     use_calendar(p);
     drain_end_ = w_end;
@@ -778,7 +784,6 @@ void event_queue::drain_window(uint64_t w, uint64_t w_end, uint64_t kernel, bool
     else
       drain<false, true>(now);
   }
-  in_partition_drain_ = false;
   g_running = nullptr;  // nothing runs while the frames are delivered
 }
 

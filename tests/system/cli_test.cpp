@@ -347,6 +347,9 @@ TEST(Cli, WindowThreadsNeedWindowPartitions) {
                    "--window-threads: 'two' must be a whole number");
   expect_cli_error("params " + test::scenario_path("fat-tree.yaml") + " --window-threads 2",
                    "--window-threads: applies to 'run' only, not 'params'");
+  // Firmware's guard and registries are the process's one thread's: a one-line error, no crash.
+  expect_cli_error(fat_tree + " --until 100us --window-partitions 2 --window-threads 2 --set 'h*.firmware=dcqcn'",
+                   "window threads: firmware runs on the simulation's one thread; run with --window-threads 1");
 }
 
 // A partitioned run's options (docs/parallel.md): a method without partitions would choose nothing.
