@@ -28,8 +28,9 @@ if [ ! -f .venv/share/jupyter/kernels/python3/kernel.json ]; then
   .venv/bin/python -m ipykernel install --prefix "$root/.venv" --name python3 --display-name "Python 3 (Sluice venv)" >/dev/null
 fi
 
-# Another build beside the default one (tools/test.sh --sanitize): SLUICE_BUILD_DIR names its
-# folder, SLUICE_CMAKE_ARGS its configuration (-DCMAKE_BUILD_TYPE=Sanitize).
+# Another build beside the default one (tools/test.sh --sanitize, --threads): SLUICE_BUILD_DIR
+# names its folder, SLUICE_CMAKE_ARGS its configuration (-DCMAKE_BUILD_TYPE=Sanitize), and
+# SLUICE_BUILD_TARGET, if set, the one target it builds.
 build="${SLUICE_BUILD_DIR:-build}"
 # The Python module is built for the venv's interpreter, and the venv finds the package and the
 # built module through a .pth file (no PyPI, nothing installed into the venv); the default build's.
@@ -40,7 +41,7 @@ if [ "$build" = build ]; then
 fi
 # The full build log goes to $build/build.log; on failure its tail is shown and setup fails.
 echo "setup: building (log: $build/build.log)"
-if ! cmake --build "$build" -j2 >"$build/build.log" 2>&1; then
+if ! cmake --build "$build" -j2 ${SLUICE_BUILD_TARGET:+--target "$SLUICE_BUILD_TARGET"} >"$build/build.log" 2>&1; then
   tail -n 40 "$build/build.log"
   echo "setup: build failed" >&2
   exit 1

@@ -3,6 +3,8 @@
 #   tools/test.sh             the default build (build/), as CI runs it
 #   tools/test.sh --sanitize  the same suite built with ASan + UBSan (build-sanitize/), the
 #                             opt-in run before each release (docs/testing.md)
+#   tools/test.sh --threads   the window threads' runs under ThreadSanitizer (build-tsan/, the
+#                             sluice binary only; docs/testing.md), also opt-in
 set -euo pipefail
 export SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1  # keep the SystemC banner out of builds, tests and reports
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -42,8 +44,29 @@ case "${1:-}" in
     fi
     exit "$status"
     ;;
+  --threads)
+    SLUICE_BUILD_DIR=build-tsan SLUICE_BUILD_TARGET=sluice \
+      SLUICE_CMAKE_ARGS="-DCMAKE_BUILD_TYPE=ThreadSanitize -DSLUICE_WITH_MPI=OFF" "$root/tools/setup.sh"
+    # Any data race ends its run with exit code 66 (a report names both threads' stacks).
+    export TSAN_OPTIONS="${TSAN_OPTIONS:-halt_on_error=1:exitcode=66}"
+    status=0
+    # The scenarios of WindowThreads.* and more (tests/CMakeLists.txt), on 2 threads: SCENARIO UNTIL P.
+    for check in "fat-tree 200us 4" "leaf-spine 300us 3" "bench-leaf-spine-1024 30us 8" "pcn-clos-incast 300us 4" \
+      "parking-lot 300us 2" "dumbbell-dcqcn 300us 2" "ib-fat-tree 200us 2" "tcd-victim 300us 2" \
+      "qcn-og-hotspot 300us 2" "pcn-deadlock-pod 300us 2"; do
+      read -r scenario until parts <<<"$check"
+      if "$root/build-tsan/platforms/sluice" run "$root/scenarios/$scenario.yaml" --until "$until" \
+        --window-partitions "$parts" --window-threads 2 -q; then
+        echo "threads: $scenario clean"
+      else
+        echo "threads: $scenario FAILED" >&2
+        status=1
+      fi
+    done
+    exit "$status"
+    ;;
   *)
-    echo "usage: tools/test.sh [--sanitize]" >&2
+    echo "usage: tools/test.sh [--sanitize | --threads]" >&2
     exit 2
     ;;
 esac

@@ -766,7 +766,8 @@ void event_queue::windows_on_lanes(uint64_t from, uint64_t end, uint64_t kernel,
 // This lane's partitions' wake-ups in [w, w_end), one partition after another, each from w.
 void event_queue::drain_window(uint64_t w, uint64_t w_end, uint64_t kernel, bool warm) {
   clock_detail::kernel = kernel;  // on a lane's own thread, its models' clock (`now` below)
-  running_ = true;
+  // running_ stays the first lane's alone (set by run()): every lane reads it (add_slow), so
+  // no lane writes it while they drain.
   // Reset however the drain ends: a model's error unwinds through here, and the clients its
   // teardown destroys must not be taken for wake-ups across partitions.
   struct in_drain {
