@@ -13,7 +13,9 @@ CSV, a Markdown table and the plots named in docs/scale.md.
     tools/scale_study.py --sluice build/platforms/sluice --out docs/figures/scale
 
 `--window-hosts H` runs each fabric with window partitions of about H hosts each
-(`--window-partitions hosts // H`, docs/parallel.md), one process on one core as before.
+(`--window-partitions hosts // H`, docs/parallel.md), one process on one core as before;
+`--window-threads T` with it drains each window's partitions on T threads (at most one a
+partition).
 """
 import argparse
 import csv
@@ -65,6 +67,14 @@ def window_partitions(hosts, window_hosts):
     return 1 if window_hosts == 0 else max(1, min(254, hosts // window_hosts))
 
 
+def window_options(hosts, args):
+    """The partitions of a fabric of `hosts` and the CLI options that run it in them."""
+    parts = window_partitions(hosts, args.window_hosts)
+    if parts < 2:
+        return parts, []
+    return parts, ["--window-partitions", str(parts), "--window-threads", str(min(args.window_threads, parts))]
+
+
 def run(sluice, scenario, out, extra=()):
     """One run under /usr/bin/time: (whole-process wall s, peak RSS MiB, summary totals)."""
     cmd = ["/usr/bin/time", "-f", "%e %M", sluice, "run", scenario, "-q", "--out", out, *extra]
@@ -91,6 +101,8 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--window-hosts", type=int, default=0,
                     help="run each fabric in window partitions of about this many hosts (0: the whole fabric at once)")
+    ap.add_argument("--window-threads", type=int, default=1,
+                    help="with --window-hosts: threads that drain each window's partitions at once")
     ap.add_argument("--only", default="", help="comma-separated fabric names (default: all)")
     ap.add_argument("--time-fabric", default="leaf-spine-2048", help="the fabric run for several simulated times")
     ap.add_argument("--time-points", default="0.25ms,0.5ms,1ms,2ms",
@@ -98,6 +110,8 @@ def main():
     args = ap.parse_args()
     if args.window_hosts < 0:
         sys.exit(f"scale_study: --window-hosts: '{args.window_hosts}' is not a count of hosts (0 for none)")
+    if args.window_threads < 1 or (args.window_threads > 1 and args.window_hosts == 0):
+        sys.exit(f"scale_study: --window-threads: '{args.window_threads}' needs to be 1, or more with --window-hosts")
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     os.makedirs(args.out, exist_ok=True)
     fabrics = LEAF_SPINE + FAT_TREE
@@ -115,8 +129,7 @@ def main():
             path = os.path.join(tmp, name + ".yaml")
             with open(path, "w") as f:
                 f.write(scenario_text(name, platform, args.until, args.seed))
-            parts = window_partitions(hosts, args.window_hosts)
-            extra = ["--window-partitions", str(parts)] if parts > 1 else []
+            parts, extra = window_options(hosts, args)
             total, rss, t = run(args.sluice, path, os.path.join(tmp, name), extra)
             rate = t["packet_hops"] / t["wall_time_s"]
             row = {"fabric": name, "hosts": hosts, "until": args.until, "elaboration_s": t["elaboration_s"],
@@ -137,8 +150,7 @@ def main():
                 path = os.path.join(tmp, f"{name}-{until}.yaml")
                 with open(path, "w") as f:
                     f.write(scenario_text(name, platform, until, args.seed))
-                parts = window_partitions(hosts, args.window_hosts)
-                extra = ["--window-partitions", str(parts)] if parts > 1 else []
+                _, extra = window_options(hosts, args)
                 total, rss, t = run(args.sluice, path, os.path.join(tmp, f"{name}-{until}"), extra)
                 time_rows.append({"fabric": name, "until": until, "packet_hops": t["packet_hops"],
                                   "wall_time_s": t["wall_time_s"], "peak_mib": rss})
