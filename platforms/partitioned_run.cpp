@@ -24,17 +24,23 @@ void put(std::vector<char>& out, const T& v) {
   const char* p = reinterpret_cast<const char*>(&v);
   out.insert(out.end(), p, p + sizeof(T));
 }
+
+// The partition of each link direction's receiver: a link's a-to-b direction (2i), then its
+// b-to-a (2i + 1). node_id: a node's index in owner, from its name.
+template <typename NodeId>
+std::vector<uint32_t> receiving_partitions(const topology_spec& t, const std::vector<uint32_t>& owner, NodeId node_id) {
+  std::vector<uint32_t> receiver(2 * t.links.size());
+  for (std::size_t i = 0; i < t.links.size(); ++i) {
+    receiver[2 * i] = owner[node_id(t.links[i].b)];
+    receiver[2 * i + 1] = owner[node_id(t.links[i].a)];
+  }
+  return receiver;
+}
 }  // namespace
 
 frame_mailbox::frame_mailbox(const fabric& f, const std::vector<uint32_t>& owner, int parts)
-    : out_(static_cast<std::size_t>(parts)) {
-  const topology_spec& t = f.spec().topology;
-  receiver_.resize(2 * t.links.size());
-  for (std::size_t i = 0; i < t.links.size(); ++i) {
-    receiver_[2 * i] = owner[f.node_id(t.links[i].b)];
-    receiver_[2 * i + 1] = owner[f.node_id(t.links[i].a)];
-  }
-}
+    : receiver_(receiving_partitions(f.spec().topology, owner, [&f](const std::string& n) { return f.node_id(n); })),
+      out_(static_cast<std::size_t>(parts)) {}
 
 void frame_mailbox::ship(uint32_t channel, uint64_t sent_ps, uint64_t arrives_ps, tlm::tlm_generic_payload& frame) {
   const packet_header& h = header(frame);
@@ -74,13 +80,9 @@ void frame_mailbox::exchange(parallel_transport& t, fabric& f) {
 window_mailbox::window_mailbox(const topology_spec& t, const std::vector<uint32_t>& owner, int parts, int threads)
     : owner_(owner),
       to_(static_cast<std::size_t>(threads), std::vector<std::vector<shipped>>(static_cast<std::size_t>(parts))) {
-  std::unordered_map<std::string, uint32_t> id;
+  std::unordered_map<std::string, uint32_t> id;  // the fabric is not built yet: its nodes' order
   for (uint32_t i = 0; i < t.nodes.size(); ++i) id.emplace(t.nodes[i].name, i);
-  receiver_.resize(2 * t.links.size());
-  for (std::size_t i = 0; i < t.links.size(); ++i) {
-    receiver_[2 * i] = owner[id.at(t.links[i].b)];
-    receiver_[2 * i + 1] = owner[id.at(t.links[i].a)];
-  }
+  receiver_ = receiving_partitions(t, owner, [&id](const std::string& n) { return id.at(n); });
 }
 
 void window_mailbox::attach(fabric& f) {
