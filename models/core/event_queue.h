@@ -37,12 +37,12 @@ namespace sluice {
 
 constexpr uint64_t never_ps = std::numeric_limits<uint64_t>::max();
 
-// Hidden: every model reads these through now_ps(), and a position-independent build reaches a
-// variable of default visibility through the GOT (one instruction more per read). The models
-// are linked whole into each binary or Python module, so one copy per binary is the only copy.
 class event_queue;
 class lane_worker;
 
+// Hidden: every model reads these through now_ps(), and a position-independent build reaches a
+// variable of default visibility through the GOT (one instruction more per read). The models
+// are linked whole into each binary or Python module, so one copy per binary is the only copy.
 // Per thread (per_thread.h): a windowed run's threads each have their own clock and lane.
 namespace clock_detail {
 // Outside a drain `now` holds idle_now, so that add's one unsigned test (at_ps - now < 2^32)
@@ -195,8 +195,6 @@ class event_queue : public sc_core::sc_module {
   // The lane of this thread (0: the first queue's) and how many the run has.
   uint32_t lane_index() const { return lane_index_; }
   uint32_t lanes() const { return static_cast<uint32_t>(first_->lanes_.size()); }
-  // The partition whose calendar is in use on this lane (a windowed run).
-  uint32_t live_part() const { return live_part_; }
   // Kernel activations of the queue (a measure of the one-clock saving).
   uint64_t activations() const { return activations_; }
   // From this many live clients on, a drain warms the clients ahead in a bucket (timed_client::
