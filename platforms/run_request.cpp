@@ -109,7 +109,7 @@ run_options parse_run_request(const run_request& r, const std::string& prefix) {
     if (threads < 1 || threads > max_window_threads)
       throw config_error(key("window-threads") + ": '" + *r.window_threads + "' is not from 1 to " +
                          std::to_string(max_window_threads));
-    if (threads > 1 && opts.window_partitions < 2)
+    if (!r.window_partitions || (threads > 1 && opts.window_partitions < 2))  // else it would change nothing
       throw config_error(key("window-threads") + ": '" + *r.window_threads + "' needs " + key("window-partitions") +
                          " 2 or more");
     if (threads > static_cast<uint64_t>(opts.window_partitions))

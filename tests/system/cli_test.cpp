@@ -340,6 +340,7 @@ TEST(Cli, WindowPartitionsRefuseWhatWindowsCannotOrder) {
 TEST(Cli, WindowThreadsNeedWindowPartitions) {
   const std::string fat_tree = "run " + test::scenario_path("fat-tree.yaml");
   expect_cli_error(fat_tree + " --window-threads 2", "--window-threads: '2' needs --window-partitions 2 or more");
+  expect_cli_error(fat_tree + " --window-threads 1", "--window-threads: '1' needs --window-partitions 2 or more");
   expect_cli_error(fat_tree + " --window-partitions 2 --window-threads 3",
                    "--window-threads: '3' is more than the 2 --window-partitions");
   expect_cli_error(fat_tree + " --window-partitions 2 --window-threads 0", "--window-threads: '0' is not from 1 to 64");
