@@ -4,6 +4,7 @@
 #include <typeinfo>
 #include <vector>
 
+#include "models/core/event_queue.h"
 #include "models/core/line_arena.h"
 #include "models/core/probe.h"
 #include "models/link/pfc.h"
@@ -26,10 +27,17 @@ int flow_ends_scopes = 0;
 
 bool queued_flow_ends::learn(uint32_t flow, uint64_t ends) {
   if (flow >= max_flows) return false;
-  // Flow ids are dense from 0: grown to the next power of two at least, as flows show up.
-  if (flow >= count) grow_flow_ends(std::max<std::size_t>(flow + 1, std::size_t{count} * 2));
-  if (table[flow] == unknown) table[flow] = ends;
-  return table[flow] == ends;
+  if (flow >= count) {
+    // Growing moves the table: not while other threads read it. A windowed run on threads has one
+    // for all its flows (simulation reserves it), so a flow beyond them is a hand-made frame: it
+    // keeps its payload (pack's false).
+    if (clock_detail::lane != nullptr && clock_detail::lane->lanes() > 1) return false;
+    // Flow ids are dense from 0: grown to the next power of two at least, as flows show up.
+    grow_flow_ends(std::max<std::size_t>(flow + 1, std::size_t{count} * 2));
+  }
+  uint64_t none = unknown;  // the first to learn the flow sets it; another thread's same ends agree
+  __atomic_compare_exchange_n(&table[flow], &none, ends, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+  return entry(flow) == ends;
 }
 
 queued_flow_ends::scope::scope() { ++flow_ends_scopes; }

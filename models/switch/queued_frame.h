@@ -33,7 +33,10 @@ constexpr uint64_t unknown = ~uint64_t{0};
 [[gnu::visibility("hidden")]] inline uint32_t count = 0;
 // Records ends as flow's if it has none yet (growing the table); true if flow's ends are now ends.
 [[gnu::noinline, gnu::cold]] bool learn(uint32_t flow, uint64_t ends);
-inline bool known(uint32_t flow, uint64_t ends) { return (flow < count && table[flow] == ends) || learn(flow, ends); }
+// An entry, read as the atomic it is (a plain load on x86): with window threads (docs/parallel.md)
+// two switches on two threads may learn one flow at once.
+inline uint64_t entry(uint32_t flow) { return __atomic_load_n(&table[flow], __ATOMIC_RELAXED); }
+inline bool known(uint32_t flow, uint64_t ends) { return (flow < count && entry(flow) == ends) || learn(flow, ends); }
 // The table's lifetime: a simulation holds one scope (platforms/simulation.h), sized by its flows at
 // once (not doubled as they show up); when the last scope alive ends, the table's memory is given
 // back, so a process that runs several simulations keeps none of an earlier run's flows. Outside
@@ -105,7 +108,7 @@ struct queued_frame {
   // read (f is a pooled payload's header, never the descriptor), so that few registers are live.
   void unpack(int cls, frame_fields& __restrict f) const {
     const uint32_t fl = flow_and_flags;
-    const uint64_t entry = queued_flow_ends::table[fl & flow_mask];
+    const uint64_t entry = queued_flow_ends::entry(fl & flow_mask);
     const uint32_t head = static_cast<uint32_t>(cls) << 8 | (fl >> 12 & 0x30000u) | (fl & 0x0F000000u);  // data: 0
     std::memcpy(&f.kind, &head, sizeof head);
     f.flow_id = fl & flow_mask;

@@ -16,7 +16,9 @@
 #include <functional>
 #include <map>
 #include <random>
+#include <thread>
 
+#include "models/core/event_queue.h"
 #include "models/core/line_arena.h"
 #include "models/core/params.h"
 #include "models/link/link.h"
@@ -221,6 +223,27 @@ TEST(MemoryPerObject, AFrameBeyondTheDescriptorsRangeIsRefused) {
 // (size less payload) are its flow's (learnt from its first frame), and a held frame comes back
 // with every field it had; a refused one still has right the fields the queue reads. Fails if the
 // descriptor loses a field or a bit of one, or holds a frame it cannot give back.
+// With window threads (docs/parallel.md) every thread reads the flow-ends table: it never moves
+// then (a run reserves it for all its flows), so a frame of a flow beyond it keeps its payload;
+// two threads learning one flow at once both find its ends.
+TEST(MemoryPerObject, OnWindowThreadsTheFlowEndsTableNeverMoves) {
+  queued_flow_ends::scope scope;
+  scope.reserve(64);
+  event_queue::instance().run_in_windows(
+      2, 2, 1000000, [](uint64_t) { return 0u; }, [](uint32_t) {});
+  const uint64_t* const table = queued_flow_ends::table;
+  EXPECT_FALSE(queued_flow_ends::known(64, 1));
+  EXPECT_EQ(queued_flow_ends::table, table);
+  EXPECT_EQ(queued_flow_ends::count, 64u);
+  bool other = false;
+  std::thread learner([&] { other = queued_flow_ends::known(7, 42); });
+  const bool here = queued_flow_ends::known(7, 42);
+  learner.join();
+  EXPECT_TRUE(here);
+  EXPECT_TRUE(other);
+  EXPECT_FALSE(queued_flow_ends::known(7, 43));  // the ends learnt stay
+}
+
 TEST(MemoryPerObject, RandomFramesComeBackFromTheDescriptorAsTheyWent) {
   std::mt19937_64 rng(23);
   auto bits = [&](int n) { return n >= 64 ? rng() : rng() & ((uint64_t{1} << n) - 1); };
