@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "models/cc/scheme.h"
+#include "models/core/event_queue.h"
 #include "models/core/probe.h"
 #include "models/core/stats.h"
 #include "platforms/compare.h"
@@ -36,6 +37,20 @@ namespace {
 // The tool owns its output: SystemC prints a copyright banner before sc_main unless this
 // variable is set. Static initialization of this executable runs before SystemC's main().
 [[maybe_unused]] const bool banner_off = setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0) == 0;
+
+// After a run on window threads: how evenly the threads' partitions weighed (docs/parallel.md):
+// each thread's share of the windows' wall time at work, the rest waiting for the others.
+void print_lanes_busy(std::ostream& out) {
+  const event_queue& q = event_queue::instance();
+  const double steps_s = q.window_steps_s();
+  out << "window threads: " << q.windows_run() << " windows in " << std::setprecision(3) << steps_s << " s; busy";
+  const char* sep = " ";
+  for (double busy : q.lanes_busy_s()) {
+    out << sep << std::fixed << std::setprecision(1) << (steps_s > 0 ? 100.0 * busy / steps_s : 0.0) << " %";
+    sep = ", ";
+  }
+  out << " (thread 0 first)\n" << std::defaultfloat << std::setprecision(6);
+}
 
 const char* usage =
     "usage: sluice run SCENARIO.yaml [--set PATH=VALUE ...] [--until 20ms] [--seed N] [--sample-period 10us]\n"
@@ -385,6 +400,7 @@ int run(int argc, char* argv[]) {
     std::cout << "window partitions: " << opts.window_partitions << " (" << sim.plan().method << "), lookahead "
               << format_time(from_ps(sim.plan().lookahead_ps)) << ", " << sim.plan().cut.size() << " cut links, "
               << opts.window_threads << (opts.window_threads == 1 ? " thread\n" : " threads\n");
+  if (!quiet && opts.window_threads > 1) print_lanes_busy(std::cout);
   if (const frame_capture* c = sim.capture(); c && !quiet)
     std::cout << "captured " << c->frames() << " frames into " << c->files().size() << " file(s) in " << pcap << "/\n";
   if (!out_dir.empty()) {

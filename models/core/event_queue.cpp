@@ -1,6 +1,7 @@
 #include "models/core/event_queue.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <string>
 #include <type_traits>
@@ -13,6 +14,14 @@
 #include "models/core/random.h"
 
 namespace sluice {
+namespace {
+// Wall time for the windows' accounting (a few reads a window, not a frame).
+uint64_t wall_ns() {
+  return static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+          .count());
+}
+}  // namespace
 namespace {
 constexpr uint64_t never_armed = std::numeric_limits<uint64_t>::max();
 event_queue* g_queue = nullptr;  // the first queue, once made
@@ -535,14 +544,22 @@ void event_queue::run_in_windows(uint32_t parts, uint32_t threads, uint64_t wind
           packet_pool::use_own_on_this_thread(q->lane_index_, threads);
         },
         [q] {
+          const uint64_t start = wall_ns();
           q->job_deliver_ ? q->deliver_window() : q->drain_window(q->job_w_, q->job_end_, q->job_kernel_, q->job_warm_);
           thread_counts::handed_packet_hops.fetch_add(std::exchange(thread_counts::packet_hops, 0),
                                                       std::memory_order_relaxed);
+          q->busy_ns_ += wall_ns() - start;
         });
   }
   window_ps_ = std::max<uint64_t>(window_ps, 1);
   part_of_ = std::move(part_of);
   deliver_ = std::move(deliver);
+}
+
+std::vector<double> event_queue::lanes_busy_s() const {
+  std::vector<double> busy;
+  for (const event_queue* q : first_->lanes_) busy.push_back(static_cast<double>(q->busy_ns_) * 1e-9);
+  return busy;
 }
 
 // The earliest wake-up of this lane's partitions (never_ps: none).
@@ -743,22 +760,26 @@ void event_queue::windows_on_lanes(uint64_t from, uint64_t end, uint64_t kernel,
       q.worker_->go();
     }
     std::exception_ptr error;
+    const uint64_t start = wall_ns();
     try {
       deliver ? deliver_window() : drain_window(w, w_end, kernel, warm);
     } catch (...) {
       error = std::current_exception();
     }
+    busy_ns_ += wall_ns() - start;
     for (std::size_t l = 1; l < lanes_.size(); ++l) try {
         lanes_[l]->worker_->wait();
       } catch (...) {
         if (!error) error = std::current_exception();
       }
+    steps_ns_ += wall_ns() - start;
     if (error) std::rethrow_exception(error);
   };
   for (uint64_t w = from; w < end && !stop_;) {
     const uint64_t w_end = end - w > window_ps_ ? w + window_ps_ : end;
     on_every_lane(false, w, w_end);
     on_every_lane(true, w, w_end);
+    ++window_count_;
     w = w_end;
   }
 }

@@ -197,6 +197,12 @@ class event_queue : public sc_core::sc_module {
   uint32_t lanes() const { return static_cast<uint32_t>(first_->lanes_.size()); }
   // Kernel activations of the queue (a measure of the one-clock saving).
   uint64_t activations() const { return activations_; }
+  // With windows: the windows run, the wall time of their steps (each ends when every lane's
+  // does), and each lane's wall time at work in them (lane 0 first): a lane's busy share shows
+  // how evenly its partitions weigh against the others'.
+  uint64_t windows_run() const { return first_->window_count_; }
+  double window_steps_s() const { return static_cast<double>(first_->steps_ns_) * 1e-9; }
+  std::vector<double> lanes_busy_s() const;
   // From this many live clients on, a drain warms the clients ahead in a bucket (timed_client::
   // warm()): a few thousand clients' hot lines (~200 bytes each) outgrow the L1 and L2 caches.
   // Below, they stay cached and the walk ahead would cost ~8 instructions a wake-up for nothing.
@@ -355,6 +361,8 @@ class event_queue : public sc_core::sc_module {
   std::unique_ptr<lane_worker> worker_;
   uint64_t job_w_ = 0, job_end_ = 0, job_kernel_ = 0;  // the window a lane's worker drains next
   bool job_deliver_ = false, job_warm_ = false;
+  uint64_t busy_ns_ = 0;                      // this lane's wall time in its steps (written by its thread)
+  uint64_t steps_ns_ = 0, window_count_ = 0;  // the first queue's: the steps' wall time, windows run
   bool in_partition_drain_ = false;
   uint64_t window_ps_ = 0;
   std::function<uint32_t(uint64_t)> part_of_;

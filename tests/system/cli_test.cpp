@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 
@@ -351,6 +352,35 @@ TEST(Cli, WindowThreadsNeedWindowPartitions) {
   // Firmware's guard and registries are the process's one thread's: a one-line error, no crash.
   expect_cli_error(fat_tree + " --until 100us --window-partitions 2 --window-threads 2 --set 'h*.firmware=dcqcn'",
                    "window threads: firmware runs on the simulation's one thread; run with --window-threads 1");
+}
+
+// A run on window threads says how evenly its threads' partitions weighed: the windows, their
+// wall time and each thread's share of it at work (docs/parallel.md).
+TEST(Cli, AWindowThreadsRunSaysEachThreadsBusyShare) {
+  auto r = test::run_cli(
+      "run " + test::scenario_path("fat-tree.yaml") + " --until 50us --window-partitions 4 --window-threads 2",
+      "/dev/null");
+  ASSERT_EQ(r.status, 0) << r.output;
+  const std::size_t at = r.output.find("window threads: ");
+  ASSERT_NE(at, std::string::npos) << r.output;
+  const std::string line = r.output.substr(at, r.output.find('\n', at) - at);
+  unsigned windows = 0;
+  double steps_s = -1, busy0 = -1, busy1 = -1;
+  ASSERT_EQ(std::sscanf(line.c_str(), "window threads: %u windows in %lf s; busy %lf %%, %lf %% (thread 0 first)",
+                        &windows, &steps_s, &busy0, &busy1),
+            4)
+      << line;
+  EXPECT_GE(windows, 49u);  // 50 us of 1.0128 us windows, from the first wake-up on
+  EXPECT_GT(steps_s, 0);
+  for (double busy : {busy0, busy1}) {
+    EXPECT_GT(busy, 0) << line;
+    EXPECT_LE(busy, 100) << line;
+  }
+  // One thread: nothing to weigh.
+  auto one =
+      test::run_cli("run " + test::scenario_path("fat-tree.yaml") + " --until 50us --window-partitions 4", "/dev/null");
+  ASSERT_EQ(one.status, 0) << one.output;
+  EXPECT_EQ(one.output.find("window threads: "), std::string::npos);
 }
 
 // A partitioned run's options (docs/parallel.md): a method without partitions would choose nothing.
