@@ -12,6 +12,7 @@
 #include <sstream>
 #include <unordered_map>
 
+#include "models/core/event_queue.h"
 #include "models/core/frame_kinds.h"
 #include "models/core/stats.h"
 #include "platforms/partial_summary.h"
@@ -462,6 +463,7 @@ void simulation::emit(summary_sink& out, bool partial, bool process_level) const
   out.member("totals", summary_totals(raw, fcts, completed));
   append_tail_warnings(raw, warnings);
   out.member("warnings", std::move(warnings));
+  if (nlohmann::json w = window_summary(); !w.is_null()) out.member("windows", std::move(w));
   if (partial)
     out.member("_partial", {{"raw", raw.to_json()},
                             {"global_warnings", global_warnings},
@@ -469,6 +471,14 @@ void simulation::emit(summary_sink& out, bool partial, bool process_level) const
                             {"link_keys", std::move(link_keys)},
                             {"port_keys", std::move(port_keys)},
                             {"held", std::move(partial_tree)}});
+}
+
+nlohmann::json simulation::window_summary() const {
+  if (!window_mailbox_) return nullptr;
+  const event_queue& q = event_queue::instance();
+  return {{"partitions", plan_.parts},          {"method", plan_.method},        {"imbalance", plan_.imbalance},
+          {"lookahead_ps", plan_.lookahead_ps}, {"cut_links", plan_.cut.size()}, {"threads", window_threads_},
+          {"windows", q.windows_run()},         {"steps_s", q.window_steps_s()}, {"threads_busy_s", q.lanes_busy_s()}};
 }
 
 std::string simulation::table() const { return summary_table(summary()); }

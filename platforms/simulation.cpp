@@ -128,6 +128,7 @@ simulation::simulation(const scenario& s, const run_options& options) : store_op
     plan_ = plan_partitions(expanded.topology, parts, options.partition_method, options.window_partitions_key);
     if (!plan_.warning.empty()) std::cerr << "sluice: warning: " << plan_.warning << '\n';
     window_mailbox_ = std::make_unique<window_mailbox>(expanded.topology, plan_.owner, parts, options.window_threads);
+    window_threads_ = options.window_threads;
     window_mailbox* box = window_mailbox_.get();
     event_queue::instance().run_in_windows(
         static_cast<uint32_t>(parts), static_cast<uint32_t>(options.window_threads), plan_.lookahead_ps,

@@ -104,6 +104,9 @@ class simulation {
   const partition_plan& plan() const { return plan_; }
   const class frame_mailbox* mailbox() const { return mailbox_.get(); }
   uint64_t windows() const { return windows_; }
+  // A windowed run (--window-partitions): summary.json's `windows` (its plan, the windows run and
+  // each thread's busy wall time); null otherwise.
+  nlohmann::json window_summary() const;
   // How the run was made: scenario and its hash, overrides in order, options, build, host, date.
   const nlohmann::json& provenance() const { return provenance_; }
 
@@ -140,6 +143,7 @@ class simulation {
   partition_plan plan_;
   std::unique_ptr<class frame_mailbox> mailbox_;
   std::unique_ptr<class window_mailbox> window_mailbox_;  // a windowed run's cut links
+  int window_threads_ = 1;                                // --window-threads
   uint64_t windows_ = 0;
   store_options store_options_;
   sc_core::sc_time until_;

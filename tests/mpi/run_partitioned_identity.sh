@@ -36,6 +36,7 @@ for s in (a, b):
     for k in ("host", "date"):
         s["provenance"].pop(k)
     s["counters"].pop("sluice.packet_pool.allocated", None)  # a per-process peak (docs/parallel.md)
+    s.pop("windows", None)  # how a windowed run ran: its plan, its threads' wall time
 print("single: %d counters, %d flows, %d ports, %d packet-hops" % (
     len(a["counters"]), len(a["flows"]), len(a["ports"]), a["totals"]["packet_hops"]))
 bad = [k for k in a if a[k] != b.get(k)] + [k for k in b if k not in a]

@@ -430,6 +430,7 @@ def _without_process_values(summary):
     for key in ("host", "date"):
         summary["provenance"].pop(key)
     summary["counters"].pop("sluice.packet_pool.allocated", None)
+    summary.pop("windows", None)  # how a windowed run ran (its plan, its threads' wall time)
     return summary
 
 
@@ -471,6 +472,12 @@ def test_window_threads_give_the_whole_runs_result():
     sim = sluice.Simulation(ROOT / "scenarios" / "fat-tree.yaml")
     one = sim.run(until="200us", progress=False)
     two = sim.run(until="200us", progress=False, window_partitions=4, window_threads=2, partition_method="pod")
+    windows = two.summary["windows"]
+    assert (windows["partitions"], windows["method"], windows["threads"]) == (4, "pod", 2)
+    assert windows["windows"] >= 197  # 200 us of 1.0128 us windows, from the first wake-up on
+    assert len(windows["threads_busy_s"]) == 2
+    assert all(0 < busy <= windows["steps_s"] for busy in windows["threads_busy_s"])
+    assert "windows" not in one.summary
     assert _without_process_values(two.summary) == _without_process_values(one.summary)
     pd.testing.assert_frame_equal(two.timeseries("queue"), one.timeseries("queue"))
     with pytest.raises(ValueError, match="^window_threads: '2' needs window_partitions 2 or more"):
